@@ -1,0 +1,4 @@
+export * from "./conversation.ts";
+export * from "./snapshot.ts";
+export * from "./orphan-repair.ts";
+export * from "./write-queue.ts";

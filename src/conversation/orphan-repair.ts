@@ -1,0 +1,92 @@
+import type { Message, ToolResultBlock } from "../model/message.ts";
+
+/** Text of the synthetic result given to a tool call that never got one. */
+export const INTERRUPTED_RESULT = "[interrupted]";
+
+/** What orphan repair changed. */
+export interface OrphanRepairReport {
+  /** Call ids that got a synthetic `[interrupted]` error result. */
+  readonly synthesized: readonly string[];
+  /** Call ids of results dropped because their call is not right before them. */
+  readonly dropped: readonly string[];
+}
+
+/**
+ * Makes a message list acceptable to every provider: each assistant tool call is answered by a result in the
+ * block of tool messages right after it (a missing one gets a synthetic `[interrupted]` error result), and a
+ * result without its call there is dropped. Returns the input array itself when nothing needed repair.
+ *
+ * @example
+ * const { messages: safe } = repairOrphans(view);
+ */
+export function repairOrphans(messages: readonly Message[]): {
+  messages: readonly Message[];
+  report: OrphanRepairReport;
+} {
+  const synthesized: string[] = [];
+  const dropped: string[] = [];
+  let output: Message[] | undefined;
+  let index = 0;
+  while (index < messages.length) {
+    const message = messages[index]!;
+    if (message.role === "tool") {
+      // A tool message not directly after an assistant step has no call to answer.
+      for (const block of message.content) if (block.type === "tool-result") dropped.push(block.callId);
+      output ??= messages.slice(0, index);
+      index++;
+      continue;
+    }
+    output?.push(message);
+    index++;
+    if (message.role !== "assistant") continue;
+    const callIds = message.content.flatMap((block) => (block.type === "tool-call" ? [block.id] : []));
+    const open = new Set(callIds);
+    const blockStart = index;
+    const kept: Message[] = [];
+    let changed = false;
+    while (index < messages.length && messages[index]!.role === "tool") {
+      const toolMessage = messages[index]!;
+      const results = toolMessage.content.filter(
+        (block): block is ToolResultBlock => block.type === "tool-result",
+      );
+      const answering = results.filter((result) => open.delete(result.callId));
+      if (answering.length === results.length && results.length > 0) kept.push(toolMessage);
+      else {
+        changed = true;
+        for (const result of results) if (!answering.includes(result)) dropped.push(result.callId);
+        if (answering.length > 0) kept.push({ ...toolMessage, content: answering });
+      }
+      index++;
+    }
+    if (open.size > 0) changed = true;
+    if (!changed) {
+      output?.push(...kept);
+      continue;
+    }
+    output ??= messages.slice(0, blockStart);
+    output.push(...kept);
+    for (const callId of callIds) {
+      if (!open.has(callId)) continue;
+      const call = message.content.find((block) => block.type === "tool-call" && block.id === callId);
+      synthesized.push(callId);
+      output.push({
+        id: `${message.id}:interrupted:${callId}`,
+        sessionId: message.sessionId,
+        seq: message.seq,
+        turn: message.turn,
+        role: "tool",
+        createdAt: message.createdAt,
+        content: [
+          {
+            type: "tool-result",
+            callId,
+            toolName: call?.type === "tool-call" ? call.name : "",
+            content: INTERRUPTED_RESULT,
+            isError: true,
+          },
+        ],
+      });
+    }
+  }
+  return { messages: output ?? messages, report: { synthesized, dropped } };
+}

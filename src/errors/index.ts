@@ -1,0 +1,3 @@
+export { CtxkitError, type CtxkitErrorCode, type CtxkitErrorOptions } from "./ctxkit-error.ts";
+export * from "./errors.ts";
+export * from "./provider-errors.ts";

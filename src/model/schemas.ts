@@ -1,0 +1,146 @@
+import { z } from "zod";
+import { ValidationError } from "../errors/errors.ts";
+import type { ContentBlock, Message, Usage } from "./message.ts";
+
+/** Any JSON value. */
+export const jsonValueSchema = z.json();
+
+const mediaType = z.string().min(1).describe("a media type such as image/png");
+
+/** Schema of a text block. */
+export const textBlockSchema = z.object({ type: z.literal("text"), text: z.string() });
+
+/** Schema of a reasoning block. */
+export const reasoningBlockSchema = z.object({
+  type: z.literal("reasoning"),
+  text: z.string(),
+  signature: z.string().optional(),
+  redacted: z.boolean().optional(),
+  providerData: jsonValueSchema.optional(),
+});
+
+/** Schema of a tool-call block. */
+export const toolCallBlockSchema = z.object({
+  type: z.literal("tool-call"),
+  id: z.string().min(1, "a tool call needs a non-empty id"),
+  name: z.string().min(1, "a tool call needs a tool name"),
+  input: jsonValueSchema,
+});
+
+const sourceFields = {
+  data: z.string().optional(),
+  url: z.string().optional(),
+  ref: z.string().optional(),
+};
+
+function hasSource(block: { data?: string | undefined; url?: string | undefined; ref?: string | undefined }) {
+  return block.data !== undefined || block.url !== undefined || block.ref !== undefined;
+}
+
+/** Schema of an image block (one of data, url or ref is required). */
+export const imageBlockSchema = z
+  .object({ type: z.literal("image"), mediaType, ...sourceFields })
+  .refine(hasSource, "an image needs data, url or ref");
+
+/** Schema of a file block (one of data, url or ref is required). */
+export const fileBlockSchema = z
+  .object({ type: z.literal("file"), mediaType, filename: z.string().optional(), ...sourceFields })
+  .refine(hasSource, "a file needs data, url or ref");
+
+/** Schema of a tool-result block. */
+export const toolResultBlockSchema = z.object({
+  type: z.literal("tool-result"),
+  callId: z.string().min(1, "a tool result needs the id of the call it answers"),
+  toolName: z.string(),
+  content: jsonValueSchema,
+  isError: z.boolean().optional(),
+  attachments: z.array(z.union([imageBlockSchema, fileBlockSchema])).optional(),
+  compactSummary: z.string().optional(),
+  offloadRef: z.string().optional(),
+});
+
+/** Schema of any content block. */
+export const contentBlockSchema = z.union([
+  textBlockSchema,
+  reasoningBlockSchema,
+  toolCallBlockSchema,
+  toolResultBlockSchema,
+  imageBlockSchema,
+  fileBlockSchema,
+]);
+
+const tokenCount = z.number().int().nonnegative();
+
+/** Schema of provider-reported usage. */
+export const usageSchema = z.object({
+  input: tokenCount,
+  output: tokenCount,
+  cacheRead: tokenCount.optional(),
+  cacheWrite: tokenCount.optional(),
+  reasoning: tokenCount.optional(),
+});
+
+/** Schema of a complete stored message. */
+export const messageSchema = z.object({
+  id: z.string().min(1),
+  sessionId: z.string(),
+  seq: z.number().int().nonnegative(),
+  turn: z.number().int().nonnegative(),
+  role: z.enum(["system", "user", "assistant", "tool"]),
+  content: z.array(contentBlockSchema),
+  createdAt: z.string(),
+  kind: z.enum(["summary", "marker"]).optional(),
+  summaryOf: z
+    .object({
+      fromSeq: z.number().int(),
+      toSeq: z.number().int(),
+      messageCount: z.number().int().nonnegative(),
+    })
+    .optional(),
+  tokens: tokenCount.optional(),
+  tokenizer: z.string().optional(),
+  model: z.string().optional(),
+  provider: z.string().optional(),
+  usage: usageSchema.optional(),
+  finishReason: z.string().optional(),
+  error: z.string().optional(),
+  completedAt: z.string().optional(),
+  metadata: z.record(z.string(), jsonValueSchema).optional(),
+});
+
+/** What a caller may pass as content: a string (one text block) or a list of blocks. */
+export const contentInputSchema = z.union([z.string(), z.array(contentBlockSchema)]);
+
+/**
+ * Validates `value` against `schema`; on failure throws a `ValidationError` listing every problem with its path.
+ *
+ * @example
+ * const usage = validate(usageSchema, body.usage, "usage");
+ */
+export function validate<Schema extends z.ZodType>(
+  schema: Schema,
+  value: unknown,
+  what: string,
+): z.output<Schema> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issues = result.error.issues.map((issue) => ({
+    path: issue.path.map(String).join(".") || "(root)",
+    message: issue.message,
+  }));
+  const listed = issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path}: ${issue.message}`)
+    .join("; ");
+  throw new ValidationError(
+    `invalid ${what}: ${listed}${issues.length > 5 ? ` (and ${issues.length - 5} more)` : ""}`,
+    issues,
+  );
+}
+
+// Compile-time checks that the schemas and the hand-written types agree.
+type Assert<T extends true> = T;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type _UsageMatches = Assert<Same<z.output<typeof usageSchema>, { -readonly [K in keyof Usage]: Usage[K] }>>;
+type _BlockAssignable = Assert<z.output<typeof contentBlockSchema> extends ContentBlock ? true : false>;
+type _MessageAssignable = Assert<z.output<typeof messageSchema> extends Message ? true : false>;
