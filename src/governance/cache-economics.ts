@@ -1,0 +1,43 @@
+/** Provider cache prices relative to the uncached input price. */
+export interface CachePricing {
+  /** Price of a cached (read) input token. */
+  readonly read: number;
+  /** Price of an input token written to the cache. */
+  readonly write: number;
+}
+
+/** Cache price ratios per provider (DESIGN.md cost model). */
+export const cachePricing: Record<"anthropic" | "openai" | "gemini" | "none", CachePricing> = {
+  anthropic: { read: 0.1, write: 1.25 },
+  openai: { read: 0.5, write: 1 },
+  gemini: { read: 0.25, write: 1 },
+  none: { read: 1, write: 1 },
+};
+
+/** The figures a checkpoint decision weighs. */
+export interface CheckpointCase {
+  /** Tokens the checkpoint removes from every later request. */
+  readonly savedTokens: number;
+  /** Tokens of the new view from the first changed position: re-written once instead of read from cache. */
+  readonly rewrittenTokens: number;
+  /** How many more requests the session is expected to make. */
+  readonly remainingRequests: number;
+}
+
+/**
+ * True when rewriting the cached prefix pays: the saving over the coming requests (`savedTokens` read at the
+ * cache price each time) beats the one-time cost of writing the rewritten part instead of reading it.
+ *
+ * @example
+ * checkpointPays({ savedTokens: 30_000, rewrittenTokens: 50_000, remainingRequests: 40 }, cachePricing.anthropic)
+ */
+export function checkpointPays(checkpoint: CheckpointCase, pricing: CachePricing): boolean {
+  const saving = checkpoint.savedTokens * pricing.read * checkpoint.remainingRequests;
+  const cost = checkpoint.rewrittenTokens * (pricing.write - pricing.read);
+  return saving > cost;
+}
+
+/** Expected remaining requests: a session that has made N requests is likely to make about N more (Lindy). */
+export function expectedRemainingRequests(requestsSoFar: number): number {
+  return Math.min(200, Math.max(10, requestsSoFar));
+}

@@ -1,0 +1,217 @@
+import { describe, expect, it } from "vitest";
+import { ContextOverflowError } from "../errors/errors.ts";
+import { messageText, toolResultText } from "../model/blocks.ts";
+import { toolMessageText } from "./tool-output-text.ts";
+import { sequentialIds } from "../model/ids.ts";
+import type { Message } from "../model/message.ts";
+import { FakeSummarizer } from "../test/fake-summarizer.ts";
+import { FakeTokenCounter } from "../test/fake-token-counter.ts";
+import { HistoryBuilder } from "../test/history-builder.ts";
+import type { GovernanceEvent } from "./events.ts";
+import { createGovernor, type GovernorOptions } from "./governor.ts";
+import { MemoryOffloadStore } from "./offload-store.ts";
+import { createRecallTool } from "./recall-tool.ts";
+
+const big = (label: string, characters: number) =>
+  Array.from(
+    { length: Math.ceil(characters / 40) },
+    (_, line) => `${label} line ${line} ${"x".repeat(20)}`,
+  ).join("\n");
+
+function governor(overrides: Partial<GovernorOptions> = {}) {
+  const events: GovernanceEvent[] = [];
+  const summarizer = new FakeSummarizer();
+  const instance = createGovernor({
+    contextWindow: 20_000,
+    reservedOutputTokens: 2_000,
+    counter: new FakeTokenCounter(),
+    summarizer,
+    ids: sequentialIds(),
+    clock: () => new Date("2026-01-01T00:00:00Z"),
+    onEvent: (event) => events.push(event),
+    ...overrides,
+  });
+  return { instance, events, summarizer };
+}
+
+describe("Governor", () => {
+  it("passes a small history through unchanged and counts each message once", async () => {
+    const counter = new FakeTokenCounter();
+    const { instance } = governor({ counter });
+    const history = new HistoryBuilder().user("hello").reply("hi").build();
+    const first = await instance.prepare(history);
+    expect(first.messages).toEqual(history);
+    expect(first.checkpoint).toBe(false);
+    const calls = counter.calls;
+    const second = await instance.prepare([
+      ...history,
+      ...new HistoryBuilder()
+        .user("next")
+        .build()
+        .map((m) => ({ ...m, id: "n", seq: 2, turn: 2 })),
+    ]);
+    expect(second.messages).toHaveLength(3);
+    expect(counter.calls - calls).toBe(1);
+  });
+
+  it("truncates older big tool results, keeping the newest step, call id and tool name", async () => {
+    const { instance, events } = governor({
+      policy: {
+        truncateToolResultsAbove: 500,
+        offloadMinPrunableTokens: 0,
+        cacheAware: false,
+        offloadProtectTokens: 0,
+      },
+    });
+    const history = new HistoryBuilder()
+      .user("inspect the logs")
+      .step([{ name: "bash", input: { command: "cat a.log" }, output: big("old", 8_000) }])
+      .step([{ name: "bash", input: { command: "cat b.log" }, output: big("new", 8_000) }])
+      .build();
+    const request = await instance.prepare(history);
+    const older = request.messages[2]!.content[0]!;
+    const newest = request.messages[4]!.content[0]!;
+    expect(older.type === "tool-result" && older.callId).toBe("call_1");
+    expect(older.type === "tool-result" && older.toolName).toBe("bash");
+    expect(older.type === "tool-result" && toolResultText(older.content)).toMatch(
+      /\[… \d+ of \d+ tokens omitted …\]/,
+    );
+    expect(newest).toEqual(history[4]!.content[0]);
+    expect(events.map((event) => event.type)).toContain("tool-output-truncated");
+  });
+
+  it("offloads outputs outside the protection window and the recall tool reads them back", async () => {
+    const store = new MemoryOffloadStore();
+    const { instance, events } = governor({
+      offloadStore: store,
+      contextWindow: 100_000,
+      policy: {
+        offloadProtectTokens: 3_000,
+        offloadMinPrunableTokens: 2_000,
+        cacheAware: false,
+        compactionTrigger: 0,
+      },
+    });
+    const builder = new HistoryBuilder().user("read everything");
+    for (let index = 0; index < 6; index++) {
+      builder.step([
+        { name: "read_file", input: { path: `src/file${index}.ts` }, output: big(`file${index}`, 6_000) },
+      ]);
+    }
+    const history = builder.build();
+    const request = await instance.prepare(history);
+    const offloaded = events.find((event) => event.type === "tool-output-offloaded");
+    expect(offloaded?.type === "tool-output-offloaded" && offloaded.refs.length).toBeGreaterThan(0);
+    const first = request.messages[2]!.content[0]!;
+    if (first.type !== "tool-result" || first.offloadRef === undefined)
+      throw new Error("expected an offloaded result");
+    const recall = createRecallTool(store);
+    const page = await recall.execute({ ref: first.offloadRef, offset: 0, limit: 100_000 });
+    expect(page).toContain(toolMessageText(history[2]!));
+    // The newest results stay verbatim.
+    expect(request.messages.at(-1)).toBe(history.at(-1));
+  });
+
+  it("compacts into a summary standing where the replaced messages stood, after the run's instruction", async () => {
+    const { instance, events, summarizer } = governor({
+      policy: { cacheAware: false, offloadMinPrunableTokens: 0, truncateToolResultsAbove: 0 },
+    });
+    const builder = new HistoryBuilder().user("one long task");
+    for (let index = 0; index < 40; index++)
+      builder.step([{ name: "grep", input: { pattern: `p${index}` }, output: big(`g${index}`, 2_000) }]);
+    const history = builder.build();
+    const request = await instance.prepare(history);
+    expect(events.map((event) => event.type)).toContain("compaction-end");
+    expect(request.messages[0]).toBe(history[0]); // the instruction stays first and verbatim
+    expect(request.messages[1]!.kind).toBe("summary");
+    expect(request.messages.at(-1)).toBe(history.at(-1));
+    expect(request.tokens.total).toBeLessThan(0.8 * request.tokens.usable);
+    expect(summarizer.requests).toHaveLength(1);
+  });
+
+  it("updates the previous summary instead of rebuilding it", async () => {
+    const { instance, summarizer } = governor({
+      policy: { cacheAware: false, offloadMinPrunableTokens: 0, truncateToolResultsAbove: 0 },
+    });
+    const builder = new HistoryBuilder().user("task");
+    for (let index = 0; index < 40; index++)
+      builder.step([{ name: "grep", output: big(`a${index}`, 2_000) }]);
+    await instance.prepare(builder.build());
+    for (let index = 0; index < 40; index++)
+      builder.step([{ name: "grep", output: big(`b${index}`, 2_000) }]);
+    const request = await instance.prepare(builder.build());
+    expect(summarizer.requests).toHaveLength(2);
+    expect(summarizer.requests[1]!.previousSummary).toBeTruthy();
+    expect(request.messages.filter((message) => message.kind === "summary")).toHaveLength(1);
+  });
+
+  it("refuses a request that cannot fit, with the numbers", async () => {
+    const { instance } = governor({ policy: { toolResultCapShare: 0 } });
+    const history = new HistoryBuilder().user(big("huge instruction", 100_000)).build();
+    await expect(instance.prepare(history)).rejects.toBeInstanceOf(ContextOverflowError);
+    await expect(instance.prepare(history)).rejects.toThrow(/window is 20000/);
+  });
+
+  it("caps a single giant tool result even in the newest step so the request fits", async () => {
+    const { instance, events } = governor();
+    const history = new HistoryBuilder()
+      .user("dump it")
+      .step([{ name: "bash", input: { command: "cat huge" }, output: big("huge", 200_000) }])
+      .build();
+    const request = await instance.prepare(history);
+    expect(request.tokens.total + request.tokens.reservedOutput).toBeLessThanOrEqual(20_000);
+    expect(events.map((event) => event.type)).toContain("tool-output-capped");
+  });
+
+  it("recovers from provider overflow errors: trim first, then clear", async () => {
+    const { instance, events } = governor({ contextWindow: 1_000_000 });
+    const builder = new HistoryBuilder();
+    for (let turn = 0; turn < 8; turn++)
+      builder
+        .user(`turn ${turn}`)
+        .step([{ name: "bash", output: big("o", 30_000) }])
+        .reply("ok");
+    const history = builder.build();
+    await instance.prepare(history);
+    const openAiError = Object.assign(new Error("This model's maximum context length is 128000 tokens"), {
+      status: 400,
+    });
+    const first = await instance.recover(openAiError);
+    expect(first).toEqual({ retry: true, cleared: false });
+    const trimmed = await instance.prepare(history);
+    expect(trimmed.messages.filter((message) => message.role === "user")).toHaveLength(5);
+    expect(trimmed.messages.every((message) => messageText(message).length <= 10_100)).toBe(true);
+    const second = await instance.recover({ status: 413, message: "Request Entity Too Large" });
+    expect(second).toEqual({ retry: false, cleared: true });
+    expect(instance.view.map((message: Message) => messageText(message))).toEqual(["turn 7"]);
+    expect(events.filter((event) => event.type === "emergency-recovery")).toHaveLength(2);
+    expect(await instance.recover(new Error("rate limited"))).toEqual({ retry: false, cleared: false });
+  });
+
+  it("adds a budget-exit notice when the run still presses against the window", async () => {
+    const { instance, events } = governor({
+      policy: {
+        compactionTrigger: 0,
+        budgetExitShare: 0.5,
+        truncateToolResultsAbove: 0,
+        offloadMinPrunableTokens: 0,
+      },
+    });
+    const builder = new HistoryBuilder().user("go");
+    for (let index = 0; index < 12; index++) builder.step([{ name: "grep", output: big("r", 4_500) }]);
+    const request = await instance.prepare(builder.build());
+    expect(messageText(request.messages.at(-1)!)).toMatch(/Context budget notice/);
+    expect(events.map((event) => event.type)).toContain("budget-exit-notice");
+    expect(instance.view.at(-1)!.role).toBe("tool");
+  });
+
+  it("reports a loop of identical tool calls", async () => {
+    const { instance } = governor();
+    const builder = new HistoryBuilder().user("go");
+    for (let index = 0; index < 5; index++)
+      builder.step([{ name: "read_file", input: { path: "a.ts" }, output: "same" }]);
+    const request = await instance.prepare(builder.build());
+    expect(request.loop?.kind).toBe("repeated-call");
+    expect(request.events.map((event) => event.type)).toContain("loop-detected");
+  });
+});

@@ -1,0 +1,14 @@
+export * from "./policy.ts";
+export * from "./presets.ts";
+export * from "./events.ts";
+export * from "./processor.ts";
+export * from "./boundaries.ts";
+export * from "./compaction-plan.ts";
+export * from "./governor.ts";
+export * from "./offload-store.ts";
+export * from "./recall-tool.ts";
+export * from "./loop-detector.ts";
+export * from "./overflow-recognition.ts";
+export * from "./cache-economics.ts";
+export * from "./processors/index.ts";
+export { summaryBody } from "./processors/compact-history.ts";

@@ -1,0 +1,129 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { repairOrphans } from "../conversation/orphan-repair.ts";
+import { ContextOverflowError } from "../errors/errors.ts";
+import type { Message } from "../model/message.ts";
+import { pairToolCalls } from "../model/tool-pairing.ts";
+import { opensTurn } from "../model/turns.ts";
+import { FakeSummarizer } from "../test/fake-summarizer.ts";
+import { FakeTokenCounter } from "../test/fake-token-counter.ts";
+import { HistoryBuilder } from "../test/history-builder.ts";
+import { createGovernor } from "./governor.ts";
+import { presetNames, preset } from "./presets.ts";
+
+const call = fc.record({
+  name: fc.constantFrom("bash", "read_file", "grep"),
+  argument: fc.string({ maxLength: 12 }),
+  size: fc.integer({ min: 0, max: 16_000 }),
+  isError: fc.boolean(),
+});
+const turn = fc.record({
+  instruction: fc.string({ minLength: 1, maxLength: 200 }),
+  steps: fc.array(fc.array(call, { minLength: 1, maxLength: 3 }), { maxLength: 10 }),
+  reply: fc.boolean(),
+});
+
+/** A random history plus the request points an agent would make (after each user message and tool block). */
+function build(turns: fc.infer<typeof turn>[]): { history: Message[]; requestAt: number[] } {
+  const builder = new HistoryBuilder();
+  const requestAt: number[] = [];
+  for (const spec of turns) {
+    builder.user(spec.instruction);
+    requestAt.push(builder.build().length);
+    for (const step of spec.steps) {
+      builder.step(
+        step.map((entry) => ({
+          name: entry.name,
+          input: { path: entry.argument },
+          output: `${entry.name} ${entry.argument}\n${"z".repeat(entry.size)}`,
+          isError: entry.isError,
+        })),
+      );
+      requestAt.push(builder.build().length);
+    }
+    if (spec.reply) builder.reply(`done: ${spec.instruction}`);
+  }
+  return { history: builder.build(), requestAt };
+}
+
+const withoutNotices = (messages: readonly Message[]) =>
+  messages.filter((message) => message.metadata?.["notice"] === undefined);
+
+describe("governance invariants (property tests over random histories)", () => {
+  for (const name of presetNames) {
+    it(`hold for the ${name} preset`, async () => {
+      const seen = { requests: 0, refused: 0, checkpoints: 0, summaries: 0 };
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(turn, { minLength: 1, maxLength: 8 }),
+          fc.integer({ min: 12_000, max: 60_000 }),
+          async (turns, contextWindow) => {
+            const { history, requestAt } = build(turns);
+            const governor = createGovernor({
+              contextWindow,
+              reservedOutputTokens: 2_000,
+              counter: new FakeTokenCounter(),
+              summarizer: new FakeSummarizer(),
+              policy: preset(name),
+            });
+            let previousView: readonly Message[] = [];
+            for (const end of requestAt) {
+              const prefix = history.slice(0, end);
+              let request;
+              try {
+                request = await governor.prepare(prefix);
+              } catch (error) {
+                // Only allowed when the protected part alone cannot fit.
+                expect(error).toBeInstanceOf(ContextOverflowError);
+                expect(name).not.toBe("off");
+                seen.refused++;
+                previousView = governor.view;
+                continue;
+              }
+              const view = request.messages;
+              seen.requests++;
+              if (request.checkpoint) seen.checkpoints++;
+              if (view.some((message) => message.kind === "summary")) seen.summaries++;
+              const instructionIndex = prefix.findLastIndex(opensTurn);
+              const lastAssistant = prefix.findLastIndex((message) => message.role === "assistant");
+              // 1. The current instruction and the newest step are intact.
+              expect(view).toContainEqual(prefix[instructionIndex]);
+              if (lastAssistant > instructionIndex) {
+                for (const message of prefix.slice(lastAssistant)) expect(view).toContainEqual(message);
+              }
+              // 2. No orphan tool call or result.
+              const { pairs, orphanResults } = pairToolCalls(view);
+              expect(orphanResults).toEqual([]);
+              expect(pairs.every((pair) => pair.result !== undefined)).toBe(true);
+              expect(repairOrphans(view).messages).toBe(view);
+              // 3. Chronology: positions strictly increase; the last message is what the model must answer.
+              const seqs = withoutNotices(view).map((message) => message.seq);
+              expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+              expect(new Set(seqs).size).toBe(seqs.length);
+              expect(withoutNotices(view).at(-1)).toEqual(prefix.at(-1));
+              // 4. The payload fits whenever governance is on.
+              if (name !== "off")
+                expect(request.tokens.total + request.tokens.reservedOutput).toBeLessThanOrEqual(
+                  contextWindow,
+                );
+              // 5. Between checkpoints the view only grows at its end, byte for byte.
+              const current = withoutNotices(view);
+              if (!request.checkpoint) {
+                expect(JSON.stringify(current.slice(0, previousView.length))).toBe(
+                  JSON.stringify(previousView),
+                );
+              }
+              previousView = governor.view;
+            }
+          },
+        ),
+        { numRuns: 60 },
+      );
+      // The properties must have been exercised: governance acted, and refusals stayed exceptional.
+      console.log(name, seen);
+      expect(seen.refused).toBeLessThan(seen.requests / 20);
+      if (name !== "off") expect(seen.summaries).toBeGreaterThan(0);
+      else expect(seen.checkpoints).toBe(0);
+    });
+  }
+});

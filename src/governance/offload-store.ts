@@ -1,0 +1,36 @@
+import { createHash } from "node:crypto";
+
+/**
+ * Where offloaded tool outputs go. The session stores' blob stores satisfy it; `MemoryOffloadStore` is the
+ * in-process default.
+ */
+export interface OffloadStore {
+  /** Stores `content` and returns a reference to read it back. Equal content may share one reference. */
+  putText(content: string): Promise<string>;
+  /** Reads back `limit` characters from `offset` (the whole text by default). Undefined when unknown. */
+  getText(ref: string, range?: { offset?: number; limit?: number }): Promise<string | undefined>;
+}
+
+/**
+ * A content-addressed in-memory offload store.
+ *
+ * @example
+ * const store = new MemoryOffloadStore();
+ * const ref = await store.putText(hugeOutput);
+ */
+export class MemoryOffloadStore implements OffloadStore {
+  readonly #texts = new Map<string, string>();
+
+  async putText(content: string): Promise<string> {
+    const ref = `blob:${createHash("sha256").update(content).digest("hex").slice(0, 32)}`;
+    this.#texts.set(ref, content);
+    return ref;
+  }
+
+  async getText(ref: string, range: { offset?: number; limit?: number } = {}): Promise<string | undefined> {
+    const text = this.#texts.get(ref);
+    if (text === undefined) return undefined;
+    const offset = range.offset ?? 0;
+    return text.slice(offset, range.limit === undefined ? undefined : offset + range.limit);
+  }
+}

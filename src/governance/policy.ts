@@ -1,0 +1,72 @@
+import { z } from "zod";
+import { validate } from "../model/schemas.ts";
+
+const fraction = z.number().min(0).max(1);
+const tokens = z.number().int().nonnegative();
+
+/**
+ * Every governance setting, with its default. A value of 0 (or `false`) disables the feature it controls.
+ * Token thresholds scale down for small windows: each is capped by a share of the usable window.
+ */
+export const governancePolicySchema = z.object({
+  /** Strip reasoning blocks from turns before the current one. */
+  stripOlderReasoning: z.boolean().default(true),
+  /** Replace images/files outside the current turn by a short text placeholder. */
+  placeholderOlderBinaries: z.boolean().default(true),
+  /** Send a tool result's `compactSummary` instead of its content once it is outside the newest step. */
+  useCompactSummaries: z.boolean().default(true),
+  /** Truncate older tool results above this many tokens (head + tail kept). 0 disables. */
+  truncateToolResultsAbove: tokens.default(4_000),
+  /** Share of a truncated result kept from its head (the rest from its tail). */
+  truncationHeadShare: fraction.default(0.2),
+  /** Tool-output tokens, newest first, protected from offloading. Capped at 25% of the usable window. */
+  offloadProtectTokens: tokens.default(40_000),
+  /** Offload only when at least this many tool tokens are prunable. 0 disables offloading. */
+  offloadMinPrunableTokens: tokens.default(20_000),
+  /** Lines of head and tail kept in an offloaded output's preview. */
+  offloadPreviewLines: z.number().int().positive().default(10),
+  /** Trim the oldest half of complete turns above this many turns. 0 disables. */
+  maxTurns: tokens.default(0),
+  /** Compact when the payload passes this share of the usable window. 0 disables compaction. */
+  compactionTrigger: fraction.default(0.8),
+  /** Recent whole user turns kept verbatim: at least this share of the usable window… */
+  tailShare: fraction.default(0.25),
+  /** …and at least this many turns, when they fit. */
+  minTailTurns: z.number().int().nonnegative().default(2),
+  /** Largest summary, in tokens (also capped at 10% of the usable window). */
+  summaryMaxTokens: tokens.default(6_000),
+  /** A rolled-back compaction is retried only after the history grew by this share of the usable window. */
+  inflationRetryShare: fraction.default(0.1),
+  /** Histories with fewer turns than this fall back to keeping each turn's first user text and final reply. */
+  smallHistoryTurns: z.number().int().nonnegative().default(5),
+  /** Refuse (ContextOverflowError) a request known to overflow after governance. */
+  preflight: z.boolean().default(true),
+  /** Add a wrap-up notice when the payload still passes this share of the usable window. 0 disables. */
+  budgetExitShare: fraction.default(0.9),
+  /** A single tool result may never exceed this share of the usable window, even in the newest step. */
+  toolResultCapShare: fraction.default(0.5),
+  /** Loop detection: identical consecutive tool calls that count as a loop. 0 disables. */
+  loopRepeatThreshold: tokens.default(5),
+  /** Loop detection: a cycle of 2–5 calls repeated this many times counts as a loop. 0 disables. */
+  loopCycleRepeats: tokens.default(5),
+  /** Take optional checkpoints (truncation/offload batches) only when the prompt-cache arithmetic pays. */
+  cacheAware: z.boolean().default(true),
+  /** Provider prices used by that arithmetic. */
+  pricing: z.enum(["anthropic", "openai", "gemini", "none"]).default("anthropic"),
+});
+
+/** Resolved governance settings. */
+export type GovernancePolicy = z.output<typeof governancePolicySchema>;
+
+/** Settings as a user writes them: every field optional. */
+export type GovernancePolicyInput = z.input<typeof governancePolicySchema>;
+
+/**
+ * Fills in defaults and validates user settings; throws ValidationError naming the bad field.
+ *
+ * @example
+ * const policy = resolvePolicy({ compactionTrigger: 0.7, maxTurns: 30 });
+ */
+export function resolvePolicy(input: GovernancePolicyInput = {}): GovernancePolicy {
+  return validate(governancePolicySchema, input, "governance policy");
+}

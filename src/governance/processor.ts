@@ -1,0 +1,93 @@
+import type { Clock, IdGenerator } from "../model/ids.ts";
+import type { Message } from "../model/message.ts";
+import type { Summarizer } from "../summarize/summarizer.ts";
+import type { GovernanceEvent } from "./events.ts";
+import type { OffloadStore } from "./offload-store.ts";
+import type { GovernancePolicy } from "./policy.ts";
+
+/** The token budget of one request. */
+export interface WindowBudget {
+  /** The model's context window. */
+  readonly contextWindow: number;
+  /** Tokens kept free for the model's output. */
+  readonly reservedOutput: number;
+  /** `contextWindow - reservedOutput`: what the payload may use. */
+  readonly usable: number;
+}
+
+/** Receives summaries of history that governance drops (long-term memory, a daily file, …). */
+export type MemorySink = (entry: {
+  sessionId: string;
+  summary: string;
+  messageIds: string[];
+}) => void | Promise<void>;
+
+/** State governance keeps between requests of one session. Plain data, so it can be persisted. */
+export interface CompactionGuard {
+  /** View tokens when a compaction was last rolled back; no retry until the view grows past the margin. */
+  rolledBackAtTokens?: number;
+}
+
+/** What every processor may use. */
+export interface ProcessorContext {
+  readonly policy: GovernancePolicy;
+  readonly window: WindowBudget;
+  /** Payload tokens outside the messages: system prompt, tool definitions. */
+  readonly fixedTokens: number;
+  /** Token count of one message (cached: each message is counted once). */
+  readonly tokensOf: (message: Message) => number;
+  readonly summarizer: Summarizer;
+  readonly offloadStore?: OffloadStore;
+  readonly memorySink?: MemorySink;
+  readonly guard: CompactionGuard;
+  /** True when the pre-flight check found the request would overflow: compaction must run. */
+  readonly force: boolean;
+  readonly ids: IdGenerator;
+  readonly clock: Clock;
+  readonly signal?: AbortSignal;
+  emit(event: GovernanceEvent): void;
+}
+
+/**
+ * One step of the governance pipeline: takes the message list, returns a new one (never mutating its input).
+ * Add your own by passing `processors` to the governor.
+ *
+ * @example
+ * const dropGreetings: Processor = {
+ *   name: "drop-greetings",
+ *   process: (messages) => messages.filter((message) => !/^hi\b/i.test(messageText(message))),
+ * };
+ */
+export interface Processor {
+  readonly name: string;
+  process(
+    messages: readonly Message[],
+    context: ProcessorContext,
+  ): readonly Message[] | Promise<readonly Message[]>;
+}
+
+/** Sum of the tokens of `messages`. */
+export function sumTokens(messages: readonly Message[], tokensOf: (message: Message) => number): number {
+  let total = 0;
+  for (const message of messages) total += tokensOf(message);
+  return total;
+}
+
+/**
+ * Runs processors in order, each on the previous one's output: the pipeline is one fold.
+ *
+ * @example
+ * const view = await runPipeline(defaultProcessors(), history, context);
+ */
+export async function runPipeline(
+  processors: readonly Processor[],
+  messages: readonly Message[],
+  context: ProcessorContext,
+): Promise<readonly Message[]> {
+  let current = messages;
+  for (const processor of processors) {
+    context.signal?.throwIfAborted();
+    current = await processor.process(current, context);
+  }
+  return current;
+}

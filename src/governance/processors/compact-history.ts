@@ -1,0 +1,146 @@
+import { messageText } from "../../model/blocks.ts";
+import type { Message } from "../../model/message.ts";
+import { planCompaction, type Segment } from "../compaction-plan.ts";
+import type { Processor, ProcessorContext } from "../processor.ts";
+import { sumTokens } from "../processor.ts";
+import { staticMarker, summarizeSafely } from "../summarize-safely.ts";
+
+const SUMMARY_HEADER = /^\[Summary of \d+ earlier messages[^\n]*\]\n/;
+
+/** The body of a summary message, without its header line. */
+export function summaryBody(message: Message): string {
+  return messageText(message).replace(SUMMARY_HEADER, "");
+}
+
+async function summarizeSegment(
+  messages: readonly Message[],
+  segment: Segment,
+  context: ProcessorContext,
+  maxTokens: number,
+): Promise<Message> {
+  const first = messages[segment.start]!;
+  const last = messages[segment.end - 1]!;
+  const previous = first.kind === "summary" ? first : undefined;
+  const fresh = messages.slice(previous ? segment.start + 1 : segment.start, segment.end);
+  const replaced = (previous?.summaryOf?.messageCount ?? (previous ? 1 : 0)) + fresh.length;
+  const body = await summarizeSafely(
+    context,
+    {
+      messages: fresh,
+      maxTokens,
+      ...(previous !== undefined && { previousSummary: summaryBody(previous) }),
+    },
+    staticMarker(replaced),
+  );
+  return Object.freeze({
+    id: context.ids("sum"),
+    sessionId: first.sessionId,
+    seq: first.seq,
+    turn: first.turn,
+    role: "user",
+    kind: "summary",
+    summaryOf: {
+      fromSeq: previous?.summaryOf?.fromSeq ?? first.seq,
+      toSeq: last.seq,
+      messageCount: replaced,
+    },
+    content: Object.freeze([
+      {
+        type: "text",
+        text:
+          `[Summary of ${replaced} earlier messages — background for what follows; ` +
+          `the messages after it are more recent]\n${body}`,
+      },
+    ]),
+    createdAt: context.clock().toISOString(),
+  } satisfies Message);
+}
+
+/**
+ * Token-budget compaction. When the payload passes `compactionTrigger` of the usable window (or the pre-flight
+ * check forces it), summarises the middle of the history into user messages that stand where the replaced
+ * messages stood, updating an earlier summary instead of starting over. A result that is not smaller is rolled
+ * back and not retried until the history has grown (the inflation guard).
+ */
+export const compactHistory: Processor = {
+  name: "compact-history",
+  async process(messages, context) {
+    const { policy, window, guard } = context;
+    if (policy.compactionTrigger === 0) return messages;
+    const before = context.fixedTokens + sumTokens(messages, context.tokensOf);
+    if (!context.force && before <= policy.compactionTrigger * window.usable) return messages;
+    const retryAt = (guard.rolledBackAtTokens ?? -Infinity) + policy.inflationRetryShare * window.usable;
+    if (!context.force && before < retryAt) {
+      context.emit({
+        type: "checkpoint-skipped",
+        reason: "an earlier compaction did not shrink the context; waiting for the history to grow",
+        tokensBefore: before,
+        tokensAfter: before,
+        messageIds: [],
+      });
+      return messages;
+    }
+    const segments = planCompaction(messages, context.tokensOf, {
+      usable: window.usable,
+      tailShare: policy.tailShare,
+      minTailTurns: policy.minTailTurns,
+      force: context.force,
+    });
+    if (segments.length === 0) return messages;
+    const replacedIds = segments.flatMap((segment) =>
+      messages.slice(segment.start, segment.end).map((message) => message.id),
+    );
+    context.emit({
+      type: "compaction-start",
+      reason: context.force
+        ? "the request would overflow the window"
+        : "the payload passed the compaction trigger",
+      tokensBefore: before,
+      tokensAfter: before,
+      messageIds: replacedIds,
+    });
+    const started = Date.now();
+    const maxTokens = Math.max(200, Math.min(policy.summaryMaxTokens, Math.floor(window.usable * 0.1)));
+    const output: Message[] = [];
+    const summaries: Message[] = [];
+    let cursor = 0;
+    for (const segment of segments) {
+      output.push(...messages.slice(cursor, segment.start));
+      const summary = await summarizeSegment(messages, segment, context, maxTokens);
+      summaries.push(summary);
+      output.push(summary);
+      cursor = segment.end;
+    }
+    output.push(...messages.slice(cursor));
+    const after = context.fixedTokens + sumTokens(output, context.tokensOf);
+    if (after >= before) {
+      guard.rolledBackAtTokens = before;
+      context.emit({
+        type: "compaction-rolled-back",
+        reason: `the compacted context (${after} tokens) is not smaller than before (${before})`,
+        tokensBefore: before,
+        tokensAfter: before,
+        messageIds: replacedIds,
+      });
+      return messages;
+    }
+    delete guard.rolledBackAtTokens;
+    for (const summary of summaries) {
+      await context.memorySink?.({
+        sessionId: summary.sessionId,
+        summary: summaryBody(summary),
+        messageIds: replacedIds,
+      });
+    }
+    context.emit({
+      type: "compaction-end",
+      summarizer: context.summarizer.name,
+      summaryTokens: sumTokens(summaries, context.tokensOf),
+      durationMs: Date.now() - started,
+      tokensBefore: before,
+      tokensAfter: after,
+      messageIds: replacedIds,
+    });
+    return output;
+  },
+};

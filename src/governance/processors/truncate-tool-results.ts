@@ -1,0 +1,104 @@
+import type { ContentBlock, Message } from "../../model/message.ts";
+import { computeBoundaries, isGovernable } from "../boundaries.ts";
+import type { Processor, ProcessorContext } from "../processor.ts";
+import { reportRewrite, withContent } from "../rewrite.ts";
+import { headTail, omissionNotice } from "../truncate-text.ts";
+import { offloadThresholds } from "./tool-output-offload.ts";
+import { resultsOf, toolMessageText } from "../tool-output-text.ts";
+
+/**
+ * Cuts a tool message's results to about `keepTokens` tokens (head share from the start, the rest from the end),
+ * serialising JSON first and keeping tool name and call id. When an offload store is present the full output
+ * is stored and referenced, so nothing is lost.
+ */
+export async function truncateToolMessage(
+  message: Message,
+  keepTokens: number,
+  context: ProcessorContext,
+): Promise<Message> {
+  const totalTokens = context.tokensOf(message);
+  const text = toolMessageText(message);
+  const charsPerToken = text.length / Math.max(1, totalTokens);
+  const keepChars = Math.max(200, Math.floor(keepTokens * charsPerToken));
+  const notice = omissionNotice(Math.max(0, totalTokens - keepTokens), totalTokens);
+  const content: ContentBlock[] = [];
+  for (const block of message.content) {
+    if (block.type !== "tool-result") {
+      content.push(block);
+      continue;
+    }
+    const blockText = toolMessageText({ ...message, content: [block] });
+    if (blockText.length <= keepChars) {
+      content.push(block);
+      continue;
+    }
+    const offloadRef = block.offloadRef ?? (await context.offloadStore?.putText(blockText));
+    content.push({
+      ...block,
+      content: headTail(blockText, keepChars, context.policy.truncationHeadShare, notice),
+      ...(offloadRef !== undefined && { offloadRef }),
+    });
+  }
+  return withContent(message, content);
+}
+
+/**
+ * Truncates older tool results (outside the newest step and the protection window of recent tool output) above the configured size to head + tail with a
+ * `[… N of M tokens omitted …]` notice.
+ */
+export const truncateToolResults: Processor = {
+  name: "truncate-tool-results",
+  async process(messages, context) {
+    const limit = context.policy.truncateToolResultsAbove;
+    if (limit === 0) return messages;
+    const boundaries = computeBoundaries(messages, context.tokensOf, offloadThresholds(context).protect);
+    let output: Message[] | undefined;
+    const originals: Message[] = [];
+    const replacements: Message[] = [];
+    for (let index = 0; index < messages.length; index++) {
+      const message = messages[index]!;
+      if (message.role !== "tool" || !isGovernable(index, boundaries)) continue;
+      if (index >= boundaries.protectedToolsFrom) continue;
+      if (context.tokensOf(message) <= limit || resultsOf(message).length === 0) continue;
+      const replacement = await truncateToolMessage(message, limit, context);
+      if (context.tokensOf(replacement) >= context.tokensOf(message)) continue;
+      output ??= [...messages];
+      output[index] = replacement;
+      originals.push(message);
+      replacements.push(replacement);
+    }
+    if (!output) return messages;
+    reportRewrite(context, "tool-output-truncated", { messages: output, originals, replacements });
+    return output;
+  },
+};
+
+/**
+ * Caps any single tool result — the newest step's included — at a share of the usable window: a result bigger
+ * than that could never be sent. The full output goes to the offload store when there is one.
+ */
+export const capToolResults: Processor = {
+  name: "cap-tool-results",
+  async process(messages, context) {
+    const cap = Math.floor(context.policy.toolResultCapShare * context.window.usable);
+    if (cap === 0) return messages;
+    let output: Message[] | undefined;
+    const originals: Message[] = [];
+    for (let index = 0; index < messages.length; index++) {
+      const message = messages[index]!;
+      if (message.role !== "tool" || context.tokensOf(message) <= cap) continue;
+      output ??= [...messages];
+      output[index] = await truncateToolMessage(message, cap, context);
+      originals.push(message);
+    }
+    if (!output) return messages;
+    const replacements = originals.map((original) => output.find((message) => message.id === original.id)!);
+    context.emit({
+      type: "tool-output-capped",
+      tokensBefore: originals.reduce((sum, message) => sum + context.tokensOf(message), 0),
+      tokensAfter: replacements.reduce((sum, message) => sum + context.tokensOf(message), 0),
+      messageIds: originals.map((message) => message.id),
+    });
+    return output;
+  },
+};
