@@ -24,7 +24,9 @@ const turn = fc.record({
 });
 
 /** A random history plus the request points an agent would make (after each user message and tool block). */
-function build(turns: fc.infer<typeof turn>[]): { history: Message[]; requestAt: number[] } {
+type TurnSpec = typeof turn extends fc.Arbitrary<infer T> ? T : never;
+
+function build(turns: TurnSpec[]): { history: Message[]; requestAt: number[] } {
   const builder = new HistoryBuilder();
   const requestAt: number[] = [];
   for (const spec of turns) {
