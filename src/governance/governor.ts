@@ -202,7 +202,7 @@ export class Governor {
     const sent = fixed + this.#viewTokens;
     if (policy.budgetExitShare > 0 && sent > policy.budgetExitShare * window.usable) {
       const notice = budgetExitNotice(this.#view, sent, window, this.#ids, this.#clock);
-      if (notice) {
+      if (notice && sent + this.tokensOf(notice) + window.reservedOutput <= window.contextWindow) {
         messages = [...messages, notice];
         publish({
           type: "budget-exit-notice",

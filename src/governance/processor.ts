@@ -26,6 +26,8 @@ export type MemorySink = (entry: {
 export interface CompactionGuard {
   /** View tokens when a compaction was last rolled back; no retry until the view grows past the margin. */
   rolledBackAtTokens?: number;
+  /** Whether that attempt was already a forced one (minimal tail): then even a forced retry must wait. */
+  rolledBackForced?: boolean;
 }
 
 /** What every processor may use. */

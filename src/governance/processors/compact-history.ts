@@ -70,7 +70,8 @@ export const compactHistory: Processor = {
     const before = context.fixedTokens + sumTokens(messages, context.tokensOf);
     if (!context.force && before <= policy.compactionTrigger * window.usable) return messages;
     const retryAt = (guard.rolledBackAtTokens ?? -Infinity) + policy.inflationRetryShare * window.usable;
-    if (!context.force && before < retryAt) {
+    const guarded = !context.force || guard.rolledBackForced === true;
+    if (guarded && before < retryAt) {
       context.emit({
         type: "checkpoint-skipped",
         reason: "an earlier compaction did not shrink the context; waiting for the history to grow",
@@ -115,6 +116,7 @@ export const compactHistory: Processor = {
     const after = context.fixedTokens + sumTokens(output, context.tokensOf);
     if (after >= before) {
       guard.rolledBackAtTokens = before;
+      guard.rolledBackForced = context.force;
       context.emit({
         type: "compaction-rolled-back",
         reason: `the compacted context (${after} tokens) is not smaller than before (${before})`,
@@ -125,6 +127,7 @@ export const compactHistory: Processor = {
       return messages;
     }
     delete guard.rolledBackAtTokens;
+    delete guard.rolledBackForced;
     for (const summary of summaries) {
       await context.memorySink?.({
         sessionId: summary.sessionId,
