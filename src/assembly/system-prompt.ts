@@ -104,7 +104,7 @@ export function assembleSystemPrompt(
 ): AssembledSystemPrompt {
   const valid = sections.map((section, index) => validate(sectionSchema, section, `prompt section ${index}`));
   const ordered = valid
-    .map((section, index) => ({ section: section as PromptSection, index }))
+    .map((section, index) => ({ section: section, index }))
     .filter(({ section }) => section.content.trim() !== "")
     .sort((a, b) => orderOf(a.section) - orderOf(b.section) || a.index - b.index);
   const parts: string[] = [];
