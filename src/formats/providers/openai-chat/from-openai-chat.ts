@@ -1,0 +1,157 @@
+import type { ContentBlock, Message, ToolResultBlock } from "../../../model/message.ts";
+import { parseFunctionArguments } from "../function-arguments.ts";
+import { mediaTypeFromUrl, parseDataUrl, providerFileUrl } from "../media.ts";
+import { buildMessages, userDraft, type MessageDraft } from "../message-builder.ts";
+import type { ImportOptions } from "../options.ts";
+import { decodeToolResultText } from "../tool-result-text.ts";
+import { validatePayload } from "../validate-payload.ts";
+import { openAIChatMessagesSchema, type ParsedOpenAIChatMessage } from "./openai-chat-schema.ts";
+import { reasoningBlocksOf } from "./reasoning-details.ts";
+import { parseToolAttachmentsNote } from "./tool-attachments-note.ts";
+
+type Parsed<Role extends ParsedOpenAIChatMessage["role"]> = Extract<ParsedOpenAIChatMessage, { role: Role }>;
+type UserPart = Exclude<Parsed<"user">["content"], string>[number];
+
+const AUDIO_MEDIA_TYPES = { wav: "audio/wav", mp3: "audio/mpeg" } as const;
+
+function userBlock(part: UserPart): ContentBlock {
+  switch (part.type) {
+    case "text":
+      return { type: "text", text: part.text };
+    case "image_url": {
+      const inline = parseDataUrl(part.image_url.url);
+      if (inline) return { type: "image", mediaType: inline.mediaType, data: inline.data };
+      return {
+        type: "image",
+        mediaType: mediaTypeFromUrl(part.image_url.url, "image/*"),
+        url: part.image_url.url,
+      };
+    }
+    case "file": {
+      const { file_data: data, file_id: fileId, filename } = part.file;
+      const named = filename === undefined ? {} : { filename };
+      if (data !== undefined) {
+        const inline = parseDataUrl(data) ?? { mediaType: "application/pdf", data };
+        return { type: "file", mediaType: inline.mediaType, data: inline.data, ...named };
+      }
+      const mediaType = mediaTypeFromUrl(filename ?? "", "application/octet-stream");
+      return { type: "file", mediaType, url: providerFileUrl({ openai: fileId ?? "" }), ...named };
+    }
+    case "input_audio":
+      return {
+        type: "file",
+        mediaType: AUDIO_MEDIA_TYPES[part.input_audio.format],
+        data: part.input_audio.data,
+      };
+  }
+}
+
+function textsOf(content: string | readonly { text: string }[]): ContentBlock[] {
+  if (typeof content === "string") return [{ type: "text", text: content }];
+  return content.map((part) => ({ type: "text", text: part.text }));
+}
+
+function assistantBlocks(message: Parsed<"assistant">): ContentBlock[] {
+  const blocks: ContentBlock[] = [...reasoningBlocksOf(message)];
+  const content = message.content ?? "";
+  if (typeof content === "string") {
+    if (content !== "") blocks.push({ type: "text", text: content });
+  } else
+    for (const part of content)
+      blocks.push({ type: "text", text: part.type === "text" ? part.text : part.refusal });
+  if (message.refusal) blocks.push({ type: "text", text: message.refusal });
+  for (const call of message.tool_calls ?? []) {
+    blocks.push(
+      "custom" in call
+        ? { type: "tool-call", id: call.id, name: call.custom.name, input: call.custom.input }
+        : {
+            type: "tool-call",
+            id: call.id,
+            name: call.function.name,
+            input: parseFunctionArguments(call.function.arguments),
+          },
+    );
+  }
+  return blocks;
+}
+
+/**
+ * The tool result a note-opened user message carries attachments for, when `message` is such a message (see
+ * `toolAttachmentsNote`) and the result is in the run of tool messages just before it.
+ */
+function attachmentsTarget(
+  message: Parsed<"user">,
+  openResults: ReadonlyMap<string, number>,
+): { draftIndex: number; media: ContentBlock[] } | undefined {
+  if (typeof message.content === "string") return undefined;
+  const [first, ...rest] = message.content;
+  if (first?.type !== "text" || rest.length === 0 || rest.some((part) => part.type === "text"))
+    return undefined;
+  const callId = parseToolAttachmentsNote(first.text);
+  const draftIndex = callId === undefined ? undefined : openResults.get(callId);
+  return draftIndex === undefined ? undefined : { draftIndex, media: rest.map(userBlock) };
+}
+
+/**
+ * Converts OpenAI Chat Completions `messages` to ctxkit messages, undoing every convention of `toOpenAIChat`:
+ * `developer` becomes a system message (remembered in `metadata["openai.role"]`), wrapped summaries become
+ * summary messages, `[tool error] ` becomes `isError`, compact JSON results become JSON, attachment notes are
+ * folded back into their tool result, and tool names are looked up from the calls. Ids, sequence numbers, turns
+ * and times are filled in from `options`.
+ *
+ * @example
+ * const messages = fromOpenAIChat(body.messages, { sessionId: "imported" });
+ */
+export function fromOpenAIChat(payload: unknown, options: ImportOptions = {}): Message[] {
+  const parsed = validatePayload(openAIChatMessagesSchema, payload, "messages", "OpenAI chat messages");
+  const drafts: MessageDraft[] = [];
+  const toolNames = new Map<string, string>();
+  let openResults = new Map<string, number>();
+  for (const message of parsed) {
+    if (message.role === "tool") {
+      const text =
+        typeof message.content === "string"
+          ? message.content
+          : message.content.map((part) => part.text).join("");
+      const block: ToolResultBlock = {
+        type: "tool-result",
+        callId: message.tool_call_id,
+        toolName: toolNames.get(message.tool_call_id) ?? "",
+        ...decodeToolResultText(text, true),
+      };
+      openResults.set(message.tool_call_id, drafts.length);
+      drafts.push({ role: "tool", content: [block] });
+      continue;
+    }
+    if (message.role === "user") {
+      const target = attachmentsTarget(message, openResults);
+      if (target !== undefined) {
+        const draft = drafts[target.draftIndex]!;
+        const result = draft.content[0] as ToolResultBlock;
+        const attachments = [
+          ...(result.attachments ?? []),
+          ...target.media,
+        ] as ToolResultBlock["attachments"];
+        drafts[target.draftIndex] = { ...draft, content: [{ ...result, attachments }] };
+        continue;
+      }
+      drafts.push(
+        userDraft(
+          typeof message.content === "string" ? textsOf(message.content) : message.content.map(userBlock),
+        ),
+      );
+    } else if (message.role === "assistant") {
+      const content = assistantBlocks(message);
+      for (const block of content) if (block.type === "tool-call") toolNames.set(block.id, block.name);
+      drafts.push({ role: "assistant", content });
+    } else {
+      drafts.push({
+        role: "system",
+        content: textsOf(message.content),
+        ...(message.role === "developer" && { metadata: { "openai.role": "developer" } }),
+      });
+    }
+    openResults = new Map();
+  }
+  return buildMessages(drafts, options);
+}

@@ -1,0 +1,98 @@
+import type { JsonValue } from "../../../model/message.ts";
+
+/** A text part. */
+export interface OpenAIChatTextPart {
+  type: "text";
+  text: string;
+}
+
+/** An image part: an `https:` URL or a base64 `data:` URL. */
+export interface OpenAIChatImagePart {
+  type: "image_url";
+  image_url: { url: string; detail?: "auto" | "low" | "high" | "original" };
+}
+
+/** A file part: inline `file_data` (a base64 `data:` URL) or an uploaded `file_id`. */
+export interface OpenAIChatFilePart {
+  type: "file";
+  file: { file_data?: string; file_id?: string; filename?: string };
+}
+
+/** An audio part (base64 wav or mp3). */
+export interface OpenAIChatAudioPart {
+  type: "input_audio";
+  input_audio: { data: string; format: "wav" | "mp3" };
+}
+
+/** Any part of a user message. */
+export type OpenAIChatUserPart =
+  OpenAIChatTextPart | OpenAIChatImagePart | OpenAIChatFilePart | OpenAIChatAudioPart;
+
+/** A system message. */
+export interface OpenAIChatSystemMessage {
+  role: "system";
+  content: string | OpenAIChatTextPart[];
+}
+
+/** A developer message (the system message of newer OpenAI reasoning models). */
+export interface OpenAIChatDeveloperMessage {
+  role: "developer";
+  content: string | OpenAIChatTextPart[];
+}
+
+/** A user message. */
+export interface OpenAIChatUserMessage {
+  role: "user";
+  content: string | OpenAIChatUserPart[];
+}
+
+/** A call of a function tool; `arguments` is a JSON string. */
+export interface OpenAIChatFunctionToolCall {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+}
+
+/** A call of a custom (free-form text) tool. */
+export interface OpenAIChatCustomToolCall {
+  id: string;
+  type: "custom";
+  custom: { name: string; input: string };
+}
+
+/**
+ * One entry of `reasoning_details` (the OpenRouter convention, which keeps reasoning signatures and redacted
+ * reasoning that `reasoning_content` cannot).
+ */
+export interface OpenAIChatReasoningDetail {
+  type: "reasoning.text" | "reasoning.summary" | "reasoning.encrypted";
+  text?: string;
+  summary?: string;
+  data?: string;
+  signature?: string;
+  [key: string]: JsonValue | undefined;
+}
+
+/** An assistant message; reasoning travels in the widespread `reasoning_content` field. */
+export interface OpenAIChatAssistantMessage {
+  role: "assistant";
+  content: string | OpenAIChatTextPart[] | null;
+  tool_calls?: (OpenAIChatFunctionToolCall | OpenAIChatCustomToolCall)[];
+  reasoning_content?: string;
+  reasoning_details?: OpenAIChatReasoningDetail[];
+}
+
+/** A tool result. OpenAI chat has no error flag: see `TOOL_ERROR_PREFIX`. */
+export interface OpenAIChatToolMessage {
+  role: "tool";
+  tool_call_id: string;
+  content: string;
+}
+
+/** Any OpenAI Chat Completions message. */
+export type OpenAIChatMessage =
+  | OpenAIChatSystemMessage
+  | OpenAIChatDeveloperMessage
+  | OpenAIChatUserMessage
+  | OpenAIChatAssistantMessage
+  | OpenAIChatToolMessage;

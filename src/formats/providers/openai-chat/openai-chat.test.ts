@@ -1,0 +1,188 @@
+import fc from "fast-check";
+import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import { describe, expect, it } from "vitest";
+import { UnsupportedError, ValidationError } from "../../../errors/errors.ts";
+import type { Message } from "../../../model/message.ts";
+import { buildMessages } from "../message-builder.ts";
+import {
+  fixedImportOptions,
+  historyArbitrary,
+  sampleHistory,
+  signedReasoning,
+  withoutMarkers,
+} from "../test-support/index.ts";
+import { fromOpenAIChat } from "./from-openai-chat.ts";
+import type { OpenAIChatMessage } from "./openai-chat-message.ts";
+import { toOpenAIChat, toOpenAIChatJson } from "./to-openai-chat.ts";
+
+const signed = [{ type: "reasoning", text: "The build log first.", signature: "c2lnbmF0dXJl" }] as const;
+
+function roundTrip(messages: readonly Message[]): Message[] {
+  return fromOpenAIChat(toOpenAIChat(messages), fixedImportOptions());
+}
+
+describe("OpenAI chat", () => {
+  it("round-trips a history with every feature, dropping only the marker", () => {
+    const history = sampleHistory({ reasoning: signed });
+    expect(roundTrip(history)).toEqual(withoutMarkers(history));
+  });
+
+  it("produces messages the official OpenAI SDK types accept", () => {
+    const payload: ChatCompletionMessageParam[] = toOpenAIChat(sampleHistory({ reasoning: signed }));
+    expect(payload.map((message) => message.role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "tool",
+      "tool",
+      "user",
+      "assistant",
+      "user",
+      "user",
+      "assistant",
+    ]);
+  });
+
+  it("marks failed results, serialises JSON and moves tool attachments into a note-opened user message", () => {
+    const payload = toOpenAIChat(sampleHistory({ reasoning: signed }));
+    expect(payload[3]).toEqual({
+      role: "tool",
+      tool_call_id: "call_build",
+      content: "[tool error] src/app.ts(3,1): error TS2304: Cannot find name 'x'.",
+    });
+    expect(payload[4]).toEqual({
+      role: "tool",
+      tool_call_id: "call_page",
+      content: '{"status":200,"title":"Home","links":["/a","/b"]}',
+    });
+    expect(payload[5]).toMatchObject({
+      role: "user",
+      content: [{ type: "text", text: "[attachments of tool call call_page]" }, { type: "image_url" }],
+    });
+    expect(payload[2]).toMatchObject({
+      reasoning_content: "The build log first.",
+      reasoning_details: [
+        { type: "reasoning.text", text: "The build log first.", signature: "c2lnbmF0dXJl" },
+      ],
+    });
+  });
+
+  it("sends a summary as user text in the summary envelope and never sends markers", () => {
+    const payload = toOpenAIChat(sampleHistory({ reasoning: [] }));
+    const summary = payload.find(
+      (message) =>
+        message.role === "user" && typeof message.content === "string" && message.content.includes("Summary"),
+    );
+    expect(summary?.content).toBe(
+      "<conversation-summary>\n[Summary of 6 earlier messages]\nThe build fails in src/app.ts.\n</conversation-summary>",
+    );
+    expect(JSON.stringify(payload)).not.toContain("compaction boundary");
+  });
+
+  it("keeps a realistic payload stable through ctxkit", () => {
+    const payload: OpenAIChatMessage[] = [
+      { role: "developer", content: "Answer tersely." },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "What is in this image?" },
+          { type: "image_url", image_url: { url: "https://upload.example.org/cat.png" } },
+          { type: "file", file: { file_id: "file-abc123", filename: "notes.pdf" } },
+        ],
+      },
+      {
+        role: "assistant",
+        content: null,
+        reasoning_content: "Need the weather in two cities.",
+        tool_calls: [
+          {
+            id: "call_1",
+            type: "function",
+            function: { name: "get_weather", arguments: '{"city":"Paris"}' },
+          },
+          { id: "call_2", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } },
+          {
+            id: "call_3",
+            type: "custom",
+            custom: { name: "apply_patch", input: "*** Begin Patch\n*** End Patch" },
+          },
+        ],
+      },
+      { role: "tool", tool_call_id: "call_1", content: '{"temp":21,"unit":"C"}' },
+      { role: "tool", tool_call_id: "call_2", content: "[tool error] upstream timeout" },
+      { role: "tool", tool_call_id: "call_3", content: "Done" },
+      { role: "assistant", content: "Paris is 21°C; Oslo did not answer." },
+      { role: "user", content: "Thanks" },
+    ];
+    const messages = fromOpenAIChat(payload, fixedImportOptions());
+    expect(toOpenAIChat(messages)).toEqual(payload);
+    expect(messages.map((message) => message.turn)).toEqual([0, 1, 1, 1, 1, 1, 1, 2]);
+    expect(messages[3]!.content[0]).toEqual({
+      type: "tool-result",
+      callId: "call_1",
+      toolName: "get_weather",
+      content: { temp: 21, unit: "C" },
+    });
+    expect(messages[4]!.content[0]).toMatchObject({ content: "upstream timeout", isError: true });
+    expect(messages[1]!.content[2]).toEqual({
+      type: "file",
+      mediaType: "application/pdf",
+      url: "provider-file:openai/file-abc123",
+      filename: "notes.pdf",
+    });
+  });
+
+  it("keeps broken function arguments as text", () => {
+    const [message] = fromOpenAIChat(
+      [
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: '{"a":' } }],
+        },
+      ],
+      fixedImportOptions(),
+    );
+    expect(message!.content).toEqual([{ type: "tool-call", id: "c", name: "f", input: '{"a":' }]);
+  });
+
+  it("rejects bad input with a ValidationError naming the index and field", () => {
+    const bad = [
+      { role: "user", content: "hi" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "c1", type: "function", function: { name: "f" } }],
+      },
+    ];
+    expect(() => fromOpenAIChat(bad)).toThrow(ValidationError);
+    expect(() => fromOpenAIChat(bad)).toThrow(/messages\[1\]\.tool_calls\[0\]\.function\.arguments/);
+    expect(() => fromOpenAIChat([{ role: "robot", content: "x" }])).toThrow(/messages\[0\]\.role/);
+    expect(() => fromOpenAIChat({ messages: [] })).toThrow(ValidationError);
+  });
+
+  it("refuses unresolved blob references unless asked for placeholders", () => {
+    const [message] = buildMessages(
+      [{ role: "user", content: [{ type: "image", mediaType: "image/png", ref: "blob_1" }] }],
+      fixedImportOptions(),
+    );
+    expect(() => toOpenAIChat([message!])).toThrow(UnsupportedError);
+    expect(toOpenAIChatJson([message!])).toEqual([
+      { role: "user", content: [{ type: "text", text: "[image (image/png) not sent: stored as blob_1]" }] },
+    ]);
+  });
+
+  it("produces plain JSON for dumps", () => {
+    const dump = toOpenAIChatJson(sampleHistory({ reasoning: signed }));
+    expect(JSON.parse(JSON.stringify(dump))).toEqual(dump);
+  });
+
+  it("round-trips random valid histories", () => {
+    fc.assert(
+      fc.property(historyArbitrary({ reasoning: signedReasoning, stringToolInputs: true }), (history) => {
+        expect(roundTrip(history)).toEqual(history);
+      }),
+      { numRuns: 150 },
+    );
+  });
+});

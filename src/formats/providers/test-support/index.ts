@@ -1,0 +1,3 @@
+/** Test support for the provider converters (not part of the public API). */
+export * from "./history-arbitrary.ts";
+export * from "./sample-history.ts";
