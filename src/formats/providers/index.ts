@@ -4,6 +4,7 @@
  * each format needs (tool errors, JSON results, attachments, summaries, reasoning material).
  */
 export * from "./openai-chat/index.ts";
+export * from "./anthropic/index.ts";
 export type { ExportOptions, ImportOptions } from "./options.ts";
 export { SUMMARY_OPEN, SUMMARY_CLOSE, wrapSummary, unwrapSummary } from "./summary-envelope.ts";
 export {

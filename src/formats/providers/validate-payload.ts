@@ -13,16 +13,21 @@ function formatPath(root: string, path: readonly PropertyKey[]): string {
 }
 
 /**
- * A plain union reports every branch's failures; the branch with the fewest problems is the one the caller most
- * likely meant, so its problems (with full paths) are what the message should name.
+ * A plain union reports every branch's failures. The branch that got deepest into the value before failing is
+ * the one the caller most likely meant (fewest problems breaks ties), so its problems are what the message names.
  */
 function flatten(issue: z.core.$ZodIssue, prefix: readonly PropertyKey[]): Problem[] {
   const path = [...prefix, ...issue.path];
   if (issue.code !== "invalid_union" || issue.errors.length === 0) return [{ path, message: issue.message }];
   let best: Problem[] | undefined;
+  let bestDepth = -1;
   for (const branch of issue.errors) {
     const problems = branch.flatMap((inner) => flatten(inner, path));
-    if (best === undefined || problems.length < best.length) best = problems;
+    const depth = Math.max(...problems.map((problem) => problem.path.length));
+    if (depth > bestDepth || (depth === bestDepth && problems.length < (best?.length ?? Infinity))) {
+      best = problems;
+      bestDepth = depth;
+    }
   }
   return best ?? [{ path, message: issue.message }];
 }

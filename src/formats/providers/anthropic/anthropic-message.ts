@@ -1,0 +1,91 @@
+import type { JsonValue } from "../../../model/message.ts";
+
+/** A text block. */
+export interface AnthropicTextBlock {
+  type: "text";
+  text: string;
+}
+
+/** Where an image's bytes are. */
+export type AnthropicImageSource =
+  | { type: "base64"; media_type: string; data: string }
+  | { type: "url"; url: string }
+  | { type: "file"; file_id: string };
+
+/** An image block. */
+export interface AnthropicImageBlock {
+  type: "image";
+  source: AnthropicImageSource;
+}
+
+/** Where a document's content is (`text` sources hold plain text, not base64). */
+export type AnthropicDocumentSource =
+  | { type: "base64"; media_type: string; data: string }
+  | { type: "text"; media_type: "text/plain"; data: string }
+  | { type: "url"; url: string }
+  | { type: "file"; file_id: string };
+
+/** A document block (PDF or plain text); `title` carries the file name. */
+export interface AnthropicDocumentBlock {
+  type: "document";
+  source: AnthropicDocumentSource;
+  title?: string;
+}
+
+/** Extended thinking, with the signature Anthropic needs to accept it back. */
+export interface AnthropicThinkingBlock {
+  type: "thinking";
+  thinking: string;
+  signature: string;
+}
+
+/** Thinking Anthropic withheld; `data` is opaque. */
+export interface AnthropicRedactedThinkingBlock {
+  type: "redacted_thinking";
+  data: string;
+}
+
+/** A tool call. */
+export interface AnthropicToolUseBlock {
+  type: "tool_use";
+  id: string;
+  name: string;
+  input: { [key: string]: JsonValue };
+}
+
+/** A tool result, sent in a user message. */
+export interface AnthropicToolResultBlock {
+  type: "tool_result";
+  tool_use_id: string;
+  content: string | (AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock)[];
+  is_error?: boolean;
+}
+
+/** Blocks of a user message. */
+export type AnthropicUserBlock =
+  AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock | AnthropicToolResultBlock;
+
+/** Blocks of an assistant message. */
+export type AnthropicAssistantBlock =
+  AnthropicTextBlock | AnthropicThinkingBlock | AnthropicRedactedThinkingBlock | AnthropicToolUseBlock;
+
+/** A user message. */
+export interface AnthropicUserMessage {
+  role: "user";
+  content: string | AnthropicUserBlock[];
+}
+
+/** An assistant message. */
+export interface AnthropicAssistantMessage {
+  role: "assistant";
+  content: AnthropicAssistantBlock[];
+}
+
+/** Any Anthropic message. */
+export type AnthropicMessage = AnthropicUserMessage | AnthropicAssistantMessage;
+
+/** The conversation part of an Anthropic Messages request: the separate `system` and the `messages`. */
+export interface AnthropicPayload {
+  system?: string | AnthropicTextBlock[];
+  messages: AnthropicMessage[];
+}

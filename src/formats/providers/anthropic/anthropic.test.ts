@@ -1,0 +1,193 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { ValidationError } from "../../../errors/errors.ts";
+import type { Message } from "../../../model/message.ts";
+import { buildMessages } from "../message-builder.ts";
+import {
+  fixedImportOptions,
+  historyArbitrary,
+  sampleHistory,
+  signedReasoning,
+  withoutMarkers,
+} from "../test-support/index.ts";
+import type { AnthropicPayload } from "./anthropic-message.ts";
+import { fromAnthropic } from "./from-anthropic.ts";
+import { toAnthropic } from "./to-anthropic.ts";
+
+const signed = [
+  { type: "reasoning", text: "Check the build first.", signature: "RXVnQ2lnRUFTRkE=" },
+  { type: "reasoning", text: "", redacted: true, signature: "RW5jcnlwdGVkVGhpbmtpbmc=" },
+] as const;
+
+function roundTrip(messages: readonly Message[]): Message[] {
+  return fromAnthropic(toAnthropic(messages), fixedImportOptions());
+}
+
+describe("Anthropic", () => {
+  it("round-trips a history with every feature, dropping only the marker", () => {
+    const history = sampleHistory({ reasoning: signed });
+    expect(roundTrip(history)).toEqual(withoutMarkers(history));
+  });
+
+  it("merges consecutive tool messages into one user message with is_error and attachments", () => {
+    const { system, messages } = toAnthropic(sampleHistory({ reasoning: signed }));
+    expect(system).toBe("You are a careful coding agent.");
+    expect(messages.map((message) => message.role)).toEqual([
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+      "user",
+      "user",
+      "assistant",
+    ]);
+    expect(messages[2]).toEqual({
+      role: "user",
+      content: [
+        {
+          type: "tool_result",
+          tool_use_id: "call_build",
+          content: "src/app.ts(3,1): error TS2304: Cannot find name 'x'.",
+          is_error: true,
+        },
+        {
+          type: "tool_result",
+          tool_use_id: "call_page",
+          content: [
+            { type: "text", text: '{"status":200,"title":"Home","links":["/a","/b"]}' },
+            { type: "image", source: { type: "base64", media_type: "image/png", data: expect.any(String) } },
+          ],
+        },
+      ],
+    });
+    expect(messages[1]!.content.slice(0, 2)).toEqual([
+      { type: "thinking", thinking: "Check the build first.", signature: "RXVnQ2lnRUFTRkE=" },
+      { type: "redacted_thinking", data: "RW5jcnlwdGVkVGhpbmtpbmc=" },
+    ]);
+  });
+
+  it("splits one user message holding two tool results and text, and builds it back identically", () => {
+    const payload: AnthropicPayload = {
+      system: [
+        { type: "text", text: "You are Claude Code." },
+        { type: "text", text: "Project rules: keep diffs small." },
+      ],
+      messages: [
+        { role: "user", content: "Why does the test fail?" },
+        {
+          role: "assistant",
+          content: [
+            { type: "thinking", thinking: "Read the test and the source.", signature: "EqQBCkYIBxgCKkA" },
+            { type: "text", text: "Reading both files." },
+            { type: "tool_use", id: "toolu_01A", name: "Read", input: { file_path: "/repo/src/sum.ts" } },
+            {
+              type: "tool_use",
+              id: "toolu_01B",
+              name: "Read",
+              input: { file_path: "/repo/src/sum.test.ts" },
+            },
+          ],
+        },
+        {
+          role: "user",
+          content: [
+            {
+              type: "tool_result",
+              tool_use_id: "toolu_01A",
+              content: "     1→export const sum = (a, b) => a - b;",
+            },
+            {
+              type: "tool_result",
+              tool_use_id: "toolu_01B",
+              content: [{ type: "text", text: "File does not exist." }],
+              is_error: true,
+            },
+            { type: "text", text: "Also look at the CI log." },
+            { type: "image", source: { type: "url", url: "https://ci.example.com/run/42/screenshot.png" } },
+          ],
+        },
+        {
+          role: "assistant",
+          content: [{ type: "text", text: "sum subtracts instead of adding." }],
+        },
+      ],
+    };
+    const messages = fromAnthropic(payload, fixedImportOptions());
+    expect(messages.map((message) => message.role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "tool",
+      "tool",
+      "user",
+      "assistant",
+    ]);
+    expect(messages.map((message) => message.turn)).toEqual([0, 1, 1, 1, 1, 2, 2]);
+    expect(messages[4]!.content[0]).toEqual({
+      type: "tool-result",
+      callId: "toolu_01B",
+      toolName: "Read",
+      content: "File does not exist.",
+      isError: true,
+    });
+    const back = toAnthropic(messages);
+    // A one-text-block result list is equivalent to the plain string Anthropic accepts for it.
+    const expected = structuredClone(payload);
+    const carrier = expected.messages[2]!.content as { content?: unknown }[];
+    carrier[1]!.content = "File does not exist.";
+    expect(back).toEqual(expected);
+  });
+
+  it("leaves out reasoning without a signature, which Anthropic would reject", () => {
+    const [message] = buildMessages(
+      [
+        {
+          role: "assistant",
+          content: [
+            { type: "reasoning", text: "unsigned" },
+            { type: "text", text: "hi" },
+          ],
+        },
+      ],
+      fixedImportOptions(),
+    );
+    expect(toAnthropic([message!]).messages[0]!.content).toEqual([{ type: "text", text: "hi" }]);
+  });
+
+  it("sends a plain-text file as a text document and reads it back", () => {
+    const data = Buffer.from("line one\nline two", "utf8").toString("base64");
+    const [message] = buildMessages(
+      [{ role: "user", content: [{ type: "file", mediaType: "text/plain", data, filename: "notes.txt" }] }],
+      fixedImportOptions(),
+    );
+    const payload = toAnthropic([message!]);
+    expect(payload.messages[0]!.content).toEqual([
+      {
+        type: "document",
+        source: { type: "text", media_type: "text/plain", data: "line one\nline two" },
+        title: "notes.txt",
+      },
+    ]);
+    expect(fromAnthropic(payload, fixedImportOptions())).toEqual([message]);
+  });
+
+  it("rejects bad input with a ValidationError naming the index and field", () => {
+    const bad = {
+      messages: [
+        { role: "user", content: "hi" },
+        { role: "assistant", content: [{ type: "tool_use", id: "t", name: "f" }] },
+      ],
+    };
+    expect(() => fromAnthropic(bad)).toThrow(ValidationError);
+    expect(() => fromAnthropic(bad)).toThrow(/payload\.messages\[1\]\.content\[0\]\.input/);
+  });
+
+  it("round-trips random valid histories", () => {
+    fc.assert(
+      fc.property(historyArbitrary({ reasoning: signedReasoning }), (history) => {
+        expect(roundTrip(history)).toEqual(history);
+      }),
+      { numRuns: 150 },
+    );
+  });
+});

@@ -1,0 +1,109 @@
+import type {
+  ContentBlock,
+  FileBlock,
+  ImageBlock,
+  Message,
+  ToolResultBlock,
+} from "../../../model/message.ts";
+import { buildMessages, userDraft, type MessageDraft } from "../message-builder.ts";
+import type { ImportOptions } from "../options.ts";
+import { decodeToolResultText } from "../tool-result-text.ts";
+import { validatePayload } from "../validate-payload.ts";
+import { fromAnthropicMedia } from "./anthropic-media.ts";
+import { anthropicPayloadSchema, type ParsedAnthropicPayload } from "./anthropic-schema.ts";
+
+type ParsedMessage = ParsedAnthropicPayload["messages"][number];
+type ParsedUserBlock = Exclude<Extract<ParsedMessage, { role: "user" }>["content"], string>[number];
+type ParsedAssistantBlock = Exclude<Extract<ParsedMessage, { role: "assistant" }>["content"], string>[number];
+type ParsedToolResult = Extract<ParsedUserBlock, { type: "tool_result" }>;
+
+function assistantBlock(block: ParsedAssistantBlock): ContentBlock {
+  switch (block.type) {
+    case "text":
+      return { type: "text", text: block.text };
+    case "thinking":
+      return {
+        type: "reasoning",
+        text: block.thinking,
+        ...(block.signature !== undefined && { signature: block.signature }),
+      };
+    case "redacted_thinking":
+      return { type: "reasoning", text: "", redacted: true, signature: block.data };
+    case "tool_use":
+      return { type: "tool-call", id: block.id, name: block.name, input: block.input };
+  }
+}
+
+function toolResult(block: ParsedToolResult, toolNames: ReadonlyMap<string, string>): ToolResultBlock {
+  const parts =
+    typeof block.content === "string"
+      ? [{ type: "text" as const, text: block.content }]
+      : (block.content ?? []);
+  const text = parts.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
+  const attachments = parts.flatMap((part) => (part.type === "text" ? [] : [fromAnthropicMedia(part)]));
+  const { content } = decodeToolResultText(text, false);
+  return {
+    type: "tool-result",
+    callId: block.tool_use_id,
+    toolName: toolNames.get(block.tool_use_id) ?? "",
+    content,
+    ...(block.is_error === true && { isError: true }),
+    ...(attachments.length > 0 && { attachments }),
+  };
+}
+
+function userDrafts(
+  message: Extract<ParsedMessage, { role: "user" }>,
+  toolNames: ReadonlyMap<string, string>,
+): MessageDraft[] {
+  if (typeof message.content === "string") return [userDraft([{ type: "text", text: message.content }])];
+  const drafts: MessageDraft[] = [];
+  const rest: (ContentBlock | ImageBlock | FileBlock)[] = [];
+  for (const block of message.content) {
+    if (block.type === "tool_result") drafts.push({ role: "tool", content: [toolResult(block, toolNames)] });
+    else rest.push(block.type === "text" ? { type: "text", text: block.text } : fromAnthropicMedia(block));
+  }
+  if (rest.length > 0) drafts.push(userDraft(rest));
+  return drafts;
+}
+
+/**
+ * Converts an Anthropic Messages payload (`{ system, messages }`, or a whole request body) to ctxkit messages.
+ * `system` becomes one system message; a user message is split into one tool message per `tool_result`
+ * (`is_error` → `isError`, images and documents in its content → attachments, compact JSON text → JSON), plus a
+ * user message for its other blocks; `thinking` and `redacted_thinking` become reasoning with the signature
+ * (redacted data is kept as the signature). Ids, sequence numbers, turns and times are filled in from `options`.
+ *
+ * @example
+ * const messages = fromAnthropic({ system: "Be brief.", messages: [{ role: "user", content: "Hi" }] });
+ */
+export function fromAnthropic(payload: unknown, options: ImportOptions = {}): Message[] {
+  const parsed = validatePayload(
+    anthropicPayloadSchema,
+    Array.isArray(payload) ? { messages: payload } : payload,
+    "payload",
+    "Anthropic messages",
+  );
+  const drafts: MessageDraft[] = [];
+  if (parsed.system !== undefined) {
+    const texts =
+      typeof parsed.system === "string" ? [parsed.system] : parsed.system.map((block) => block.text);
+    drafts.push({ role: "system", content: texts.map((text) => ({ type: "text", text })) });
+  }
+  const toolNames = new Map<string, string>();
+  for (const message of parsed.messages) {
+    if (message.role === "user") {
+      drafts.push(...userDrafts(message, toolNames));
+      continue;
+    }
+    const content =
+      typeof message.content === "string"
+        ? message.content === ""
+          ? []
+          : [{ type: "text" as const, text: message.content }]
+        : message.content.map(assistantBlock);
+    for (const block of content) if (block.type === "tool-call") toolNames.set(block.id, block.name);
+    drafts.push({ role: "assistant", content });
+  }
+  return buildMessages(drafts, options);
+}

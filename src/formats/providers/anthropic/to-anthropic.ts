@@ -1,0 +1,125 @@
+import type { ContentBlock, FileBlock, ImageBlock, JsonValue, Message } from "../../../model/message.ts";
+import { UnsupportedError } from "../../../errors/errors.ts";
+import { planExport, where, type ToolResultEntry, type UserEntry } from "../export-plan.ts";
+import type { ExportOptions } from "../options.ts";
+import { isPartOptionsCarrier } from "../part-options-carrier.ts";
+import { encodeToolResultText } from "../tool-result-text.ts";
+import { toAnthropicMedia } from "./anthropic-media.ts";
+import type {
+  AnthropicAssistantBlock,
+  AnthropicMessage,
+  AnthropicPayload,
+  AnthropicTextBlock,
+  AnthropicToolResultBlock,
+  AnthropicUserBlock,
+} from "./anthropic-message.ts";
+
+function userBlocks(entry: UserEntry, options: ExportOptions): AnthropicUserBlock[] {
+  return entry.blocks.map((block, position) =>
+    block.type === "text"
+      ? { type: "text", text: block.text }
+      : toAnthropicMedia(
+          block as ImageBlock | FileBlock,
+          `${where(entry.index)}.content[${position}]`,
+          options,
+        ),
+  );
+}
+
+function userContent(blocks: AnthropicUserBlock[]): string | AnthropicUserBlock[] {
+  const only = blocks[0];
+  return blocks.length === 1 && only?.type === "text" ? only.text : blocks;
+}
+
+function toolInput(input: JsonValue): { [key: string]: JsonValue } {
+  // Anthropic takes only objects as tool input; free-form (string) input is wrapped.
+  return typeof input === "object" && input !== null && !Array.isArray(input) ? input : { input };
+}
+
+function assistantBlock(block: ContentBlock, at: string): AnthropicAssistantBlock | undefined {
+  switch (block.type) {
+    case "text":
+      return { type: "text", text: block.text };
+    case "tool-call":
+      return { type: "tool_use", id: block.id, name: block.name, input: toolInput(block.input) };
+    case "reasoning":
+      // Anthropic rejects thinking it cannot verify, so unsigned reasoning (another provider's) is not sent.
+      if (isPartOptionsCarrier(block)) return undefined;
+      if (block.redacted === true)
+        return block.signature === undefined
+          ? undefined
+          : { type: "redacted_thinking", data: block.signature };
+      return block.signature === undefined
+        ? undefined
+        : { type: "thinking", thinking: block.text, signature: block.signature };
+    default:
+      throw new UnsupportedError(
+        `${at}: Anthropic assistant messages cannot hold ${block.type} blocks; drop them first`,
+      );
+  }
+}
+
+function toolResult({ block, index }: ToolResultEntry, options: ExportOptions): AnthropicToolResultBlock {
+  const text = encodeToolResultText(block.content, block.isError, false);
+  const attachments = block.attachments ?? [];
+  const content =
+    attachments.length === 0
+      ? text
+      : [
+          ...(text === "" ? [] : [{ type: "text", text } as AnthropicTextBlock]),
+          ...attachments.map((attachment, position) =>
+            toAnthropicMedia(attachment, `${where(index)}.content[0].attachments[${position}]`, options),
+          ),
+        ];
+  return {
+    type: "tool_result",
+    tool_use_id: block.callId,
+    content,
+    ...(block.isError === true && { is_error: true }),
+  };
+}
+
+function systemOf(messages: readonly Message[]): AnthropicPayload["system"] {
+  const texts = messages.flatMap((message) =>
+    message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])),
+  );
+  if (texts.length === 0) return undefined;
+  return texts.length === 1 ? texts[0]! : texts.map((text) => ({ type: "text", text }));
+}
+
+/**
+ * Converts ctxkit messages to an Anthropic Messages payload. System messages become the separate `system`
+ * (wherever they stood); consecutive tool messages become ONE user message of `tool_result` blocks (with
+ * `is_error`, and images or files in the result's content list), followed in the same message by the user
+ * message that comes right after them, if any. Reasoning becomes `thinking` (with its signature) or
+ * `redacted_thinking`; reasoning without a signature is left out because Anthropic rejects it. Summaries are
+ * user text in the summary envelope; markers are left out.
+ *
+ * @example
+ * const { system, messages } = toAnthropic(history);
+ * await fetch(url, { body: JSON.stringify({ model, max_tokens: 1024, system, messages }) });
+ */
+export function toAnthropic(messages: readonly Message[], options: ExportOptions = {}): AnthropicPayload {
+  const systems: Message[] = [];
+  const output: AnthropicMessage[] = [];
+  for (const entry of planExport(messages, { ...options, format: "Anthropic", mergeFollowingUser: true })) {
+    if (entry.kind === "system") systems.push(entry.message);
+    else if (entry.kind === "user")
+      output.push({ role: "user", content: userContent(userBlocks(entry, options)) });
+    else if (entry.kind === "assistant") {
+      const content = entry.message.content.flatMap((block, position) => {
+        const converted = assistantBlock(block, `${where(entry.index)}.content[${position}]`);
+        return converted === undefined ? [] : [converted];
+      });
+      output.push({ role: "assistant", content });
+    } else {
+      const following = entry.followingUser === undefined ? [] : userBlocks(entry.followingUser, options);
+      output.push({
+        role: "user",
+        content: [...entry.results.map((result) => toolResult(result, options)), ...following],
+      });
+    }
+  }
+  const system = systemOf(systems);
+  return { ...(system !== undefined && { system }), messages: output };
+}
