@@ -1,0 +1,104 @@
+/** Hosted providers with their own AI SDK package. */
+export type HostedProviderName = "openai" | "anthropic" | "google";
+
+/** Servers that speak the OpenAI chat-completions protocol, reached through `@ai-sdk/openai-compatible`. */
+export type CompatibleProviderName =
+  "openai-compatible" | "ollama" | "lmstudio" | "vllm" | "llamacpp" | "openrouter";
+
+/** Every provider a model string may name. */
+export type ProviderName = HostedProviderName | CompatibleProviderName;
+
+/** Names under which an API key may be stored in the `apiKeys` settings. */
+export type ApiKeyName = "openai" | "anthropic" | "google" | "openrouter" | "openaiCompatible";
+
+/** What ctxkit knows about one provider: where its key comes from and, for local servers, where they listen. */
+export interface ProviderEntry {
+  /** Environment variables holding the API key, in the order they are tried. */
+  readonly keyVariables: readonly string[];
+  /** The `apiKeys.<name>` setting that may hold the key instead. */
+  readonly keySetting: ApiKeyName;
+  /** Whether a request without a key is pointless (hosted APIs) or normal (local servers). */
+  readonly keyRequired: boolean;
+  /** Base URL used when neither the model string nor the settings give one. */
+  readonly defaultBaseURL?: string;
+  /** Environment variable that may override the base URL of a hosted provider. */
+  readonly baseURLVariable?: string;
+}
+
+/**
+ * The providers ctxkit can resolve, keyed by the name used in model strings (`ollama:llama3.1`).
+ *
+ * @example
+ * providerCatalog.ollama.defaultBaseURL; // "http://127.0.0.1:11434/v1"
+ */
+export const providerCatalog: Readonly<Record<ProviderName, ProviderEntry>> = {
+  openai: {
+    keyVariables: ["OPENAI_API_KEY"],
+    keySetting: "openai",
+    keyRequired: true,
+    baseURLVariable: "OPENAI_BASE_URL",
+  },
+  anthropic: {
+    keyVariables: ["ANTHROPIC_API_KEY"],
+    keySetting: "anthropic",
+    keyRequired: true,
+    baseURLVariable: "ANTHROPIC_BASE_URL",
+  },
+  google: {
+    keyVariables: ["GOOGLE_GENERATIVE_AI_API_KEY", "GEMINI_API_KEY"],
+    keySetting: "google",
+    keyRequired: true,
+  },
+  "openai-compatible": {
+    keyVariables: ["OPENAI_COMPATIBLE_API_KEY"],
+    keySetting: "openaiCompatible",
+    keyRequired: false,
+  },
+  ollama: {
+    keyVariables: ["OLLAMA_API_KEY"],
+    keySetting: "openaiCompatible",
+    keyRequired: false,
+    defaultBaseURL: "http://127.0.0.1:11434/v1",
+  },
+  lmstudio: {
+    keyVariables: ["LMSTUDIO_API_KEY"],
+    keySetting: "openaiCompatible",
+    keyRequired: false,
+    defaultBaseURL: "http://127.0.0.1:1234/v1",
+  },
+  vllm: {
+    keyVariables: ["VLLM_API_KEY"],
+    keySetting: "openaiCompatible",
+    keyRequired: false,
+    defaultBaseURL: "http://127.0.0.1:8000/v1",
+  },
+  llamacpp: {
+    keyVariables: ["LLAMACPP_API_KEY"],
+    keySetting: "openaiCompatible",
+    keyRequired: false,
+    defaultBaseURL: "http://127.0.0.1:8080/v1",
+  },
+  openrouter: {
+    keyVariables: ["OPENROUTER_API_KEY"],
+    keySetting: "openrouter",
+    keyRequired: true,
+    defaultBaseURL: "https://openrouter.ai/api/v1",
+  },
+};
+
+/** Every provider name, in the order they are listed to users. */
+export const providerNames = Object.keys(providerCatalog) as ProviderName[];
+
+/** Other spellings users type for a provider. */
+export const providerAliases: Readonly<Record<string, ProviderName>> = {
+  gemini: "google",
+  "google-generative-ai": "google",
+  "lm-studio": "lmstudio",
+  "llama.cpp": "llamacpp",
+  "llama-cpp": "llamacpp",
+};
+
+/** True for providers reached through the OpenAI-compatible package. */
+export function isCompatibleProvider(provider: ProviderName): provider is CompatibleProviderName {
+  return provider !== "openai" && provider !== "anthropic" && provider !== "google";
+}
