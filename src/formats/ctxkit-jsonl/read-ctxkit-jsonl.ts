@@ -1,0 +1,117 @@
+import { z } from "zod";
+import { ParseError, SchemaTooNewError } from "../../errors/errors.ts";
+import { jsonValueSchema, messageSchema } from "../../model/schemas.ts";
+import {
+  CTXKIT_JSONL_RECORD_TYPES,
+  CTXKIT_JSONL_VERSION,
+  PASS_THROUGH_RECORD_TYPES,
+  type CtxkitJsonlLine,
+  type CtxkitRecord,
+} from "./ctxkit-jsonl-records.ts";
+
+const headerSchema = z.looseObject({ type: z.literal("ctxkit"), version: z.number().int().positive() });
+
+const conversationSchema = z.object({
+  type: z.literal("conversation"),
+  id: z.string().min(1),
+  format: z.string().min(1),
+  source: z.string(),
+  title: z.string().optional(),
+  sidechain: z.boolean().optional(),
+  metadata: z.record(z.string(), jsonValueSchema).optional(),
+});
+
+const expectedHeader = `a header line {"type":"ctxkit","version":${CTXKIT_JSONL_VERSION}}`;
+
+/**
+ * Reads ctxkit JSONL line by line, yielding each record with its line number. The header must come first;
+ * a file written by a newer ctxkit raises `SchemaTooNewError`. Message lines are validated against the
+ * message schema; `session` and `blob` lines are yielded as written, for the store to interpret. Any
+ * malformed line raises a `ParseError` naming the file, the line and what was expected.
+ *
+ * @example
+ * for (const { record } of readCtxkitJsonl(text, "export.jsonl"))
+ *   if (record.type === "message") console.log(record.message.role);
+ */
+export function* readCtxkitJsonl(text: string, source: string): Generator<CtxkitJsonlLine> {
+  let start = 0;
+  let lineNumber = 0;
+  let headerSeen = false;
+  while (start < text.length) {
+    const newline = text.indexOf("\n", start);
+    const end = newline === -1 ? text.length : newline;
+    const line = text.slice(start, end).trim();
+    start = end + 1;
+    lineNumber++;
+    if (line === "") continue;
+    const record = parseRecord(line, source, lineNumber, headerSeen);
+    headerSeen = true;
+    yield { line: lineNumber, record };
+  }
+  if (!headerSeen) throw new ParseError(source, 1, expectedHeader, "the file is empty");
+}
+
+function parseRecord(line: string, source: string, lineNumber: number, headerSeen: boolean): CtxkitRecord {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (error) {
+    throw new ParseError(source, lineNumber, "one JSON object per line", "invalid JSON", { cause: error });
+  }
+  const type =
+    typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as { type?: unknown }).type
+      : undefined;
+  if (!headerSeen || type === "ctxkit") return parseHeader(value, source, lineNumber);
+  if (type === "message") {
+    const { type: _type, ...fields } = value as Record<string, unknown>;
+    return {
+      type: "message",
+      message: expectRecord(messageSchema, fields, source, lineNumber, "a message record"),
+    };
+  }
+  if (type === "conversation")
+    return expectRecord(
+      conversationSchema,
+      value,
+      source,
+      lineNumber,
+      "a conversation record {type, id, format, source}",
+    );
+  if ((PASS_THROUGH_RECORD_TYPES as readonly unknown[]).includes(type)) {
+    return expectRecord(
+      z.record(z.string(), jsonValueSchema),
+      value,
+      source,
+      lineNumber,
+      "a JSON object",
+    ) as CtxkitRecord;
+  }
+  throw new ParseError(
+    source,
+    lineNumber,
+    `a record whose type is one of ${CTXKIT_JSONL_RECORD_TYPES.join(", ")}`,
+    `unknown record type ${JSON.stringify(type ?? null)}`,
+  );
+}
+
+function parseHeader(value: unknown, source: string, lineNumber: number): CtxkitRecord {
+  const header = expectRecord(headerSchema, value, source, lineNumber, expectedHeader);
+  if (header.version > CTXKIT_JSONL_VERSION)
+    throw new SchemaTooNewError(header.version, CTXKIT_JSONL_VERSION, source);
+  return header as CtxkitRecord;
+}
+
+function expectRecord<Schema extends z.ZodType>(
+  schema: Schema,
+  value: unknown,
+  source: string,
+  line: number,
+  expected: string,
+): z.output<Schema> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const path = issue?.path.map(String).join(".") || "record";
+  throw new ParseError(source, line, expected, `${path}: ${issue?.message ?? "invalid"}`);
+}

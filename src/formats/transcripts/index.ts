@@ -1,0 +1,12 @@
+export * from "./imported-conversation.ts";
+export { detectFormat } from "./detect-format.ts";
+export { importTranscript, importTranscriptFile, type ImportTranscriptOptions } from "./import-transcript.ts";
+export { importClaudeCode } from "./claude-code-importer.ts";
+export { importCodex } from "./codex-importer.ts";
+export { importGeminiCli } from "./gemini-cli-importer.ts";
+export { importOpenAiChat } from "./openai-chat-importer.ts";
+export { importSweAgent, SWE_AGENT_ACTION_TOOL } from "./swe-agent-importer.ts";
+export { importCtxkitJsonl } from "./ctxkit-jsonl-importer.ts";
+export { conversationStats, type ConversationStats } from "./conversation-stats.ts";
+export { provisionalTokenCounter } from "./provisional-token-counter.ts";
+export { UNKNOWN_TIME } from "./message-list-builder.ts";

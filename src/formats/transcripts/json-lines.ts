@@ -1,0 +1,76 @@
+import { ParseError } from "../../errors/errors.ts";
+
+/** One parsed line of a JSONL file. */
+export interface JsonLine {
+  /** 1-based line number in the file. */
+  readonly line: number;
+  readonly value: unknown;
+}
+
+/**
+ * Parses JSON Lines: one JSON value per line, blank lines skipped, `\r\n` accepted. A line that is not JSON
+ * raises a `ParseError` naming the file and the line.
+ *
+ * @example
+ * parseJsonLines('{"a":1}\n{"a":2}\n', "log.jsonl").map((entry) => entry.line); // [1, 2]
+ */
+export function parseJsonLines(
+  text: string,
+  source: string,
+  expected = "one JSON object per line",
+): JsonLine[] {
+  const lines = text.split("\n");
+  const parsed: JsonLine[] = [];
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index]!.trim();
+    if (line === "") continue;
+    try {
+      parsed.push({ line: index + 1, value: JSON.parse(line) });
+    } catch (error) {
+      throw new ParseError(source, index + 1, expected, `invalid JSON (${jsonErrorDetail(error)})`, {
+        cause: error,
+      });
+    }
+  }
+  return parsed;
+}
+
+/**
+ * Parses a whole JSON document; a syntax error raises a `ParseError` with the line it occurred on.
+ *
+ * @example
+ * parseJsonDocument('{"messages": []}', "session.json", "a JSON object");
+ */
+export function parseJsonDocument(text: string, source: string, expected: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ParseError(
+      source,
+      lineOfJsonError(text, error),
+      expected,
+      `invalid JSON (${jsonErrorDetail(error)})`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
+function jsonErrorDetail(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  // V8 quotes the start of the offending text, which can be a whole line of data: keep the reason only.
+  return message.replace(/, ".*" is not valid JSON$/s, "").replace(/ \(line \d+ column \d+\)$/, "");
+}
+
+function lineOfJsonError(text: string, error: unknown): number | undefined {
+  const message = error instanceof Error ? error.message : "";
+  const reported = /\(line (\d+) column \d+\)/.exec(message);
+  if (reported) return Number(reported[1]);
+  const position = /at position (\d+)/.exec(message);
+  if (!position) return text.trim() === "" ? 1 : undefined;
+  let line = 1;
+  const end = Math.min(Number(position[1]), text.length);
+  for (let index = 0; index < end; index++) if (text.charCodeAt(index) === 10) line++;
+  return line;
+}

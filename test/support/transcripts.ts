@@ -1,0 +1,48 @@
+import { readdirSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** Absolute path of the shared transcript corpus (`../shared/data/transcripts` beside the repository). */
+export const transcriptsRoot: string = fileURLToPath(
+  new URL("../../../shared/data/transcripts/", import.meta.url),
+);
+
+const transcriptExtensions = /\.(jsonl|json|traj)$/i;
+
+/**
+ * Absolute paths of every transcript file under `transcriptsRoot`, sorted: all `.jsonl`, `.json` and `.traj`
+ * files except Claude Code's `agent-*.meta.json` sidecars (MANIFEST, ATTRIBUTION, LICENSE and Markdown docs
+ * have other extensions). Held-out files are simply absent, so tests must not assume a fixed list.
+ *
+ * @example
+ * for (const file of transcriptFiles) it(transcriptName(file), async () => { await importTranscriptFile(file); });
+ */
+export const transcriptFiles: readonly string[] = readdirSync(transcriptsRoot, {
+  recursive: true,
+  withFileTypes: true,
+})
+  .filter(
+    (entry) => entry.isFile() && transcriptExtensions.test(entry.name) && !entry.name.endsWith(".meta.json"),
+  )
+  .map((entry) => join(entry.parentPath, entry.name))
+  .sort();
+
+/**
+ * A transcript's path relative to the corpus root, with `/` separators, for test names and lookups.
+ *
+ * @example
+ * transcriptName(transcriptFiles[0]!); // "claude-code__daaain-claude-code-log/…/7acd37a8-….jsonl"
+ */
+export function transcriptName(path: string): string {
+  return relative(transcriptsRoot, path).split(sep).join("/");
+}
+
+/**
+ * The absolute path of a transcript given relative to the corpus root.
+ *
+ * @example
+ * transcriptPath("tau-bench/gpt-4o-airline.json");
+ */
+export function transcriptPath(name: string): string {
+  return join(transcriptsRoot, ...name.split("/"));
+}
