@@ -1,0 +1,2 @@
+export * from "./middleware.ts";
+export * from "./prompt-bridge.ts";
