@@ -203,7 +203,7 @@ export function unbridgePrompt(messages: readonly Message[], bridge: BridgedProm
     if (message.role === "user") {
       prompt.push({
         role: "user",
-        content: parts.filter((part) => part.type === "text" || part.type === "file") as never,
+        content: parts.filter((part) => part.type === "text" || part.type === "file"),
       });
     } else {
       prompt.push({ role: "assistant", content: parts as never });
