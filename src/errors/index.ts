@@ -1,3 +1,4 @@
 export { CtxkitError, type CtxkitErrorCode, type CtxkitErrorOptions } from "./ctxkit-error.ts";
 export * from "./errors.ts";
 export * from "./provider-errors.ts";
+export * from "./settings-file-error.ts";

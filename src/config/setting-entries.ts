@@ -1,0 +1,104 @@
+import type { GovernancePolicy } from "../governance/policy.ts";
+import { preset } from "../governance/presets.ts";
+import { settingDefinitions, type SettingDefinition } from "./setting-definitions.ts";
+import { allowedValues } from "./setting-value.ts";
+import { describeSource, type LoadedSettings, type SettingSource, type Settings } from "./settings.ts";
+
+/** Where a listed value comes from: a settings source, the governance preset, or nowhere (unset). */
+export type EntrySource =
+  SettingSource | { readonly kind: "preset"; readonly preset: string } | { readonly kind: "unset" };
+
+/** One row of `ctxkit config list`. */
+export interface SettingEntry {
+  readonly key: string;
+  /** The effective value (secrets masked unless revealed); undefined when unset. */
+  readonly value: unknown;
+  readonly source: EntrySource;
+  /** The environment variable that overrides it, if any. */
+  readonly env: string | undefined;
+  readonly allowed: string;
+  readonly description: string;
+}
+
+/**
+ * The governance policy the settings select: the preset with the `policy.*` overrides applied.
+ *
+ * @example
+ * const policy = governancePolicyFromSettings(loadSettings().settings);
+ */
+export function governancePolicyFromSettings(
+  settings: Pick<Settings, "preset" | "policy">,
+): GovernancePolicy {
+  return preset(settings.preset, settings.policy);
+}
+
+/**
+ * Hides all but the last four characters of a secret.
+ *
+ * @example
+ * maskSecret("sk-abcdefghijkl"); // "••••ijkl"
+ */
+export function maskSecret(value: string): string {
+  return value.length > 8 ? `••••${value.slice(-4)}` : "••••";
+}
+
+function valueAt(settings: Settings, key: string): unknown {
+  let node: unknown = settings;
+  for (const part of key.split(".")) node = (node as Record<string, unknown> | undefined)?.[part];
+  return node;
+}
+
+function entryFor(
+  definition: SettingDefinition,
+  loaded: LoadedSettings,
+  policy: GovernancePolicy,
+  revealSecrets: boolean,
+): SettingEntry {
+  const common = {
+    key: definition.key,
+    env: definition.env,
+    allowed: allowedValues(definition),
+    description: definition.description,
+  };
+  const source = loaded.sources[definition.key];
+  const value = valueAt(loaded.settings, definition.key);
+  if (source !== undefined) {
+    const shown =
+      definition.secret === true && !revealSecrets && typeof value === "string" ? maskSecret(value) : value;
+    return { ...common, value: shown, source };
+  }
+  if (definition.key.startsWith("policy.")) {
+    const field = definition.key.slice("policy.".length) as keyof GovernancePolicy;
+    return { ...common, value: policy[field], source: { kind: "preset", preset: loaded.settings.preset } };
+  }
+  return { ...common, value: undefined, source: { kind: "unset" } };
+}
+
+/**
+ * Every setting with its effective value and source, in definition order. Policy fields not overridden show
+ * the preset's value with source `preset`.
+ *
+ * @example
+ * for (const entry of settingEntries(loadSettings())) console.log(entry.key, entry.value, describeEntrySource(entry.source));
+ */
+export function settingEntries(
+  loaded: LoadedSettings,
+  options: { revealSecrets?: boolean } = {},
+): SettingEntry[] {
+  const policy = governancePolicyFromSettings(loaded.settings);
+  return settingDefinitions.map((definition) =>
+    entryFor(definition, loaded, policy, options.revealSecrets ?? false),
+  );
+}
+
+/**
+ * An entry's source in words.
+ *
+ * @example
+ * describeEntrySource({ kind: "preset", preset: "aggressive" }); // "preset aggressive"
+ */
+export function describeEntrySource(source: EntrySource): string {
+  if (source.kind === "preset") return `preset ${source.preset}`;
+  if (source.kind === "unset") return "unset";
+  return describeSource(source);
+}
