@@ -59,18 +59,34 @@ export function parseJsonDocument(text: string, source: string, expected: string
 
 function jsonErrorDetail(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  // V8 quotes the start of the offending text, which can be a whole line of data: keep the reason only.
-  return message.replace(/, ".*" is not valid JSON$/s, "").replace(/ \(line \d+ column \d+\)$/, "");
+  // V8 quotes the text around the error, which can be a whole line of data: keep the reason only.
+  return message
+    .replace(/, (\.\.\.)?".*"(\.\.\.)? is not valid JSON$/s, "")
+    .replace(/ in JSON at position \d+.*$/s, "");
 }
 
 function lineOfJsonError(text: string, error: unknown): number | undefined {
   const message = error instanceof Error ? error.message : "";
   const reported = /\(line (\d+) column \d+\)/.exec(message);
   if (reported) return Number(reported[1]);
-  const position = /at position (\d+)/.exec(message);
-  if (!position) return text.trim() === "" ? 1 : undefined;
+  const position = positionOfJsonError(text, message);
+  if (position === undefined) return undefined;
   let line = 1;
-  const end = Math.min(Number(position[1]), text.length);
-  for (let index = 0; index < end; index++) if (text.charCodeAt(index) === 10) line++;
+  for (let index = 0; index < position; index++) if (text.charCodeAt(index) === 10) line++;
   return line;
+}
+
+/** Where V8 found the error: stated, at the end of the input, or found from the context it quotes. */
+function positionOfJsonError(text: string, message: string): number | undefined {
+  const stated = /at position (\d+)/.exec(message);
+  if (stated) return Math.min(Number(stated[1]), text.length);
+  if (message.startsWith("Unexpected end of JSON input")) return text.length;
+  // "Unexpected token 'x', ..."<20 characters around the error>"... is not valid JSON": the quoted context
+  // starts 10 characters before the error when it was cut ("..." before it).
+  const quoted = /^Unexpected token '(.+?)', (\.\.\.)?"(.*)"(?:\.\.\.)? is not valid JSON$/s.exec(message);
+  if (!quoted) return undefined;
+  const [, token, cut, context] = quoted;
+  const start = text.indexOf(context!);
+  if (start < 0) return undefined;
+  return start + (cut ? 10 : Math.max(0, context!.indexOf(token!)));
 }
