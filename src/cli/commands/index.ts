@@ -1,4 +1,5 @@
 import type { CommandRegistration } from "../program.ts";
+import { registerConfig } from "./config.ts";
 
 /** Every CLI command, in help order. */
-export const commands: readonly CommandRegistration[] = [];
+export const commands: readonly CommandRegistration[] = [registerConfig];
