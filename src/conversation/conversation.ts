@@ -12,6 +12,8 @@ export interface ConversationOptions {
   sessionId?: string;
   /** History to start from (e.g. loaded from a store), in order. */
   messages?: readonly Message[];
+  /** Sequence number of the next appended message (a store's `nextSeq`); default: after the highest seq. */
+  nextSeq?: number;
   ids?: IdGenerator;
   clock?: Clock;
 }
@@ -70,8 +72,11 @@ export class Conversation {
     this.#clock = options.clock ?? systemClock;
     this.sessionId = options.sessionId ?? this.#ids("ses");
     this.#backing = (options.messages ?? []).map(freezeMessage);
-    const last = this.#backing.at(-1);
-    this.#nextSeq = last ? last.seq + 1 : 0;
+    // A loaded view may hold a summary whose seq is newer than the messages after it: use the highest seq.
+    this.#nextSeq = this.#backing.reduce(
+      (next, message) => Math.max(next, message.seq + 1),
+      options.nextSeq ?? 0,
+    );
     this.#turn = this.#backing.reduce((turn, message) => Math.max(turn, message.turn), 0);
   }
 
@@ -180,6 +185,11 @@ export class Conversation {
       this.#rewrite([]);
       this.#openTurnStart = -1;
     });
+  }
+
+  /** Makes the next appended message's seq at least `nextSeq` (a store used seqs for rows of its own). */
+  reserveSeq(nextSeq: number): void {
+    this.#nextSeq = Math.max(this.#nextSeq, nextSeq);
   }
 
   /** Replaces the whole history (e.g. after a compaction loaded from the store). */

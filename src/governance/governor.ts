@@ -257,6 +257,30 @@ export class Governor {
     return { retry: stage === "trimmed", cleared: stage === "cleared" };
   }
 
+  /**
+   * User-initiated compaction (`/compact [focus]`): summarises the middle of the current view now, whatever the
+   * thresholds say, optionally focused. Resolves with the events; the view is rewritten only when it shrank.
+   */
+  async compact(
+    options: { focus?: string; fixedTokens?: number; signal?: AbortSignal; summarizer?: Summarizer } = {},
+  ): Promise<GovernanceEvent[]> {
+    const events: GovernanceEvent[] = [];
+    const context = {
+      ...this.#context(
+        options.fixedTokens ?? 0,
+        false,
+        (event: GovernanceEvent) => events.push(event),
+        options.signal,
+      ),
+      ...(options.summarizer !== undefined && { summarizer: options.summarizer }),
+      manual: options.focus === undefined ? {} : { focus: options.focus },
+    };
+    const next = await compactHistory.process(this.#view, context);
+    if (next !== this.#view) this.#commit(next);
+    for (const event of events) this.#options.onEvent?.(event);
+    return events;
+  }
+
   /** Call after a successful model response: ends an emergency sequence. */
   recordSuccess(): void {
     this.#emergencyStage = 0;

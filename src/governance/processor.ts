@@ -44,6 +44,8 @@ export interface ProcessorContext {
   readonly guard: CompactionGuard;
   /** True when the pre-flight check found the request would overflow: compaction must run. */
   readonly force: boolean;
+  /** Set for a user-initiated compaction (`/compact [focus]`): runs whatever the thresholds say. */
+  readonly manual?: { readonly focus?: string };
   readonly ids: IdGenerator;
   readonly clock: Clock;
   readonly signal?: AbortSignal;

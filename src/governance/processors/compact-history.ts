@@ -29,6 +29,7 @@ async function summarizeSegment(
       messages: fresh,
       maxTokens,
       ...(previous !== undefined && { previousSummary: summaryBody(previous) }),
+      ...(context.manual?.focus !== undefined && { focus: context.manual.focus }),
     },
     staticMarker(replaced),
   );
@@ -68,9 +69,10 @@ export const compactHistory: Processor = {
     const { policy, window, guard } = context;
     if (policy.compactionTrigger === 0) return messages;
     const before = context.fixedTokens + sumTokens(messages, context.tokensOf);
-    if (!context.force && before <= policy.compactionTrigger * window.usable) return messages;
+    const requested = context.force || context.manual !== undefined;
+    if (!requested && before <= policy.compactionTrigger * window.usable) return messages;
     const retryAt = (guard.rolledBackAtTokens ?? -Infinity) + policy.inflationRetryShare * window.usable;
-    const guarded = !context.force || guard.rolledBackForced === true;
+    const guarded = context.manual === undefined && (!context.force || guard.rolledBackForced === true);
     if (guarded && before < retryAt) {
       context.emit({
         type: "checkpoint-skipped",
