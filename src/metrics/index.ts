@@ -1,0 +1,18 @@
+export {
+  collapseWhitespace,
+  ERROR_LINE_LENGTH,
+  errorLineLabel,
+  errorLinesIn,
+  filePathsIn,
+  INSTRUCTION_SENTENCE_LENGTH,
+  instructionSentences,
+  normalizeFact,
+} from "./fact-patterns.ts";
+export { type Fact, type FactKind, messageFacts, messageScoringText, stringLeaves } from "./facts.ts";
+export { type RetentionObservation, RetentionTracker, scoreRetention, viewScoringText } from "./retention.ts";
+export {
+  PRIMARY_ARGUMENT_KEYS,
+  PRIMARY_ARGUMENT_LENGTH,
+  primaryArgument,
+  toolCallLabel,
+} from "./tool-call-label.ts";
