@@ -30,7 +30,13 @@ export interface SettingDefinition {
   readonly isPath?: boolean;
 }
 
-/** `baseURL` → `CTXKIT_BASE_URL`, `policy.maxTurns` → `CTXKIT_POLICY_MAX_TURNS`. */
+/**
+ * The environment variable of a setting key.
+ *
+ * @example
+ * environmentVariableFor("baseURL"); // "CTXKIT_BASE_URL"
+ * environmentVariableFor("policy.maxTurns"); // "CTXKIT_POLICY_MAX_TURNS"
+ */
 export function environmentVariableFor(key: string): string {
   const words = key.split(".").map((part) => part.replace(/([a-z0-9])([A-Z])/g, "$1_$2"));
   return `CTXKIT_${words.join("_").toUpperCase()}`;

@@ -8,7 +8,12 @@ export interface SettingsLocation {
   readonly home: string;
 }
 
-/** The settings file inside a project folder. */
+/**
+ * The settings file inside a project folder.
+ *
+ * @example
+ * join(repositoryRoot, projectSettingsFile); // "<root>/.ctxkit/settings.json"
+ */
 export const projectSettingsFile = join(".ctxkit", "settings.json");
 
 /**
@@ -67,7 +72,12 @@ export function projectSettingsTarget(cwd: string): string {
   return join(resolve(cwd), projectSettingsFile);
 }
 
-/** The project folder a project settings file belongs to (the parent of `.ctxkit`). */
+/**
+ * The project folder a project settings file belongs to (the parent of `.ctxkit`).
+ *
+ * @example
+ * projectRootOf("/work/repo/.ctxkit/settings.json"); // "/work/repo"
+ */
 export function projectRootOf(settingsFile: string): string {
   return dirname(dirname(settingsFile));
 }

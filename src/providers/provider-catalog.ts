@@ -86,10 +86,20 @@ export const providerCatalog: Readonly<Record<ProviderName, ProviderEntry>> = {
   },
 };
 
-/** Every provider name, in the order they are listed to users. */
+/**
+ * Every provider name, in the order they are listed to users.
+ *
+ * @example
+ * providerNames.includes("ollama"); // true
+ */
 export const providerNames = Object.keys(providerCatalog) as ProviderName[];
 
-/** Other spellings users type for a provider. */
+/**
+ * Other spellings users type for a provider.
+ *
+ * @example
+ * providerAliases["gemini"]; // "google"
+ */
 export const providerAliases: Readonly<Record<string, ProviderName>> = {
   gemini: "google",
   "google-generative-ai": "google",
@@ -98,7 +108,12 @@ export const providerAliases: Readonly<Record<string, ProviderName>> = {
   "llama-cpp": "llamacpp",
 };
 
-/** True for providers reached through the OpenAI-compatible package. */
+/**
+ * True for providers reached through the OpenAI-compatible package.
+ *
+ * @example
+ * isCompatibleProvider("vllm"); // true
+ */
 export function isCompatibleProvider(provider: ProviderName): provider is CompatibleProviderName {
   return provider !== "openai" && provider !== "anthropic" && provider !== "google";
 }

@@ -170,5 +170,10 @@ export function configCommand(options: ConfigCommandOptions = {}): CommandRegist
   };
 }
 
-/** `ctxkit config`, reading settings from the process's working folder and home. */
+/**
+ * `ctxkit config`, reading settings from the process's working folder and home.
+ *
+ * @example
+ * createProgram([registerConfig], io);
+ */
 export const registerConfig: CommandRegistration = configCommand();
