@@ -4,6 +4,7 @@
  * each format needs (tool errors, JSON results, attachments, summaries, reasoning material).
  */
 export * from "./openai-chat/index.ts";
+export * from "./openai-responses/index.ts";
 export * from "./anthropic/index.ts";
 export * from "./gemini/index.ts";
 export type { ExportOptions, ImportOptions } from "./options.ts";

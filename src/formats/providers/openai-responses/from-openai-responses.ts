@@ -1,0 +1,127 @@
+import type { ContentBlock, Message, ToolResultBlock } from "../../../model/message.ts";
+import { parseFunctionArguments } from "../function-arguments.ts";
+import { buildMessages, userDraft, type MessageDraft } from "../message-builder.ts";
+import type { ImportOptions } from "../options.ts";
+import { decodeToolResultText } from "../tool-result-text.ts";
+import { validatePayload } from "../validate-payload.ts";
+import { ExtrasCollector, extrasOf } from "./item-extras.ts";
+import {
+  isMessageItem,
+  openAIResponsesInputSchema,
+  type ParsedCallOutput,
+  type ParsedResponsesContent,
+} from "./openai-responses-schema.ts";
+import { fromResponsesMedia } from "./responses-media.ts";
+import { reasoningBlocksOf } from "./responses-reasoning.ts";
+
+function contentBlock(part: ParsedResponsesContent): ContentBlock {
+  return part.type === "input_text" ? { type: "text", text: part.text } : fromResponsesMedia(part);
+}
+
+function blocksOf(content: string | readonly ParsedResponsesContent[]): ContentBlock[] {
+  return typeof content === "string" ? [{ type: "text", text: content }] : content.map(contentBlock);
+}
+
+function toolResult(item: ParsedCallOutput, toolNames: ReadonlyMap<string, string>): ToolResultBlock {
+  const parts =
+    typeof item.output === "string" ? [{ type: "input_text" as const, text: item.output }] : item.output;
+  const text = parts.flatMap((part) => (part.type === "input_text" ? [part.text] : [])).join("");
+  const attachments = parts.flatMap((part) => (part.type === "input_text" ? [] : [fromResponsesMedia(part)]));
+  return {
+    type: "tool-result",
+    callId: item.call_id,
+    toolName: toolNames.get(item.call_id) ?? "",
+    ...decodeToolResultText(text, true),
+    ...(attachments.length > 0 && { attachments }),
+  };
+}
+
+/** The assistant message being assembled from consecutive reasoning, message and call items. */
+interface OpenAssistant {
+  readonly content: ContentBlock[];
+  readonly extras: ExtrasCollector;
+  textCount: number;
+}
+
+/**
+ * Converts OpenAI Responses `input` items to ctxkit messages. Consecutive `reasoning`, assistant `message` and
+ * `function_call` / `custom_tool_call` items form one assistant message; each `function_call_output` becomes a
+ * tool message (`[tool error] ` → `isError`, compact JSON → JSON, images and files → attachments). Reasoning
+ * keeps its item id and encrypted content in `providerData.openai`; other item fields (`id`, `status`,
+ * `phase`) are kept in `metadata["openai.items"]` so the items go back unchanged.
+ *
+ * @example
+ * const messages = fromOpenAIResponses([{ role: "user", content: "Hi" }]);
+ */
+export function fromOpenAIResponses(payload: unknown, options: ImportOptions = {}): Message[] {
+  const items = validatePayload(openAIResponsesInputSchema, payload, "input", "OpenAI Responses input items");
+  const drafts: MessageDraft[] = [];
+  const toolNames = new Map<string, string>();
+  let assistant: OpenAssistant | undefined;
+  const close = (): void => {
+    if (assistant === undefined) return;
+    const metadata = assistant.extras.metadata();
+    drafts.push({
+      role: "assistant",
+      content: assistant.content,
+      ...(metadata !== undefined && { metadata }),
+    });
+    assistant = undefined;
+  };
+  for (const item of items) {
+    if (item.type === "function_call_output" || item.type === "custom_tool_call_output") {
+      const output = item as ParsedCallOutput;
+      close();
+      const extras = new ExtrasCollector();
+      extras.add("output", extrasOf(item, ["type", "call_id", "output"]));
+      const metadata = extras.metadata();
+      drafts.push({
+        role: "tool",
+        content: [toolResult(item, toolNames)],
+        ...(metadata !== undefined && { metadata }),
+      });
+      continue;
+    }
+    if (isMessageItem(item) && item.role !== "assistant") {
+      close();
+      const extras = new ExtrasCollector();
+      extras.add("message", extrasOf(item, ["type", "role", "content"]));
+      const blocks = blocksOf(item.content);
+      if (item.role === "user") {
+        const draft = userDraft(blocks);
+        const metadata = extras.metadata();
+        drafts.push({ ...draft, ...(metadata !== undefined && { metadata }) });
+      } else {
+        const metadata = extras.metadata(
+          item.role === "developer" ? { "openai.role": "developer" } : undefined,
+        );
+        drafts.push({ role: "system", content: blocks, ...(metadata !== undefined && { metadata }) });
+      }
+      continue;
+    }
+    const current = (assistant ??= { content: [], extras: new ExtrasCollector(), textCount: 0 });
+    if (item.type === "reasoning") current.content.push(...reasoningBlocksOf(item));
+    else if (item.type === "function_call" || item.type === "custom_tool_call") {
+      const input = item.type === "function_call" ? parseFunctionArguments(item.arguments) : item.input;
+      current.content.push({ type: "tool-call", id: item.call_id, name: item.name, input });
+      current.extras.add(
+        `call:${item.call_id}`,
+        extrasOf(item, ["type", "call_id", "name", "arguments", "input"]),
+      );
+      toolNames.set(item.call_id, item.name);
+    } else if (isMessageItem(item) && item.role === "assistant") {
+      const texts =
+        typeof item.content === "string"
+          ? [item.content]
+          : item.content.map((part) => ("text" in part ? part.text : part.refusal));
+      // Each text block is sent back as its own message item; only the first may reuse this item's id.
+      const extras = extrasOf(item, ["type", "role", "content"]);
+      texts.forEach((text, position) => {
+        current.extras.add(`message:${current.textCount++}`, position === 0 ? extras : undefined);
+        current.content.push({ type: "text", text });
+      });
+    }
+  }
+  close();
+  return buildMessages(drafts, options);
+}

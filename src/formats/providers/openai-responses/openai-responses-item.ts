@@ -1,0 +1,90 @@
+import type { JsonValue } from "../../../model/message.ts";
+
+/** Fields of an item this converter does not interpret (`id`, `status`, `phase`, …), kept so they go back as-is. */
+export type ItemExtras = { [key: string]: JsonValue };
+
+/** Text input. */
+export interface ResponsesInputText {
+  type: "input_text";
+  text: string;
+}
+
+/** An image: `image_url` (https or base64 `data:` URL) or an uploaded `file_id`. */
+export interface ResponsesInputImage {
+  type: "input_image";
+  detail: "auto" | "low" | "high" | "original";
+  image_url?: string;
+  file_id?: string;
+}
+
+/** A file: `file_data` (base64 `data:` URL), `file_url` or an uploaded `file_id`. */
+export interface ResponsesInputFile {
+  type: "input_file";
+  file_data?: string;
+  file_url?: string;
+  file_id?: string;
+  filename?: string;
+}
+
+/** Content of user, system and developer messages, and of tool outputs. */
+export type ResponsesInputContent = ResponsesInputText | ResponsesInputImage | ResponsesInputFile;
+
+/** A user, system or developer message. */
+export interface ResponsesInputMessage {
+  type: "message";
+  role: "user" | "system" | "developer";
+  content: string | ResponsesInputContent[];
+  [extra: string]: unknown;
+}
+
+/** An assistant message (one per text block). */
+export interface ResponsesOutputMessage {
+  type: "message";
+  role: "assistant";
+  content: { type: "output_text"; text: string; annotations: JsonValue[] }[];
+  [extra: string]: unknown;
+}
+
+/** Reasoning: readable summary parts, and `encrypted_content` that lets OpenAI restore the hidden reasoning. */
+export interface ResponsesReasoning {
+  type: "reasoning";
+  id?: string;
+  summary: { type: "summary_text"; text: string }[];
+  encrypted_content?: string;
+  [extra: string]: unknown;
+}
+
+/** A function call; `arguments` is a JSON string. */
+export interface ResponsesFunctionCall {
+  type: "function_call";
+  call_id: string;
+  name: string;
+  arguments: string;
+  [extra: string]: unknown;
+}
+
+/** A custom (free-form text) tool call. */
+export interface ResponsesCustomToolCall {
+  type: "custom_tool_call";
+  call_id: string;
+  name: string;
+  input: string;
+  [extra: string]: unknown;
+}
+
+/** A function's output: text, or a list of text, images and files. */
+export interface ResponsesFunctionCallOutput {
+  type: "function_call_output" | "custom_tool_call_output";
+  call_id: string;
+  output: string | ResponsesInputContent[];
+  [extra: string]: unknown;
+}
+
+/** Any input item this converter reads or writes. */
+export type ResponsesInputItem =
+  | ResponsesInputMessage
+  | ResponsesOutputMessage
+  | ResponsesReasoning
+  | ResponsesFunctionCall
+  | ResponsesCustomToolCall
+  | ResponsesFunctionCallOutput;

@@ -1,0 +1,213 @@
+import fc from "fast-check";
+import type { ResponseInputItem } from "openai/resources/responses/responses";
+import { describe, expect, it } from "vitest";
+import { ValidationError } from "../../../errors/errors.ts";
+import type { Message } from "../../../model/message.ts";
+import { buildMessages } from "../message-builder.ts";
+import {
+  fixedImportOptions,
+  historyArbitrary,
+  openAIReasoning,
+  sampleHistory,
+  withoutMarkers,
+} from "../test-support/index.ts";
+import { fromOpenAIResponses } from "./from-openai-responses.ts";
+import type {
+  ResponsesCustomToolCall,
+  ResponsesFunctionCall,
+  ResponsesFunctionCallOutput,
+  ResponsesInputMessage,
+} from "./openai-responses-item.ts";
+import { toOpenAIResponses } from "./to-openai-responses.ts";
+
+const reasoning = [
+  {
+    type: "reasoning",
+    text: "**Plan**",
+    providerData: { openai: { itemId: "rs_1", reasoningEncryptedContent: "gAAAA1" } },
+  },
+  {
+    type: "reasoning",
+    text: "**Check build**",
+    providerData: { openai: { itemId: "rs_1", reasoningEncryptedContent: "gAAAA1" } },
+  },
+] as const;
+
+function roundTrip(messages: readonly Message[]): Message[] {
+  return fromOpenAIResponses(toOpenAIResponses(messages), fixedImportOptions());
+}
+
+describe("OpenAI Responses", () => {
+  it("round-trips a history with every feature, dropping only the marker", () => {
+    const history = sampleHistory({ reasoning });
+    expect(roundTrip(history)).toEqual(withoutMarkers(history));
+  });
+
+  it("merges the reasoning blocks of one item and puts tool attachments in the output list", () => {
+    const items = toOpenAIResponses(sampleHistory({ reasoning }));
+    expect(items[2]).toEqual({
+      type: "reasoning",
+      id: "rs_1",
+      summary: [
+        { type: "summary_text", text: "**Plan**" },
+        { type: "summary_text", text: "**Check build**" },
+      ],
+      encrypted_content: "gAAAA1",
+    });
+    expect(items.slice(4, 8).map((item) => item.type)).toEqual([
+      "function_call",
+      "function_call",
+      "function_call_output",
+      "function_call_output",
+    ]);
+    expect(items[6]).toEqual({
+      type: "function_call_output",
+      call_id: "call_build",
+      output: "[tool error] src/app.ts(3,1): error TS2304: Cannot find name 'x'.",
+    });
+    expect(items[7]).toMatchObject({
+      output: [
+        { type: "input_text", text: '{"status":200,"title":"Home","links":["/a","/b"]}' },
+        { type: "input_image", image_url: expect.stringMatching(/^data:image\/png;base64,/) },
+      ],
+    });
+  });
+
+  it("leaves out reasoning that OpenAI did not produce", () => {
+    const history = sampleHistory({
+      reasoning: [{ type: "reasoning", text: "from Claude", signature: "sig" }],
+    });
+    expect(toOpenAIResponses(history).some((item) => item.type === "reasoning")).toBe(false);
+  });
+
+  it("keeps a realistic payload, echoed output items included, stable through ctxkit", () => {
+    const payload: ResponseInputItem[] = [
+      { type: "message", role: "developer", content: "Talk like a pirate." },
+      {
+        type: "message",
+        role: "user",
+        content: [
+          { type: "input_text", text: "Summarise this file and fetch the weather." },
+          { type: "input_file", file_id: "file-6F2ksmvXxt4VdoqmHRw6kL", filename: "draft.pdf" },
+        ],
+      },
+      {
+        type: "reasoning",
+        id: "rs_68a1",
+        summary: [{ type: "summary_text", text: "**Reading the draft**" }],
+        encrypted_content: "gAAAAABoqZ",
+        status: "completed",
+      },
+      {
+        type: "message",
+        id: "msg_68a2",
+        role: "assistant",
+        status: "completed",
+        phase: "commentary",
+        content: [{ type: "output_text", text: "Looking it up.", annotations: [] }],
+      },
+      {
+        type: "function_call",
+        id: "fc_68a3",
+        call_id: "call_Xy1",
+        name: "get_weather",
+        arguments: '{"city":"Bristol"}',
+        status: "completed",
+      },
+      { type: "custom_tool_call", id: "ctc_68a4", call_id: "call_Xy2", name: "shell", input: "ls -la" },
+      { type: "function_call_output", call_id: "call_Xy1", output: '{"temp":14}' },
+      {
+        type: "custom_tool_call_output",
+        call_id: "call_Xy2",
+        output: [
+          { type: "input_text", text: "[tool error] permission denied" },
+          { type: "input_image", detail: "auto", image_url: "https://example.com/terminal.png" },
+        ],
+      },
+      {
+        type: "message",
+        id: "msg_68a5",
+        role: "assistant",
+        status: "completed",
+        content: [{ type: "output_text", text: "Arr, 14 degrees.", annotations: [] }],
+      },
+    ];
+    const messages = fromOpenAIResponses(payload, fixedImportOptions());
+    expect(messages.map((message) => message.role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "tool",
+      "tool",
+      "assistant",
+    ]);
+    expect(messages[3]!.content[0]).toEqual({
+      type: "tool-result",
+      callId: "call_Xy1",
+      toolName: "get_weather",
+      content: { temp: 14 },
+    });
+    expect(messages[4]!.content[0]).toMatchObject({ content: "permission denied", isError: true });
+    expect(messages[2]!.content[0]).toEqual({
+      type: "reasoning",
+      text: "**Reading the draft**",
+      providerData: {
+        openai: { status: "completed", itemId: "rs_68a1", reasoningEncryptedContent: "gAAAAABoqZ" },
+      },
+    });
+    expect(toOpenAIResponses(messages)).toEqual(payload);
+  });
+
+  it("produces message, call and output items the official OpenAI SDK types accept", () => {
+    const history = buildMessages(
+      [
+        { role: "user", content: [{ type: "text", text: "hi" }] },
+        {
+          role: "assistant",
+          content: [
+            { type: "tool-call", id: "c1", name: "ls", input: {} },
+            { type: "tool-call", id: "c2", name: "shell", input: "pwd" },
+          ],
+        },
+        { role: "tool", content: [{ type: "tool-result", callId: "c1", toolName: "ls", content: "a" }] },
+        { role: "tool", content: [{ type: "tool-result", callId: "c2", toolName: "shell", content: "/" }] },
+      ],
+      fixedImportOptions(),
+    );
+    const [message, call, custom, output, customOutput] = toOpenAIResponses(history);
+    // Compile-time check: each of our item types is assignable to the SDK's input item type. (Reasoning items
+    // without an id and assistant messages without id/status go beyond the SDK's types; the API accepts them.)
+    const typed: ResponseInputItem[] = [
+      message as ResponsesInputMessage,
+      call as ResponsesFunctionCall,
+      custom as ResponsesCustomToolCall,
+      output as ResponsesFunctionCallOutput,
+      customOutput as ResponsesFunctionCallOutput,
+    ];
+    expect(typed).toEqual([
+      { type: "message", role: "user", content: "hi" },
+      { type: "function_call", call_id: "c1", name: "ls", arguments: "{}" },
+      { type: "custom_tool_call", call_id: "c2", name: "shell", input: "pwd" },
+      { type: "function_call_output", call_id: "c1", output: "a" },
+      { type: "custom_tool_call_output", call_id: "c2", output: "/" },
+    ]);
+  });
+
+  it("rejects bad input with a ValidationError naming the index and field", () => {
+    const bad = [
+      { role: "user", content: "hi" },
+      { type: "function_call", call_id: "c1", name: "f", arguments: 3 },
+    ];
+    expect(() => fromOpenAIResponses(bad)).toThrow(ValidationError);
+    expect(() => fromOpenAIResponses(bad)).toThrow(/input\[1\]\.arguments/);
+  });
+
+  it("round-trips random valid histories", () => {
+    fc.assert(
+      fc.property(historyArbitrary({ reasoning: openAIReasoning, stringToolInputs: true }), (history) => {
+        expect(roundTrip(history)).toEqual(history);
+      }),
+      { numRuns: 150 },
+    );
+  });
+});

@@ -1,0 +1,155 @@
+import type { ContentBlock, FileBlock, ImageBlock, Message, ReasoningBlock } from "../../../model/message.ts";
+import { planExport, where, type ToolResultEntry } from "../export-plan.ts";
+import { functionArguments } from "../function-arguments.ts";
+import { unsupportedMediaError } from "../media.ts";
+import type { ExportOptions } from "../options.ts";
+import { encodeToolResultText } from "../tool-result-text.ts";
+import { storedExtras } from "./item-extras.ts";
+import type {
+  ResponsesInputContent,
+  ResponsesInputItem,
+  ResponsesInputMessage,
+} from "./openai-responses-item.ts";
+import { toResponsesMedia } from "./responses-media.ts";
+import { reasoningItemsOf } from "./responses-reasoning.ts";
+
+/** Options of `toOpenAIResponses`. */
+export interface OpenAIResponsesExportOptions extends ExportOptions {
+  /** Role for system messages. Default: `developer` for messages imported from one, else `system`. */
+  readonly systemRole?: "system" | "developer";
+}
+
+const FORMAT = "OpenAI Responses";
+
+function messageContent(
+  blocks: readonly ContentBlock[],
+  index: number,
+  options: ExportOptions,
+): string | ResponsesInputContent[] {
+  const only = blocks[0];
+  if (blocks.length === 1 && only?.type === "text") return only.text;
+  return blocks.map((block, position) =>
+    block.type === "text"
+      ? { type: "input_text", text: block.text }
+      : toResponsesMedia(block as ImageBlock | FileBlock, `${where(index)}.content[${position}]`, options),
+  );
+}
+
+function assistantItems(message: Message, index: number): ResponsesInputItem[] {
+  const items: ResponsesInputItem[] = [];
+  let reasoning: ReasoningBlock[] = [];
+  let textCount = 0;
+  const flushReasoning = (): void => {
+    items.push(...reasoningItemsOf(reasoning));
+    reasoning = [];
+  };
+  for (const [position, block] of message.content.entries()) {
+    if (block.type === "reasoning") {
+      reasoning.push(block);
+      continue;
+    }
+    flushReasoning();
+    if (block.type === "text") {
+      const extras = storedExtras(message, `message:${textCount++}`);
+      items.push({
+        ...extras,
+        type: "message",
+        role: "assistant",
+        content: [{ type: "output_text", text: block.text, annotations: [] }],
+      });
+    } else if (block.type === "tool-call") {
+      const extras = storedExtras(message, `call:${block.id}`);
+      items.push(
+        typeof block.input === "string"
+          ? { ...extras, type: "custom_tool_call", call_id: block.id, name: block.name, input: block.input }
+          : {
+              ...extras,
+              type: "function_call",
+              call_id: block.id,
+              name: block.name,
+              arguments: functionArguments(block.input),
+            },
+      );
+    } else
+      throw unsupportedMediaError(
+        `${where(index)}.content[${position}]`,
+        FORMAT,
+        "images or files from the assistant",
+      );
+  }
+  flushReasoning();
+  return items;
+}
+
+function outputItem(
+  { block, message, index }: ToolResultEntry,
+  customCalls: ReadonlySet<string>,
+  options: ExportOptions,
+): ResponsesInputItem {
+  const text = encodeToolResultText(block.content, block.isError, true);
+  const attachments = block.attachments ?? [];
+  const output =
+    attachments.length === 0
+      ? text
+      : [
+          ...(text === "" ? [] : [{ type: "input_text", text } as ResponsesInputContent]),
+          ...attachments.map((attachment, position) =>
+            toResponsesMedia(attachment, `${where(index)}.content[0].attachments[${position}]`, options),
+          ),
+        ];
+  const type = customCalls.has(block.callId) ? "custom_tool_call_output" : "function_call_output";
+  return { ...storedExtras(message, "output"), type, call_id: block.callId, output };
+}
+
+/**
+ * Converts ctxkit messages to OpenAI Responses `input` items. System and user messages become `message` items
+ * (system as `system` or `developer`); an assistant message becomes its items in order — `reasoning` (blocks of
+ * one item merged back; reasoning without OpenAI material left out), one `message` per text block,
+ * `function_call` (or `custom_tool_call` for string input). Tool results become `function_call_output` items:
+ * a failure is prefixed `[tool error] `, JSON is serialised, images and files go in the output list. Item fields
+ * kept from an import (`id`, `status`, `phase`) are sent back.
+ *
+ * @example
+ * await client.responses.create({ model: "gpt-5", input: toOpenAIResponses(history), store: false });
+ */
+export function toOpenAIResponses(
+  messages: readonly Message[],
+  options: OpenAIResponsesExportOptions = {},
+): ResponsesInputItem[] {
+  const customCalls = new Set(
+    messages.flatMap((message) =>
+      message.content.flatMap((block) =>
+        block.type === "tool-call" && typeof block.input === "string" ? [block.id] : [],
+      ),
+    ),
+  );
+  return planExport(messages, { ...options, format: FORMAT }).flatMap((entry): ResponsesInputItem[] => {
+    switch (entry.kind) {
+      case "system": {
+        const role =
+          options.systemRole ??
+          (entry.message.metadata?.["openai.role"] === "developer" ? "developer" : "system");
+        const item: ResponsesInputMessage = {
+          ...storedExtras(entry.message, "message"),
+          type: "message",
+          role,
+          content: messageContent(entry.message.content, entry.index, options),
+        };
+        return [item];
+      }
+      case "user":
+        return [
+          {
+            ...storedExtras(entry.message, "message"),
+            type: "message",
+            role: "user",
+            content: messageContent(entry.blocks, entry.index, options),
+          },
+        ];
+      case "assistant":
+        return assistantItems(entry.message, entry.index);
+      case "tools":
+        return entry.results.map((result) => outputItem(result, customCalls, options));
+    }
+  });
+}
