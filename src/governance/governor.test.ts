@@ -215,3 +215,35 @@ describe("Governor", () => {
     expect(request.events.map((event) => event.type)).toContain("loop-detected");
   });
 });
+
+describe("isContextOverflowError", () => {
+  it("recognises every provider's overflow shape and nothing else", async () => {
+    const { isContextOverflowError } = await import("./overflow-recognition.ts");
+    const overflows = [
+      {
+        status: 400,
+        error: {
+          code: "context_length_exceeded",
+          message: "This model's maximum context length is 128000 tokens.",
+        },
+      },
+      {
+        statusCode: 400,
+        responseBody:
+          '{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}',
+      },
+      new Error("The input token count (1048577) exceeds the maximum number of tokens allowed (1048576)."),
+      new Error("the request exceeds the available context size, try increasing it"),
+      new Error("exceeded max context length by 1200 tokens"),
+      { status: 413, message: "Request Entity Too Large" },
+    ];
+    for (const error of overflows) expect(isContextOverflowError(error)).toBe(true);
+    for (const error of [
+      new Error("rate limit exceeded"),
+      { status: 401, message: "invalid api key" },
+      "boom",
+    ]) {
+      expect(isContextOverflowError(error)).toBe(false);
+    }
+  });
+});

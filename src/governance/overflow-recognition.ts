@@ -10,6 +10,8 @@ const overflowPatterns = [
   /too many tokens/i, // Ollama / llama.cpp / generic
   /context (window|size|length) (is )?(exceeded|too small|full)/i, // Ollama, llama.cpp, LM Studio
   /requested \d+ tokens .* context/i, // llama.cpp server
+  /exceeds the available context size|exceed_context_size/i, // llama.cpp server (newer)
+  /exceeded max context length/i, // Ollama
   /reduce the length of the (messages|prompt)/i, // OpenAI
   /request too large/i, // HTTP 413 bodies
 ];
