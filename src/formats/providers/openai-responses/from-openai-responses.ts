@@ -70,7 +70,6 @@ export function fromOpenAIResponses(payload: unknown, options: ImportOptions = {
   };
   for (const item of items) {
     if (item.type === "function_call_output" || item.type === "custom_tool_call_output") {
-      const output = item as ParsedCallOutput;
       close();
       const extras = new ExtrasCollector();
       extras.add("output", extrasOf(item, ["type", "call_id", "output"]));

@@ -1,6 +1,6 @@
 import type { JsonValue, ReasoningBlock } from "../../../model/message.ts";
 import { extrasOf } from "./item-extras.ts";
-import type { ItemExtras, ResponsesReasoning } from "./openai-responses-item.ts";
+import type { ResponsesReasoning } from "./openai-responses-item.ts";
 
 type OpenAIMaterial = { [key: string]: JsonValue };
 
@@ -70,7 +70,7 @@ export function reasoningItemsOf(blocks: readonly ReasoningBlock[]): ResponsesRe
     }
     previousId = id;
     items.push({
-      ...(extras as ItemExtras),
+      ...extras,
       type: "reasoning",
       ...(id !== undefined && { id }),
       summary: block.text === "" ? [] : [{ type: "summary_text", text: block.text }],
