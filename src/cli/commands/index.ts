@@ -1,5 +1,6 @@
 import type { CommandRegistration } from "../program.ts";
 import { registerConfig } from "./config.ts";
+import { registerStats } from "./stats.ts";
 
 /** Every CLI command, in help order. */
-export const commands: readonly CommandRegistration[] = [registerConfig];
+export const commands: readonly CommandRegistration[] = [registerConfig, registerStats];

@@ -62,7 +62,7 @@ function jsonErrorDetail(error: unknown): string {
   // V8 quotes the text around the error, which can be a whole line of data: keep the reason only.
   return message
     .replace(/, (\.\.\.)?".*"(\.\.\.)? is not valid JSON$/s, "")
-    .replace(/ in JSON at position \d+.*$/s, "");
+    .replace(/ at position \d+.*$/s, "");
 }
 
 function lineOfJsonError(text: string, error: unknown): number | undefined {
