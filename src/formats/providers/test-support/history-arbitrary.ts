@@ -92,9 +92,10 @@ export const openAIReasoning: fc.Arbitrary<ReasoningBlock[]> = fc
     }));
   });
 
-const jsonObject = fc.dictionary(word, fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<JsonValue>, {
-  maxKeys: 3,
-});
+// ctxkit messages are JSON data, so values go through JSON once (fast-check's JSON values include -0).
+const jsonObject = fc
+  .dictionary(word, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 })
+  .map((value) => JSON.parse(JSON.stringify(value)) as { [key: string]: JsonValue });
 
 function toolInput(shape: HistoryShape): fc.Arbitrary<JsonValue> {
   return shape.stringToolInputs === true ? fc.oneof(jsonObject, freeText) : jsonObject;
