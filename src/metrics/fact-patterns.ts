@@ -39,8 +39,8 @@ export function collapseWhitespace(text: string): string {
 
 /**
  * File paths in `text`: tokens containing `/` or `\` that end in a file extension, or that start with `./`, `~/`
- * or `/`. URLs are skipped except `file://` ones (their path is kept); trailing `:line:column` suffixes and
- * sentence punctuation are removed.
+ * or `/`. URLs are skipped except `file://` ones (their path is kept), and so are closing tags (`</div>`);
+ * trailing `:line:column` suffixes and sentence punctuation are removed.
  *
  * @example
  * filePathsIn("see src/a.ts:12, ./run and https://x.io/y.html") // ["src/a.ts", "./run"]
@@ -48,6 +48,8 @@ export function collapseWhitespace(text: string): string {
 export function filePathsIn(text: string): string[] {
   const found = new Set<string>();
   for (const match of text.matchAll(PATH_TOKEN)) {
+    // `</code>` is a closing tag, not a path.
+    if (text[match.index - 1] === "<") continue;
     const path = cleanPathToken(match[0]);
     if (path !== undefined && isFilePath(path)) found.add(path);
   }

@@ -24,8 +24,8 @@ describe("file paths", () => {
     expect(filePathsIn('error at "src/a.ts:12:5", then (lib/b.py:3).')).toEqual(["src/a.ts", "lib/b.py"]);
   });
 
-  it("skips words with slashes but no extension, fractions, comments, regexes and web URLs", () => {
-    const text = "and/or 1/2.5 2024/01/02 // note .replace(/\\s+/g) https://example.com/page.html";
+  it("skips words with slashes but no extension, fractions, comments, regexes, tags and web URLs", () => {
+    const text = "and/or 1/2.5 2024/01/02 // note .replace(/\\s+/g) <b>x</b> https://example.com/page.html";
     expect(filePathsIn(text)).toEqual([]);
   });
 
@@ -86,11 +86,14 @@ describe("tool calls", () => {
     expect(primaryArgument(null)).toBeUndefined();
   });
 
-  it("labels a call name(primary argument), collapsed and cut to 80 characters", () => {
+  it("labels a call name(primary argument), collapsed, long ones cut in the middle to 100 characters", () => {
     expect(toolCallLabel({ name: "Bash", input: { command: "npm   test\n" } })).toBe("Bash(npm test)");
     expect(toolCallLabel({ name: "TaskList", input: {} })).toBe("TaskList()");
-    const label = toolCallLabel({ name: "Bash", input: { command: "echo ".repeat(40) } });
-    expect(label).toBe(`Bash(${"echo ".repeat(16).trim()})`);
+    const path = `/home/user/${"deep/".repeat(30)}session_live.ex`;
+    const argument = primaryArgument({ file_path: path })!;
+    expect(argument).toHaveLength(100);
+    expect(argument).toBe(`${path.slice(0, 50)}…${path.slice(-49)}`);
+    expect(argument.endsWith("/session_live.ex")).toBe(true);
   });
 });
 

@@ -23,14 +23,17 @@ export const PRIMARY_ARGUMENT_KEYS: readonly string[] = [
   "prompt",
 ];
 
-/** Primary arguments are cut to this many characters (after whitespace is collapsed). */
-export const PRIMARY_ARGUMENT_LENGTH = 80;
+/**
+ * Primary arguments longer than this many characters (after whitespace is collapsed) keep their start and their
+ * end around an ellipsis: the start of a command and the file name at the end of a long path both survive.
+ */
+export const PRIMARY_ARGUMENT_LENGTH = 100;
 
 /**
  * What a tool call acts on: the value of the first of `PRIMARY_ARGUMENT_KEYS` present (strings, numbers and
  * string arrays such as `["bash", "-lc", "ls"]` are accepted), else the first string value of the input, else
  * nothing; a string input (free-form tools such as `apply_patch`) is its own primary argument. Whitespace is
- * collapsed and the result cut to 80 characters.
+ * collapsed and a longer value is cut to 100 characters: its first 50, `…`, its last 49.
  *
  * @example
  * primaryArgument({ file_path: "src/a.ts", limit: 20 }) // "src/a.ts"
@@ -39,8 +42,12 @@ export const PRIMARY_ARGUMENT_LENGTH = 80;
 export function primaryArgument(input: JsonValue): string | undefined {
   const value = pickPrimary(input);
   if (value === undefined) return undefined;
-  const text = collapseWhitespace(value).slice(0, PRIMARY_ARGUMENT_LENGTH).trim();
-  return text === "" ? undefined : text;
+  const text = collapseWhitespace(value);
+  if (text === "") return undefined;
+  if (text.length <= PRIMARY_ARGUMENT_LENGTH) return text;
+  const head = Math.ceil((PRIMARY_ARGUMENT_LENGTH - 1) / 2);
+  const tail = PRIMARY_ARGUMENT_LENGTH - 1 - head;
+  return `${text.slice(0, head)}…${text.slice(-tail)}`;
 }
 
 function pickPrimary(input: JsonValue): string | undefined {
@@ -67,7 +74,7 @@ function scalarText(value: JsonValue | undefined): string | undefined {
  * A tool call as a retention fact: `name(primary argument)`, or `name()` when it has none.
  *
  * @example
- * toolCallLabel({ type: "tool-call", id: "1", name: "Bash", input: { command: "npm  test" } }) // "Bash(npm test)"
+ * toolCallLabel({ name: "Bash", input: { command: "npm  test" } }) // "Bash(npm test)"
  */
 export function toolCallLabel(call: Pick<ToolCallBlock, "name" | "input">): string {
   return `${call.name}(${primaryArgument(call.input) ?? ""})`;
