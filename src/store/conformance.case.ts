@@ -1,0 +1,77 @@
+/**
+ * The one conformance suite every `SessionStore` backend passes (as Kysely runs every test on every dialect).
+ * A backend's test file calls `describeSessionStoreConformance` with a way to open fresh stores.
+ */
+import { afterEach, beforeEach, describe } from "vitest";
+import { sequentialIds } from "../model/ids.ts";
+import { blobCases } from "./conformance/blobs.case.ts";
+import { compactionCases } from "./conformance/compaction.case.ts";
+import {
+  TEST_PRICES,
+  type ConformanceBackend,
+  type ConformanceContext,
+} from "./conformance/conformance-fixtures.ts";
+import { lifecycleCases } from "./conformance/lifecycle.case.ts";
+import { portabilityCases } from "./conformance/portability.case.ts";
+import { propertyCases } from "./conformance/property.case.ts";
+import { queryCases } from "./conformance/queries.case.ts";
+import { turnCases } from "./conformance/turns.case.ts";
+import { createPriceTable } from "./pricing.ts";
+import type { SessionStore, SessionStoreOptions } from "./session-store.ts";
+
+export type { ConformanceBackend } from "./conformance/conformance-fixtures.ts";
+
+const START = Date.parse("2025-01-01T00:00:00.000Z");
+
+/**
+ * Declares the conformance suite for a backend.
+ *
+ * @example
+ * describeSessionStoreConformance({ name: "memory", open: async (options) => new MemorySessionStore(options) });
+ */
+export function describeSessionStoreConformance(
+  backend: ConformanceBackend,
+  settings: { propertyRuns?: number } = {},
+): void {
+  describe(`SessionStore conformance: ${backend.name}`, () => {
+    let time = START;
+    let current: SessionStore | undefined;
+    let options: SessionStoreOptions = {};
+    let opened: SessionStore[] = [];
+    const context: ConformanceContext = {
+      backend,
+      store: () => current!,
+      options: () => options,
+      advance: (milliseconds) => {
+        time += milliseconds;
+      },
+      now: () => new Date(time).toISOString(),
+      track: (store) => {
+        opened.push(store);
+        return store;
+      },
+      replaceStore: (store) => {
+        current = context.track(store);
+      },
+    };
+
+    beforeEach(async () => {
+      time = START;
+      options = { clock: () => new Date(time), ids: sequentialIds(), prices: createPriceTable(TEST_PRICES) };
+      opened = [];
+      current = context.track(await backend.open(options));
+    });
+
+    afterEach(async () => {
+      for (const store of opened.reverse()) await store.close();
+    });
+
+    turnCases(context);
+    compactionCases(context);
+    queryCases(context);
+    lifecycleCases(context);
+    blobCases(context);
+    portabilityCases(context);
+    propertyCases(context, settings.propertyRuns ?? 25);
+  });
+}

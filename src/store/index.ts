@@ -1,0 +1,19 @@
+/**
+ * Durable sessions: the `SessionStore` and `BlobStore` contracts, the in-memory store, pricing and the ctxkit
+ * JSONL export/import. The SQLite and PostgreSQL backends are subpath exports (`ctxkit/sqlite`, `ctxkit/postgres`).
+ */
+export type * from "./session-store.ts";
+export * from "./blob-store.ts";
+export * from "./pricing.ts";
+export { EMPTY_USAGE_TOTALS, addUsage, usageDelta, type UsageDelta } from "./usage-totals.ts";
+export {
+  DEFAULT_INLINE_MEDIA_LIMIT,
+  externalizeMedia,
+  inlineMedia,
+  textBlob,
+  bytesBlob,
+} from "./media-blobs.ts";
+export { DEFAULT_MAX_TURNS, recentTurnCount, turnEnds } from "./recent-view.ts";
+export { MAX_TITLE_LENGTH, normalizeTitle, titleFromMessages } from "./session-title.ts";
+export { MemorySessionStore, MemoryBlobStore } from "./memory/index.ts";
+export * from "./jsonl/index.ts";

@@ -1,0 +1,16 @@
+export {
+  exportSessionsJsonl,
+  writeSessionsJsonl,
+  sessionJsonlLines,
+  EXPORT_HEADER,
+} from "./export-sessions-jsonl.ts";
+export {
+  importSessionsJsonl,
+  parseSessionsJsonl,
+  restoreDumps,
+  summarizeDump,
+  type ImportSessionsOptions,
+  type ImportedSessionSummary,
+} from "./import-sessions-jsonl.ts";
+export { conversationDump, type ConversationToStore } from "./conversation-dump.ts";
+export { sessionLineSchema, blobLineSchema, type SessionLine, type BlobLine } from "./session-lines.ts";

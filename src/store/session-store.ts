@@ -1,0 +1,285 @@
+/**
+ * The contract every session store implements (memory, SQLite, PostgreSQL). One conformance suite
+ * (`conformance.case.ts`) runs against each of them.
+ *
+ * Ordering: `seq` is append order, unique per session. Each stored row also has a `position`, its place in the
+ * view: an appended message's position is its seq; a summary takes the position of the first message it
+ * replaced. Loads return rows by position (then newest seq first), so a summary stands where the messages it
+ * replaced stood while its own seq stays unique and newer than everything it replaced.
+ */
+import type { Clock, IdGenerator } from "../model/ids.ts";
+import type { JsonValue, Message, MessageInput, Usage } from "../model/message.ts";
+import type { BlobStore } from "./blob-store.ts";
+import type { PriceTable } from "./pricing.ts";
+
+/** Token totals of a session, summed over provider-reported usage. */
+export interface UsageTotals {
+  readonly input: number;
+  readonly output: number;
+  readonly cacheRead: number;
+  readonly cacheWrite: number;
+  readonly reasoning: number;
+}
+
+/** Where an imported session came from (the `conversation` line of a ctxkit JSONL export). */
+export interface SessionOrigin {
+  /** Transcript format it was imported from; `ctxkit` for sessions ctxkit created. */
+  readonly format: string;
+  readonly source: string;
+  readonly sidechain?: boolean;
+}
+
+/** Metadata values (free-form JSON). */
+export type SessionMetadata = { readonly [key: string]: JsonValue };
+
+/** One stored session. */
+export interface SessionRecord {
+  readonly id: string;
+  /** Owner or tenant; list and search filter on it. */
+  readonly owner?: string;
+  /** Name of the agent that runs the session. */
+  readonly agent?: string;
+  /** First user prompt (≤ 100 characters) until renamed. */
+  readonly title?: string;
+  readonly createdAt: string;
+  /** Time of the last write; retention counts from it. */
+  readonly updatedAt: string;
+  /** The session this one was forked from, and the seq of the message it was forked at. */
+  readonly parentId?: string;
+  readonly forkSeq?: number;
+  /** Stored rows, summarised ones and summaries included. */
+  readonly messageCount: number;
+  /** Highest user turn number. */
+  readonly turnCount: number;
+  /** The seq the next appended message gets; pass it as `expectedNextSeq` to detect concurrent writers. */
+  readonly nextSeq: number;
+  readonly usage: UsageTotals;
+  /** Cost in US dollars, from the price table at the time of each write. */
+  readonly cost: number;
+  readonly metadata: SessionMetadata;
+  /** Executor session id per agent (from the sync state). */
+  readonly executorSessionIds: { readonly [agent: string]: string };
+  readonly origin?: SessionOrigin;
+}
+
+/** Fields of a session set when its first turn creates it. */
+export interface SessionInit {
+  readonly owner?: string;
+  readonly agent?: string;
+  /** Defaults to the first user prompt, cut to 100 characters. */
+  readonly title?: string;
+  readonly metadata?: SessionMetadata;
+}
+
+/** Usage not attached to any message (e.g. a summarizer's request), with the model that reported it. */
+export interface ModelUsage {
+  readonly model?: string;
+  readonly usage: Usage;
+}
+
+/** Options of `appendTurn`. */
+export interface AppendTurnOptions {
+  /** The session's `nextSeq` as the caller last saw it; a different value raises `ConcurrentWriteError`. */
+  readonly expectedNextSeq?: number;
+  /** Used only when this turn creates the session. */
+  readonly session?: SessionInit;
+  /** Usage to add to the totals besides the messages' own `usage`. */
+  readonly usage?: readonly ModelUsage[];
+}
+
+/** What `appendTurn` stored. */
+export interface AppendResult {
+  readonly session: SessionRecord;
+  /** The stored messages with their seq, turn, id and time (inline media replaced by blob references). */
+  readonly messages: readonly Message[];
+}
+
+/**
+ * How much history a load returns: `full` — every message not replaced by a summary; `recent` — the last
+ * max(3, maxTurns / 6) turns, each reduced to its user text and final reply (CowAgent's restore rule);
+ * `all` — every stored row, summarised ones included (for export and audit), in view order.
+ */
+export type LoadStrategy = "full" | "recent" | "all";
+
+/** Options of `loadMessages`. */
+export interface LoadOptions {
+  readonly strategy?: LoadStrategy;
+  /** The agent's turn budget, for `recent` (default 20, so 3 turns). */
+  readonly maxTurns?: number;
+  /** Exact number of turns for `recent`, overriding the max(3, maxTurns / 6) rule. */
+  readonly recentTurns?: number;
+  /** `ref` (default) returns media as blob references; `inline` puts the data back into the blocks. */
+  readonly media?: "ref" | "inline";
+}
+
+/** Input of `applyCompaction`. */
+export interface CompactionInput {
+  /**
+   * Seqs of the first and last message replaced. Every visible message standing between them (inclusive) is
+   * marked summarised. `fromSeq` may name a message an earlier summary already replaced: the range then starts
+   * where that summary stands, and the earlier summary is replaced too.
+   */
+  readonly fromSeq: number;
+  readonly toSeq: number;
+  /** The summary: a user message (its kind is set to `summary`). `summaryOf` is filled in when absent. */
+  readonly summary: MessageInput;
+  readonly expectedNextSeq?: number;
+  /** The summarizer's usage, added to the session's totals. */
+  readonly usage?: readonly ModelUsage[];
+}
+
+/** A scalar a metadata filter compares with. */
+export type MetadataFilterValue = string | number | boolean | null;
+
+/** Filters shared by list, search and latest. */
+export interface SessionFilter {
+  readonly owner?: string;
+  readonly agent?: string;
+  /** Every key must be present in the session's metadata with exactly this value. */
+  readonly metadata?: { readonly [key: string]: MetadataFilterValue };
+}
+
+/** Options of `listSessions`. */
+export interface ListOptions extends SessionFilter {
+  /** Page size, 1–1000 (default 50). */
+  readonly limit?: number;
+  /** `nextCursor` of the previous page. */
+  readonly cursor?: string;
+}
+
+/** One page of sessions, newest first. */
+export interface SessionPage {
+  readonly sessions: readonly SessionRecord[];
+  /** Present when there are more sessions. */
+  readonly nextCursor?: string;
+}
+
+/** Options of `searchSessions`. */
+export interface SearchOptions extends SessionFilter {
+  readonly limit?: number;
+}
+
+/** A session matching a search: by title, or by a message (the first one that matches). */
+export interface SearchHit {
+  readonly session: SessionRecord;
+  /** Seq of the first matching message; absent when only the title matched. */
+  readonly seq?: number;
+  /** A short excerpt around the match. */
+  readonly snippet: string;
+}
+
+/** Options of `forkSession`. */
+export interface ForkOptions {
+  /** Seq of the last visible message the fork keeps. */
+  readonly atSeq: number;
+  /** Id of the new session (default: a generated one). */
+  readonly id?: string;
+  /** Title of the new session (default: the parent's). */
+  readonly title?: string;
+}
+
+/** How far one agent has seen a session, and its own session id there (multi-agent sync). */
+export interface SyncState {
+  readonly agent: string;
+  readonly cursor: JsonValue;
+  readonly executorSessionId?: string;
+  readonly updatedAt: string;
+}
+
+/** What `cleanup` removed. */
+export interface CleanupResult {
+  readonly deletedSessions: number;
+  readonly deletedBlobs: number;
+}
+
+/** A stored row: the message, its place in the view, and the summary that replaced it (if any). */
+export interface StoredRow {
+  readonly message: Message;
+  readonly position: number;
+  /** Seq of the summary that replaced this row; absent while the row is visible. */
+  readonly summarizedBy?: number;
+}
+
+/** A blob and its bytes, as exported. */
+export interface BlobData {
+  readonly ref: string;
+  readonly mediaType: string;
+  /** True when the blob was stored as text (read it back with `getText`). */
+  readonly isText: boolean;
+  readonly bytes: Uint8Array;
+}
+
+/** Everything stored for one session: what export writes and restore reads back. */
+export interface SessionDump {
+  readonly session: SessionRecord;
+  /** Every row, in seq order. */
+  readonly rows: readonly StoredRow[];
+  /** Blobs linked to the session, by ref. */
+  readonly blobs: readonly BlobData[];
+  /** Sync states, by agent. */
+  readonly syncStates: readonly SyncState[];
+}
+
+/** Options of `restoreSession`. */
+export interface RestoreOptions {
+  /** `error` (default) refuses to overwrite an existing session; `replace` deletes it first. */
+  readonly onExisting?: "error" | "replace";
+}
+
+/** Options every store factory accepts. */
+export interface SessionStoreOptions {
+  readonly clock?: Clock;
+  readonly ids?: IdGenerator;
+  /** Prices for cost totals (default: `DEFAULT_PRICES`). */
+  readonly prices?: PriceTable;
+  /** Base64 media larger than this many characters is moved to the blob store (default 1024). */
+  readonly inlineMediaLimit?: number;
+}
+
+/**
+ * Durable sessions. Every method is atomic: a write that fails leaves no trace.
+ *
+ * @example
+ * const { session } = await store.appendTurn("s1", [
+ *   { role: "user", content: [{ type: "text", text: "List the files" }] },
+ *   { role: "assistant", content: [{ type: "text", text: "a.ts b.ts" }] },
+ * ], { expectedNextSeq: 0 });
+ * const messages = await store.loadMessages("s1");
+ */
+export interface SessionStore {
+  /** Offloaded tool outputs and media, content-addressed. */
+  readonly blobs: BlobStore;
+  /** Writes a turn in one transaction; creates the session when the turn holds its first user message. */
+  appendTurn(
+    sessionId: string,
+    messages: readonly MessageInput[],
+    options?: AppendTurnOptions,
+  ): Promise<AppendResult>;
+  /** Messages in view order. Throws `NotFoundError` for an unknown session. */
+  loadMessages(sessionId: string, options?: LoadOptions): Promise<Message[]>;
+  /** Marks a range summarised and stores the summary in its place, in one transaction. */
+  applyCompaction(sessionId: string, input: CompactionInput): Promise<Message>;
+  getSession(sessionId: string): Promise<SessionRecord | undefined>;
+  listSessions(options?: ListOptions): Promise<SessionPage>;
+  searchSessions(query: string, options?: SearchOptions): Promise<SearchHit[]>;
+  /** The most recently updated session matching the filter (to resume it). */
+  latestSession(filter?: SessionFilter): Promise<SessionRecord | undefined>;
+  forkSession(sessionId: string, options: ForkOptions): Promise<SessionRecord>;
+  renameSession(sessionId: string, title: string): Promise<SessionRecord>;
+  /** Deletes a session, its rows, sync state and the blobs no other session uses. False when unknown. */
+  deleteSession(sessionId: string): Promise<boolean>;
+  /** Deletes sessions not updated for `olderThanDays` days (0 keeps everything) and unused blobs. */
+  cleanup(olderThanDays: number): Promise<CleanupResult>;
+  getSyncState(sessionId: string, agent: string): Promise<SyncState | undefined>;
+  setSyncState(
+    sessionId: string,
+    agent: string,
+    cursor: JsonValue,
+    executorSessionId?: string,
+  ): Promise<SyncState>;
+  /** Everything stored for a session, for export. */
+  dumpSession(sessionId: string): Promise<SessionDump>;
+  /** Writes a dump back verbatim (ids, seqs, times, totals), in one transaction. */
+  restoreSession(dump: SessionDump, options?: RestoreOptions): Promise<SessionRecord>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,52 @@
+import { z } from "zod";
+import { ValidationError } from "../errors/errors.ts";
+import type { JsonValue } from "../model/message.ts";
+import { jsonValueSchema, validate } from "../model/schemas.ts";
+import { normalizeTitle } from "./session-title.ts";
+
+/**
+ * A new title, normalised like a prompt title. Throws `ValidationError` when it is empty.
+ *
+ * @example
+ * checkTitle("  Release  notes "); // "Release notes"
+ */
+export function checkTitle(title: string): string {
+  const normalized = normalizeTitle(validate(z.string(), title, "title"));
+  if (normalized === undefined) throw new ValidationError("a title needs at least one visible character");
+  return normalized;
+}
+
+const syncInputSchema = z.object({
+  agent: z.string().min(1, "name the agent whose sync state this is"),
+  cursor: jsonValueSchema,
+  executorSessionId: z.string().min(1).optional(),
+});
+
+/**
+ * Validates the arguments of `setSyncState`.
+ *
+ * @example
+ * checkSyncInput("codex", 42, "exec-1");
+ */
+export function checkSyncInput(
+  agent: string,
+  cursor: JsonValue,
+  executorSessionId: string | undefined,
+): { agent: string; cursor: JsonValue; executorSessionId?: string } {
+  const checked = validate(syncInputSchema, { agent, cursor, executorSessionId }, "sync state");
+  return {
+    agent: checked.agent,
+    cursor: checked.cursor,
+    ...(checked.executorSessionId !== undefined && { executorSessionId: checked.executorSessionId }),
+  };
+}
+
+/**
+ * The error for restoring over an existing session.
+ *
+ * @example
+ * throw existingSessionError("s1");
+ */
+export function existingSessionError(sessionId: string): ValidationError {
+  return new ValidationError(`session ${sessionId} already exists; delete it first or import with replace`);
+}
