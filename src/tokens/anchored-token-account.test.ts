@@ -118,7 +118,7 @@ describe("AnchoredTokenAccount", () => {
     const cache = new TokenCache(new FakeTokenCounter());
     const learning = new AnchoredTokenAccount({ cache });
     const fixed = new AnchoredTokenAccount({ cache, learn: false });
-    const messages = history(Array.from({ length: 30 }, (_, index) => 500 + ((index * 977) % 3_000)));
+    const messages = history(Array.from({ length: 30 }, (_, index) => 6_000 + ((index * 977) % 8_000)));
     const errors = { learning: [] as number[], fixed: [] as number[] };
     for (let end = 3; end <= messages.length; end += 2) {
       const payload = { messages: messages.slice(0, end) };
@@ -137,7 +137,13 @@ describe("AnchoredTokenAccount", () => {
   });
 
   it("starts from a persisted calibration and forgets its anchor on reset", () => {
-    const calibration = { ...initialCalibration(), factor: 1.5, hiddenTokens: 1_000 };
+    const calibration = {
+      ...initialCalibration(),
+      factor: 1.5,
+      hiddenTokens: 1_000,
+      uncalibratedError: 0.2,
+      calibratedError: 0.05,
+    };
     const account = new AnchoredTokenAccount({ counter: new FakeTokenCounter(), calibration, learn: false });
     const messages = history([400]);
     account.observe({ messages }, 9_999);

@@ -1,6 +1,8 @@
 import { ValidationError } from "../errors/errors.ts";
 import type { Message } from "../model/message.ts";
 import {
+  activeCalibration,
+  calibratedTokens,
   initialCalibration,
   learnFromGrowth,
   learnFromWhole,
@@ -36,6 +38,8 @@ export interface TokenEstimate {
   readonly anchorTokens: number;
   /** Uncalibrated estimate of what the anchor does not cover (the whole payload when `calibrated`). */
   readonly estimatedAddition: number;
+  /** Messages the anchor does not cover. */
+  readonly addedMessages: number;
   /** Uncalibrated estimate of the whole payload: messages plus fixed tokens. */
   readonly estimatedTotal: number;
 }
@@ -126,31 +130,42 @@ export class AnchoredTokenAccount {
     const messageTokens = this.#align(payload.messages);
     const fixed = payload.fixedTokens ?? 0;
     const estimatedTotal = messageTokens + fixed;
-    const { factor, hiddenTokens } = this.#calibration;
+    const calibration = activeCalibration(this.#calibration);
     const anchor = this.#anchor;
+    const count = payload.messages.length;
     if (anchor !== undefined) {
       const shared = commonPrefixLength(anchor.messages, payload.messages);
       const sharedTokens = this.#sums[shared]!;
       const replaced = anchor.estimated - sharedTokens;
       if (shared === anchor.messages.length || (shared > 0 && replaced <= sharedTokens)) {
-        const anchorTokens = anchor.reported - factor * replaced;
+        const anchorTokens =
+          anchor.reported - calibratedTokens(calibration, replaced, anchor.messages.length - shared);
         const estimatedAddition = messageTokens - sharedTokens + fixed - anchor.fixed;
+        const addedMessages = count - shared;
         return {
-          total: Math.max(0, Math.round(anchorTokens + factor * estimatedAddition)),
+          total: Math.max(
+            0,
+            Math.round(anchorTokens + calibratedTokens(calibration, estimatedAddition, addedMessages)),
+          ),
           basis: shared === anchor.messages.length ? "anchored" : "rebased",
           anchoredMessages: shared,
           anchorTokens: Math.round(anchorTokens),
           estimatedAddition,
+          addedMessages,
           estimatedTotal,
         };
       }
     }
     return {
-      total: Math.max(0, Math.round(factor * estimatedTotal + hiddenTokens)),
+      total: Math.max(
+        0,
+        Math.round(calibratedTokens(calibration, estimatedTotal, count) + this.#calibration.hiddenTokens),
+      ),
       basis: "calibrated",
       anchoredMessages: 0,
       anchorTokens: 0,
       estimatedAddition: estimatedTotal,
+      addedMessages: count,
       estimatedTotal,
     };
   }
@@ -168,15 +183,21 @@ export class AnchoredTokenAccount {
         const reportedGrowth = reportedInputTokens - anchor.reported;
         calibration = learnFromGrowth(
           calibration,
-          estimate.estimatedAddition,
-          reportedGrowth,
+          {
+            estimated: estimate.estimatedAddition,
+            reported: reportedGrowth,
+            messages: estimate.addedMessages,
+          },
           this.#calibrationOptions,
         );
       }
       this.#calibration = learnFromWhole(
         calibration,
-        estimate.estimatedTotal,
-        reportedInputTokens,
+        {
+          estimated: estimate.estimatedTotal,
+          reported: reportedInputTokens,
+          messages: payload.messages.length,
+        },
         this.#calibrationOptions,
       );
     }

@@ -40,6 +40,8 @@ export { ModelRegistry, defaultModelRegistry, type ModelOverride } from "./model
 export { counterForModel, estimatorForModel } from "./counter-for-model.ts";
 export { CountingTokenCounter, TokenCache } from "./token-cache.ts";
 export {
+  activeCalibration,
+  calibratedTokens,
   calibrationStateSchema,
   initialCalibration,
   learnFromGrowth,
@@ -47,6 +49,7 @@ export {
   restoreCalibration,
   type CalibrationOptions,
   type CalibrationState,
+  type GrowthSample,
 } from "./calibration.ts";
 export {
   AnchoredTokenAccount,
