@@ -77,7 +77,13 @@ function decodeBinary(data: string): string | undefined {
   }
 }
 
-/** Pages of a PDF: occurrences of `/Type /Page` (not `/Pages`) in its bytes; 0 when none can be seen. */
+/**
+ * Pages of a PDF: occurrences of `/Type /Page` (not `/Pages`) in its bytes (as a binary string); 0 when none
+ * can be seen (e.g. page objects inside compressed object streams).
+ *
+ * @example
+ * pdfPageCount(atob(pdfBase64)); // 12
+ */
 export function pdfPageCount(binary: string): number {
   let pages = 0;
   for (const marker of ["/Type /Page", "/Type/Page"]) {

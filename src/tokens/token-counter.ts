@@ -5,7 +5,7 @@ import type { Message } from "../model/message.ts";
  * other model families. `name` identifies the counter so a cached count made by another counter is recounted.
  */
 export interface TokenCounter {
-  /** Stable name, e.g. `o200k_base` or `estimate:claude`. Stored beside cached counts. */
+  /** Stable name, e.g. `o200k_base` or `estimate:claude@1`. Stored beside cached counts. */
   readonly name: string;
   /** Tokens of a plain string. */
   countText(text: string): number;
