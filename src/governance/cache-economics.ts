@@ -37,7 +37,10 @@ export function checkpointPays(checkpoint: CheckpointCase, pricing: CachePricing
   return saving > cost;
 }
 
-/** Expected remaining requests: a session that has made N requests is likely to make about N more (Lindy). */
+/**
+ * Expected remaining requests: a session that has made N requests is likely to make about N more (Lindy),
+ * with a small floor (a young session has not proven it will last) and a ceiling.
+ */
 export function expectedRemainingRequests(requestsSoFar: number): number {
-  return Math.min(200, Math.max(10, requestsSoFar));
+  return Math.min(200, Math.max(5, requestsSoFar));
 }

@@ -28,6 +28,7 @@ import {
   defaultProcessors,
 } from "./processors/index.ts";
 import { offloadThresholds } from "./processors/tool-output-offload.ts";
+import { fitNewestStep } from "./processors/truncate-tool-results.ts";
 import { budgetExitNotice } from "./budget-exit.ts";
 
 /** Options of `createGovernor`. */
@@ -381,12 +382,16 @@ export class Governor {
       }
     }
     const { window } = this;
-    if (fixed + nextTokens + window.reservedOutput > window.contextWindow) {
+    if (this.policy.preflight && fixed + nextTokens + window.reservedOutput > window.contextWindow) {
       const forced = this.#context(fixed, true, (event) => pending.push(event), signal);
       next = await runPipeline([compactHistory, compressSmallHistory], next, forced);
       nextTokens = sumTokens(next, this.tokensOf);
+      if (fixed + nextTokens + window.reservedOutput > window.contextWindow) {
+        next = await fitNewestStep(next, window.contextWindow - window.reservedOutput - fixed, forced);
+        nextTokens = sumTokens(next, this.tokensOf);
+      }
       const required = fixed + nextTokens + window.reservedOutput;
-      if (required > window.contextWindow && this.policy.preflight) {
+      if (required > window.contextWindow) {
         for (const event of pending) publish(event);
         this.#commit(next);
         throw new ContextOverflowError(

@@ -90,8 +90,17 @@ describe("governance invariants (property tests over random histories)", () => {
               const lastAssistant = prefix.findLastIndex((message) => message.role === "assistant");
               // 1. The current instruction and the newest step are intact.
               expect(view).toContainEqual(prefix[instructionIndex]);
+              // (Documented exception: when even a forced compaction cannot make room, the newest step's results
+              // are capped to fit — with an event naming them — rather than refusing the request.)
+              const capped = new Set(
+                request.events.flatMap((event) =>
+                  event.type === "tool-output-capped" ? event.messageIds : [],
+                ),
+              );
               if (lastAssistant > instructionIndex) {
-                for (const message of prefix.slice(lastAssistant)) expect(view).toContainEqual(message);
+                for (const message of prefix.slice(lastAssistant)) {
+                  if (!capped.has(message.id)) expect(view).toContainEqual(message);
+                }
               }
               // 2. No orphan tool call or result.
               const { pairs, orphanResults } = pairToolCalls(view);
@@ -102,7 +111,8 @@ describe("governance invariants (property tests over random histories)", () => {
               const seqs = withoutNotices(view).map((message) => message.seq);
               expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
               expect(new Set(seqs).size).toBe(seqs.length);
-              expect(withoutNotices(view).at(-1)).toEqual(prefix.at(-1));
+              expect(withoutNotices(view).at(-1)!.id).toBe(prefix.at(-1)!.id);
+              if (!capped.has(prefix.at(-1)!.id)) expect(withoutNotices(view).at(-1)).toEqual(prefix.at(-1));
               // 4. The payload fits whenever governance is on.
               if (name !== "off")
                 expect(request.tokens.total + request.tokens.reservedOutput).toBeLessThanOrEqual(

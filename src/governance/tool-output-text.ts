@@ -1,3 +1,4 @@
+import { filePathsIn } from "../metrics/fact-patterns.ts";
 import { toolResultText } from "../model/blocks.ts";
 import type { Message, ToolResultBlock } from "../model/message.ts";
 
@@ -13,6 +14,9 @@ export function toolMessageText(message: Message): string {
     .join("\n");
 }
 
+/** Characters of file paths a preview lists at most. */
+const MAX_PATH_LIST_CHARS = 1_500;
+
 const shellTools =
   /^(bash|shell|sh|exec_command|run_shell_command|execute_cli|terminal|run_command|local_shell)$/i;
 const signalLine =
@@ -24,8 +28,9 @@ export function isShellOutput(result: ToolResultBlock, text: string): boolean {
 }
 
 /**
- * A short preview of a long output: its first and last `lines` lines, and for shell output the error and
- * exit-code lines from the middle. Each line is clipped to 240 characters.
+ * A short preview of a long output: its first and last `lines` lines; from the lines in between, the error and
+ * exit-code lines (for every output, and more of them for shell output); then the file paths the hidden part
+ * mentions, so what the agent touched stays visible. Each line is clipped to 240 characters.
  */
 export function outputPreview(text: string, lines: number, shell: boolean): string {
   const all = text.split("\n");
@@ -33,13 +38,26 @@ export function outputPreview(text: string, lines: number, shell: boolean): stri
   if (all.length <= lines * 2 + 1) return all.map(clip).join("\n");
   const head = all.slice(0, lines).map(clip);
   const tail = all.slice(-lines).map(clip);
-  const middle = shell
-    ? all
-        .slice(lines, -lines)
-        .filter((line) => signalLine.test(line))
-        .slice(0, lines)
-        .map(clip)
-    : [];
-  const skipped = all.length - head.length - tail.length - middle.length;
-  return [...head, `[… ${skipped} lines not shown …]`, ...middle, ...tail].join("\n");
+  const hidden = all.slice(lines, -lines);
+  const signals = hidden
+    .filter((line) => signalLine.test(line))
+    .slice(0, shell ? lines * 2 : lines)
+    .map(clip);
+  const shown = [...head, ...signals, ...tail].join("\n");
+  const paths: string[] = [];
+  let pathChars = 0;
+  for (const path of filePathsIn(hidden.join("\n"))) {
+    if (shown.includes(path)) continue;
+    if (pathChars + path.length > MAX_PATH_LIST_CHARS) break;
+    paths.push(path);
+    pathChars += path.length + 1;
+  }
+  const skipped = hidden.length - signals.length;
+  return [
+    ...head,
+    `[… ${skipped} lines not shown …]`,
+    ...signals,
+    ...tail,
+    ...(paths.length > 0 ? [`[paths mentioned in the hidden part: ${paths.join(" ")}]`] : []),
+  ].join("\n");
 }

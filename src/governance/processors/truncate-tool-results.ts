@@ -102,3 +102,44 @@ export const capToolResults: Processor = {
     return output;
   },
 };
+
+/**
+ * Last resort before refusing a request: when even a forced compaction leaves the payload over the window
+ * because the newest step's own results are too big, those results share what is left of the budget (each
+ * keeps head and tail; the full outputs go to the offload store). The only place protected output is cut — a
+ * request that cannot be sent protects nothing.
+ */
+export async function fitNewestStep(
+  messages: readonly Message[],
+  budgetTokens: number,
+  context: ProcessorContext,
+): Promise<readonly Message[]> {
+  const newestStep = messages.findLastIndex((message) => message.role === "assistant");
+  if (newestStep < 0) return messages;
+  const results = messages.slice(newestStep + 1).filter((message) => message.role === "tool");
+  if (results.length === 0) return messages;
+  const others = messages.reduce(
+    (sum, message) => sum + (results.includes(message) ? 0 : context.tokensOf(message)),
+    0,
+  );
+  const share = Math.max(200, Math.floor((budgetTokens - others) / results.length));
+  const output = [...messages];
+  const originals: Message[] = [];
+  const replacements: Message[] = [];
+  for (let index = newestStep + 1; index < output.length; index++) {
+    const message = output[index]!;
+    if (message.role !== "tool" || context.tokensOf(message) <= share) continue;
+    const replacement = await truncateToolMessage(message, share, context);
+    output[index] = replacement;
+    originals.push(message);
+    replacements.push(replacement);
+  }
+  if (originals.length === 0) return messages;
+  context.emit({
+    type: "tool-output-capped",
+    tokensBefore: originals.reduce((sum, message) => sum + context.tokensOf(message), 0),
+    tokensAfter: replacements.reduce((sum, message) => sum + context.tokensOf(message), 0),
+    messageIds: originals.map((message) => message.id),
+  });
+  return output;
+}
