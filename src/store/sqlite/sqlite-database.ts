@@ -1,0 +1,153 @@
+import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import { CorruptStoreError, CtxkitError, StoreError } from "../../errors/index.ts";
+
+/** SQLite primary result codes ctxkit reacts to (https://sqlite.org/rescode.html). */
+const SQLITE = {
+  busy: 5,
+  locked: 6,
+  readOnly: 8,
+  ioError: 10,
+  corrupt: 11,
+  full: 13,
+  cantOpen: 14,
+  notADatabase: 26,
+};
+
+/** The extended result code of a `node:sqlite` error, or undefined for other errors. */
+export function sqliteErrorCode(error: unknown): number | undefined {
+  const code = (error as { errcode?: unknown } | null)?.errcode;
+  return typeof code === "number" ? code : undefined;
+}
+
+/** True for a UNIQUE or PRIMARY KEY constraint failure. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = sqliteErrorCode(error);
+  return code === 2067 || code === 1555;
+}
+
+/**
+ * The ctxkit error for a SQLite failure: a damaged file or a non-database becomes `CorruptStoreError`; busy,
+ * full, read-only and I/O failures become `StoreError`s that say what to do. ctxkit errors pass through.
+ *
+ * @example
+ * try { … } catch (error) { throw toStoreError(error, "/home/ada/.ctxkit/ctxkit.db"); }
+ */
+export function toStoreError(error: unknown, location: string): CtxkitError {
+  if (CtxkitError.isInstance(error)) return error;
+  const code = sqliteErrorCode(error);
+  const detail = error instanceof Error ? error.message : String(error);
+  const cause = { cause: error };
+  switch (code === undefined ? undefined : code & 0xff) {
+    case SQLITE.corrupt:
+      return new CorruptStoreError(location, `the database is damaged (${detail})`, cause);
+    case SQLITE.notADatabase:
+      return new CorruptStoreError(location, `the file is not a database (${detail})`, cause);
+    case SQLITE.busy:
+    case SQLITE.locked:
+      return new StoreError(
+        `${location}: the database stayed locked by another writer (${detail}); retry, or raise busyTimeoutMs`,
+        true,
+        cause,
+      );
+    case SQLITE.full:
+      return new StoreError(
+        `${location}: the disk or the database size limit is full (${detail}); free space and retry`,
+        true,
+        cause,
+      );
+    case SQLITE.readOnly:
+      return new StoreError(
+        `${location}: the database is read-only (${detail}); check the file and folder permissions`,
+        false,
+        cause,
+      );
+    case SQLITE.cantOpen:
+      return new StoreError(
+        `${location}: cannot open the database (${detail}); check that the folder exists and is writable`,
+        false,
+        cause,
+      );
+    case SQLITE.ioError:
+      return new StoreError(`${location}: disk I/O error (${detail}); check the disk and retry`, true, cause);
+    default:
+      return new StoreError(`${location}: ${detail}`, false, cause);
+  }
+}
+
+/**
+ * One `node:sqlite` connection with cached statements and transactions that map failures to ctxkit errors.
+ * `node:sqlite` is synchronous, so a transaction body never yields to other tasks of this process: writes
+ * through one connection are serialised by construction, and `BEGIN IMMEDIATE` plus the busy timeout
+ * serialise them against other processes.
+ */
+export class SqliteDatabase {
+  readonly connection: DatabaseSync;
+  readonly location: string;
+  readonly #statements = new Map<string, StatementSync>();
+  #closed = false;
+
+  constructor(connection: DatabaseSync, location: string) {
+    this.connection = connection;
+    this.location = location;
+  }
+
+  /** A cached prepared statement. */
+  statement(sql: string): StatementSync {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.connection.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /** Rows of a query. */
+  all<Row>(sql: string, ...parameters: SQLInputValue[]): Row[] {
+    return this.statement(sql).all(...parameters) as Row[];
+  }
+
+  /** First row of a query. */
+  get<Row>(sql: string, ...parameters: SQLInputValue[]): Row | undefined {
+    return this.statement(sql).get(...parameters) as Row | undefined;
+  }
+
+  /** Runs a statement; returns the number of changed rows. */
+  run(sql: string, ...parameters: SQLInputValue[]): number {
+    return Number(this.statement(sql).run(...parameters).changes);
+  }
+
+  /** Runs `body` in a write transaction (`BEGIN IMMEDIATE`): committed whole or rolled back whole. */
+  write<T>(body: () => T): T {
+    return this.#transaction("BEGIN IMMEDIATE", body);
+  }
+
+  /** Runs `body` in a read transaction, so multi-query reads see one snapshot. */
+  read<T>(body: () => T): T {
+    return this.#transaction("BEGIN", body);
+  }
+
+  #transaction<T>(begin: string, body: () => T): T {
+    this.#checkOpen();
+    try {
+      this.connection.exec(begin);
+      const result = body();
+      this.connection.exec("COMMIT");
+      return result;
+    } catch (error) {
+      if (this.connection.isTransaction) this.connection.exec("ROLLBACK");
+      throw toStoreError(error, this.location);
+    }
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) throw new StoreError(`${this.location}: the store is closed; open it again`);
+  }
+
+  /** Closes the connection (idempotent). */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#statements.clear();
+    this.connection.close();
+  }
+}

@@ -1,0 +1,353 @@
+import { NotFoundError, ValidationError } from "../../errors/index.ts";
+import type { JsonValue, Message, MessageInput } from "../../model/message.ts";
+import { validate } from "../../model/schemas.ts";
+import { checkExpectedSeq, checkSessionId, planAppend } from "../append-plan.ts";
+import { checkCompactionInput, compactionBounds, planCompaction, type RowPlace } from "../compaction-plan.ts";
+import { checkDump } from "../dump-check.ts";
+import { forkRecord, forkRows } from "../fork-plan.ts";
+import { parseListOptions, sessionFilterSchema, toPage } from "../list-query.ts";
+import { inlineMedia } from "../media-blobs.ts";
+import { recentTurnCount, turnEnds } from "../recent-view.ts";
+import { parseSearchOptions } from "../search-options.ts";
+import { normalizeSearchText, searchTerms } from "../search-text.ts";
+import { newSessionRecord, withDelta, withTurn } from "../session-record.ts";
+import type {
+  AppendResult,
+  AppendTurnOptions,
+  CleanupResult,
+  CompactionInput,
+  ForkOptions,
+  ListOptions,
+  LoadOptions,
+  RestoreOptions,
+  SearchHit,
+  SearchOptions,
+  SessionDump,
+  SessionFilter,
+  SessionPage,
+  SessionRecord,
+  SessionStore,
+  StoredRow,
+  SyncState,
+} from "../session-store.ts";
+import { checkSyncInput, checkTitle, existingSessionError } from "../session-updates.ts";
+import { retentionCutoff, type StoreContext } from "../store-context.ts";
+import { SqliteBlobStore } from "./sqlite-blob-store.ts";
+import { isUniqueViolation, type SqliteDatabase } from "./sqlite-database.ts";
+import {
+  collectBlobs,
+  insertBlob,
+  insertRow,
+  insertSession,
+  MESSAGE_SELECT,
+  messageFromRow,
+  readSession,
+  storedRowFromRow,
+  updateSessionTotals,
+  type MessageRow,
+} from "./sqlite-rows.ts";
+import { latestSessionRow, listSessionRows, searchSessionRows } from "./sqlite-session-queries.ts";
+import { readDumpExtras, readSyncState, writeSyncState } from "./sqlite-session-extras.ts";
+
+const VIEW_ORDER = "ORDER BY m.position, m.seq DESC";
+
+/**
+ * The embedded, zero-configuration session store: one SQLite file through `node:sqlite` (no native addon),
+ * in WAL mode so readers never block the writer. Create it with `openSqliteSessionStore`.
+ */
+export class SqliteSessionStore implements SessionStore {
+  readonly blobs: SqliteBlobStore;
+  readonly #database: SqliteDatabase;
+  readonly #context: StoreContext;
+
+  /** @internal Use `openSqliteSessionStore`. */
+  constructor(database: SqliteDatabase, context: StoreContext) {
+    this.#database = database;
+    this.#context = context;
+    this.blobs = new SqliteBlobStore(database);
+  }
+
+  /** Absolute path of the database file (or `:memory:`). */
+  get location(): string {
+    return this.#database.location;
+  }
+
+  /** @internal The connection, for tests and tools that inspect the file. */
+  get database(): SqliteDatabase {
+    return this.#database;
+  }
+
+  async appendTurn(
+    sessionId: string,
+    messages: readonly MessageInput[],
+    options: AppendTurnOptions = {},
+  ): Promise<AppendResult> {
+    checkSessionId(sessionId);
+    const database = this.#database;
+    return database.write(() => {
+      const existing = readSession(database, sessionId);
+      const head = existing ?? { nextSeq: 0, turnCount: 0 };
+      const plan = planAppend(
+        sessionId,
+        { exists: existing !== undefined, ...head },
+        messages,
+        options,
+        this.#context,
+      );
+      const base = existing ?? newSessionRecord(sessionId, options.session, plan);
+      if (!existing) insertSession(database, base);
+      for (const message of plan.rows) this.#insert({ message, position: message.seq });
+      for (const blob of plan.blobs) insertBlob(database, sessionId, blob);
+      const session = withTurn(base, plan);
+      updateSessionTotals(database, session);
+      return { session, messages: plan.rows };
+    });
+  }
+
+  async loadMessages(sessionId: string, options: LoadOptions = {}): Promise<Message[]> {
+    const database = this.#database;
+    const strategy = options.strategy ?? "full";
+    const messages = database.read(() => {
+      const session = readSession(database, sessionId);
+      if (!session) throw missing(sessionId);
+      const where = ["m.session_id = ?"];
+      const parameters: (string | number)[] = [sessionId];
+      if (strategy !== "all") where.push("m.summarized_by IS NULL");
+      if (strategy === "recent") {
+        where.push("m.turn > ?");
+        parameters.push(session.turnCount - recentTurnCount(options));
+      }
+      const sql = `${MESSAGE_SELECT} WHERE ${where.join(" AND ")} ${VIEW_ORDER}`;
+      return database.all<MessageRow>(sql, ...parameters).map(messageFromRow);
+    });
+    const shaped = strategy === "recent" ? turnEnds(messages) : messages;
+    return options.media === "inline" ? inlineMedia(shaped, this.blobs) : shaped;
+  }
+
+  async applyCompaction(sessionId: string, input: CompactionInput): Promise<Message> {
+    const checked = checkCompactionInput(input);
+    const database = this.#database;
+    return database.write(() => {
+      const session = readSession(database, sessionId);
+      if (!session) throw missing(sessionId);
+      checkExpectedSeq(sessionId, checked.expectedNextSeq, session.nextSeq);
+      const placeSql = "SELECT seq, position, turn FROM messages WHERE session_id = ? AND seq = ?";
+      const bounds = compactionBounds(sessionId, checked, {
+        from: database.get<RowPlace>(placeSql, sessionId, checked.fromSeq),
+        to: database.get<RowPlace>(placeSql, sessionId, checked.toSeq),
+      });
+      const visible = "FROM messages WHERE session_id = ? AND summarized_by IS NULL";
+      const replaced = database.all<RowPlace>(
+        `SELECT seq, position, turn ${visible} AND position BETWEEN ? AND ? ORDER BY position`,
+        sessionId,
+        bounds.from,
+        bounds.to,
+      );
+      const previous = database.get<RowPlace>(
+        `SELECT seq, position, turn ${visible} AND position < ? ORDER BY position DESC LIMIT 1`,
+        sessionId,
+        replaced[0]?.position ?? bounds.from,
+      );
+      const plan = planCompaction(sessionId, checked, replaced, previous, session.nextSeq, this.#context);
+      database.run(
+        `UPDATE messages SET summarized_by = ? WHERE session_id = ? AND summarized_by IS NULL AND position BETWEEN ? AND ?`,
+        plan.summary.seq,
+        sessionId,
+        bounds.from,
+        bounds.to,
+      );
+      this.#insert({ message: plan.summary, position: plan.position });
+      for (const blob of plan.blobs) insertBlob(database, sessionId, blob);
+      const updated = {
+        ...withDelta(session, plan.delta, plan.now),
+        messageCount: session.messageCount + 1,
+        nextSeq: plan.summary.seq + 1,
+      };
+      updateSessionTotals(database, updated);
+      return plan.summary;
+    });
+  }
+
+  async getSession(sessionId: string): Promise<SessionRecord | undefined> {
+    return this.#database.read(() => readSession(this.#database, sessionId));
+  }
+
+  async listSessions(options: ListOptions = {}): Promise<SessionPage> {
+    const query = parseListOptions(options);
+    return toPage(
+      this.#database.read(() => listSessionRows(this.#database, query)),
+      query.limit,
+    );
+  }
+
+  async searchSessions(query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
+    const terms = searchTerms(query);
+    const { filter, limit } = parseSearchOptions(options);
+    return this.#database.read(() => searchSessionRows(this.#database, terms, filter, limit));
+  }
+
+  async latestSession(filter: SessionFilter = {}): Promise<SessionRecord | undefined> {
+    const checked = validate(sessionFilterSchema, filter, "session filter");
+    return this.#database.read(() => latestSessionRow(this.#database, checked));
+  }
+
+  async forkSession(sessionId: string, options: ForkOptions): Promise<SessionRecord> {
+    const id = checkSessionId(options.id ?? this.#context.ids("ses"));
+    const title = options.title === undefined ? undefined : checkTitle(options.title);
+    const database = this.#database;
+    return database.write(() => {
+      const parent = readSession(database, sessionId);
+      if (!parent) throw missing(sessionId);
+      if (readSession(database, id))
+        throw new ValidationError(`session ${id} already exists; choose another id for the fork`);
+      const rows = forkRows(this.#rows(sessionId), options.atSeq, id);
+      const now = this.#context.clock().toISOString();
+      const record = forkRecord(parent, rows, {
+        id,
+        atSeq: options.atSeq,
+        title,
+        now,
+        prices: this.#context.prices,
+      });
+      insertSession(database, record);
+      for (const row of rows) this.#insert(row);
+      database.run(
+        "INSERT INTO blob_links (session_id, ref) SELECT ?, ref FROM blob_links WHERE session_id = ?",
+        id,
+        sessionId,
+      );
+      return record;
+    });
+  }
+
+  async renameSession(sessionId: string, title: string): Promise<SessionRecord> {
+    const checked = checkTitle(title);
+    const database = this.#database;
+    return database.write(() => {
+      const changed = database.run(
+        "UPDATE sessions SET title = ?, title_words = ? WHERE id = ?",
+        checked,
+        normalizeSearchText(checked),
+        sessionId,
+      );
+      if (changed === 0) throw missing(sessionId);
+      return readSession(database, sessionId)!;
+    });
+  }
+
+  async deleteSession(sessionId: string): Promise<boolean> {
+    return this.#database.write(() => this.#delete(sessionId) !== undefined);
+  }
+
+  async cleanup(olderThanDays: number): Promise<CleanupResult> {
+    const cutoff = retentionCutoff(olderThanDays, this.#context.clock());
+    const database = this.#database;
+    return database.write(() => {
+      let deletedSessions = 0;
+      let deletedBlobs = 0;
+      if (cutoff !== undefined) {
+        for (const { id } of database.all<{ id: string }>(
+          "SELECT id FROM sessions WHERE updated_at < ?",
+          cutoff,
+        )) {
+          deletedBlobs += this.#delete(id) ?? 0;
+          deletedSessions++;
+        }
+      }
+      database.run("DELETE FROM blob_links WHERE session_id NOT IN (SELECT id FROM sessions)");
+      deletedBlobs += database.run("DELETE FROM blobs WHERE ref NOT IN (SELECT ref FROM blob_links)");
+      return { deletedSessions, deletedBlobs };
+    });
+  }
+
+  async getSyncState(sessionId: string, agent: string): Promise<SyncState | undefined> {
+    return this.#database.read(() => readSyncState(this.#database, sessionId, agent));
+  }
+
+  async setSyncState(
+    sessionId: string,
+    agent: string,
+    cursor: JsonValue,
+    executorSessionId?: string,
+  ): Promise<SyncState> {
+    const input = checkSyncInput(agent, cursor, executorSessionId);
+    const database = this.#database;
+    return database.write(() => {
+      if (!database.get("SELECT 1 FROM sessions WHERE id = ?", sessionId)) throw missing(sessionId);
+      const state: SyncState = { ...input, updatedAt: this.#context.clock().toISOString() };
+      writeSyncState(database, sessionId, state);
+      return state;
+    });
+  }
+
+  async dumpSession(sessionId: string): Promise<SessionDump> {
+    const database = this.#database;
+    return database.read(() => {
+      const session = readSession(database, sessionId);
+      if (!session) throw missing(sessionId);
+      return { session, rows: this.#rows(sessionId), ...readDumpExtras(database, sessionId) };
+    });
+  }
+
+  async restoreSession(dump: SessionDump, options: RestoreOptions = {}): Promise<SessionRecord> {
+    const checked = checkDump(dump, this.#context.inlineMediaLimit);
+    const id = checked.session.id;
+    const database = this.#database;
+    return database.write(() => {
+      if (readSession(database, id)) {
+        if (options.onExisting !== "replace") throw existingSessionError(id);
+        this.#delete(id);
+      }
+      insertSession(database, checked.session);
+      for (const row of checked.rows) this.#insert(row);
+      for (const blob of checked.blobs) insertBlob(database, id, blob);
+      for (const state of checked.syncStates) writeSyncState(database, id, state);
+      return readSession(database, id)!;
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#database.close();
+  }
+
+  /** Every row of a session in seq order. */
+  #rows(sessionId: string): StoredRow[] {
+    return this.#database
+      .all<MessageRow>(`${MESSAGE_SELECT} WHERE m.session_id = ? ORDER BY m.seq`, sessionId)
+      .map(storedRowFromRow);
+  }
+
+  #insert(row: StoredRow): void {
+    try {
+      insertRow(this.#database, row);
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      throw new ValidationError(
+        `message id "${row.message.id}" (seq ${row.message.seq}) is already stored in session ${row.message.sessionId}`,
+        [],
+        { cause: error },
+      );
+    }
+  }
+
+  /** Deletes a session inside the caller's transaction; returns the number of blobs removed with it. */
+  #delete(sessionId: string): number | undefined {
+    const database = this.#database;
+    if (!database.get("SELECT 1 FROM sessions WHERE id = ?", sessionId)) return undefined;
+    const refs = database
+      .all<{ ref: string }>("SELECT ref FROM blob_links WHERE session_id = ?", sessionId)
+      .map((row) => row.ref);
+    database.run(
+      "DELETE FROM message_words WHERE rowid IN (SELECT row_id FROM messages WHERE session_id = ?)",
+      sessionId,
+    );
+    database.run("DELETE FROM sessions WHERE id = ?", sessionId);
+    database.run("DELETE FROM blob_links WHERE session_id = ?", sessionId);
+    database.run("UPDATE sessions SET parent_id = NULL, fork_seq = NULL WHERE parent_id = ?", sessionId);
+    return collectBlobs(database, refs);
+  }
+}
+
+function missing(sessionId: string): NotFoundError {
+  return new NotFoundError("session", sessionId, "list sessions to see which exist");
+}
