@@ -1,15 +1,28 @@
 import type { JsonValue, Message } from "../../model/message.ts";
 
-/** Version of the ctxkit JSONL layout, written in the header line. Readers refuse newer versions. */
+/**
+ * Version of the ctxkit JSONL layout, written in the header line. Readers refuse newer versions.
+ *
+ * @example
+ * formatCtxkitRecord({ type: "ctxkit", version: CTXKIT_JSONL_VERSION }); // '{"type":"ctxkit","version":1}'
+ */
 export const CTXKIT_JSONL_VERSION = 1;
 
 /**
  * Every line type of ctxkit JSONL. `session` and `blob` are reserved for the session store's exports: this
  * module reads and writes them as opaque JSON objects, so a store can extend them without changing the reader.
+ *
+ * @example
+ * CTXKIT_JSONL_RECORD_TYPES.includes(record.type);
  */
 export const CTXKIT_JSONL_RECORD_TYPES = ["ctxkit", "conversation", "message", "session", "blob"] as const;
 
-/** Line types passed through to the caller untouched. */
+/**
+ * Line types passed through to the caller untouched.
+ *
+ * @example
+ * if (record.type === "session" || record.type === "blob") store.restore(record);
+ */
 export const PASS_THROUGH_RECORD_TYPES = ["session", "blob"] as const;
 
 /** The first line: `{"type":"ctxkit","version":1, …}`. Extra header fields are kept as written. */

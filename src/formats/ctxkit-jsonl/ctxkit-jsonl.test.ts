@@ -129,7 +129,7 @@ describe("ctxkit JSONL export", () => {
         expect(exportCtxkitJsonl([imported!])).toBe(exported);
         expect(imported!.messages).toEqual(conversation.messages);
       }),
-      { numRuns: 200 },
+      { numRuns: 300 },
     );
   });
 
@@ -143,6 +143,24 @@ describe("ctxkit JSONL export", () => {
       '{"type":"message","id":"s1:0","sessionId":"s1","seq":0,"turn":1,"role":"user","content":[{"type":"text","text":"hi"}],"createdAt":"2026-01-01T00:00:00.000Z"}',
       "",
     ]);
+  });
+
+  it("keeps free-form JSON exactly, even keys named __proto__", () => {
+    const input = JSON.parse('{"__proto__":{"x":1},"b":2,"1":3}') as never;
+    const conversation = {
+      id: "s1",
+      format: "ctxkit",
+      source: "x",
+      messages: [
+        message({ role: "assistant", content: [{ type: "tool-call", id: "c1", name: "t", input }] }),
+      ],
+    };
+    const exported = exportCtxkitJsonl([conversation]);
+    expect(exported).toContain('"input":{"1":3,"__proto__":{"x":1},"b":2}');
+    const [imported] = importCtxkitJsonl(exported, "x.jsonl");
+    expect(exportCtxkitJsonl([imported!])).toBe(exported);
+    const block = imported!.messages[0]!.content[0] as { input: object };
+    expect(Object.keys(block.input)).toEqual(["1", "__proto__", "b"]);
   });
 
   it("refuses messages that would not read back", () => {

@@ -1,13 +1,16 @@
 import { z } from "zod";
 import { ParseError, SchemaTooNewError } from "../../errors/errors.ts";
+import type { Message } from "../../model/message.ts";
 import { jsonValueSchema, messageSchema } from "../../model/schemas.ts";
 import {
   CTXKIT_JSONL_RECORD_TYPES,
   CTXKIT_JSONL_VERSION,
   PASS_THROUGH_RECORD_TYPES,
+  type CtxkitConversationRecord,
   type CtxkitJsonlLine,
   type CtxkitRecord,
 } from "./ctxkit-jsonl-records.ts";
+import { conversationRecordKeys, orderedMessage, pick } from "./serialize-message.ts";
 
 const headerSchema = z.looseObject({ type: z.literal("ctxkit"), version: z.number().int().positive() });
 
@@ -62,30 +65,27 @@ function parseRecord(line: string, source: string, lineNumber: number, headerSee
     typeof value === "object" && value !== null && !Array.isArray(value)
       ? (value as { type?: unknown }).type
       : undefined;
+  // Records are validated with zod but returned as parsed: zod rebuilds objects and would drop "__proto__"
+  // keys of free-form JSON (tool inputs, metadata), breaking byte-identical round trips.
   if (!headerSeen || type === "ctxkit") return parseHeader(value, source, lineNumber);
   if (type === "message") {
     const { type: _type, ...fields } = value as Record<string, unknown>;
-    return {
-      type: "message",
-      message: expectRecord(messageSchema, fields, source, lineNumber, "a message record"),
-    };
+    expectRecord(messageSchema, fields, source, lineNumber, "a message record");
+    return { type: "message", message: orderedMessage(fields as unknown as Message) as unknown as Message };
   }
-  if (type === "conversation")
-    return expectRecord(
+  if (type === "conversation") {
+    expectRecord(
       conversationSchema,
       value,
       source,
       lineNumber,
       "a conversation record {type, id, format, source}",
     );
+    return pick(value as object, conversationRecordKeys) as unknown as CtxkitConversationRecord;
+  }
   if ((PASS_THROUGH_RECORD_TYPES as readonly unknown[]).includes(type)) {
-    return expectRecord(
-      z.record(z.string(), jsonValueSchema),
-      value,
-      source,
-      lineNumber,
-      "a JSON object",
-    ) as CtxkitRecord;
+    expectRecord(z.record(z.string(), jsonValueSchema), value, source, lineNumber, "a JSON object");
+    return value as CtxkitRecord;
   }
   throw new ParseError(
     source,
@@ -99,7 +99,7 @@ function parseHeader(value: unknown, source: string, lineNumber: number): Ctxkit
   const header = expectRecord(headerSchema, value, source, lineNumber, expectedHeader);
   if (header.version > CTXKIT_JSONL_VERSION)
     throw new SchemaTooNewError(header.version, CTXKIT_JSONL_VERSION, source);
-  return header as CtxkitRecord;
+  return value as CtxkitRecord;
 }
 
 function expectRecord<Schema extends z.ZodType>(

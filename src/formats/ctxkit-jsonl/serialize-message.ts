@@ -39,6 +39,9 @@ const blockKeys: { readonly [Type in ContentBlock["type"]]: readonly string[] } 
   file: ["type", "mediaType", "filename", "data", "url", "ref"],
 };
 
+/** Fields of a `conversation` record, in the order they are written. */
+export const conversationRecordKeys = ["type", "id", "format", "source", "title", "sidechain", "metadata"];
+
 const usageKeys = ["input", "output", "cacheRead", "cacheWrite", "reasoning"];
 const summaryKeys = ["fromSeq", "toSeq", "messageCount"];
 

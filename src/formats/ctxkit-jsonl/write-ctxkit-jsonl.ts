@@ -6,9 +6,7 @@ import {
   type CtxkitConversationRecord,
   type CtxkitRecord,
 } from "./ctxkit-jsonl-records.ts";
-import { orderedMessage, pick } from "./serialize-message.ts";
-
-const conversationKeys = ["type", "id", "format", "source", "title", "sidechain", "metadata"];
+import { conversationRecordKeys, orderedMessage, pick } from "./serialize-message.ts";
 
 /**
  * One record as one JSONL line (no trailing newline). Messages and conversation records are written with
@@ -20,7 +18,7 @@ const conversationKeys = ["type", "id", "format", "source", "title", "sidechain"
 export function formatCtxkitRecord(record: CtxkitRecord): string {
   if (record.type === "message")
     return JSON.stringify({ type: "message", ...orderedMessage(record.message) });
-  if (record.type === "conversation") return JSON.stringify(pick(record, conversationKeys));
+  if (record.type === "conversation") return JSON.stringify(pick(record, conversationRecordKeys));
   return JSON.stringify(record);
 }
 

@@ -40,7 +40,8 @@ export function convertAssistantBlocks(raw: readonly RawBlock[], location: Recor
       blocks.push({ type: "reasoning", text: "", redacted: true, providerData: redacted.data });
     } else if (block.type === "tool_use") {
       const call = expectShape(claudeBlockSchemas.tool_use, block, location, expectedBlock);
-      blocks.push({ type: "tool-call", id: call.id, name: call.name, input: call.input });
+      // The parsed input, not zod's copy: zod rebuilds objects and drops "__proto__" keys.
+      blocks.push({ type: "tool-call", id: call.id, name: call.name, input: block["input"] as JsonValue });
     } else {
       unsupported.push(block.type);
     }

@@ -1,6 +1,11 @@
 import type { JsonValue, Message } from "../../model/message.ts";
 
-/** Every transcript format ctxkit can import. */
+/**
+ * Every transcript format ctxkit can import.
+ *
+ * @example
+ * program.option("--format <format>").choices([...TRANSCRIPT_FORMATS, "auto"]);
+ */
 export const TRANSCRIPT_FORMATS = [
   "claude-code",
   "codex",

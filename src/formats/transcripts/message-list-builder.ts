@@ -1,7 +1,12 @@
 import type { Message, MessageInput, Role } from "../../model/message.ts";
 import { opensTurn } from "../../model/turns.ts";
 
-/** Time stamped on messages whose transcript records no time (tau-bench, SWE-agent). */
+/**
+ * Time stamped on messages whose transcript records no time (tau-bench, SWE-agent).
+ *
+ * @example
+ * const timed = messages.filter((message) => message.createdAt !== UNKNOWN_TIME);
+ */
 export const UNKNOWN_TIME = "1970-01-01T00:00:00.000Z";
 
 /** What an importer supplies per message; the builder fills in id, session, seq and turn. */

@@ -23,7 +23,12 @@ const trajectorySchema = z.looseObject({
   info: z.looseObject({ exit_status: z.string().nullish() }).optional(),
 });
 
-/** The pseudo-tool that text-action runs call: the action is a shell command line. */
+/**
+ * The pseudo-tool that text-action runs call: the action is a shell command line.
+ *
+ * @example
+ * const actions = toolCallsOf(message).filter((call) => call.name === SWE_AGENT_ACTION_TOOL);
+ */
 export const SWE_AGENT_ACTION_TOOL = "bash";
 
 /**

@@ -1,0 +1,200 @@
+import type { ContentBlock, JsonValue, Message, Usage } from "../../model/message.ts";
+import { codexContentBlocks, codexToolOutput } from "./codex-content.ts";
+import { codexItemSchemas } from "./codex-records.ts";
+import { definedEntries, jsonOrString } from "./json-or-string.ts";
+import { MessageListBuilder, type MessageDraft } from "./message-list-builder.ts";
+import { expectShape, type RecordLocation } from "./record-shape.ts";
+
+const expectedItem = "a Codex response item";
+
+/** The output items of one model request, merged into one assistant message. */
+interface PendingResponse {
+  readonly blocks: ContentBlock[];
+  readonly createdAt: string | undefined;
+  completedAt: string | undefined;
+  usage: Usage | undefined;
+  /** Results for server-side calls (web search) that the rollout never records. */
+  readonly syntheticResults: MessageDraft[];
+}
+
+function textOf(blocks: readonly ContentBlock[]): string {
+  return blocks.map((block) => (block.type === "text" ? block.text : "")).join("");
+}
+
+/**
+ * Builds a Codex conversation from response items in file order: merges each request's output items into one
+ * assistant message and attaches `token_count` usage to it (see `importCodex`).
+ *
+ * @example
+ * const converter = new CodexConverter("rollout-1", new Set(["list files"]));
+ * converter.addItem(payload, timestamp, { source, line });
+ * converter.finish();
+ */
+export class CodexConverter {
+  readonly id: string;
+  /** The model of the current turn (from `turn_context`). */
+  model: string | undefined;
+  readonly #builder: MessageListBuilder;
+  readonly #toolNames = new Map<string, string>();
+  #pending: PendingResponse | undefined;
+  #lastAssistant: Message | undefined;
+
+  /** The prompts the user typed (`user_message` events); other user messages were injected by the harness. */
+  readonly #prompts: ReadonlySet<string>;
+
+  constructor(id: string, prompts: ReadonlySet<string>) {
+    this.id = id;
+    this.#builder = new MessageListBuilder(id);
+    this.#prompts = prompts;
+  }
+
+  addSystem(text: string, createdAt: string | undefined, metadata: Record<string, string>): void {
+    this.#flush();
+    this.#builder.add({ role: "system", content: [{ type: "text", text }], createdAt, metadata });
+  }
+
+  addItem(
+    payload: { type?: string | undefined },
+    timestamp: string | undefined,
+    location: RecordLocation,
+  ): void {
+    switch (payload.type) {
+      case "message": {
+        const message = expectShape(codexItemSchemas.message, payload, location, expectedItem);
+        const blocks = message.content.flatMap(codexContentBlocks);
+        if (message.role === "assistant") this.#output(timestamp).blocks.push(...blocks);
+        else if (message.role === "user") {
+          this.#flush();
+          const typed = this.#prompts.size === 0 || this.#prompts.has(textOf(blocks));
+          this.#builder.add({
+            role: "user",
+            content: blocks,
+            createdAt: timestamp,
+            ...(typed ? {} : { metadata: { meta: true } }),
+          });
+        } else {
+          this.#flush();
+          this.#builder.add({
+            role: "system",
+            content: blocks,
+            createdAt: timestamp,
+            metadata: { role: message.role },
+          });
+        }
+        return;
+      }
+      case "reasoning": {
+        const reasoning = expectShape(codexItemSchemas.reasoning, payload, location, expectedItem);
+        const visible = [...(reasoning.summary ?? []), ...(reasoning.content ?? [])].map(
+          (part) => part.text ?? "",
+        );
+        const providerData = definedEntries({
+          id: reasoning.id,
+          encrypted_content: reasoning.encrypted_content ?? undefined,
+        });
+        this.#output(timestamp).blocks.push({
+          type: "reasoning",
+          text: visible.join("\n\n"),
+          ...(reasoning.encrypted_content && !reasoning.content?.length ? { redacted: true } : {}),
+          ...(Object.keys(providerData).length > 0 ? { providerData } : {}),
+        });
+        return;
+      }
+      case "function_call": {
+        const call = expectShape(codexItemSchemas.function_call, payload, location, expectedItem);
+        this.#call(call.call_id, call.name, jsonOrString(call.arguments), timestamp);
+        return;
+      }
+      case "custom_tool_call": {
+        const call = expectShape(codexItemSchemas.custom_tool_call, payload, location, expectedItem);
+        this.#call(call.call_id, call.name, call.input, timestamp);
+        return;
+      }
+      case "web_search_call": {
+        const search = expectShape(codexItemSchemas.web_search_call, payload, location, expectedItem);
+        const callId = search.id ?? `web_search:${location.line}`;
+        this.#call(callId, "web_search", search.action ?? {}, timestamp);
+        this.#pending!.syntheticResults.push({
+          role: "tool",
+          content: [{ type: "tool-result", callId, toolName: "web_search", content: "" }],
+          createdAt: timestamp,
+          metadata: { synthetic: true },
+        });
+        return;
+      }
+      case "function_call_output":
+      case "custom_tool_call_output": {
+        const output = expectShape(codexItemSchemas.output, payload, location, expectedItem);
+        this.#flush();
+        this.#builder.add({
+          role: "tool",
+          content: [
+            {
+              type: "tool-result",
+              callId: output.call_id,
+              toolName: this.#toolNames.get(output.call_id) ?? "unknown",
+              ...codexToolOutput(output.output),
+            },
+          ],
+          createdAt: timestamp,
+        });
+        return;
+      }
+      default:
+        // Other items (ghost snapshots, compaction bookkeeping) are not part of the model-visible history.
+        return;
+    }
+  }
+
+  /** Attaches a request's usage to its assistant message (the open one, else the latest one without usage). */
+  addUsage(usage: Usage): void {
+    if (this.#pending) {
+      this.#pending.usage ??= usage;
+      return;
+    }
+    if (this.#lastAssistant && this.#lastAssistant.usage === undefined) {
+      this.#builder.update(this.#lastAssistant, { usage });
+      this.#lastAssistant = { ...this.#lastAssistant, usage };
+    }
+  }
+
+  finish(): Message[] {
+    this.#flush();
+    return this.#builder.build();
+  }
+
+  #call(id: string, name: string, input: JsonValue, timestamp: string | undefined): void {
+    this.#toolNames.set(id, name);
+    this.#output(timestamp).blocks.push({ type: "tool-call", id, name, input });
+  }
+
+  #output(timestamp: string | undefined): PendingResponse {
+    this.#pending ??= {
+      blocks: [],
+      createdAt: timestamp,
+      completedAt: timestamp,
+      usage: undefined,
+      syntheticResults: [],
+    };
+    this.#pending.completedAt = timestamp ?? this.#pending.completedAt;
+    return this.#pending;
+  }
+
+  #flush(): void {
+    const pending = this.#pending;
+    if (!pending) return;
+    this.#pending = undefined;
+    this.#lastAssistant = this.#builder.add({
+      role: "assistant",
+      content: pending.blocks,
+      createdAt: pending.createdAt,
+      ...definedEntries({
+        model: this.model,
+        provider: "openai",
+        usage: pending.usage,
+        completedAt: pending.completedAt,
+      }),
+    });
+    for (const draft of pending.syntheticResults) this.#builder.add(draft);
+  }
+}
