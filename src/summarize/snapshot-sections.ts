@@ -94,7 +94,7 @@ export function parseSnapshot(text: string): ParsedSnapshot {
       continue;
     }
     const items = itemsOf(key);
-    if (continues) {
+    if (continues && current !== undefined) {
       current.push(line.slice(2));
       items[items.length - 1] = current.join("\n");
     } else if (key !== "earlier" && BULLET.test(line)) {
