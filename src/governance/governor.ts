@@ -35,7 +35,7 @@ import { budgetExitNotice } from "./budget-exit.ts";
 export interface GovernorOptions {
   /** The model's context window, in tokens. */
   contextWindow: number;
-  /** The model's maximum output; the reserve is min(20k, maxOutputTokens). Default 8,192. */
+  /** The model's maximum output; the reserve is min(20k, maxOutputTokens, window / 4). Default 8,192. */
   maxOutputTokens?: number;
   /** Overrides the reserved output tokens outright. */
   reservedOutputTokens?: number;
@@ -126,7 +126,7 @@ export class Governor {
     this.policy = resolvePolicy(options.policy ?? {});
     const reservedOutput =
       options.reservedOutputTokens ??
-      Math.min(20_000, options.maxOutputTokens ?? 8_192, options.contextWindow / 2);
+      Math.min(20_000, options.maxOutputTokens ?? 8_192, Math.floor(options.contextWindow / 4));
     this.window = {
       contextWindow: options.contextWindow,
       reservedOutput,

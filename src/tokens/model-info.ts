@@ -30,13 +30,13 @@ export interface ResolvedModel extends ModelInfo {
 export const MAX_RESERVED_OUTPUT_TOKENS = 20_000;
 
 /**
- * Tokens kept free for the model's answer: min(20,000, max output), and never more than half the window.
+ * Tokens kept free for the model's answer: min(20,000, max output), and never more than a quarter of the window.
  *
  * @example
  * reservedOutputTokens({ contextWindow: 200_000, maxOutputTokens: 64_000 }); // 20000
  */
 export function reservedOutputTokens(model: Pick<ModelInfo, "contextWindow" | "maxOutputTokens">): number {
-  return Math.min(MAX_RESERVED_OUTPUT_TOKENS, model.maxOutputTokens, Math.floor(model.contextWindow / 2));
+  return Math.min(MAX_RESERVED_OUTPUT_TOKENS, model.maxOutputTokens, Math.floor(model.contextWindow / 4));
 }
 
 /**

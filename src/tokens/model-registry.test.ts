@@ -83,8 +83,9 @@ describe("usableWindow", () => {
     expect(usableWindow(defaultModelRegistry.lookup("gpt-5"))).toBe(272_000);
   });
 
-  it("never reserves more than half of a small window", () => {
-    expect(reservedOutputTokens({ contextWindow: 8_192, maxOutputTokens: 8_192 })).toBe(4_096);
+  it("never reserves more than a quarter of a small window", () => {
+    expect(reservedOutputTokens({ contextWindow: 8_192, maxOutputTokens: 8_192 })).toBe(2_048);
+    expect(reservedOutputTokens({ contextWindow: 200_000, maxOutputTokens: 64_000 })).toBe(20_000);
   });
 });
 

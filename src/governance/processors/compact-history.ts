@@ -109,9 +109,13 @@ export const compactHistory: Processor = {
     let cursor = 0;
     for (const segment of segments) {
       output.push(...messages.slice(cursor, segment.start));
+      const replaced = messages.slice(segment.start, segment.end);
       const summary = await summarizeSegment(messages, segment, context, maxTokens);
-      summaries.push(summary);
-      output.push(summary);
+      // A summary bigger than what it stands for would only inflate the context: keep that segment as it was.
+      if (context.tokensOf(summary) < sumTokens(replaced, context.tokensOf)) {
+        summaries.push(summary);
+        output.push(summary);
+      } else output.push(...replaced);
       cursor = segment.end;
     }
     output.push(...messages.slice(cursor));
