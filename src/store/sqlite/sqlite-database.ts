@@ -1,4 +1,4 @@
-import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import { type DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import { CorruptStoreError, CtxkitError, StoreError } from "../../errors/index.ts";
 
 /** SQLite primary result codes ctxkit reacts to (https://sqlite.org/rescode.html). */
