@@ -14,6 +14,9 @@ const claudeRecordTypes = new Set([
   "permission-mode",
   "last-prompt",
   "custom-title",
+  "ai-title",
+  "agent-name",
+  "tag",
 ]);
 
 /** How many leading lines to try when the first line of a JSONL file is damaged. */
