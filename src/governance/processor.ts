@@ -22,12 +22,14 @@ export type MemorySink = (entry: {
   messageIds: string[];
 }) => void | Promise<void>;
 
-/** State governance keeps between requests of one session. Plain data, so it can be persisted. */
+/**
+ * The inflation guard's memory, kept between requests. A segment whose summary came out no smaller than the
+ * segment is remembered by its first message; it is not summarised again until it has grown by the retry margin,
+ * so a failing summarizer is never called on every request (no compaction loops).
+ */
 export interface CompactionGuard {
-  /** View tokens when a compaction was last rolled back; no retry until the view grows past the margin. */
-  rolledBackAtTokens?: number;
-  /** Whether that attempt was already a forced one (minimal tail): then even a forced retry must wait. */
-  rolledBackForced?: boolean;
+  /** First message id of a failed segment → the segment's tokens when it failed. */
+  failedSegments?: Record<string, number>;
 }
 
 /** What every processor may use. */

@@ -71,33 +71,41 @@ export const compactHistory: Processor = {
     const before = context.fixedTokens + sumTokens(messages, context.tokensOf);
     const requested = context.force || context.manual !== undefined;
     if (!requested && before <= policy.compactionTrigger * window.usable) return messages;
-    const retryAt = (guard.rolledBackAtTokens ?? -Infinity) + policy.inflationRetryShare * window.usable;
-    const guarded = context.manual === undefined && (!context.force || guard.rolledBackForced === true);
-    if (guarded && before < retryAt) {
-      context.emit({
-        type: "checkpoint-skipped",
-        reason: "an earlier compaction did not shrink the context; waiting for the history to grow",
-        tokensBefore: before,
-        tokensAfter: before,
-        messageIds: [],
-      });
-      return messages;
-    }
     const segments = planCompaction(messages, context.tokensOf, {
       usable: window.usable,
       tailShare: policy.tailShare,
       minTailTurns: policy.minTailTurns,
       force: context.force,
     });
-    if (segments.length === 0) return messages;
-    const replacedIds = segments.flatMap((segment) =>
+    const margin = policy.inflationRetryShare * window.usable;
+    const failed = (guard.failedSegments ??= {});
+    const worthTrying = segments.filter((segment) => {
+      const tokens = sumTokens(messages.slice(segment.start, segment.end), context.tokensOf);
+      const failedAt = failed[messages[segment.start]!.id];
+      return context.manual !== undefined || failedAt === undefined || tokens >= failedAt + margin;
+    });
+    if (worthTrying.length === 0) {
+      if (segments.length > 0) {
+        context.emit({
+          type: "checkpoint-skipped",
+          reason: "an earlier summary of this part did not shrink it; waiting for it to grow",
+          tokensBefore: before,
+          tokensAfter: before,
+          messageIds: [],
+        });
+      }
+      return messages;
+    }
+    const replacedIds = worthTrying.flatMap((segment) =>
       messages.slice(segment.start, segment.end).map((message) => message.id),
     );
     context.emit({
       type: "compaction-start",
-      reason: context.force
-        ? "the request would overflow the window"
-        : "the payload passed the compaction trigger",
+      reason: context.manual
+        ? "requested by the user"
+        : context.force
+          ? "the request would overflow the window"
+          : "the payload passed the compaction trigger",
       tokensBefore: before,
       tokensAfter: before,
       messageIds: replacedIds,
@@ -107,22 +115,25 @@ export const compactHistory: Processor = {
     const output: Message[] = [];
     const summaries: Message[] = [];
     let cursor = 0;
-    for (const segment of segments) {
+    for (const segment of worthTrying) {
       output.push(...messages.slice(cursor, segment.start));
       const replaced = messages.slice(segment.start, segment.end);
+      const replacedTokens = sumTokens(replaced, context.tokensOf);
       const summary = await summarizeSegment(messages, segment, context, maxTokens);
       // A summary bigger than what it stands for would only inflate the context: keep that segment as it was.
-      if (context.tokensOf(summary) < sumTokens(replaced, context.tokensOf)) {
+      if (context.tokensOf(summary) < replacedTokens) {
+        delete failed[replaced[0]!.id];
         summaries.push(summary);
         output.push(summary);
-      } else output.push(...replaced);
+      } else {
+        failed[replaced[0]!.id] = replacedTokens;
+        output.push(...replaced);
+      }
       cursor = segment.end;
     }
     output.push(...messages.slice(cursor));
     const after = context.fixedTokens + sumTokens(output, context.tokensOf);
-    if (after >= before) {
-      guard.rolledBackAtTokens = before;
-      guard.rolledBackForced = context.force;
+    if (summaries.length === 0 || after >= before) {
       context.emit({
         type: "compaction-rolled-back",
         reason: `the compacted context (${after} tokens) is not smaller than before (${before})`,
@@ -132,8 +143,6 @@ export const compactHistory: Processor = {
       });
       return messages;
     }
-    delete guard.rolledBackAtTokens;
-    delete guard.rolledBackForced;
     for (const summary of summaries) {
       await context.memorySink?.({
         sessionId: summary.sessionId,
