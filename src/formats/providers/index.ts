@@ -7,6 +7,7 @@ export * from "./openai-chat/index.ts";
 export * from "./openai-responses/index.ts";
 export * from "./anthropic/index.ts";
 export * from "./gemini/index.ts";
+export * from "./ai-sdk/index.ts";
 export type { ExportOptions, ImportOptions } from "./options.ts";
 export { SUMMARY_OPEN, SUMMARY_CLOSE, wrapSummary, unwrapSummary } from "./summary-envelope.ts";
 export {

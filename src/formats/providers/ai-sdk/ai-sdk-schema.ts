@@ -1,0 +1,120 @@
+import { z } from "zod";
+
+const providerOptions = z.record(z.string(), z.record(z.string(), z.json())).optional();
+const bytes = z.union([z.instanceof(Uint8Array), z.instanceof(ArrayBuffer)]);
+const reference = z.record(z.string(), z.string());
+
+/** Tagged file data, as the AI SDK v7 prefers it. */
+const taggedData = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("data"), data: z.union([z.string(), bytes]) }),
+  z.object({ type: z.literal("url"), url: z.instanceof(URL) }),
+  z.object({ type: z.literal("reference"), reference }),
+  z.object({ type: z.literal("text"), text: z.string() }),
+]);
+
+/** File data in any form the AI SDK accepts: tagged, or bare bytes, base64 / URL string, URL or reference. */
+export const fileDataSchema = z.union([taggedData, z.string(), bytes, z.instanceof(URL), reference]);
+
+const text = z.object({ type: z.literal("text"), text: z.string(), providerOptions });
+const file = z.object({
+  type: z.literal("file"),
+  data: fileDataSchema,
+  mediaType: z.string().min(1),
+  filename: z.string().optional(),
+  providerOptions,
+});
+const image = z.object({
+  type: z.literal("image"),
+  image: fileDataSchema,
+  mediaType: z.string().optional(),
+  providerOptions,
+});
+const reasoning = z.object({ type: z.literal("reasoning"), text: z.string(), providerOptions });
+const toolCall = z.object({
+  type: z.literal("tool-call"),
+  toolCallId: z.string().min(1, "a tool call needs a toolCallId"),
+  toolName: z.string().min(1),
+  input: z.json(),
+  providerOptions,
+  providerExecuted: z
+    .literal(false, "provider-executed tool calls are not supported; leave them out")
+    .optional(),
+});
+
+const outputFile = z.object({
+  type: z.literal("file"),
+  data: taggedData,
+  mediaType: z.string().min(1),
+  filename: z.string().optional(),
+});
+const outputContent = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("text"), text: z.string() }),
+  outputFile,
+  z.object({
+    type: z.literal("file-data"),
+    data: z.string(),
+    mediaType: z.string().min(1),
+    filename: z.string().optional(),
+  }),
+  z.object({ type: z.literal("image-data"), data: z.string(), mediaType: z.string().min(1) }),
+  z.object({ type: z.literal("file-url"), url: z.string(), mediaType: z.string().optional() }),
+  z.object({ type: z.literal("image-url"), url: z.string() }),
+  z.object({ type: z.literal("file-id"), fileId: z.union([z.string(), reference]) }),
+  z.object({ type: z.literal("image-file-id"), fileId: z.union([z.string(), reference]) }),
+  z.object({ type: z.literal("file-reference"), providerReference: reference }),
+  z.object({ type: z.literal("image-file-reference"), providerReference: reference }),
+]);
+
+const output = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("text"), value: z.string() }),
+  z.object({ type: z.literal("json"), value: z.json() }),
+  z.object({ type: z.literal("error-text"), value: z.string() }),
+  z.object({ type: z.literal("error-json"), value: z.json() }),
+  z.object({ type: z.literal("execution-denied"), reason: z.string().optional() }),
+  z.object({ type: z.literal("content"), value: z.array(outputContent) }),
+]);
+
+const toolResult = z.object({
+  type: z.literal("tool-result"),
+  toolCallId: z.string().min(1, "a tool result needs the toolCallId it answers"),
+  toolName: z.string(),
+  output,
+  providerOptions,
+});
+
+const system = z.object({ role: z.literal("system"), content: z.string(), providerOptions });
+
+/** Schema of the AI SDK `ModelMessage[]` `fromAiSdk` accepts (the parts ctxkit can represent). */
+export const aiSdkMessagesSchema = z.array(
+  z.discriminatedUnion("role", [
+    system,
+    z.object({
+      role: z.literal("user"),
+      content: z.union([z.string(), z.array(z.discriminatedUnion("type", [text, image, file]))]),
+      providerOptions,
+    }),
+    z.object({
+      role: z.literal("assistant"),
+      content: z.union([
+        z.string(),
+        z.array(z.discriminatedUnion("type", [text, reasoning, toolCall, file])),
+      ]),
+      providerOptions,
+    }),
+    z.object({ role: z.literal("tool"), content: z.array(toolResult), providerOptions }),
+  ]),
+);
+
+/** Schema of an AI SDK prompt: `{ instructions?, messages }` (`system` is the deprecated name of `instructions`). */
+export const aiSdkPromptSchema = z.object({
+  instructions: z.union([z.string(), system, z.array(system)]).optional(),
+  system: z.union([z.string(), system, z.array(system)]).optional(),
+  messages: aiSdkMessagesSchema,
+});
+
+/** A validated message. */
+export type ParsedAiSdkMessage = z.output<typeof aiSdkMessagesSchema>[number];
+/** Validated file data in any form. */
+export type ParsedFileData = z.output<typeof fileDataSchema>;
+/** A validated tool result output. */
+export type ParsedToolOutput = z.output<typeof output>;

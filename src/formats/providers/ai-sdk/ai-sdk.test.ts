@@ -1,0 +1,261 @@
+import type { LanguageModelV4CallOptions } from "@ai-sdk/provider";
+import { generateText, modelMessageSchema } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { ValidationError } from "../../../errors/errors.ts";
+import type { Message, ReasoningBlock } from "../../../model/message.ts";
+import { fromGemini } from "../gemini/from-gemini.ts";
+import {
+  fixedImportOptions,
+  historyArbitrary,
+  openAIReasoning,
+  sampleHistory,
+  signedReasoning,
+  withoutMarkers,
+} from "../test-support/index.ts";
+import { fromAiSdk } from "./from-ai-sdk.ts";
+import { toAiSdk, type AiSdkPrompt } from "./to-ai-sdk.ts";
+
+const reasoning: ReasoningBlock[] = [
+  { type: "reasoning", text: "Check the build.", signature: "RXVnQ2lnRUFTRkE=" },
+  { type: "reasoning", text: "", redacted: true, signature: "cmVkYWN0ZWQ=" },
+  {
+    type: "reasoning",
+    text: "**Plan**",
+    providerData: { openai: { itemId: "rs_1", reasoningEncryptedContent: "gAAA" } },
+  },
+];
+
+function roundTrip(messages: readonly Message[]): Message[] {
+  return fromAiSdk(toAiSdk(messages), fixedImportOptions());
+}
+
+function expectValidModelMessages(prompt: AiSdkPrompt): void {
+  for (const [index, message] of [...(prompt.instructions ?? []), ...prompt.messages].entries()) {
+    const result = modelMessageSchema.safeParse(message);
+    expect(result.success, `message ${index}: ${JSON.stringify(result.error?.issues)}`).toBe(true);
+  }
+}
+
+describe("AI SDK", () => {
+  it("round-trips a history with every feature, dropping only the marker", () => {
+    const history = sampleHistory({ reasoning });
+    expect(roundTrip(history)).toEqual(withoutMarkers(history));
+  });
+
+  it("produces messages that pass the AI SDK's own modelMessageSchema", () => {
+    expectValidModelMessages(toAiSdk(sampleHistory({ reasoning })));
+  });
+
+  it("maps tool results to the output union and reasoning material to providerOptions", () => {
+    const { instructions, messages } = toAiSdk(sampleHistory({ reasoning }));
+    expect(instructions).toEqual([{ role: "system", content: "You are a careful coding agent." }]);
+    expect(messages[2]).toEqual({
+      role: "tool",
+      content: [
+        {
+          type: "tool-result",
+          toolCallId: "call_build",
+          toolName: "bash",
+          output: { type: "error-text", value: "src/app.ts(3,1): error TS2304: Cannot find name 'x'." },
+        },
+        {
+          type: "tool-result",
+          toolCallId: "call_page",
+          toolName: "screenshot",
+          output: {
+            type: "content",
+            value: [
+              { type: "text", text: '{"status":200,"title":"Home","links":["/a","/b"]}' },
+              { type: "file", data: { type: "data", data: expect.any(String) }, mediaType: "image/png" },
+            ],
+          },
+        },
+      ],
+    });
+    expect(messages[1]!.content.slice(0, 3)).toEqual([
+      {
+        type: "reasoning",
+        text: "Check the build.",
+        providerOptions: { anthropic: { signature: "RXVnQ2lnRUFTRkE=" } },
+      },
+      { type: "reasoning", text: "", providerOptions: { anthropic: { redactedData: "cmVkYWN0ZWQ=" } } },
+      {
+        type: "reasoning",
+        text: "**Plan**",
+        providerOptions: { openai: { itemId: "rs_1", reasoningEncryptedContent: "gAAA" } },
+      },
+    ]);
+  });
+
+  it("is accepted by generateText, which hands the model the same conversation", async () => {
+    const model = new MockLanguageModelV4({
+      // Declaring every URL supported keeps the SDK from downloading the sample's image URL.
+      supportedUrls: { "*/*": [/.*/] },
+      doGenerate: {
+        content: [{ type: "text", text: "ok" }],
+        finishReason: { unified: "stop", raw: "stop" },
+        usage: {
+          inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
+          outputTokens: { total: 1, text: 1, reasoning: 0 },
+        },
+        warnings: [],
+      },
+    });
+    await generateText({ model, ...toAiSdk(sampleHistory({ reasoning })) });
+    const prompt = (model.doGenerateCalls[0] as LanguageModelV4CallOptions).prompt;
+    expect(prompt.map((message) => message.role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "tool",
+      "assistant",
+      "user",
+      "user",
+      "assistant",
+    ]);
+    const assistant = prompt[2]!;
+    expect(assistant.role === "assistant" && assistant.content[0]).toMatchObject({
+      type: "reasoning",
+      text: "Check the build.",
+      providerOptions: { anthropic: { signature: "RXVnQ2lnRUFTRkE=" } },
+    });
+    const tool = prompt[3]!;
+    expect(
+      tool.role === "tool" && tool.content.map((part) => part.type === "tool-result" && part.toolCallId),
+    ).toEqual(["call_build", "call_page"]);
+  });
+
+  it("keeps a realistic payload stable through ctxkit", () => {
+    const payload: AiSdkPrompt = {
+      instructions: [{ role: "system", content: "You are a helpful assistant." }],
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "Describe the chart and the report." },
+            {
+              type: "file",
+              mediaType: "image/png",
+              data: { type: "url", url: new URL("https://example.com/chart.png") },
+            },
+            {
+              type: "file",
+              mediaType: "application/pdf",
+              filename: "q3.pdf",
+              data: { type: "data", data: "JVBERi0x" },
+            },
+          ],
+          providerOptions: { anthropic: { cacheControl: { type: "ephemeral" } } },
+        },
+        {
+          role: "assistant",
+          content: [
+            {
+              type: "reasoning",
+              text: "Need the numbers first.",
+              providerOptions: { google: { thoughtSignature: "Q2lR" } },
+            },
+            {
+              type: "tool-call",
+              toolCallId: "call_1",
+              toolName: "readSheet",
+              input: { sheet: "Q3" },
+              providerOptions: { google: { thoughtSignature: "Q2lRQmNz" } },
+            },
+            { type: "tool-call", toolCallId: "call_2", toolName: "readSheet", input: { sheet: "Q4" } },
+          ],
+        },
+        {
+          role: "tool",
+          content: [
+            {
+              type: "tool-result",
+              toolCallId: "call_1",
+              toolName: "readSheet",
+              output: { type: "json", value: { revenue: 12 } },
+            },
+            {
+              type: "tool-result",
+              toolCallId: "call_2",
+              toolName: "readSheet",
+              output: { type: "error-text", value: "no such sheet" },
+            },
+          ],
+        },
+        { role: "assistant", content: [{ type: "text", text: "Q3 revenue was 12; Q4 is missing." }] },
+      ],
+    };
+    const messages = fromAiSdk(payload, { ...fixedImportOptions(), signatureProvider: "google" });
+    expect(messages[2]!.content.slice(0, 2)).toEqual([
+      { type: "reasoning", text: "Need the numbers first.", signature: "Q2lR" },
+      {
+        type: "reasoning",
+        text: "",
+        providerData: { partOptions: { google: { thoughtSignature: "Q2lRQmNz" } } },
+      },
+    ]);
+    expect(messages[4]!.content[0]).toMatchObject({ content: "no such sheet", isError: true });
+    expect(toAiSdk(messages, { signatureProvider: "google" })).toEqual(payload);
+  });
+
+  it("carries a Gemini function-call signature to where the AI SDK Google provider reads it", () => {
+    const messages = fromGemini(
+      {
+        contents: [
+          { role: "user", parts: [{ text: "ls" }] },
+          {
+            role: "model",
+            parts: [{ functionCall: { name: "ls", args: {}, id: "c1" }, thoughtSignature: "c2ln" }],
+          },
+        ],
+      },
+      fixedImportOptions(),
+    );
+    expect(toAiSdk(messages).messages[1]).toEqual({
+      role: "assistant",
+      content: [
+        {
+          type: "tool-call",
+          toolCallId: "c1",
+          toolName: "ls",
+          input: {},
+          providerOptions: { google: { thoughtSignature: "c2ln" } },
+        },
+      ],
+    });
+  });
+
+  it("rejects bad input with a ValidationError naming the index and field", () => {
+    const bad = [
+      {
+        role: "tool",
+        content: [
+          { type: "tool-result", toolCallId: "c1", toolName: "ls", output: { type: "txt", value: "" } },
+        ],
+      },
+    ];
+    expect(() => fromAiSdk(bad)).toThrow(ValidationError);
+    expect(() => fromAiSdk(bad)).toThrow(/messages\[0\]\.content\[0\]\.output\.type/);
+    const executed = [
+      {
+        role: "assistant",
+        content: [{ type: "tool-call", toolCallId: "c", toolName: "web", input: {}, providerExecuted: true }],
+      },
+    ];
+    expect(() => fromAiSdk(executed)).toThrow(/provider-executed/);
+  });
+
+  it("round-trips random valid histories, and every payload passes modelMessageSchema", () => {
+    const reasoningKinds = fc.oneof(signedReasoning, openAIReasoning);
+    fc.assert(
+      fc.property(historyArbitrary({ reasoning: reasoningKinds, stringToolInputs: true }), (history) => {
+        const payload = toAiSdk(history);
+        expectValidModelMessages(payload);
+        expect(fromAiSdk(payload, fixedImportOptions())).toEqual(history);
+      }),
+      { numRuns: 150 },
+    );
+  });
+});

@@ -1,0 +1,131 @@
+import type { ContentBlock, FileBlock, ImageBlock, JsonValue, Message } from "../../../model/message.ts";
+import { buildMessages, userDraft, type MessageDraft } from "../message-builder.ts";
+import type { ImportOptions } from "../options.ts";
+import { partOptionsCarrier } from "../part-options-carrier.ts";
+import { validatePayload } from "../validate-payload.ts";
+import { fromAiSdkFileData } from "./ai-sdk-media.ts";
+import { aiSdkPromptSchema, type ParsedAiSdkMessage, type ParsedFileData } from "./ai-sdk-schema.ts";
+import { reasoningBlockOf } from "./reasoning-options.ts";
+import { fromToolOutput } from "./tool-output.ts";
+import { MESSAGE_PROVIDER_OPTIONS_KEY, type AiSdkOptions } from "./to-ai-sdk.ts";
+
+type Parsed<Role extends ParsedAiSdkMessage["role"]> = Extract<ParsedAiSdkMessage, { role: Role }>;
+type UserPart = Exclude<Parsed<"user">["content"], string>[number];
+type AssistantPart = Exclude<Parsed<"assistant">["content"], string>[number];
+
+function mediaBlock(
+  data: ParsedFileData,
+  mediaType: string | undefined,
+  filename: string | undefined,
+  image: boolean,
+): ImageBlock | FileBlock {
+  const source = fromAiSdkFileData(data);
+  const type = mediaType ?? source.mediaType ?? (image ? "image/*" : "application/octet-stream");
+  const location = source.data !== undefined ? { data: source.data } : { url: source.url ?? "" };
+  if (image || type.startsWith("image")) return { type: "image", mediaType: type, ...location };
+  return { type: "file", mediaType: type, ...location, ...(filename !== undefined && { filename }) };
+}
+
+function userBlock(part: UserPart): ContentBlock {
+  if (part.type === "text") return { type: "text", text: part.text };
+  if (part.type === "image") return mediaBlock(part.image, part.mediaType, undefined, true);
+  return mediaBlock(part.data, part.mediaType, part.filename, false);
+}
+
+function assistantBlocks(part: AssistantPart, options: AiSdkOptions): ContentBlock[] {
+  if (part.type === "reasoning")
+    return [reasoningBlockOf(part.text, part.providerOptions, options.signatureProvider ?? "anthropic")];
+  // Provider options of any other part (a Gemini thought signature, an OpenAI item id) ride on a carrier before it.
+  const carrier = part.providerOptions === undefined ? [] : [partOptionsCarrier(part.providerOptions)];
+  switch (part.type) {
+    case "text":
+      return [...carrier, { type: "text", text: part.text }];
+    case "tool-call":
+      return [...carrier, { type: "tool-call", id: part.toolCallId, name: part.toolName, input: part.input }];
+    case "file":
+      return [...carrier, mediaBlock(part.data, part.mediaType, part.filename, false)];
+  }
+}
+
+function metadataOf(message: ParsedAiSdkMessage): Pick<MessageDraft, "metadata"> {
+  return message.providerOptions === undefined
+    ? {}
+    : {
+        metadata: { [MESSAGE_PROVIDER_OPTIONS_KEY]: message.providerOptions as { [key: string]: JsonValue } },
+      };
+}
+
+/**
+ * Converts an AI SDK v7 prompt — `{ instructions?, messages }` as `toAiSdk` makes it, or a bare
+ * `ModelMessage[]` (system messages allowed) — to ctxkit messages; `instructions` come first as system messages. Every part form the SDK accepts is read (tagged or
+ * bare file data, the deprecated `image` part, deprecated tool-output content parts). Reasoning keeps its
+ * signature (from `providerOptions.anthropic` or `.google`) and other provider options as `providerData`; the
+ * `providerOptions` of text, tool-call and file parts travel on a carrier block before them; message-level
+ * `providerOptions` are kept in `metadata["aiSdk.providerOptions"]`. A `tool` message becomes one tool message
+ * per result. Provider-executed tool calls and approvals are rejected.
+ *
+ * @example
+ * const messages = fromAiSdk(result.response.messages, { sessionId: conversation.sessionId, startSeq: 12 });
+ */
+export function fromAiSdk(payload: unknown, options: ImportOptions & AiSdkOptions = {}): Message[] {
+  const prompt = validatePayload(
+    aiSdkPromptSchema,
+    Array.isArray(payload) ? { messages: payload } : payload,
+    "prompt",
+    "AI SDK prompt",
+  );
+  const instructions = prompt.instructions ?? prompt.system;
+  const systems =
+    instructions === undefined ? [] : Array.isArray(instructions) ? instructions : [instructions];
+  const drafts: MessageDraft[] = [];
+  for (const message of [
+    ...systems.map((entry) =>
+      typeof entry === "string" ? { role: "system" as const, content: entry } : entry,
+    ),
+    ...prompt.messages,
+  ]) {
+    switch (message.role) {
+      case "system":
+        drafts.push({
+          role: "system",
+          content: [{ type: "text", text: message.content }],
+          ...metadataOf(message),
+        });
+        break;
+      case "user": {
+        const blocks =
+          typeof message.content === "string"
+            ? [{ type: "text" as const, text: message.content }]
+            : message.content.map(userBlock);
+        drafts.push({ ...userDraft(blocks), ...metadataOf(message) });
+        break;
+      }
+      case "assistant": {
+        const content =
+          typeof message.content === "string"
+            ? message.content === ""
+              ? []
+              : [{ type: "text" as const, text: message.content }]
+            : message.content.flatMap((part) => assistantBlocks(part, options));
+        drafts.push({ role: "assistant", content, ...metadataOf(message) });
+        break;
+      }
+      case "tool":
+        for (const part of message.content)
+          drafts.push({
+            role: "tool",
+            content: [
+              {
+                type: "tool-result",
+                callId: part.toolCallId,
+                toolName: part.toolName,
+                ...fromToolOutput(part.output),
+              },
+            ],
+            ...metadataOf(message),
+          });
+        break;
+    }
+  }
+  return buildMessages(drafts, options);
+}

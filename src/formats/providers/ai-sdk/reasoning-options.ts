@@ -1,0 +1,97 @@
+import type { JsonValue, ReasoningBlock } from "../../../model/message.ts";
+import type { PartOptions } from "../part-options-carrier.ts";
+
+/** Where `toAiSdk` puts a bare reasoning signature: the provider whose AI SDK package reads it. */
+export type SignatureProvider = "anthropic" | "google";
+
+type Mutable = { [provider: string]: { [key: string]: JsonValue } };
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function asOptions(value: JsonValue | undefined): Mutable {
+  const options: Mutable = {};
+  if (!isRecord(value)) return options;
+  for (const [provider, entry] of Object.entries(value))
+    if (isRecord(entry)) options[provider] = { ...entry };
+  return options;
+}
+
+/** The provider option that carries `signature` the way `toAiSdk` would write it. */
+function signatureEntry(
+  signature: string,
+  redacted: boolean,
+  provider: SignatureProvider,
+): [string, string, string] {
+  if (redacted) return ["anthropic", "redactedData", signature];
+  return provider === "google"
+    ? ["google", "thoughtSignature", signature]
+    : ["anthropic", "signature", signature];
+}
+
+function stringAt(options: PartOptions, provider: string, key: string): string | undefined {
+  const value = options[provider]?.[key];
+  return typeof value === "string" ? value : undefined;
+}
+
+/** The signature already present in provider options (Anthropic signature / redacted data, Gemini signature). */
+function signatureIn(options: PartOptions): string | undefined {
+  return (
+    stringAt(options, "anthropic", "signature") ??
+    stringAt(options, "anthropic", "redactedData") ??
+    stringAt(options, "google", "thoughtSignature") ??
+    stringAt(options, "vertex", "thoughtSignature")
+  );
+}
+
+/**
+ * The `providerOptions` of an AI SDK reasoning part for a reasoning block: its `providerData` (kept in the AI
+ * SDK shape, e.g. `{ openai: { itemId, reasoningEncryptedContent } }`), plus its signature where the provider's
+ * AI SDK package reads it — Anthropic `signature` / `redactedData`, or Google `thoughtSignature` — unless
+ * `providerData` already holds it.
+ */
+export function reasoningProviderOptions(
+  block: ReasoningBlock,
+  provider: SignatureProvider,
+): PartOptions | undefined {
+  const options = asOptions(block.providerData);
+  if (block.signature !== undefined && signatureIn(options) !== block.signature) {
+    const [name, key, value] = signatureEntry(block.signature, block.redacted === true, provider);
+    options[name] = { ...options[name], [key]: value };
+  }
+  return Object.keys(options).length > 0 ? options : undefined;
+}
+
+/**
+ * The reasoning block for an AI SDK reasoning part: the signature read from wherever a provider package put it,
+ * `redacted` for Anthropic redacted data (or OpenAI encrypted reasoning with no summary text), and the remaining
+ * provider options as `providerData` (what `reasoningProviderOptions` would add back is left out).
+ */
+export function reasoningBlockOf(
+  text: string,
+  options: PartOptions | undefined,
+  provider: SignatureProvider,
+): ReasoningBlock {
+  const rest = asOptions(options);
+  const signature = options === undefined ? undefined : signatureIn(options);
+  const redactedData = options === undefined ? undefined : stringAt(options, "anthropic", "redactedData");
+  const encrypted =
+    options === undefined ? undefined : stringAt(options, "openai", "reasoningEncryptedContent");
+  const redacted = redactedData !== undefined || (text === "" && encrypted !== undefined);
+  if (signature !== undefined) {
+    const [name, key, value] = signatureEntry(signature, redactedData === signature, provider);
+    if (rest[name]?.[key] === value) {
+      const { [key]: _dropped, ...others } = rest[name];
+      if (Object.keys(others).length === 0) delete rest[name];
+      else rest[name] = others;
+    }
+  }
+  return {
+    type: "reasoning",
+    text,
+    ...(signature !== undefined && { signature }),
+    ...(redacted && { redacted: true }),
+    ...(Object.keys(rest).length > 0 && { providerData: rest }),
+  };
+}

@@ -1,0 +1,155 @@
+import type {
+  AssistantContent,
+  FilePart,
+  ModelMessage,
+  SystemModelMessage,
+  TextPart,
+  ToolResultPart,
+  UserContent,
+} from "ai";
+import type { ContentBlock, FileBlock, ImageBlock, Message } from "../../../model/message.ts";
+import { planExport, where } from "../export-plan.ts";
+import { mediaPlaceholder } from "../media.ts";
+import type { ExportOptions } from "../options.ts";
+import { withPartOptions, type PartOptions } from "../part-options-carrier.ts";
+import { toAiSdkFileData } from "./ai-sdk-media.ts";
+import type { ProviderOptions } from "./ai-sdk-types.ts";
+import { reasoningProviderOptions, type SignatureProvider } from "./reasoning-options.ts";
+import { toToolOutput } from "./tool-output.ts";
+
+/** Metadata key under which a message keeps the message-level `providerOptions` of an imported ModelMessage. */
+export const MESSAGE_PROVIDER_OPTIONS_KEY = "aiSdk.providerOptions";
+
+/** Options of `toAiSdk` and `fromAiSdk`. */
+export interface AiSdkOptions {
+  /**
+   * Provider whose AI SDK package should find a bare reasoning signature (`anthropic` → `providerOptions.anthropic.signature`,
+   * `google` → `providerOptions.google.thoughtSignature`). Default `anthropic`. Pass the same value to `fromAiSdk`.
+   */
+  readonly signatureProvider?: SignatureProvider;
+}
+
+function mediaPart(block: ImageBlock | FileBlock, at: string, options: ExportOptions): FilePart | TextPart {
+  const data = toAiSdkFileData(block, at, options.references === "placeholder");
+  if (data === undefined) return { type: "text", text: mediaPlaceholder(block, "stored in the blob store") };
+  return {
+    type: "file",
+    data,
+    mediaType: block.mediaType,
+    ...(block.type === "file" && block.filename !== undefined && { filename: block.filename }),
+  };
+}
+
+function userContent(blocks: readonly ContentBlock[], index: number, options: ExportOptions): UserContent {
+  const only = blocks[0];
+  if (blocks.length === 1 && only?.type === "text") return only.text;
+  return blocks.map((block, position) =>
+    block.type === "text"
+      ? { type: "text", text: block.text }
+      : mediaPart(block as ImageBlock | FileBlock, `${where(index)}.content[${position}]`, options),
+  );
+}
+
+function withOptions<Part extends object>(part: Part, options: PartOptions | undefined): Part {
+  return options === undefined ? part : { ...part, providerOptions: options as ProviderOptions };
+}
+
+function assistantContent(
+  message: Message,
+  index: number,
+  options: ExportOptions & AiSdkOptions,
+): AssistantContent {
+  const provider = options.signatureProvider ?? "anthropic";
+  return withPartOptions(message.content).map(({ block, options: carried }, position) => {
+    const at = `${where(index)}.content[${position}]`;
+    switch (block.type) {
+      case "text":
+        return withOptions({ type: "text", text: block.text }, carried);
+      case "reasoning":
+        return withOptions(
+          { type: "reasoning", text: block.text },
+          reasoningProviderOptions(block, provider),
+        );
+      case "tool-call":
+        return withOptions(
+          { type: "tool-call", toolCallId: block.id, toolName: block.name, input: block.input },
+          carried,
+        );
+      case "image":
+      case "file":
+        return withOptions(mediaPart(block, at, options), carried);
+      case "tool-result":
+        throw new Error("unreachable: planExport keeps tool results out of assistant messages");
+    }
+  });
+}
+
+function messageOptions(message: Message): { providerOptions?: ProviderOptions } {
+  const stored = message.metadata?.[MESSAGE_PROVIDER_OPTIONS_KEY];
+  return typeof stored === "object" && stored !== null && !Array.isArray(stored)
+    ? { providerOptions: stored as ProviderOptions }
+    : {};
+}
+
+/** What `generateText` / `streamText` take: system messages as `instructions` (AI SDK v7 refuses them in `messages`). */
+export interface AiSdkPrompt {
+  instructions?: SystemModelMessage[];
+  messages: ModelMessage[];
+}
+
+/**
+ * Converts ctxkit messages to an AI SDK v7 prompt: system messages become `instructions` (v7 rejects system
+ * messages inside `messages`), the rest `ModelMessage[]`. Images and files become `file` parts with tagged
+ * data; reasoning becomes `reasoning` parts whose `providerOptions` carry the signature and provider material;
+ * part-options carriers become the `providerOptions` of the part after them. Consecutive tool messages become one
+ * `tool` message; outputs are `text` / `json` / `error-text` / `error-json`, or `content` when there are
+ * attachments. Summaries are user text in the summary envelope; markers are left out.
+ *
+ * @example
+ * const result = await generateText({ model, ...toAiSdk(history) });
+ */
+export function toAiSdk(
+  messages: readonly Message[],
+  options: ExportOptions & AiSdkOptions = {},
+): AiSdkPrompt {
+  const placeholders = options.references === "placeholder";
+  const instructions: SystemModelMessage[] = [];
+  const output: ModelMessage[] = [];
+  for (const entry of planExport(messages, { ...options, format: "AI SDK" })) {
+    switch (entry.kind) {
+      case "system": {
+        const text = entry.message.content
+          .flatMap((block) => (block.type === "text" ? [block.text] : []))
+          .join("\n\n");
+        instructions.push({ role: "system", content: text, ...messageOptions(entry.message) });
+        break;
+      }
+      case "user":
+        output.push({
+          role: "user",
+          content: userContent(entry.blocks, entry.index, options),
+          ...messageOptions(entry.message),
+        });
+        break;
+      case "assistant":
+        output.push({
+          role: "assistant",
+          content: assistantContent(entry.message, entry.index, options),
+          ...messageOptions(entry.message),
+        });
+        break;
+      case "tools":
+        output.push({
+          role: "tool",
+          content: entry.results.map(({ block, index }): ToolResultPart => ({
+            type: "tool-result",
+            toolCallId: block.callId,
+            toolName: block.toolName,
+            output: toToolOutput(block, `${where(index)}.content[0]`, placeholders),
+          })),
+          ...(entry.results[0] !== undefined && messageOptions(entry.results[0].message)),
+        });
+    }
+  }
+  return { ...(instructions.length > 0 && { instructions }), messages: output };
+}
