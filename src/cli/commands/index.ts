@@ -1,6 +1,7 @@
 import type { CommandRegistration } from "../program.ts";
 import { registerConfig } from "./config.ts";
+import { registerReplay } from "./replay.ts";
 import { registerStats } from "./stats.ts";
 
 /** Every CLI command, in help order. */
-export const commands: readonly CommandRegistration[] = [registerConfig, registerStats];
+export const commands: readonly CommandRegistration[] = [registerConfig, registerStats, registerReplay];

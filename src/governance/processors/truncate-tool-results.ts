@@ -116,30 +116,37 @@ export async function fitNewestStep(
 ): Promise<readonly Message[]> {
   const newestStep = messages.findLastIndex((message) => message.role === "assistant");
   if (newestStep < 0) return messages;
-  const results = messages.slice(newestStep + 1).filter((message) => message.role === "tool");
-  if (results.length === 0) return messages;
+  const resultIndices: number[] = [];
+  for (let index = newestStep + 1; index < messages.length; index++) {
+    if (messages[index]!.role === "tool") resultIndices.push(index);
+  }
+  if (resultIndices.length === 0) return messages;
   const others = messages.reduce(
-    (sum, message) => sum + (results.includes(message) ? 0 : context.tokensOf(message)),
+    (sum, message, index) => sum + (resultIndices.includes(index) ? 0 : context.tokensOf(message)),
     0,
   );
-  const share = Math.max(200, Math.floor((budgetTokens - others) / results.length));
   const output = [...messages];
-  const originals: Message[] = [];
-  const replacements: Message[] = [];
-  for (let index = newestStep + 1; index < output.length; index++) {
-    const message = output[index]!;
-    if (message.role !== "tool" || context.tokensOf(message) <= share) continue;
-    const replacement = await truncateToolMessage(message, share, context);
-    output[index] = replacement;
-    originals.push(message);
-    replacements.push(replacement);
+  // Cutting by characters only approximates tokens: aim a little lower each round until the results fit.
+  for (let round = 0, aim = 0.97; round < 4; round++, aim *= 0.9) {
+    const share = Math.max(200, Math.floor(((budgetTokens - others) / resultIndices.length) * aim));
+    for (const index of resultIndices) {
+      const original = messages[index]!;
+      if (context.tokensOf(original) > share)
+        output[index] = await truncateToolMessage(original, share, context);
+    }
+    if (
+      others + resultIndices.reduce((sum, index) => sum + context.tokensOf(output[index]!), 0) <=
+      budgetTokens
+    )
+      break;
   }
-  if (originals.length === 0) return messages;
+  const changed = resultIndices.filter((index) => output[index] !== messages[index]);
+  if (changed.length === 0) return messages;
   context.emit({
     type: "tool-output-capped",
-    tokensBefore: originals.reduce((sum, message) => sum + context.tokensOf(message), 0),
-    tokensAfter: replacements.reduce((sum, message) => sum + context.tokensOf(message), 0),
-    messageIds: originals.map((message) => message.id),
+    tokensBefore: changed.reduce((sum, index) => sum + context.tokensOf(messages[index]!), 0),
+    tokensAfter: changed.reduce((sum, index) => sum + context.tokensOf(output[index]!), 0),
+    messageIds: changed.map((index) => messages[index]!.id),
   });
   return output;
 }

@@ -1,0 +1,181 @@
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Command } from "commander";
+import { z } from "zod";
+import { ValidationError } from "../../errors/errors.ts";
+import { governancePolicySchema, type GovernancePolicyInput } from "../../governance/policy.ts";
+import { preset, presetNames } from "../../governance/presets.ts";
+import { validate } from "../../model/schemas.ts";
+import { toOpenAIChatJson } from "../../formats/providers/index.ts";
+import { importTranscriptFile, type ImportedConversation } from "../../formats/transcripts/index.ts";
+import type { TranscriptFormat } from "../../formats/transcripts/imported-conversation.ts";
+import { replayConversation, type ReplayRequest, type ReplayTotals } from "../../replay/replay.ts";
+import { counterForModel } from "../../tokens/counter-for-model.ts";
+import { defaultModelRegistry } from "../../tokens/model-registry.ts";
+import { reservedOutputTokens } from "../../tokens/model-info.ts";
+import { createExtractiveSummarizer } from "../../summarize/index.ts";
+import { RetentionTracker } from "../../metrics/index.ts";
+import { formatTable } from "../format-table.ts";
+import { progressBar } from "../progress-bar.ts";
+import type { CliIo, CommandRegistration } from "../program.ts";
+
+const optionsSchema = z.object({
+  format: z
+    .enum(["auto", "claude-code", "codex", "gemini-cli", "openai", "swe-agent", "ctxkit"])
+    .default("auto"),
+  conversation: z.string().optional(),
+  model: z.string().optional(),
+  window: z.coerce.number().int().positive("--window must be a positive number of tokens").optional(),
+  preset: z.string().optional(),
+  config: z.string().optional(),
+  pricing: z.enum(["anthropic", "openai", "gemini"]).default("anthropic"),
+  json: z.boolean().default(false),
+  dump: z.string().optional(),
+});
+
+function pickConversation(
+  conversations: readonly ImportedConversation[],
+  wanted: string | undefined,
+  file: string,
+): ImportedConversation {
+  if (wanted === undefined) {
+    const main = conversations.find((conversation) => !conversation.sidechain) ?? conversations[0];
+    if (!main) throw new ValidationError(`${file} holds no conversation to replay`);
+    return main;
+  }
+  const byId = conversations.find((conversation) => conversation.id === wanted);
+  const index = /^\d+$/.test(wanted) ? conversations[Number(wanted)] : undefined;
+  const found = byId ?? index;
+  if (!found) {
+    throw new ValidationError(
+      `--conversation ${wanted}: no such conversation in ${file}; use an index 0–${conversations.length - 1} or one of its ids (ctxkit stats ${file})`,
+    );
+  }
+  return found;
+}
+
+async function policyFrom(options: z.output<typeof optionsSchema>): Promise<GovernancePolicyInput> {
+  let overrides: GovernancePolicyInput = {};
+  if (options.config !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(await readFile(options.config, "utf8"));
+    } catch (error) {
+      throw new ValidationError(
+        `--config ${options.config}: cannot read it as JSON (${(error as Error).message})`,
+      );
+    }
+    const fileSchema = z.object({
+      preset: z.string().optional(),
+      policy: governancePolicySchema.partial().optional(),
+    });
+    const file = validate(fileSchema, parsed, `replay config ${options.config}`);
+    overrides = { ...preset(file.preset ?? "default"), ...file.policy };
+  }
+  return options.preset !== undefined ? preset(options.preset, overrides) : overrides;
+}
+
+/** Replays one transcript file and writes the report. */
+async function runReplay(file: string, raw: Record<string, unknown>, io: CliIo): Promise<void> {
+  const options = validate(optionsSchema, raw, "replay options");
+  const conversations = await importTranscriptFile(file, {
+    format: options.format as TranscriptFormat | "auto",
+  });
+  const conversation = pickConversation(conversations, options.conversation, file);
+  const recordedModel = conversation.messages.find((message) => message.model !== undefined)?.model;
+  const modelId = options.model ?? recordedModel ?? "claude-sonnet-4-5";
+  const model = defaultModelRegistry.lookup(modelId);
+  const contextWindow = options.window ?? model.contextWindow;
+  const counter = await counterForModel(model);
+  const policy = await policyFrom(options);
+  const retention = new RetentionTracker();
+  if (options.dump !== undefined) await mkdir(options.dump, { recursive: true });
+  const progress = progressBar(io, "replay");
+  const { requests, totals } = await replayConversation(conversation.messages, {
+    contextWindow,
+    reservedOutputTokens: reservedOutputTokens({ contextWindow, maxOutputTokens: model.maxOutputTokens }),
+    counter,
+    summarizer: createExtractiveSummarizer({ counter }),
+    policy: { ...policy, pricing: options.pricing },
+    pricing: options.pricing,
+    retention,
+    onProgress: (done, total) => progress.update(done, total),
+    ...(options.dump !== undefined && {
+      onRequest: async (index, view) => {
+        const body = { index, messages: toOpenAIChatJson(view) };
+        await writeFile(join(options.dump!, `request-${index}.json`), `${JSON.stringify(body, null, 2)}\n`);
+      },
+    }),
+  });
+  progress.done();
+  if (options.json) {
+    io.stdout.write(`${JSON.stringify({ requests, totals })}\n`);
+    return;
+  }
+  io.stdout.write(
+    `${describe(conversation, modelId, contextWindow, options.pricing)}\n\n${renderTotals(totals)}\n\n${renderRequests(requests)}\n`,
+  );
+}
+
+function describe(
+  conversation: ImportedConversation,
+  model: string,
+  window: number,
+  pricing: string,
+): string {
+  return `Replayed ${conversation.id} (${conversation.format}, ${conversation.messages.length} messages) with ${model}, window ${window.toLocaleString("en-US")}, ${pricing} cache prices.`;
+}
+
+function renderTotals(totals: ReplayTotals): string {
+  const saved = totals.rawCostUnits === 0 ? 0 : 1 - totals.costUnits / totals.rawCostUnits;
+  return (
+    formatTable(
+      ["", "without ctxkit", "with ctxkit"],
+      [
+        ["input tokens", totals.rawInputTokens, totals.governedInputTokens],
+        ["cost units (cache-weighted)", Math.round(totals.rawCostUnits), Math.round(totals.costUnits)],
+        ["largest request", totals.maxRawTokens, totals.maxGovernedTokens],
+      ],
+    ) +
+    `\n\n${totals.requests} requests, ${totals.compactions} compactions, ${totals.cachedInputTokens.toLocaleString("en-US")} tokens from the prompt cache, ` +
+    `${totals.refused} refused; cost ${(saved * 100).toFixed(1)}% lower; retention ${(totals.retention * 100).toFixed(1)}%.`
+  );
+}
+
+function renderRequests(requests: readonly ReplayRequest[]): string {
+  const shown = requests.filter((request) => request.events.length > 0 || request.error !== undefined);
+  return formatTable(
+    ["request", "raw", "governed", "cached", "events"],
+    shown.map((request) => [
+      request.index,
+      request.rawTokens,
+      request.governedTokens,
+      request.cachedTokens,
+      request.error ?? [...new Set(request.events)].join(", "),
+    ]),
+  );
+}
+
+/** `ctxkit replay <file>`: replays a real transcript through governance and reports tokens, cache and cost. */
+export const registerReplay: CommandRegistration = (program: Command, io: CliIo) => {
+  program
+    .command("replay")
+    .description(
+      "replay a recorded agent session through ctxkit governance: tokens, prompt-cache hits, cost, retention",
+    )
+    .argument("<file>", "transcript (Claude Code, Codex, Gemini CLI, OpenAI chat, SWE-agent, ctxkit JSONL)")
+    .option(
+      "--format <format>",
+      "transcript format: auto|claude-code|codex|gemini-cli|openai|swe-agent|ctxkit",
+      "auto",
+    )
+    .option("--conversation <id|index>", "which conversation of the file (default: the first main one)")
+    .option("--model <id>", "model whose window and tokenizer to use (default: the recorded one)")
+    .option("--window <tokens>", "context window in tokens (default: the model's)")
+    .option("--preset <name>", `governance preset: ${presetNames.join("|")}`)
+    .option("--config <file>", "JSON file with { preset?, policy? } governance settings")
+    .option("--pricing <provider>", "cache price ratios: anthropic|openai|gemini", "anthropic")
+    .option("--json", "print { requests, totals } as JSON")
+    .option("--dump <dir>", "write each governed request as request-<index>.json (OpenAI chat format)")
+    .action((file: string, options: Record<string, unknown>) => runReplay(file, options, io));
+};

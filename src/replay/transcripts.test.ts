@@ -1,0 +1,92 @@
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { transcriptFiles, transcriptName } from "../../test/support/transcripts.ts";
+import { runCli } from "../cli/main.ts";
+import { fromOpenAIChat } from "../formats/providers/index.ts";
+import { importTranscriptFile } from "../formats/transcripts/index.ts";
+import { RetentionTracker } from "../metrics/index.ts";
+import { pairToolCalls } from "../model/tool-pairing.ts";
+import { createExtractiveSummarizer } from "../summarize/index.ts";
+import { estimatorForModel } from "../tokens/index.ts";
+import { replayConversation } from "./replay.ts";
+
+// Issue "Context governance", done when: replaying every transcript with a 200k and a 32k window keeps every
+// request inside the window, with no orphan tool call or result in any governed request.
+describe("replay over every transcript in ../shared/data/transcripts", () => {
+  for (const window of [200_000, 32_000]) {
+    it(`keeps every request inside a ${window}-token window with no orphan`, async () => {
+      const counter = estimatorForModel("claude-sonnet-4-5");
+      let requests = 0;
+      let compactions = 0;
+      for (const file of transcriptFiles) {
+        for (const conversation of await importTranscriptFile(file)) {
+          const { totals } = await replayConversation(conversation.messages, {
+            contextWindow: window,
+            maxOutputTokens: 8_192,
+            counter,
+            summarizer: createExtractiveSummarizer({ counter }),
+            retention: new RetentionTracker(),
+            onRequest: (_index, view) => {
+              const { pairs, orphanResults } = pairToolCalls(view);
+              if (orphanResults.length > 0 || pairs.some((pair) => pair.result === undefined)) {
+                throw new Error(`orphan in ${transcriptName(file)} ${conversation.id}`);
+              }
+            },
+          });
+          expect(totals.refused, `${transcriptName(file)} ${conversation.id}`).toBe(0);
+          expect(totals.maxGovernedTokens + Math.min(8_192, window / 4)).toBeLessThanOrEqual(window);
+          expect(totals.retention).toBeGreaterThan(0);
+          requests += totals.requests;
+          compactions += totals.compactions;
+        }
+      }
+      expect(requests).toBeGreaterThan(2_000);
+      if (window === 32_000) expect(compactions).toBeGreaterThan(0);
+    });
+  }
+
+  it("ctxkit replay --json --dump writes governed requests in OpenAI chat format, each without orphans", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "ctxkit-dump-"));
+    try {
+      const file = transcriptFiles.find((path) => path.includes("codex/rollout-2026-05-11T11-26-55"))!;
+      const output: string[] = [];
+      const sink = { write: (chunk: string) => output.push(chunk) !== 0 };
+      const code = await runCli(["replay", file, "--window", "32000", "--json", "--dump", dir], {
+        stdout: sink as never,
+        stderr: sink as never,
+        env: {},
+      });
+      expect(code).toBe(0);
+      const report = JSON.parse(output.join("")) as { requests: unknown[]; totals: Record<string, number> };
+      for (const key of [
+        "requests",
+        "rawInputTokens",
+        "governedInputTokens",
+        "cachedInputTokens",
+        "costUnits",
+        "rawCostUnits",
+        "maxGovernedTokens",
+        "compactions",
+        "retention",
+      ]) {
+        expect(report.totals).toHaveProperty(key);
+      }
+      const dumps = (await readdir(dir)).filter((name) => /^request-\d+\.json$/.test(name));
+      expect(dumps).toHaveLength(report.requests.length);
+      for (const name of dumps) {
+        const body = JSON.parse(await readFile(join(dir, name), "utf8")) as {
+          index: number;
+          messages: unknown;
+        };
+        expect(name).toBe(`request-${body.index}.json`);
+        const { pairs, orphanResults } = pairToolCalls(fromOpenAIChat(body.messages as never));
+        expect(orphanResults).toEqual([]);
+        expect(pairs.every((pair) => pair.result !== undefined)).toBe(true);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
