@@ -1,0 +1,75 @@
+import pg from "pg";
+import { z } from "zod";
+import { validate } from "../../model/schemas.ts";
+import type { SessionStoreOptions } from "../session-store.ts";
+import { storeContext } from "../store-context.ts";
+import { PostgresDatabase, toPostgresStoreError } from "./postgres-database.ts";
+import { migratePostgres } from "./postgres-schema.ts";
+import { PostgresSessionStore } from "./postgres-session-store.ts";
+
+/** Options of `openPostgresSessionStore`: a connection string, or a pool you own. */
+export interface PostgresSessionStoreOptions extends SessionStoreOptions {
+  /** `postgres://user:password@host:5432/database`. */
+  readonly connectionString?: string;
+  /** A pool to use instead (not ended by `close()`). */
+  readonly pool?: pg.Pool;
+  /** Schema holding ctxkit's tables, created when missing (default `public`). */
+  readonly schema?: string;
+  /** Connections of the pool the store creates (default 10). */
+  readonly poolSize?: number;
+  /** Sessions not updated for this many days are deleted when the store opens (default 30; 0 keeps all). */
+  readonly retentionDays?: number;
+}
+
+const optionsSchema = z.object({
+  connectionString: z.string().min(1).optional(),
+  schema: z.string().min(1).max(63).optional(),
+  poolSize: z.number().int().min(1).max(1000).optional(),
+});
+
+/** The URL without its password, for messages. */
+function describeLocation(connectionString: string | undefined): string {
+  if (connectionString === undefined) return "postgres";
+  try {
+    const url = new URL(connectionString);
+    url.password = "";
+    return url.toString();
+  } catch {
+    return "postgres";
+  }
+}
+
+/**
+ * Opens the PostgreSQL session store: connects, creates or migrates the schema (refusing one written by a
+ * newer ctxkit) and applies the retention policy.
+ *
+ * @example
+ * const store = await openPostgresSessionStore({ connectionString: process.env.CTXKIT_PG_URL });
+ */
+export async function openPostgresSessionStore(
+  options: PostgresSessionStoreOptions,
+): Promise<PostgresSessionStore> {
+  const checked = validate(
+    optionsSchema,
+    { connectionString: options.connectionString, schema: options.schema, poolSize: options.poolSize },
+    "PostgreSQL store options",
+  );
+  const context = storeContext(options);
+  const location = describeLocation(checked.connectionString);
+  const pool =
+    options.pool ?? new pg.Pool({ connectionString: checked.connectionString, max: checked.poolSize ?? 10 });
+  const database = new PostgresDatabase(pool, {
+    schema: checked.schema ?? "public",
+    location,
+    ownsPool: options.pool === undefined,
+  });
+  try {
+    await migratePostgres(database);
+    const store = new PostgresSessionStore(database, context);
+    await store.cleanup(options.retentionDays ?? 30);
+    return store;
+  } catch (error) {
+    await database.close();
+    throw toPostgresStoreError(error, location);
+  }
+}
