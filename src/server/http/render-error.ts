@@ -1,0 +1,36 @@
+import type { Context, ErrorHandler } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ServerEnv } from "../server-context.ts";
+import { errorAnswer, errorBody, openAIErrorBody, type ErrorAnswer } from "./error-response.ts";
+import { HttpError } from "./http-error.ts";
+import { redact } from "./redact.ts";
+
+/** Routes whose clients are OpenAI SDKs: their errors have the OpenAI shape. */
+const OPENAI_ROUTES = new Set(["/v1/chat/completions"]);
+
+function answerOf(error: unknown): ErrorAnswer {
+  if (error instanceof HTTPException) {
+    const status = error.status;
+    const code = status === 413 ? "payload_too_large" : status === 400 ? "invalid_input" : "http_error";
+    return errorAnswer(new HttpError(status, code, error.message || `request refused (${status})`));
+  }
+  return errorAnswer(error);
+}
+
+/**
+ * Renders any error as JSON with its status and headers (OpenAI-shaped on the proxy route). Unexpected errors
+ * are logged with the request id — redacted — and answered with a 500 that reveals nothing.
+ *
+ * @example
+ * app.onError(renderError((line) => console.error(line)));
+ */
+export function renderError(log: (line: string) => void): ErrorHandler<ServerEnv> {
+  return (error: Error, c: Context<ServerEnv>) => {
+    const answer = answerOf(error);
+    if (answer.status >= 500 && answer.code === "internal_error") {
+      log(`error ${c.get("requestId") ?? "-"} ${error.name}: ${redact(error.message)}`);
+    }
+    const body = OPENAI_ROUTES.has(c.req.path) ? openAIErrorBody(answer) : errorBody(answer);
+    return c.json(body, answer.status as 400, { ...answer.headers });
+  };
+}

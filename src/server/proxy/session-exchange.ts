@@ -1,0 +1,135 @@
+import type { PreparedRequest, ToolDefinition } from "../../engine/prepared-request.ts";
+import { toOpenAIChat, type OpenAIChatMessage } from "../../formats/providers/openai-chat/index.ts";
+import type { GovernanceEvent } from "../../governance/events.ts";
+import type { Message } from "../../model/message.ts";
+import { inlineMedia } from "../../store/media-blobs.ts";
+import type { BlobStore } from "../../store/blob-store.ts";
+import { HttpError } from "../http/http-error.ts";
+import type { SessionLease } from "../tenancy/tenant-engines.ts";
+import type { AssistantReply } from "../upstream/assistant-reply.ts";
+import { callUpstream, type UpstreamResponse } from "../upstream/call-upstream.ts";
+import type { UpstreamOptions } from "../upstream/upstream-options.ts";
+import { appendInputs, clientSystemPrompt, type ClientTurn } from "./session-inputs.ts";
+
+/** Options of `openExchange`. */
+export interface ExchangeOptions {
+  readonly lease: SessionLease;
+  readonly blobs: BlobStore;
+  readonly turn: ClientTurn;
+  /** Tool definitions of the request, for the token budget. */
+  readonly tools: readonly ToolDefinition[];
+  readonly upstream: UpstreamOptions;
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal;
+  /** The upstream body around the governed messages. */
+  readonly body: (messages: OpenAIChatMessage[]) => unknown;
+  /** Called with each upstream attempt's outcome, for metrics. */
+  readonly onUpstream?: (outcome: string) => void;
+}
+
+/** A request sent upstream whose answer is being read; the session stays leased until it completes or fails. */
+export interface OpenExchange {
+  readonly prepared: PreparedRequest;
+  /** Governance events of this request, the recovery compaction's included. */
+  readonly events: readonly GovernanceEvent[];
+  readonly upstream: UpstreamResponse;
+  /** Milliseconds spent in the upstream call until its headers (every attempt). */
+  readonly upstreamHeadersMs: number;
+  /** Records the reply and commits the request's messages with it, in one transaction. */
+  complete(reply: AssistantReply): Promise<Message>;
+}
+
+/**
+ * The OpenAI chat messages of a prepared request, system prompt first, with media kept in the blob store put
+ * back inline (the upstream cannot read `blob:` references). Reasoning is left out: many servers reject it.
+ *
+ * @example
+ * const messages = await upstreamMessages(prepared, store.blobs);
+ */
+export async function upstreamMessages(
+  prepared: PreparedRequest,
+  blobs: BlobStore,
+): Promise<OpenAIChatMessage[]> {
+  const messages = toOpenAIChat(await inlineMedia(prepared.messages, blobs), { reasoning: "omit" });
+  return prepared.system === "" ? messages : [{ role: "system", content: prepared.system }, ...messages];
+}
+
+/**
+ * Appends a client's new messages to a leased session, governs the history, and sends it upstream. An upstream
+ * "context length exceeded" compacts the session and retries once; a second one is a 400 `context_overflow`.
+ * Any failure discards the request's messages (the session reloads from the store), so nothing of it remains.
+ *
+ * @example
+ * const exchange = await openExchange({ lease, blobs, turn, tools, upstream, timeoutMs, body });
+ * const reply = replyFromCompletion(await exchange.upstream.response.json());
+ * await exchange.complete(reply);
+ */
+export async function openExchange(options: ExchangeOptions): Promise<OpenExchange> {
+  const { lease } = options;
+  const session = lease.session;
+  try {
+    await appendInputs(session, options.turn.inputs);
+    const system = options.turn.system ?? lease.memo.system;
+    if (options.turn.system !== undefined) lease.memo.system = options.turn.system;
+    const prepareOptions = {
+      ...clientSystemPrompt(system),
+      tools: options.tools,
+      ...(options.signal !== undefined && { signal: options.signal }),
+    };
+    let prepared = await session.prepare(prepareOptions);
+    const events: GovernanceEvent[] = [...prepared.events];
+    let headersMs = 0;
+    const send = async (request: PreparedRequest) => {
+      const messages = await upstreamMessages(request, options.blobs);
+      const body = options.body(messages);
+      try {
+        const response = await callUpstream(options.upstream, body, {
+          timeoutMs: options.timeoutMs,
+          ...(options.signal !== undefined && { signal: options.signal }),
+        });
+        headersMs += response.headersMs;
+        options.onUpstream?.(String(response.response.status));
+        lease.memo.lastRequest = { prepared: request, at: new Date().toISOString() };
+        return response;
+      } catch (error) {
+        options.onUpstream?.(error instanceof HttpError ? error.code : "error");
+        throw error;
+      }
+    };
+    let upstream: UpstreamResponse;
+    try {
+      upstream = await send(prepared);
+    } catch (error) {
+      if (!(error instanceof HttpError) || error.code !== "context_overflow") throw error;
+      events.push(...(await session.compact()));
+      prepared = await session.prepare(prepareOptions);
+      events.push(...prepared.events);
+      upstream = await send(prepared);
+    }
+    return {
+      prepared,
+      events,
+      upstream,
+      upstreamHeadersMs: headersMs,
+      complete: async (reply) => {
+        try {
+          const message = await session.recordAssistant({
+            content: reply.content,
+            provider: "openai-compatible",
+            ...(reply.model !== undefined && { model: reply.model }),
+            ...(reply.usage !== undefined && { usage: reply.usage }),
+            ...(reply.finishReason !== undefined && { finishReason: reply.finishReason }),
+          });
+          await session.commit();
+          return message;
+        } catch (error) {
+          lease.discard();
+          throw error;
+        }
+      },
+    };
+  } catch (error) {
+    lease.discard();
+    throw error;
+  }
+}

@@ -1,0 +1,201 @@
+import type { Context, Hono } from "hono";
+import { fromOpenAIChat } from "../../formats/providers/openai-chat/index.ts";
+import { errorAnswer, openAIErrorBody } from "../http/error-response.ts";
+import { HttpError } from "../http/http-error.ts";
+import { readJson } from "../http/json-body.ts";
+import { chatRequestSchema, toolDefinitions, upstreamBody, type ChatRequest } from "../proxy/chat-request.ts";
+import { governStateless } from "../proxy/govern-stateless.ts";
+import { relayChatStream } from "../proxy/relay-chat-stream.ts";
+import { openExchange } from "../proxy/session-exchange.ts";
+import { clientTurn } from "../proxy/session-inputs.ts";
+import type { ServerContext, ServerEnv } from "../server-context.ts";
+import { replyFromCompletion, type AssistantReply } from "../upstream/assistant-reply.ts";
+import { callUpstream } from "../upstream/call-upstream.ts";
+import type { UpstreamOptions } from "../upstream/upstream-options.ts";
+import { commitFollowUp, requireUpstream } from "./turn-support.ts";
+
+const SESSION_ID = /^[^\s/]{1,200}$/;
+
+function parseJsonAnswer(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new HttpError(
+      502,
+      "upstream_error",
+      "the upstream model server answered with something that is not JSON",
+    );
+  }
+}
+
+/**
+ * `POST /v1/chat/completions`: the OpenAI-compatible proxy. With `X-Ctxkit-Session` the request's new messages
+ * are appended to that session, the whole history is governed, and the reply is stored (stateful mode); without
+ * it, or with `X-Ctxkit-Mode: stateless`, the full message list is governed and forwarded, and nothing is
+ * stored. Answers keep the upstream's format, streamed or not.
+ *
+ * @example
+ * registerChatCompletionsRoute(app, context);
+ */
+export function registerChatCompletionsRoute(app: Hono<ServerEnv>, context: ServerContext): void {
+  app.post("/v1/chat/completions", async (c) => {
+    const started = performance.now();
+    const upstream = requireUpstream(context);
+    const request = await readJson(c, chatRequestSchema, "chat completions request");
+    const mode = c.req.header("x-ctxkit-mode");
+    if (mode !== undefined && mode !== "stateless" && mode !== "stateful") {
+      throw new HttpError(400, "invalid_input", "X-Ctxkit-Mode must be stateless or stateful");
+    }
+    const sessionId = c.req.header("x-ctxkit-session");
+    if (sessionId === undefined || mode === "stateless") {
+      if (mode === "stateful")
+        throw new HttpError(400, "invalid_input", "stateful mode needs an X-Ctxkit-Session header");
+      return stateless(c, context, upstream, request, started);
+    }
+    if (!SESSION_ID.test(sessionId)) {
+      throw new HttpError(
+        400,
+        "invalid_input",
+        "X-Ctxkit-Session must be 1–200 characters without spaces or slashes",
+      );
+    }
+    return stateful(c, context, upstream, request, sessionId, started);
+  });
+}
+
+async function stateless(
+  c: Context<ServerEnv>,
+  context: ServerContext,
+  upstream: UpstreamOptions,
+  request: ChatRequest,
+  started: number,
+): Promise<Response> {
+  const engine = await context.engines.engine(c.get("tenant"));
+  const governed = await governStateless(
+    fromOpenAIChat(request.messages),
+    engine.settings,
+    toolDefinitions(request.tools),
+    (event) => context.metrics.governanceEvents.inc({ type: event.type }),
+  );
+  const body = {
+    ...request,
+    messages: governed.messages,
+    ...(upstream.model !== undefined && { model: upstream.model }),
+  };
+  let call;
+  try {
+    call = await callUpstream(upstream, body, {
+      timeoutMs: context.limits.upstreamTimeoutMs,
+      signal: c.req.raw.signal,
+    });
+    context.metrics.upstreamRequests.inc({ status: String(call.response.status) });
+  } catch (error) {
+    context.metrics.upstreamRequests.inc({ status: error instanceof HttpError ? error.code : "error" });
+    throw error;
+  }
+  const headers = {
+    "Content-Type": call.response.headers.get("content-type") ?? "application/json",
+    "X-Ctxkit-Tokens": String(governed.tokens.total),
+    "X-Ctxkit-Checkpoint": String(governed.checkpoint),
+  };
+  if (request.stream === true) {
+    // Nothing to record: the upstream's bytes go through untouched.
+    const done = () =>
+      context.metrics.proxyOverhead.observe(
+        {},
+        (performance.now() - started - call.headersMs - call.bodyMs()) / 1000,
+      );
+    const body = call.response.body?.pipeThrough(
+      new TransformStream({
+        transform: (chunk, controller) => (call.touch(), controller.enqueue(chunk)),
+        flush: () => (call.finish(), done()),
+      }),
+    );
+    return new Response(body ?? null, {
+      status: call.response.status,
+      headers: { ...headers, "Cache-Control": "no-cache" },
+    });
+  }
+  const text = await call.text();
+  context.metrics.proxyOverhead.observe(
+    {},
+    (performance.now() - started - call.headersMs - call.bodyMs()) / 1000,
+  );
+  return new Response(text, { status: call.response.status, headers });
+}
+
+async function stateful(
+  c: Context<ServerEnv>,
+  context: ServerContext,
+  upstream: UpstreamOptions,
+  request: ChatRequest,
+  sessionId: string,
+  started: number,
+): Promise<Response> {
+  const tenant = c.get("tenant");
+  const turn = clientTurn(fromOpenAIChat(request.messages, { sessionId }));
+  await context.directory.claim(tenant, sessionId);
+  const lease = await context.engines.lease(tenant, sessionId);
+  let exchange;
+  try {
+    exchange = await openExchange({
+      lease,
+      blobs: context.store.blobs,
+      turn,
+      tools: toolDefinitions(request.tools),
+      upstream,
+      timeoutMs: context.limits.upstreamTimeoutMs,
+      signal: c.req.raw.signal,
+      body: (messages) => upstreamBody(request, messages, upstream.model),
+      onUpstream: (status) => context.metrics.upstreamRequests.inc({ status }),
+    });
+  } catch (error) {
+    lease.release();
+    throw error;
+  }
+  const { prepared, upstream: call } = exchange;
+  const complete = async (reply: AssistantReply) => {
+    await exchange.complete(reply);
+    await commitFollowUp(context, tenant, sessionId);
+    const upstreamMs = exchange.upstreamHeadersMs + call.bodyMs();
+    context.metrics.upstreamDuration.observe({}, upstreamMs / 1000);
+    context.metrics.proxyOverhead.observe({}, (performance.now() - started - upstreamMs) / 1000);
+  };
+  const headers = {
+    "Content-Type":
+      call.response.headers.get("content-type") ??
+      (request.stream === true ? "text/event-stream" : "application/json"),
+    "X-Ctxkit-Session": sessionId,
+    "X-Ctxkit-Tokens": String(prepared.tokens.total),
+    "X-Ctxkit-Checkpoint": String(prepared.checkpoint),
+  };
+  if (request.stream === true) {
+    const body = relayChatStream({
+      upstream: call,
+      forwardUsage: request.stream_options?.include_usage === true,
+      complete: async (reply) => {
+        try {
+          await complete(reply);
+        } finally {
+          lease.release();
+        }
+      },
+      fail: () => {
+        lease.discard();
+        lease.release();
+      },
+      errorObject: (reason) => openAIErrorBody(errorAnswer(reason)).error,
+    });
+    return new Response(body, { status: 200, headers: { ...headers, "Cache-Control": "no-cache" } });
+  }
+  try {
+    const text = await call.text();
+    await complete(replyFromCompletion(parseJsonAnswer(text)));
+    return new Response(text, { status: call.response.status, headers });
+  } catch (error) {
+    lease.discard();
+    throw error;
+  } finally {
+    lease.release();
+  }
+}

@@ -1,0 +1,124 @@
+import type { Hono } from "hono";
+import { z } from "zod";
+import type { PreparedRequest } from "../../engine/prepared-request.ts";
+import { toOpenAIChatJson } from "../../formats/providers/openai-chat/index.ts";
+import { cachePricing } from "../../governance/cache-economics.ts";
+import { replayConversation } from "../../replay/replay.ts";
+import { HttpError } from "../http/http-error.ts";
+import { readJson } from "../http/json-body.ts";
+import { clientSystemPrompt } from "../proxy/session-inputs.ts";
+import type { ServerContext, ServerEnv } from "../server-context.ts";
+import { storedSessionJson } from "./session-json.ts";
+
+const compactSchema = z.object({ focus: z.string().max(2_000).optional() });
+
+/**
+ * The inspection form of a prepared request: the governed messages, the same payload as OpenAI chat messages
+ * (media kept in the blob store shown as placeholders), tokens per channel, the token budget and the events.
+ *
+ * @example
+ * c.json(contextJson("ses_1", "prepared", prepared, new Date().toISOString()));
+ */
+export function contextJson(
+  sessionId: string,
+  source: string,
+  prepared: PreparedRequest,
+  preparedAt: string,
+) {
+  const system = prepared.system === "" ? [] : [{ role: "system", content: prepared.system }];
+  return {
+    sessionId,
+    source,
+    system: prepared.system,
+    messages: prepared.messages,
+    openai: [...system, ...toOpenAIChatJson(prepared.messages, { reasoning: "omit" })],
+    channels: prepared.inspection.channels,
+    tokens: prepared.tokens,
+    events: prepared.events,
+    checkpoint: prepared.checkpoint,
+    preparedAt,
+  };
+}
+
+/**
+ * Inspection routes of a session: stats, the governed context, a replay of its stored history, and the
+ * user's `/compact` and `/clear`.
+ *
+ * @example
+ * registerInspectionRoutes(app, context);
+ */
+export function registerInspectionRoutes(app: Hono<ServerEnv>, context: ServerContext): void {
+  const { store, directory, engines } = context;
+
+  app.get("/v1/sessions/:id/stats", async (c) => {
+    const tenant = c.get("tenant");
+    const id = c.req.param("id");
+    await directory.requireStored(tenant, id);
+    const { stored, ...stats } = await engines.withSession(tenant, id, (lease) => lease.session.stats());
+    return c.json({ stats, ...(stored !== undefined && { session: storedSessionJson(stored) }) });
+  });
+
+  app.get("/v1/sessions/:id/context", async (c) => {
+    const tenant = c.get("tenant");
+    const id = c.req.param("id");
+    await directory.requireStored(tenant, id);
+    const answer = await engines.withSession(tenant, id, async (lease) => {
+      const last = lease.memo.lastRequest;
+      if (last !== undefined) return contextJson(id, "last-request", last.prepared, last.at);
+      const prepared = await lease.session.prepare(clientSystemPrompt(lease.memo.system));
+      return contextJson(id, "prepared", prepared, context.clock().toISOString());
+    });
+    return c.json(answer);
+  });
+
+  app.get("/v1/sessions/:id/replay", async (c) => {
+    const tenant = c.get("tenant");
+    const id = c.req.param("id");
+    await directory.requireStored(tenant, id);
+    const pricing = c.req.query("pricing") ?? "anthropic";
+    if (!(pricing in cachePricing)) {
+      throw new HttpError(
+        400,
+        "invalid_input",
+        `pricing must be one of ${Object.keys(cachePricing).join(", ")}`,
+      );
+    }
+    const settings = (await engines.engine(tenant)).settings;
+    const rows = (await store.dumpSession(id)).rows;
+    const messages = rows.map((row) => row.message).sort((a, b) => a.seq - b.seq);
+    const result = await replayConversation(messages, {
+      contextWindow: settings.contextWindow,
+      reservedOutputTokens: settings.reservedOutputTokens,
+      counter: settings.counter,
+      summarizer: settings.summarizer,
+      policy: settings.policy,
+      pricing: pricing as keyof typeof cachePricing,
+    });
+    return c.json(result);
+  });
+
+  app.post("/v1/sessions/:id/compact", async (c) => {
+    const tenant = c.get("tenant");
+    const id = c.req.param("id");
+    await directory.requireStored(tenant, id);
+    const { focus } = await readJson(c, compactSchema, "compaction");
+    const events = await engines.withSession(tenant, id, async (lease) => {
+      lease.memo.lastRequest = undefined;
+      // Governance compacts the view it holds: prepare first so a session loaded after a restart has one.
+      await lease.session.prepare(clientSystemPrompt(lease.memo.system));
+      return lease.session.compact(focus === undefined ? {} : { focus });
+    });
+    return c.json({ events });
+  });
+
+  app.post("/v1/sessions/:id/clear", async (c) => {
+    const tenant = c.get("tenant");
+    const id = c.req.param("id");
+    await directory.requireStored(tenant, id);
+    await engines.withSession(tenant, id, async (lease) => {
+      lease.memo.lastRequest = undefined;
+      await lease.session.clear();
+    });
+    return c.json({ session: storedSessionJson(await directory.requireStored(tenant, id)) });
+  });
+}

@@ -1,0 +1,98 @@
+import type { Hono } from "hono";
+import { z } from "zod";
+import { MEMORY_KINDS, type Memory, type MemoryKind, type MemoryStore } from "../../memory/memory-store.ts";
+import { HttpError, notFound } from "../http/http-error.ts";
+import { readJson } from "../http/json-body.ts";
+import type { ServerContext, ServerEnv } from "../server-context.ts";
+
+const addSchema = z.object({
+  kind: z.enum(MEMORY_KINDS),
+  content: z.string(),
+  scope: z.enum(["user", "project", "global"]).optional(),
+  sourceSessionId: z.string().min(1).max(200).optional(),
+  expiresAt: z.string().optional(),
+  metadata: z.record(z.string(), z.json()).optional(),
+});
+
+/**
+ * A memory as the API shows it: without its owner.
+ *
+ * @example
+ * c.json({ memory: memoryJson(memory) });
+ */
+export function memoryJson(memory: Memory): Omit<Memory, "owner"> {
+  const { owner: _owner, ...rest } = memory;
+  return rest;
+}
+
+function kindsOf(value: string | undefined): MemoryKind[] | undefined {
+  if (value === undefined || value === "") return undefined;
+  const kinds = value.split(",");
+  for (const kind of kinds) {
+    if (!(MEMORY_KINDS as readonly string[]).includes(kind)) {
+      throw new HttpError(400, "invalid_input", `kind must be among ${MEMORY_KINDS.join(", ")}`);
+    }
+  }
+  return kinds as MemoryKind[];
+}
+
+function limitOf(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const limit = Number.parseInt(value, 10);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+    throw new HttpError(400, "invalid_input", "limit must be a whole number from 1 to 1000");
+  }
+  return limit;
+}
+
+/**
+ * Long-term memory routes: list or search, add, get, delete — always with the request's tenant as the owner,
+ * so another tenant's memory id answers 404. Without a memory store they answer 503.
+ *
+ * @example
+ * registerMemoryRoutes(app, context);
+ */
+export function registerMemoryRoutes(app: Hono<ServerEnv>, context: ServerContext): void {
+  const memoryStore = (): MemoryStore => {
+    if (context.memory === undefined) {
+      throw new HttpError(
+        503,
+        "not_configured",
+        "this server has no memory store; start it with memory enabled",
+      );
+    }
+    return context.memory;
+  };
+
+  app.get("/v1/memory", async (c) => {
+    const owner = c.get("tenant");
+    const kinds = kindsOf(c.req.query("kind"));
+    const limit = limitOf(c.req.query("limit"));
+    const filter = { owner, ...(kinds !== undefined && { kinds }), ...(limit !== undefined && { limit }) };
+    const query = c.req.query("q");
+    if (query !== undefined && query.trim() !== "") {
+      const hits = await memoryStore().search(query, filter);
+      return c.json({ hits: hits.map((hit) => ({ ...hit, memory: memoryJson(hit.memory) })) });
+    }
+    return c.json({ memories: (await memoryStore().list(filter)).map(memoryJson) });
+  });
+
+  app.post("/v1/memory", async (c) => {
+    const input = await readJson(c, addSchema, "memory");
+    const result = await memoryStore().add({ ...input, owner: c.get("tenant") });
+    return c.json({ memory: memoryJson(result.memory), deduplicated: result.deduplicated }, 201);
+  });
+
+  app.get("/v1/memory/:id", async (c) => {
+    const id = c.req.param("id");
+    const memory = await memoryStore().get(id, { owner: c.get("tenant") });
+    if (memory === undefined) throw notFound("memory", id);
+    return c.json({ memory: memoryJson(memory) });
+  });
+
+  app.delete("/v1/memory/:id", async (c) => {
+    const id = c.req.param("id");
+    if (!(await memoryStore().delete(id, { owner: c.get("tenant") }))) throw notFound("memory", id);
+    return c.body(null, 204);
+  });
+}

@@ -1,0 +1,63 @@
+import type { Hono } from "hono";
+import { stream } from "hono/streaming";
+import { EXPORT_HEADER, sessionJsonlLines } from "../../store/jsonl/export-sessions-jsonl.ts";
+import type { LoadStrategy } from "../../store/session-store.ts";
+import { HttpError, notFound } from "../http/http-error.ts";
+import type { ServerContext, ServerEnv } from "../server-context.ts";
+
+const STRATEGIES: readonly LoadStrategy[] = ["full", "recent", "all"];
+
+/**
+ * Routes that read a session's stored data: its ctxkit JSONL export, its messages in view order, and the blobs
+ * linked to it (a blob of another session — of any tenant — answers 404).
+ *
+ * @example
+ * registerSessionDataRoutes(app, context);
+ */
+export function registerSessionDataRoutes(app: Hono<ServerEnv>, context: ServerContext): void {
+  const { store, directory } = context;
+
+  app.get("/v1/sessions/:id/export", async (c) => {
+    const id = c.req.param("id");
+    await directory.requireStored(c.get("tenant"), id);
+    const dump = await store.dumpSession(id);
+    c.header("Content-Type", "application/x-ndjson; charset=utf-8");
+    c.header(
+      "Content-Disposition",
+      `attachment; filename="${id.replace(/[^A-Za-z0-9._-]/g, "_")}.ctxkit.jsonl"`,
+    );
+    return stream(c, async (output) => {
+      await output.write(`${EXPORT_HEADER}\n`);
+      for (const line of sessionJsonlLines(dump)) await output.write(`${line}\n`);
+    });
+  });
+
+  app.get("/v1/sessions/:id/messages", async (c) => {
+    const id = c.req.param("id");
+    const owned = await directory.require(c.get("tenant"), id);
+    const strategy = (c.req.query("strategy") ?? "full") as LoadStrategy;
+    if (!STRATEGIES.includes(strategy)) {
+      throw new HttpError(400, "invalid_input", `strategy must be one of ${STRATEGIES.join(", ")}`);
+    }
+    if (owned.kind === "reserved") return c.json({ messages: [] });
+    if (strategy !== "all") return c.json({ messages: await store.loadMessages(id, { strategy }) });
+    const dump = await store.dumpSession(id);
+    const summarizedBy: Record<string, number> = {};
+    for (const row of dump.rows)
+      if (row.summarizedBy !== undefined) summarizedBy[String(row.message.seq)] = row.summarizedBy;
+    return c.json({ messages: await store.loadMessages(id, { strategy: "all" }), summarizedBy });
+  });
+
+  app.get("/v1/sessions/:id/blobs/:ref", async (c) => {
+    const id = c.req.param("id");
+    const ref = c.req.param("ref");
+    await directory.requireStored(c.get("tenant"), id);
+    const linked = (await store.blobs.list(id)).find((blob) => blob.ref === ref);
+    const bytes = linked === undefined ? undefined : await store.blobs.getBytes(ref);
+    if (linked === undefined || bytes === undefined) throw notFound("blob", ref);
+    return c.body(new Uint8Array(bytes), 200, {
+      "Content-Type": linked.isText ? `${linked.mediaType}; charset=utf-8` : linked.mediaType,
+      "Content-Disposition": "attachment",
+    });
+  });
+}

@@ -1,0 +1,123 @@
+import type { Hono } from "hono";
+import { z } from "zod";
+import { HttpError } from "../http/http-error.ts";
+import { readJson } from "../http/json-body.ts";
+import type { ServerContext, ServerEnv } from "../server-context.ts";
+import { reservedSessionJson, sessionJson, storedSessionJson } from "./session-json.ts";
+
+const sessionId = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[^\s/]+$/, "a session id has no spaces or slashes");
+const createSchema = z.object({ id: sessionId.optional(), title: z.string().max(200).optional() });
+const renameSchema = z.object({ title: z.string().max(200) });
+const forkSchema = z.object({
+  atSeq: z.number().int().nonnegative().optional(),
+  id: sessionId.optional(),
+  title: z.string().max(200).optional(),
+});
+const limitOf = (value: string | undefined, fallback: number) => {
+  const limit = value === undefined ? fallback : Number.parseInt(value, 10);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+    throw new HttpError(400, "invalid_input", "limit must be a whole number from 1 to 1000");
+  }
+  return limit;
+};
+
+/**
+ * Session routes: list and search, create, get, rename, delete and fork. Every lookup goes through the
+ * session directory, so another tenant's id answers exactly like an unknown one (404).
+ *
+ * @example
+ * registerSessionRoutes(app, context);
+ */
+export function registerSessionRoutes(app: Hono<ServerEnv>, context: ServerContext): void {
+  const { store, directory, engines, hub } = context;
+
+  app.get("/v1/sessions", async (c) => {
+    const tenant = c.get("tenant");
+    const query = c.req.query("q");
+    if (query !== undefined && query.trim() !== "") {
+      const hits = await store.searchSessions(query, {
+        owner: tenant,
+        limit: limitOf(c.req.query("limit"), 20),
+      });
+      return c.json({
+        sessions: hits.map((hit) => storedSessionJson(hit.session)),
+        hits: hits.map((hit) => ({
+          sessionId: hit.session.id,
+          ...(hit.seq !== undefined && { seq: hit.seq }),
+          snippet: hit.snippet,
+        })),
+      });
+    }
+    const cursor = c.req.query("cursor");
+    const page = await store.listSessions({
+      owner: tenant,
+      limit: limitOf(c.req.query("limit"), 50),
+      ...(cursor !== undefined && { cursor }),
+    });
+    const reserved = cursor === undefined ? directory.reservations(tenant).map(reservedSessionJson) : [];
+    return c.json({
+      sessions: [...reserved, ...page.sessions.map(storedSessionJson)],
+      ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }),
+    });
+  });
+
+  app.post("/v1/sessions", async (c) => {
+    const body = await readJson(c, createSchema, "new session");
+    const reservation = await directory.create(c.get("tenant"), body.id, body.title);
+    return c.json({ session: reservedSessionJson(reservation) }, 201);
+  });
+
+  app.get("/v1/sessions/:id", async (c) => {
+    return c.json({ session: sessionJson(await directory.require(c.get("tenant"), c.req.param("id"))) });
+  });
+
+  app.patch("/v1/sessions/:id", async (c) => {
+    const tenant = c.get("tenant");
+    const id = c.req.param("id");
+    await directory.requireStored(tenant, id);
+    const { title } = await readJson(c, renameSchema, "session update");
+    return c.json({ session: storedSessionJson(await store.renameSession(id, title)) });
+  });
+
+  app.delete("/v1/sessions/:id", async (c) => {
+    const tenant = c.get("tenant");
+    const id = c.req.param("id");
+    const owned = await directory.require(tenant, id);
+    await engines.withSession(tenant, id, async () => {
+      directory.settle(id);
+      if (owned.kind === "stored") await store.deleteSession(id);
+      await engines.forget(tenant, id);
+    });
+    hub.publish(tenant, { type: "deleted", sessionId: id });
+    return c.body(null, 204);
+  });
+
+  app.post("/v1/sessions/:id/fork", async (c) => {
+    const tenant = c.get("tenant");
+    const id = c.req.param("id");
+    await directory.requireStored(tenant, id);
+    const body = await readJson(c, forkSchema, "fork");
+    const record = await engines.withSession(tenant, id, async () => {
+      const atSeq = body.atSeq ?? (await store.loadMessages(id)).at(-1)?.seq;
+      if (atSeq === undefined)
+        throw new HttpError(400, "invalid_input", "the session has no message to fork at");
+      if (body.id !== undefined && (await directory.isTaken(body.id))) {
+        throw new HttpError(
+          409,
+          "conflict",
+          `session id "${body.id}" is taken; choose another id or leave it out`,
+        );
+      }
+      return store.forkSession(id, {
+        atSeq,
+        ...(body.id !== undefined && { id: body.id }),
+        ...(body.title !== undefined && { title: body.title }),
+      });
+    });
+    return c.json({ session: storedSessionJson(record) }, 201);
+  });
+}

@@ -1,0 +1,144 @@
+import type { Hono } from "hono";
+import { streamSSE } from "hono/streaming";
+import { z } from "zod";
+import { contentBlockSchema } from "../../model/schemas.ts";
+import { errorAnswer } from "../http/error-response.ts";
+import { HttpError } from "../http/http-error.ts";
+import { readJson } from "../http/json-body.ts";
+import { toolDefinitions } from "../proxy/chat-request.ts";
+import { openExchange } from "../proxy/session-exchange.ts";
+import type { ClientTurn } from "../proxy/session-inputs.ts";
+import type { ServerContext, ServerEnv } from "../server-context.ts";
+import { readChatStream } from "../upstream/read-chat-stream.ts";
+import { storedSessionJson } from "./session-json.ts";
+import { commitFollowUp, requireUpstream } from "./turn-support.ts";
+
+const turnSchema = z
+  .object({
+    message: z.union([z.string().min(1), z.array(contentBlockSchema).min(1)]).optional(),
+    toolResults: z
+      .array(z.object({ callId: z.string().min(1), content: z.json(), isError: z.boolean().optional() }))
+      .min(1)
+      .optional(),
+    system: z.string().optional(),
+    tools: z.array(z.unknown()).optional(),
+    model: z.string().min(1).optional(),
+    temperature: z.number().min(0).max(2).optional(),
+    maxTokens: z.number().int().positive().optional(),
+  })
+  .refine((body) => (body.message === undefined) !== (body.toolResults === undefined), {
+    message: "send exactly one of message and toolResults",
+  });
+
+type TurnBody = z.output<typeof turnSchema>;
+
+function turnOf(body: TurnBody): ClientTurn {
+  const inputs: ClientTurn["inputs"] =
+    body.message !== undefined
+      ? [
+          {
+            role: "user",
+            content: typeof body.message === "string" ? [{ type: "text", text: body.message }] : body.message,
+          },
+        ]
+      : (body.toolResults ?? []).map((result) => ({
+          role: "tool" as const,
+          result: {
+            callId: result.callId,
+            toolName: "",
+            content: result.content,
+            ...(result.isError === true && { isError: true }),
+          },
+        }));
+  return { system: body.system, inputs };
+}
+
+/**
+ * `POST /v1/sessions/:id/turns`: one model request of a session with the configured upstream, streamed as
+ * Server-Sent Events — `governance` (each event of the governed request), `delta` and `reasoning` (pieces of the
+ * reply), then `done` (the stored message, usage, finish reason and session) or `error` (nothing stored).
+ *
+ * @example
+ * registerTurnRoutes(app, context);
+ */
+export function registerTurnRoutes(app: Hono<ServerEnv>, context: ServerContext): void {
+  app.post("/v1/sessions/:id/turns", async (c) => {
+    const tenant = c.get("tenant");
+    const id = c.req.param("id");
+    const upstream = requireUpstream(context);
+    const body = await readJson(c, turnSchema, "turn");
+    await context.directory.claim(tenant, id);
+    const model = upstream.model ?? body.model;
+    if (model === undefined)
+      throw new HttpError(400, "invalid_input", "name the model: this server has no default model");
+    const lease = await context.engines.lease(tenant, id);
+    let exchange;
+    try {
+      exchange = await openExchange({
+        lease,
+        blobs: context.store.blobs,
+        turn: turnOf(body),
+        tools: toolDefinitions(body.tools),
+        upstream,
+        timeoutMs: context.limits.upstreamTimeoutMs,
+        signal: c.req.raw.signal,
+        body: (messages) => ({
+          model,
+          messages,
+          stream: true,
+          stream_options: { include_usage: true },
+          ...(body.tools !== undefined && body.tools.length > 0 && { tools: body.tools }),
+          ...(body.temperature !== undefined && { temperature: body.temperature }),
+          ...(body.maxTokens !== undefined && { max_tokens: body.maxTokens }),
+        }),
+        onUpstream: (status) => context.metrics.upstreamRequests.inc({ status }),
+      });
+    } catch (error) {
+      lease.release();
+      throw error;
+    }
+    const { upstream: call } = exchange;
+    return streamSSE(c, async (stream) => {
+      stream.onAbort(() => call.abort(new Error("the client went away")));
+      try {
+        for (const event of exchange.events)
+          await stream.writeSSE({ event: "governance", data: JSON.stringify(event) });
+        const outcome = await readChatStream(call, async (_event, delta) => {
+          if (delta === undefined) return;
+          if (delta.reasoning !== "")
+            await stream.writeSSE({ event: "reasoning", data: JSON.stringify({ text: delta.reasoning }) });
+          if (delta.text !== "")
+            await stream.writeSSE({ event: "delta", data: JSON.stringify({ text: delta.text }) });
+        });
+        if (!outcome.complete)
+          throw new HttpError(
+            502,
+            "upstream_error",
+            "the upstream stream ended before the reply was complete",
+          );
+        const message = await exchange.complete(outcome.reply);
+        await commitFollowUp(context, tenant, id);
+        const record = await context.store.getSession(id);
+        await stream.writeSSE({
+          event: "done",
+          data: JSON.stringify({
+            message,
+            usage: outcome.reply.usage ?? null,
+            finishReason: outcome.reply.finishReason ?? null,
+            session: record === undefined ? null : storedSessionJson(record),
+          }),
+        });
+      } catch (error) {
+        lease.discard();
+        const answer = errorAnswer(error);
+        if (!stream.aborted)
+          await stream.writeSSE({
+            event: "error",
+            data: JSON.stringify({ code: answer.code, message: answer.message }),
+          });
+      } finally {
+        lease.release();
+      }
+    });
+  });
+}

@@ -1,0 +1,35 @@
+import type { MemoryStore } from "../memory/memory-store.ts";
+import type { Clock } from "../model/ids.ts";
+import type { SessionStore } from "../store/session-store.ts";
+import type { ServerMetrics } from "./metrics/server-metrics.ts";
+import type { ServerLimits } from "./server-options.ts";
+import type { EventHub } from "./tenancy/event-hub.ts";
+import type { SessionDirectory } from "./tenancy/session-directory.ts";
+import type { TenantEngines } from "./tenancy/tenant-engines.ts";
+import type { UpstreamOptions } from "./upstream/upstream-options.ts";
+
+/** What every route handler shares. */
+export interface ServerContext {
+  readonly store: SessionStore;
+  readonly memory: MemoryStore | undefined;
+  readonly directory: SessionDirectory;
+  readonly engines: TenantEngines;
+  readonly hub: EventHub;
+  readonly metrics: ServerMetrics;
+  readonly upstream: UpstreamOptions | undefined;
+  readonly limits: ServerLimits;
+  readonly auth: boolean;
+  readonly log: (line: string) => void;
+  readonly clock: Clock;
+}
+
+/** The Hono environment of the server: per-request variables set by the middleware. */
+export interface ServerEnv {
+  Variables: {
+    /** The tenant the request's key belongs to (`local` without auth). */
+    tenant: string;
+    /** The id of the request's key; undefined without auth. */
+    keyId: string | undefined;
+    requestId: string;
+  };
+}

@@ -1,0 +1,56 @@
+import type { MemoryStore } from "../memory/memory-store.ts";
+import type { Clock } from "../model/ids.ts";
+import type { SessionStore } from "../store/session-store.ts";
+import type { KeyStore } from "./auth/key-store.ts";
+import type { RateLimit } from "./limits/rate-limiter.ts";
+import type { ServerEngineOptions } from "./tenancy/tenant-engines.ts";
+import type { UpstreamOptions } from "./upstream/upstream-options.ts";
+
+/** Request limits of the server. */
+export interface ServerLimits {
+  /** Largest request body, in bytes (413 beyond). Default 4 MiB. */
+  readonly maxBodyBytes: number;
+  /** Per-key token bucket (429 beyond), or `false` for none. Default 50/s, bursts of 100. */
+  readonly rateLimit: RateLimit | false;
+  /** Upstream silence allowed before the headers and between chunks (504 beyond). Default 120 s. */
+  readonly upstreamTimeoutMs: number;
+  /** Time allowed to receive a whole request (Node's `requestTimeout`). Default 60 s. */
+  readonly requestTimeoutMs: number;
+  /** Sessions kept loaded in memory. Default 1,000. */
+  readonly maxLiveSessions: number;
+}
+
+/** The default limits. */
+export const DEFAULT_LIMITS: ServerLimits = {
+  maxBodyBytes: 4 * 1024 * 1024,
+  rateLimit: { requestsPerSecond: 50, burst: 100 },
+  upstreamTimeoutMs: 120_000,
+  requestTimeoutMs: 60_000,
+  maxLiveSessions: 1_000,
+};
+
+/** Options of `createServer`. */
+export interface ServerOptions {
+  readonly store: SessionStore;
+  /** Long-term memory for `/v1/memory` (its owner is the tenant). Without it those routes answer 503. */
+  readonly memory?: MemoryStore;
+  /** Engine options for every tenant, or chosen per tenant. */
+  readonly engine?: ServerEngineOptions | ((tenant: string) => ServerEngineOptions);
+  /** The OpenAI-compatible model server. Without it the proxy and turns routes answer 503. */
+  readonly upstream?: UpstreamOptions;
+  /** API keys. Required unless `auth` is false. */
+  readonly keys?: KeyStore;
+  /** Require an API key (default true). With `false` every request is tenant `local`. */
+  readonly auth?: boolean;
+  readonly limits?: Partial<ServerLimits>;
+  /** Receives one line per request (method, route pattern, status, duration) and server notices. Never secrets. */
+  readonly log?: (line: string) => void;
+  /** Folder of the web inspector's built files, served at `/`. Default `web/dist` of the package when present. */
+  readonly webRoot?: string | false;
+  /** Serve `/metrics` without a key (for a scraper on a private network). Default false. */
+  readonly publicMetrics?: boolean;
+  readonly clock?: Clock;
+}
+
+/** The tenant of every request when auth is off. */
+export const LOCAL_TENANT = "local";

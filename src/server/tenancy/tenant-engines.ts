@@ -1,0 +1,142 @@
+import {
+  createContextEngine,
+  type ContextEngine,
+  type ContextEngineOptions,
+} from "../../engine/context-engine.ts";
+import type { EngineSession } from "../../engine/engine-session.ts";
+import type { PreparedRequest } from "../../engine/prepared-request.ts";
+import type { GovernanceEvent } from "../../governance/events.ts";
+import type { SessionStore } from "../../store/session-store.ts";
+import { KeyedMutex } from "./keyed-mutex.ts";
+
+/** Engine options the server lets a deployment choose (the store, owner and event hook are the server's). */
+export type ServerEngineOptions = Omit<ContextEngineOptions, "store" | "session" | "onEvent">;
+
+/** What the server remembers about a live session between requests (lost on restart, by design). */
+export interface SessionMemo {
+  /** The last system prompt a request gave, reused when a request has none. */
+  system?: string;
+  /** The last request sent upstream, for `GET /context`. */
+  lastRequest?: { readonly prepared: PreparedRequest; readonly at: string };
+}
+
+/** Exclusive use of one session until `release()`. */
+export interface SessionLease {
+  readonly engine: ContextEngine;
+  readonly session: EngineSession;
+  readonly memo: SessionMemo;
+  /** Drops the session's in-memory state so its next use reloads what the store holds (after a failure). */
+  discard(): void;
+  release(): void;
+}
+
+/** Options of `TenantEngines`. */
+export interface TenantEnginesOptions {
+  readonly store: SessionStore;
+  /** Engine options, the same for every tenant or chosen per tenant. */
+  readonly engine?: ServerEngineOptions | ((tenant: string) => ServerEngineOptions);
+  readonly onEvent?: (tenant: string, sessionId: string, event: GovernanceEvent) => void;
+  /** Sessions kept loaded in memory; the least recently used idle one is unloaded beyond it. Default 1,000. */
+  readonly maxLiveSessions?: number;
+}
+
+/**
+ * One context engine per tenant (its sessions are created with `owner` = the tenant), session leases that
+ * serialise requests on a session, and a bound on the sessions kept in memory.
+ *
+ * @example
+ * const lease = await engines.lease("acme", "ses_1");
+ * try { await lease.session.addUser("hi"); } finally { lease.release(); }
+ */
+export class TenantEngines {
+  readonly #options: TenantEnginesOptions;
+  readonly #engines = new Map<string, Promise<ContextEngine>>();
+  readonly #ready = new Map<string, ContextEngine>();
+  readonly #locks = new KeyedMutex();
+  /** Live sessions in least-recently-used order. */
+  readonly #live = new Map<string, { tenant: string; memo: SessionMemo }>();
+
+  constructor(options: TenantEnginesOptions) {
+    this.#options = options;
+  }
+
+  /** The tenant's engine (created on first use). */
+  engine(tenant: string): Promise<ContextEngine> {
+    let engine = this.#engines.get(tenant);
+    if (engine === undefined) {
+      const configured = this.#options.engine;
+      const options = typeof configured === "function" ? configured(tenant) : (configured ?? {});
+      engine = createContextEngine({
+        ...options,
+        store: this.#options.store,
+        session: { owner: tenant },
+        onEvent: (event, sessionId) => this.#options.onEvent?.(tenant, sessionId, event),
+      });
+      void engine.then(
+        (created) => this.#ready.set(tenant, created),
+        () => this.#engines.delete(tenant),
+      );
+      this.#engines.set(tenant, engine);
+    }
+    return engine;
+  }
+
+  /** Waits for exclusive use of a session (callers check ownership first). */
+  async lease(tenant: string, sessionId: string): Promise<SessionLease> {
+    const engine = await this.engine(tenant);
+    const unlock = await this.#locks.acquire(sessionId);
+    const entry = this.#live.get(sessionId) ?? { tenant, memo: {} };
+    this.#live.delete(sessionId);
+    this.#live.set(sessionId, entry);
+    this.#evict();
+    let released = false;
+    return {
+      engine,
+      session: engine.session(sessionId),
+      memo: entry.memo,
+      discard: () => engine.release(sessionId),
+      release: () => {
+        if (released) return;
+        released = true;
+        unlock();
+        this.#evict();
+      },
+    };
+  }
+
+  /** Runs `task` with a lease, released when it settles. */
+  async withSession<T>(
+    tenant: string,
+    sessionId: string,
+    task: (lease: SessionLease) => Promise<T>,
+  ): Promise<T> {
+    const lease = await this.lease(tenant, sessionId);
+    try {
+      return await task(lease);
+    } finally {
+      lease.release();
+    }
+  }
+
+  /** The memo of a live session, if loaded. */
+  memo(sessionId: string): SessionMemo | undefined {
+    return this.#live.get(sessionId)?.memo;
+  }
+
+  /** Unloads a session (after it was deleted). Call it while holding its lease. */
+  async forget(tenant: string, sessionId: string): Promise<void> {
+    (await this.engine(tenant)).release(sessionId);
+    this.#live.delete(sessionId);
+  }
+
+  #evict(): void {
+    const limit = this.#options.maxLiveSessions ?? 1_000;
+    if (this.#live.size <= limit) return;
+    for (const [sessionId, entry] of this.#live) {
+      if (this.#live.size <= limit) break;
+      if (this.#locks.isBusy(sessionId)) continue;
+      this.#live.delete(sessionId);
+      this.#ready.get(entry.tenant)?.release(sessionId);
+    }
+  }
+}

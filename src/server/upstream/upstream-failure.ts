@@ -1,0 +1,85 @@
+import { isContextOverflowError } from "../../governance/overflow-recognition.ts";
+import { retryAfterMs } from "../../providers/retry-after.ts";
+import { HttpError } from "../http/http-error.ts";
+import { redact } from "../http/redact.ts";
+
+/** The upstream's own explanation: `error.message` of a JSON body, else the text, one line, ≤ 300 characters. */
+function detailOf(body: string): string {
+  let detail = body;
+  try {
+    const parsed = JSON.parse(body) as { error?: unknown; message?: unknown };
+    const inner = parsed.error;
+    const found =
+      typeof inner === "string"
+        ? inner
+        : typeof inner === "object" && inner !== null
+          ? (inner as { message?: unknown }).message
+          : parsed.message;
+    if (typeof found === "string") detail = found;
+  } catch {
+    // Not JSON: the text itself is the detail.
+  }
+  const line = detail.replace(/\s+/g, " ").trim();
+  return line.length > 300 ? `${line.slice(0, 297)}...` : line || "(empty body)";
+}
+
+/**
+ * The HTTP error a failed upstream answer becomes: overflow → 400 `context_overflow`; 401/403 → 502
+ * `upstream_auth_failed` (without the upstream's text, which may quote the server's key); 429 → 429 with the
+ * upstream's `Retry-After`; 408/504 → 504; 5xx → 502 `upstream_error`; other 4xx → 400 `upstream_rejected`.
+ * Details are redacted of anything that looks like a key.
+ *
+ * @example
+ * if (!response.ok) throw upstreamFailure(response.status, headersOf(response), await response.text(), [apiKey]);
+ */
+export function upstreamFailure(
+  status: number,
+  headers: Readonly<Record<string, string>>,
+  body: string,
+  secrets: readonly (string | undefined)[] = [],
+): HttpError {
+  const detail = redact(detailOf(body), secrets);
+  if (isContextOverflowError({ status, message: body })) {
+    return new HttpError(
+      400,
+      "context_overflow",
+      `the upstream model says the request does not fit its context window (${detail}); ` +
+        "clear or compact the session, shorten the input, or configure the model's real window",
+    );
+  }
+  if (status === 401 || status === 403) {
+    return new HttpError(
+      502,
+      "upstream_auth_failed",
+      `the upstream model server refused this server's credentials (${status}); the server operator must check its upstream key`,
+    );
+  }
+  if (status === 429) {
+    const wait = retryAfterMs(headers, body);
+    return new HttpError(
+      429,
+      "rate_limited",
+      `the upstream model server is rate limiting (${detail}); wait and retry`,
+      wait === undefined ? {} : { "Retry-After": String(Math.max(1, Math.ceil(wait / 1000))) },
+    );
+  }
+  if (status === 408 || status === 504) {
+    return new HttpError(
+      504,
+      "upstream_timeout",
+      `the upstream model server timed out (${status}): ${detail}`,
+    );
+  }
+  if (status >= 500) {
+    return new HttpError(
+      502,
+      "upstream_error",
+      `the upstream model server failed (${status}): ${detail}; retry later`,
+    );
+  }
+  return new HttpError(
+    400,
+    "upstream_rejected",
+    `the upstream model server rejected the request (${status}): ${detail}`,
+  );
+}

@@ -1,0 +1,24 @@
+/** The OpenAI-compatible model server the proxy and the turns route forward to. */
+export interface UpstreamOptions {
+  /** Base URL including the API version, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`. */
+  readonly baseURL: string;
+  /** Sent as `Authorization: Bearer …`. Never logged, never returned to clients. */
+  readonly apiKey?: string;
+  /**
+   * The model that serves every request: it replaces the request's `model`, since the governance budget is
+   * computed for it. Without it the request's model is forwarded (and the turns route requires one).
+   */
+  readonly model?: string;
+  /** Extra headers for the upstream (e.g. an organisation id). */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * The chat completions URL of an upstream.
+ *
+ * @example
+ * chatCompletionsUrl({ baseURL: "http://127.0.0.1:8080/v1/" }); // "http://127.0.0.1:8080/v1/chat/completions"
+ */
+export function chatCompletionsUrl(upstream: Pick<UpstreamOptions, "baseURL">): string {
+  return `${upstream.baseURL.replace(/\/+$/, "")}/chat/completions`;
+}
