@@ -81,7 +81,7 @@ describe("replay over every transcript in ../shared/data/transcripts", () => {
           messages: unknown;
         };
         expect(name).toBe(`request-${body.index}.json`);
-        const { pairs, orphanResults } = pairToolCalls(fromOpenAIChat(body.messages as never));
+        const { pairs, orphanResults } = pairToolCalls(fromOpenAIChat(body.messages));
         expect(orphanResults).toEqual([]);
         expect(pairs.every((pair) => pair.result !== undefined)).toBe(true);
       }

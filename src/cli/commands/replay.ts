@@ -79,7 +79,7 @@ async function policyFrom(options: z.output<typeof optionsSchema>): Promise<Gove
 async function runReplay(file: string, raw: Record<string, unknown>, io: CliIo): Promise<void> {
   const options = validate(optionsSchema, raw, "replay options");
   const conversations = await importTranscriptFile(file, {
-    format: options.format as TranscriptFormat | "auto",
+    format: options.format,
   });
   const conversation = pickConversation(conversations, options.conversation, file);
   const recordedModel = conversation.messages.find((message) => message.model !== undefined)?.model;
