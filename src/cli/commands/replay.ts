@@ -8,7 +8,6 @@ import { preset, presetNames } from "../../governance/presets.ts";
 import { validate } from "../../model/schemas.ts";
 import { toOpenAIChatJson } from "../../formats/providers/index.ts";
 import { importTranscriptFile, type ImportedConversation } from "../../formats/transcripts/index.ts";
-import type { TranscriptFormat } from "../../formats/transcripts/imported-conversation.ts";
 import { replayConversation, type ReplayRequest, type ReplayTotals } from "../../replay/replay.ts";
 import { counterForModel } from "../../tokens/counter-for-model.ts";
 import { defaultModelRegistry } from "../../tokens/model-registry.ts";
