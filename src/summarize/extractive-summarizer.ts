@@ -5,6 +5,7 @@ import { fitSnapshot } from "./fit-snapshot.ts";
 import { digestHistory } from "./history-digest.ts";
 import { snapshotCandidates } from "./snapshot-candidates.ts";
 import { parseSnapshot } from "./snapshot-sections.ts";
+import { summarizeRequestSchema } from "./summarize-request-schema.ts";
 import type { SummarizeRequest, Summarizer } from "./summarizer.ts";
 
 /** Options of `createExtractiveSummarizer`. */
@@ -30,13 +31,6 @@ const optionsSchema = z.object({
   maxInstructionChars: z.number().int().min(80).default(1_500),
   maxConclusionChars: z.number().int().min(40).default(500),
   conclusionTurns: z.number().int().min(0).default(3),
-});
-
-const requestSchema = z.object({
-  messages: z.array(z.object({ content: z.array(z.unknown()) }).loose()),
-  maxTokens: z.number().int().positive(),
-  previousSummary: z.string().optional(),
-  focus: z.string().optional(),
 });
 
 /** One token per 4 characters: the default when no counter is given. */
@@ -73,7 +67,7 @@ export function createExtractiveSummarizer(options: ExtractiveSummarizerOptions 
   return {
     name: "extractive",
     async summarize(request: SummarizeRequest): Promise<string> {
-      validate(requestSchema, request, "summarize request");
+      validate(summarizeRequestSchema, request, "summarize request");
       request.signal?.throwIfAborted();
       const digest = digestHistory(request.messages, settings);
       const previous = parseSnapshot(request.previousSummary ?? "");

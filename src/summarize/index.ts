@@ -5,7 +5,20 @@ export {
   type ExtractiveSummarizerOptions,
   focusTerms,
 } from "./extractive-summarizer.ts";
+export {
+  createLlmSummarizer,
+  languageModelName,
+  type LlmSummarizerOptions,
+  unwrapSnapshot,
+} from "./llm-summarizer.ts";
 export { latestPlan, type PlanItem, planFromText, planFromToolCall, type PlanStatus } from "./plan-state.ts";
+export {
+  clipMiddle,
+  neutraliseFrameTags,
+  renderTranscriptMessage,
+  type TranscriptLimits,
+  transcriptParts,
+} from "./render-transcript.ts";
 export {
   OMISSION_NOTE_PREFIX,
   parseSnapshot,
@@ -15,3 +28,11 @@ export {
   type SnapshotSection,
   type SnapshotSectionKey,
 } from "./snapshot-sections.ts";
+export { summarizeRequestSchema, trimmedMarker } from "./summarize-request-schema.ts";
+export {
+  LLM_SNAPSHOT_SECTIONS,
+  snapshotPrompt,
+  SUMMARY_SYSTEM_PROMPT,
+  type SummaryPromptInput,
+  verifyPrompt,
+} from "./summary-prompts.ts";
