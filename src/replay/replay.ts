@@ -41,6 +41,10 @@ export interface ReplayTotals {
   readonly compactions: number;
   readonly refused: number;
   readonly retention: number;
+  /** Tokens per request outside the messages (system prompt, tools), included in every figure above. */
+  readonly fixedTokens: number;
+  /** What the recorded agent really spent, from the provider usage in the transcript (when it has any). */
+  readonly recorded?: { readonly requests: number; readonly inputTokens: number; readonly costUnits: number };
 }
 
 /** Options of `replayConversation`. */
@@ -50,11 +54,35 @@ export interface ReplayOptions extends Omit<GovernorOptions, "onEvent"> {
   /** Called with each governed request (e.g. to dump it). */
   readonly onRequest?: (index: number, view: readonly Message[]) => void | Promise<void>;
   readonly onProgress?: (done: number, total: number) => void;
+  /**
+   * Tokens of the system prompt and tools, which transcripts do not record. `recorded` (default) derives them
+   * from the first request's reported usage minus the messages before it — the provider's number is the truth.
+   */
+  readonly fixedTokens?: number | "recorded";
 }
 
 /** The messages an agent really exchanged: no importer markers, no summaries made by the recorded agent. */
 export function replayableMessages(messages: readonly Message[]): Message[] {
   return messages.filter((message) => message.kind === undefined);
+}
+
+/** What the recorded agent spent: its provider-reported input per request, priced with the cache ratios. */
+export function recordedSpend(
+  messages: readonly Message[],
+  pricing: { read: number; write: number },
+): ReplayTotals["recorded"] {
+  let requests = 0;
+  let inputTokens = 0;
+  let costUnits = 0;
+  for (const message of messages) {
+    if (message.role !== "assistant" || message.usage === undefined) continue;
+    const { input, cacheRead = 0, cacheWrite = 0 } = message.usage;
+    requests++;
+    inputTokens += input;
+    costUnits +=
+      cacheRead * pricing.read + cacheWrite * pricing.write + Math.max(0, input - cacheRead - cacheWrite);
+  }
+  return requests === 0 ? undefined : { requests, inputTokens, costUnits };
 }
 
 /** Indices of the messages that start a model reply: one request per assistant reply. */
@@ -77,10 +105,10 @@ export function requestPoints(messages: readonly Message[]): number[] {
  * const { totals } = await replayConversation(conversation.messages, { contextWindow: 200_000, counter, summarizer });
  */
 export async function replayConversation(
-  recorded: readonly Message[],
+  transcript: readonly Message[],
   options: ReplayOptions,
 ): Promise<{ requests: ReplayRequest[]; totals: ReplayTotals }> {
-  const messages = replayableMessages(recorded);
+  const messages = replayableMessages(transcript);
   const pricing = cachePricing[options.pricing ?? "anthropic"];
   let events: GovernanceEvent["type"][] = [];
   const governor = createGovernor({ ...options, onEvent: (event) => events.push(event.type) });
@@ -101,10 +129,20 @@ export async function replayConversation(
     compactions: 0,
     refused: 0,
   };
+  let fixed = typeof options.fixedTokens === "number" ? options.fixedTokens : 0;
+  if (options.fixedTokens === undefined || options.fixedTokens === "recorded") {
+    const first = points[0] === undefined ? undefined : messages[points[0]];
+    if (first?.usage) {
+      let before = 0;
+      for (const message of messages.slice(0, points[0])) before += governor.tokensOf(message);
+      fixed = Math.max(0, first.usage.input - before);
+      // The recorded agent's own system prompt may not fit a smaller window chosen for the replay: leave it out.
+      if (fixed > 0.25 * (options.contextWindow - governor.window.reservedOutput)) fixed = 0;
+    }
+  }
   for (const [index, end] of points.entries()) {
     const history = messages.slice(0, end);
     for (; rawCounted < end; rawCounted++) rawRunning += governor.tokensOf(messages[rawCounted]!);
-    const fixed = 0;
     const rawTokens = fixed + rawRunning;
     // Ungoverned history only grows at its end: the previous request is entirely a cached prefix.
     const rawCachedTokens = previousRawTokens;
@@ -116,7 +154,8 @@ export async function replayConversation(
     try {
       const request = await governor.prepare(history, { fixedTokens: fixed });
       const common = governedCache.observe(request.messages);
-      let cachedTokens = 0;
+      // The system prompt and tools open every request: after the first, the provider serves them from cache.
+      let cachedTokens = index === 0 ? 0 : fixed;
       for (let position = 0; position < common; position++)
         cachedTokens += governor.tokensOf(request.messages[position]!);
       const governedTokens = request.tokens.total;
@@ -136,8 +175,15 @@ export async function replayConversation(
     governor.recordSuccess();
     options.onProgress?.(index + 1, points.length);
   }
+  const recorded = recordedSpend(transcript, pricing);
   return {
     requests,
-    totals: { requests: requests.length, ...totals, retention: options.retention?.mean() ?? 1 },
+    totals: {
+      requests: requests.length,
+      ...totals,
+      retention: options.retention?.mean() ?? 1,
+      fixedTokens: fixed,
+      ...(recorded !== undefined && { recorded }),
+    },
   };
 }

@@ -127,16 +127,27 @@ function describe(
 
 function renderTotals(totals: ReplayTotals): string {
   const saved = totals.rawCostUnits === 0 ? 0 : 1 - totals.costUnits / totals.rawCostUnits;
+  const recorded = totals.recorded;
+  const headers = ["", "without ctxkit", "with ctxkit", ...(recorded ? ["recorded agent"] : [])];
+  const row = (label: string, raw: number, governed: number, spent?: number): (string | number)[] => [
+    label,
+    raw,
+    governed,
+    ...(recorded ? [spent ?? "—"] : []),
+  ];
   return (
-    formatTable(
-      ["", "without ctxkit", "with ctxkit"],
-      [
-        ["input tokens", totals.rawInputTokens, totals.governedInputTokens],
-        ["cost units (cache-weighted)", Math.round(totals.rawCostUnits), Math.round(totals.costUnits)],
-        ["largest request", totals.maxRawTokens, totals.maxGovernedTokens],
-      ],
-    ) +
-    `\n\n${totals.requests} requests, ${totals.compactions} compactions, ${totals.cachedInputTokens.toLocaleString("en-US")} tokens from the prompt cache, ` +
+    formatTable(headers, [
+      row("input tokens", totals.rawInputTokens, totals.governedInputTokens, recorded?.inputTokens),
+      row(
+        "cost units (cache-weighted)",
+        Math.round(totals.rawCostUnits),
+        Math.round(totals.costUnits),
+        recorded && Math.round(recorded.costUnits),
+      ),
+      row("largest request", totals.maxRawTokens, totals.maxGovernedTokens),
+    ]) +
+    `\n\n${totals.requests} requests (system prompt and tools: ${totals.fixedTokens.toLocaleString("en-US")} tokens each), ` +
+    `${totals.compactions} compactions, ${totals.cachedInputTokens.toLocaleString("en-US")} tokens from the prompt cache, ` +
     `${totals.refused} refused; cost ${(saved * 100).toFixed(1)}% lower; retention ${(totals.retention * 100).toFixed(1)}%.`
   );
 }
