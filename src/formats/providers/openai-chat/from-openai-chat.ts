@@ -1,5 +1,5 @@
 import type { ContentBlock, Message, ToolResultBlock } from "../../../model/message.ts";
-import { parseFunctionArguments } from "../function-arguments.ts";
+import { RawArguments } from "../function-arguments.ts";
 import { mediaTypeFromUrl, parseDataUrl, providerFileUrl } from "../media.ts";
 import { buildMessages, userDraft, type MessageDraft } from "../message-builder.ts";
 import type { ImportOptions } from "../options.ts";
@@ -51,7 +51,7 @@ function textsOf(content: string | readonly { text: string }[]): ContentBlock[] 
   return content.map((part) => ({ type: "text", text: part.text }));
 }
 
-function assistantBlocks(message: Parsed<"assistant">): ContentBlock[] {
+function assistantBlocks(message: Parsed<"assistant">, rawArguments: RawArguments): ContentBlock[] {
   const blocks: ContentBlock[] = [...reasoningBlocksOf(message)];
   const content = message.content ?? "";
   if (typeof content === "string") {
@@ -68,7 +68,7 @@ function assistantBlocks(message: Parsed<"assistant">): ContentBlock[] {
             type: "tool-call",
             id: call.id,
             name: call.function.name,
-            input: parseFunctionArguments(call.function.arguments),
+            input: rawArguments.parse(call.id, call.function.arguments),
           },
     );
   }
@@ -116,7 +116,7 @@ export function fromOpenAIChat(payload: unknown, options: ImportOptions = {}): M
       const block: ToolResultBlock = {
         type: "tool-result",
         callId: message.tool_call_id,
-        toolName: toolNames.get(message.tool_call_id) ?? "",
+        toolName: toolNames.get(message.tool_call_id) ?? message.name ?? "",
         ...decodeToolResultText(text, true),
       };
       openResults.set(message.tool_call_id, drafts.length);
@@ -141,9 +141,11 @@ export function fromOpenAIChat(payload: unknown, options: ImportOptions = {}): M
         ),
       );
     } else if (message.role === "assistant") {
-      const content = assistantBlocks(message);
+      const rawArguments = new RawArguments();
+      const content = assistantBlocks(message, rawArguments);
       for (const block of content) if (block.type === "tool-call") toolNames.set(block.id, block.name);
-      drafts.push({ role: "assistant", content });
+      const metadata = rawArguments.metadata();
+      drafts.push({ role: "assistant", content, ...(metadata !== undefined && { metadata }) });
     } else {
       drafts.push({
         role: "system",

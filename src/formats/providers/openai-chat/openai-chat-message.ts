@@ -87,6 +87,8 @@ export interface OpenAIChatToolMessage {
   role: "tool";
   tool_call_id: string;
   content: string;
+  /** The tool's name; only sent with `toolMessageNames` (some OpenAI-compatible servers want it). */
+  name?: string;
 }
 
 /** Any OpenAI Chat Completions message. */

@@ -70,6 +70,7 @@ export const openAIChatMessagesSchema = z.array(
       role: z.literal("tool"),
       tool_call_id: z.string().min(1, "a tool message needs the id of the call it answers"),
       content: z.union([z.string(), z.array(textPart)]),
+      name: z.string().optional(),
     }),
   ]),
 );

@@ -146,6 +146,25 @@ describe("OpenAI chat", () => {
     expect(message!.content).toEqual([{ type: "tool-call", id: "c", name: "f", input: '{"a":' }]);
   });
 
+  it("sends the original arguments text back while it still matches the input", () => {
+    const call = (input: string) => ({
+      role: "assistant" as const,
+      content: null,
+      tool_calls: [{ id: "c", type: "function" as const, function: { name: "f", arguments: input } }],
+    });
+    const [message] = fromOpenAIChat([call('{"path": "a.ts",  "n": 1}')], fixedImportOptions());
+    expect(message!.content).toEqual([
+      { type: "tool-call", id: "c", name: "f", input: { path: "a.ts", n: 1 } },
+    ]);
+    expect(toOpenAIChat([message!])).toEqual([call('{"path": "a.ts",  "n": 1}')]);
+    // Once the input changes (governance rewrote it), the stale text is not sent.
+    const edited = {
+      ...message!,
+      content: [{ type: "tool-call" as const, id: "c", name: "f", input: { path: "b.ts" } }],
+    };
+    expect(toOpenAIChat([edited])).toEqual([call('{"path":"b.ts"}')]);
+  });
+
   it("rejects bad input with a ValidationError naming the index and field", () => {
     const bad = [
       { role: "user", content: "hi" },

@@ -29,6 +29,8 @@ export interface OpenAIChatExportOptions extends ExportOptions {
   readonly systemRole?: "system" | "developer";
   /** Send reasoning as `reasoning_content` (default `include`), or leave it out for servers that reject it. */
   readonly reasoning?: "include" | "omit";
+  /** Add the tool's `name` to tool messages (legacy field some OpenAI-compatible servers require). Default false. */
+  readonly toolMessageNames?: boolean;
 }
 
 const FORMAT = "OpenAI chat";
@@ -98,7 +100,7 @@ function assistantMessage(
           : {
               id: block.id,
               type: "function",
-              function: { name: block.name, arguments: functionArguments(block.input) },
+              function: { name: block.name, arguments: functionArguments(block, message) },
             },
       );
     else if (block.type === "reasoning") {
@@ -140,7 +142,9 @@ function convert(entry: ExportEntry, options: OpenAIChatExportOptions): OpenAICh
       const attachments: OpenAIChatMessage[] = [];
       for (const { block, index } of entry.results) {
         const content = encodeToolResultText(block.content, block.isError, true);
-        tools.push({ role: "tool", tool_call_id: block.callId, content });
+        const name =
+          options.toolMessageNames === true && block.toolName !== "" ? { name: block.toolName } : {};
+        tools.push({ role: "tool", tool_call_id: block.callId, content, ...name });
         if (block.attachments === undefined || block.attachments.length === 0) continue;
         const media = block.attachments.map((attachment, position) =>
           mediaPart(attachment, `${where(index)}.content[0].attachments[${position}]`, options),

@@ -1,5 +1,5 @@
 import type { ContentBlock, Message, ToolResultBlock } from "../../../model/message.ts";
-import { parseFunctionArguments } from "../function-arguments.ts";
+import { RawArguments } from "../function-arguments.ts";
 import { buildMessages, userDraft, type MessageDraft } from "../message-builder.ts";
 import type { ImportOptions } from "../options.ts";
 import { decodeToolResultText } from "../tool-result-text.ts";
@@ -40,6 +40,7 @@ function toolResult(item: ParsedCallOutput, toolNames: ReadonlyMap<string, strin
 interface OpenAssistant {
   readonly content: ContentBlock[];
   readonly extras: ExtrasCollector;
+  readonly rawArguments: RawArguments;
   textCount: number;
 }
 
@@ -60,7 +61,7 @@ export function fromOpenAIResponses(payload: unknown, options: ImportOptions = {
   let assistant: OpenAssistant | undefined;
   const close = (): void => {
     if (assistant === undefined) return;
-    const metadata = assistant.extras.metadata();
+    const metadata = assistant.extras.metadata(assistant.rawArguments.metadata());
     drafts.push({
       role: "assistant",
       content: assistant.content,
@@ -98,10 +99,16 @@ export function fromOpenAIResponses(payload: unknown, options: ImportOptions = {
       }
       continue;
     }
-    const current = (assistant ??= { content: [], extras: new ExtrasCollector(), textCount: 0 });
+    const current = (assistant ??= {
+      content: [],
+      extras: new ExtrasCollector(),
+      rawArguments: new RawArguments(),
+      textCount: 0,
+    });
     if (item.type === "reasoning") current.content.push(...reasoningBlocksOf(item));
     else if (item.type === "function_call" || item.type === "custom_tool_call") {
-      const input = item.type === "function_call" ? parseFunctionArguments(item.arguments) : item.input;
+      const input =
+        item.type === "function_call" ? current.rawArguments.parse(item.call_id, item.arguments) : item.input;
       current.content.push({ type: "tool-call", id: item.call_id, name: item.name, input });
       current.extras.add(
         `call:${item.call_id}`,

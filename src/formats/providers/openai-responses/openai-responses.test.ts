@@ -111,7 +111,7 @@ describe("OpenAI Responses", () => {
         id: "fc_68a3",
         call_id: "call_Xy1",
         name: "get_weather",
-        arguments: '{"city":"Bristol"}',
+        arguments: '{"city": "Bristol"}',
         status: "completed",
       },
       { type: "custom_tool_call", id: "ctc_68a4", call_id: "call_Xy2", name: "shell", input: "ls -la" },

@@ -67,7 +67,7 @@ function assistantItems(message: Message, index: number): ResponsesInputItem[] {
               type: "function_call",
               call_id: block.id,
               name: block.name,
-              arguments: functionArguments(block.input),
+              arguments: functionArguments(block, message),
             },
       );
     } else
