@@ -1,0 +1,295 @@
+import {
+  assembleSystemPrompt,
+  iterationBudgetSection,
+  type PromptSection,
+} from "../assembly/system-prompt.ts";
+import { assemblePayload } from "../assembly/payload.ts";
+import { inspectPayload } from "../assembly/inspect.ts";
+import { contextStats, type ContextStats } from "../assembly/context-stats.ts";
+import { Conversation, type AssistantInput, type ToolResultInput } from "../conversation/conversation.ts";
+import { ConcurrentWriteError } from "../errors/errors.ts";
+import type { GovernanceEvent } from "../governance/events.ts";
+import { Governor } from "../governance/governor.ts";
+import type { ContentBlock, Message, MessageInput } from "../model/message.ts";
+import type { LoadStrategy, SessionRecord, SessionStore } from "../store/session-store.ts";
+import { sessionOffloadStore } from "./blob-offload-store.ts";
+import type { EngineSettings } from "./engine-settings.ts";
+import { PreparedRequest, type ToolDefinition } from "./prepared-request.ts";
+import { runTurn, type CallModel, type RunOptions, type RunResult } from "./agent-run.ts";
+
+/** Options of `prepare`. */
+export interface PrepareRequestOptions {
+  /** The system prompt: a string (one identity section) or ordered sections. */
+  system?: string | readonly PromptSection[];
+  tools?: readonly ToolDefinition[];
+  /** The agent loop's step cap; adds the iteration-budget section. */
+  maxSteps?: number;
+  signal?: AbortSignal;
+}
+
+/** A session's figures for `/context` and dashboards. */
+export interface SessionStats extends ContextStats {
+  readonly sessionId: string;
+  readonly stored: SessionRecord | undefined;
+  readonly contextWindow: number;
+  readonly usable: number;
+}
+
+/**
+ * One conversation, end to end: add the user's message, prepare each governed request, record replies and tool
+ * results, commit the turn (one transaction). Created lazily by `engine.session(id)`: nothing is stored until
+ * the first turn is committed, and a session that exists is loaded on first use.
+ */
+export class EngineSession {
+  readonly id: string;
+  readonly #settings: EngineSettings;
+  readonly #store: SessionStore;
+  #state: Promise<{ conversation: Conversation; governor: Governor }> | undefined;
+  #expectedNextSeq = 0;
+  #committedLength = 0;
+  readonly #persistedSummaries = new Set<string>();
+  #lastFixedTokens = 0;
+
+  /** @internal Use `engine.session(id)`. */
+  constructor(id: string, settings: EngineSettings) {
+    this.id = id;
+    this.#settings = settings;
+    this.#store = settings.store;
+  }
+
+  /** Loads the session (once). */
+  #ready(): Promise<{ conversation: Conversation; governor: Governor }> {
+    this.#state ??= this.#load();
+    return this.#state;
+  }
+
+  async #load(): Promise<{ conversation: Conversation; governor: Governor }> {
+    const settings = this.#settings;
+    const record = await this.#store.getSession(this.id);
+    const strategy: LoadStrategy = settings.restore ?? "full";
+    const messages = record ? await this.#store.loadMessages(this.id, { strategy }) : [];
+    this.#expectedNextSeq = record?.nextSeq ?? 0;
+    for (const message of messages) if (message.kind === "summary") this.#persistedSummaries.add(message.id);
+    const conversation = new Conversation({
+      sessionId: this.id,
+      messages,
+      nextSeq: this.#expectedNextSeq,
+      ids: settings.ids,
+      clock: settings.clock,
+    });
+    this.#committedLength = conversation.length;
+    const governor = new Governor({
+      contextWindow: settings.contextWindow,
+      reservedOutputTokens: settings.reservedOutputTokens,
+      counter: settings.counter,
+      summarizer: settings.summarizer,
+      policy: settings.policy,
+      offloadStore: sessionOffloadStore(this.#store.blobs, this.id),
+      ...(settings.memory !== undefined && { memorySink: (entry) => settings.memory!.remember(entry) }),
+      onEvent: (event) => settings.onEvent?.(event, this.id),
+      ids: settings.ids,
+      clock: settings.clock,
+    });
+    return { conversation, governor };
+  }
+
+  /** Opens a turn with the user's message. */
+  async addUser(content: string | readonly ContentBlock[]): Promise<Message> {
+    const { conversation } = await this.#ready();
+    if (conversation.hasOpenTurn) await this.commit();
+    return conversation.appendUser(content);
+  }
+
+  /**
+   * Governs and assembles the next request: fresh system prompt (with core memories when memory is on),
+   * governed history, current input last. Throws `ContextOverflowError` when it cannot fit.
+   */
+  async prepare(options: PrepareRequestOptions = {}): Promise<PreparedRequest> {
+    const { conversation, governor } = await this.#ready();
+    const settings = this.#settings;
+    const sections: PromptSection[] =
+      typeof options.system === "string"
+        ? [{ name: "identity", content: options.system }]
+        : [...(options.system ?? [])];
+    if (options.maxSteps !== undefined) sections.push(iterationBudgetSection(options.maxSteps));
+    if (settings.memory !== undefined && !sections.some((section) => section.name === "core-memories")) {
+      const budget = settings.coreMemoryTokens;
+      const memories = await settings.memory.coreMemories(this.id, budget);
+      sections.push({ name: "core-memories", content: memories, maxTokens: budget });
+    }
+    const system = assembleSystemPrompt(sections, settings.counter);
+    const tools = options.tools ?? [];
+    const fixedTokens =
+      system.tokens + (tools.length > 0 ? settings.counter.countText(JSON.stringify(tools)) : 0);
+    this.#lastFixedTokens = fixedTokens;
+    const governed = await governor.prepare(conversation.snapshot().messages, {
+      fixedTokens,
+      ...(options.signal !== undefined && { signal: options.signal }),
+    });
+    const payload = assemblePayload(system, governed.messages);
+    return new PreparedRequest({
+      payload,
+      tools,
+      tokens: governed.tokens,
+      events: governed.events,
+      inspection: inspectPayload(payload, system.sections, governor.tokensOf, governed.events),
+      checkpoint: governed.checkpoint,
+      loop: governed.loop,
+    });
+  }
+
+  /** Records the assistant's reply (text, reasoning, tool calls) with its usage. */
+  async recordAssistant(input: AssistantInput): Promise<Message> {
+    const { conversation, governor } = await this.#ready();
+    const message = await conversation.appendAssistant(input);
+    governor.recordSuccess();
+    return message;
+  }
+
+  /** Records tool results answering the latest assistant message. */
+  async recordToolResults(results: readonly ToolResultInput[]): Promise<Message[]> {
+    const { conversation } = await this.#ready();
+    const messages: Message[] = [];
+    for (const result of results) messages.push(await conversation.appendToolResult(result));
+    return messages;
+  }
+
+  /** Records a reply or tool results: `record({ content, usage })` or `record([{ callId, toolName, content }])`. */
+  async record(input: AssistantInput | readonly ToolResultInput[]): Promise<Message[]> {
+    if (Array.isArray(input)) return this.recordToolResults(input as readonly ToolResultInput[]);
+    return [await this.recordAssistant(input as AssistantInput)];
+  }
+
+  /**
+   * Commits the open turn in one transaction, then persists any compaction governance made. A concurrent
+   * writer on the same session raises `ConcurrentWriteError` and nothing of this turn is written.
+   */
+  async commit(): Promise<void> {
+    const { conversation, governor } = await this.#ready();
+    const snapshot = conversation.snapshot();
+    const fresh = snapshot.tail(this.#committedLength);
+    if (fresh.length > 0) {
+      const inputs: MessageInput[] = fresh.map(
+        ({ id, sessionId: _sessionId, seq: _seq, turn: _turn, ...rest }) => ({ id, ...rest }),
+      );
+      const result = await this.#store.appendTurn(this.id, inputs, {
+        expectedNextSeq: this.#expectedNextSeq,
+        ...(this.#settings.sessionInit !== undefined && { session: this.#settings.sessionInit }),
+      });
+      this.#expectedNextSeq = result.session.nextSeq;
+      conversation.reserveSeq(this.#expectedNextSeq);
+      this.#committedLength = snapshot.length;
+    }
+    conversation.commitTurn();
+    await this.#persistCompactions(governor.view);
+  }
+
+  async #persistCompactions(view: readonly Message[]): Promise<void> {
+    const committedSeqLimit = this.#expectedNextSeq;
+    for (const message of view) {
+      if (message.kind !== "summary" || this.#persistedSummaries.has(message.id) || !message.summaryOf)
+        continue;
+      if (message.summaryOf.toSeq >= committedSeqLimit) continue;
+      const { id, content, summaryOf } = message;
+      try {
+        await this.#store.applyCompaction(this.id, {
+          fromSeq: summaryOf.fromSeq,
+          toSeq: summaryOf.toSeq,
+          summary: { id, role: "user", kind: "summary", content, summaryOf },
+          expectedNextSeq: this.#expectedNextSeq,
+        });
+      } catch (error) {
+        if (!(error instanceof ConcurrentWriteError)) throw error;
+        continue;
+      }
+      this.#persistedSummaries.add(id);
+      this.#expectedNextSeq++;
+      (await this.#ready()).conversation.reserveSeq(this.#expectedNextSeq);
+    }
+  }
+
+  /** Aborts the in-flight request and removes the open turn; nothing of it was stored. */
+  async interrupt(): Promise<Message[]> {
+    const { conversation } = await this.#ready();
+    const removed = await conversation.interrupt();
+    this.#committedLength = Math.min(this.#committedLength, conversation.length);
+    return removed;
+  }
+
+  /** The signal to pass to the model call; `interrupt()` aborts it. */
+  async beginRequest(): Promise<AbortSignal> {
+    return (await this.#ready()).conversation.beginRequest();
+  }
+
+  /** User-initiated compaction (`/compact [focus]`), persisted once the range it covers is committed. */
+  async compact(options: { focus?: string } = {}): Promise<GovernanceEvent[]> {
+    const { governor } = await this.#ready();
+    const events = await governor.compact({
+      ...options,
+      fixedTokens: this.#lastFixedTokens,
+      summarizer: this.#settings.compactSummarizer,
+    });
+    await this.#persistCompactions(governor.view);
+    return events;
+  }
+
+  /**
+   * Clears the context: everything so far is replaced by one marker summary, so the model starts fresh while the
+   * store keeps every original row (hidden, not deleted).
+   */
+  async clear(): Promise<void> {
+    const { conversation } = await this.#ready();
+    if (conversation.hasOpenTurn) await this.commit();
+    const messages = conversation.snapshot().messages;
+    const first = messages[0];
+    const last = messages.at(-1);
+    if (!first || !last) return;
+    const summary = await this.#store.applyCompaction(this.id, {
+      fromSeq: first.seq,
+      toSeq: last.seq,
+      summary: {
+        role: "user",
+        kind: "summary",
+        content: [
+          { type: "text", text: `[Context cleared by the user at ${this.#settings.clock().toISOString()}]` },
+        ],
+      },
+      expectedNextSeq: this.#expectedNextSeq,
+    });
+    this.#expectedNextSeq = summary.seq + 1;
+    this.#persistedSummaries.add(summary.id);
+    await conversation.replace([summary]);
+    conversation.reserveSeq(this.#expectedNextSeq);
+    this.#committedLength = 1;
+  }
+
+  /** Message count, roles, characters, tokens and window use of the governed view, plus the stored record. */
+  async stats(): Promise<SessionStats> {
+    const { conversation, governor } = await this.#ready();
+    const view = governor.view.length > 0 ? governor.view : conversation.snapshot().messages;
+    return {
+      ...contextStats(view, governor.tokensOf, {
+        usable: governor.window.usable,
+        fixedTokens: this.#lastFixedTokens,
+      }),
+      sessionId: this.id,
+      stored: await this.#store.getSession(this.id),
+      contextWindow: governor.window.contextWindow,
+      usable: governor.window.usable,
+    };
+  }
+
+  /** Runs one agent turn: see `runTurn`. */
+  run(
+    input: string | readonly ContentBlock[],
+    callModel: CallModel,
+    options?: RunOptions,
+  ): Promise<RunResult> {
+    return runTurn(this, input, callModel, options);
+  }
+
+  /** The full in-memory history (committed and open turn). */
+  async history(): Promise<readonly Message[]> {
+    return (await this.#ready()).conversation.snapshot().messages;
+  }
+}

@@ -1,0 +1,26 @@
+import type { GovernanceEvent } from "../governance/events.ts";
+import type { GovernancePolicyInput } from "../governance/policy.ts";
+import type { Clock, IdGenerator } from "../model/ids.ts";
+import type { LoadStrategy, SessionInit, SessionStore } from "../store/session-store.ts";
+import type { Summarizer } from "../summarize/summarizer.ts";
+import type { TokenCounter } from "../tokens/token-counter.ts";
+import type { EngineMemory } from "./engine-memory.ts";
+
+/** The engine's resolved settings, shared by its sessions. */
+export interface EngineSettings {
+  readonly store: SessionStore;
+  readonly contextWindow: number;
+  readonly reservedOutputTokens: number;
+  readonly counter: TokenCounter;
+  readonly summarizer: Summarizer;
+  /** Summarizer for user-initiated compaction (the primary model when one is configured). */
+  readonly compactSummarizer: Summarizer;
+  readonly policy: GovernancePolicyInput;
+  readonly memory: EngineMemory | undefined;
+  readonly coreMemoryTokens: number;
+  readonly restore: LoadStrategy | undefined;
+  readonly sessionInit: SessionInit | undefined;
+  readonly onEvent: ((event: GovernanceEvent, sessionId: string) => void) | undefined;
+  readonly ids: IdGenerator;
+  readonly clock: Clock;
+}

@@ -1,0 +1,129 @@
+import { describe, expect, it } from "vitest";
+import { messageText } from "../model/blocks.ts";
+import { sequentialIds } from "../model/ids.ts";
+import { MemorySessionStore } from "../store/memory/index.ts";
+import { FakeSummarizer } from "../test/fake-summarizer.ts";
+import { FakeTokenCounter } from "../test/fake-token-counter.ts";
+import { createContextEngine } from "./context-engine.ts";
+import type { CallModel } from "./agent-run.ts";
+
+const clock = () => new Date("2026-03-01T12:00:00Z");
+
+async function engineOver(store: MemorySessionStore, policy = {}) {
+  return createContextEngine({
+    store,
+    policy,
+    contextWindow: 16_000,
+    maxOutputTokens: 2_000,
+    tokenCounter: new FakeTokenCounter(),
+    summarizer: new FakeSummarizer(),
+    ids: sequentialIds(),
+    clock,
+  });
+}
+
+/** A scripted model: reads `reads` files, then answers. */
+function readingModel(reads: number): CallModel {
+  return async (request) => {
+    const done = request.messages.filter((message) => message.role === "tool").length;
+    const calls = request.messages
+      .flatMap((message) => message.content)
+      .filter((block) => block.type === "tool-call").length;
+    if (calls - done > 0) throw new Error("the model saw an unanswered call");
+    const sinceInstruction = request.messages.slice(
+      request.messages.findLastIndex((message) => message.role === "user" && message.kind === undefined),
+    );
+    const readsThisTurn = sinceInstruction.filter((message) => message.role === "tool").length;
+    if (readsThisTurn >= reads)
+      return { content: `read ${readsThisTurn} files`, usage: { input: request.tokens.total, output: 5 } };
+    return {
+      content: [
+        {
+          type: "tool-call",
+          id: `c${Math.random().toString(36).slice(2)}`,
+          name: "read_file",
+          input: { path: `f${readsThisTurn}.ts` },
+        },
+      ],
+      usage: { input: request.tokens.total, output: 5 },
+    };
+  };
+}
+
+describe("ContextEngine", () => {
+  it("runs turns end to end, persists each committed turn, and leaves no trace of a failed one", async () => {
+    const store = new MemorySessionStore();
+    const engine = await engineOver(store);
+    const session = engine.session("s1");
+    expect(await store.getSession("s1")).toBeUndefined(); // lazy: nothing before the first turn
+    const result = await session.run("read three files", readingModel(3), {
+      system: "You are a test agent.",
+      executeTool: async (call) => ({
+        content: `contents of ${JSON.stringify(call.input)}\n${"x".repeat(500)}`,
+      }),
+    });
+    expect(result.stoppedBy).toBe("answer");
+    expect(messageText(result.reply!)).toBe("read 3 files");
+    const stored = await store.loadMessages("s1");
+    expect(stored.map((message) => message.role)).toEqual([
+      "user",
+      "assistant",
+      "tool",
+      "assistant",
+      "tool",
+      "assistant",
+      "tool",
+      "assistant",
+    ]);
+    await expect(
+      session.run("this one fails", async () => {
+        throw new Error("model down");
+      }),
+    ).rejects.toThrow("model down");
+    expect(await store.loadMessages("s1")).toHaveLength(8);
+    expect((await session.history()).length).toBe(8);
+  });
+
+  it("compacts long runs, persists the summary, and a restarted engine continues from it", async () => {
+    const store = new MemorySessionStore();
+    const noOffload = { offloadMinPrunableTokens: 0, truncateToolResultsAbove: 0 };
+    const first = await engineOver(store, noOffload);
+    const executeTool = async () => ({ content: "y".repeat(4_000) });
+    for (let turn = 0; turn < 8; turn++) {
+      await first.session("s2").run(`turn ${turn}`, readingModel(4), { executeTool });
+    }
+    const rows = await store.loadMessages("s2", { strategy: "all" });
+    const visible = await store.loadMessages("s2");
+    expect(visible.some((message) => message.kind === "summary")).toBe(true);
+    expect(visible.length).toBeLessThan(rows.length);
+    // A new engine over the same store: the session continues with the summary and the recent turns.
+    const second = await engineOver(store, noOffload);
+    const resumed = second.session("s2");
+    const request = await (async () => {
+      await resumed.addUser("what did we do?");
+      return resumed.prepare();
+    })();
+    expect(request.messages.some((message) => message.kind === "summary")).toBe(true);
+    expect(messageText(request.messages.at(-1)!)).toBe("what did we do?");
+    expect(request.tokens.total + request.tokens.reservedOutput).toBeLessThanOrEqual(16_000);
+  });
+
+  it("interrupt removes the open turn; clear hides everything behind one marker", async () => {
+    const store = new MemorySessionStore();
+    const engine = await engineOver(store);
+    const session = engine.session("s3");
+    await session.addUser("first");
+    await session.recordAssistant({ content: "one" });
+    await session.commit();
+    await session.addUser("second");
+    await session.recordAssistant({ content: [{ type: "tool-call", id: "t1", name: "bash", input: {} }] });
+    const removed = await session.interrupt();
+    expect(removed.map((message) => message.role)).toEqual(["user", "assistant"]);
+    expect((await session.history()).map((message) => messageText(message))).toEqual(["first", "one"]);
+    await session.clear();
+    const view = await store.loadMessages("s3");
+    expect(view).toHaveLength(1);
+    expect(messageText(view[0]!)).toMatch(/Context cleared/);
+    expect(await store.loadMessages("s3", { strategy: "all" })).toHaveLength(3);
+  });
+});
