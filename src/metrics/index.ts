@@ -8,6 +8,7 @@ export {
   instructionSentences,
   normalizeFact,
 } from "./fact-patterns.ts";
+export { findSubstrings } from "./find-substrings.ts";
 export { type Fact, type FactKind, messageFacts, messageScoringText, stringLeaves } from "./facts.ts";
 export { type RetentionObservation, RetentionTracker, scoreRetention, viewScoringText } from "./retention.ts";
 export {

@@ -1,6 +1,7 @@
 import type { Message } from "../model/message.ts";
 import { normalizeFact } from "./fact-patterns.ts";
 import { messageFacts, messageScoringText } from "./facts.ts";
+import { findSubstrings } from "./find-substrings.ts";
 
 /**
  * The scoring text of a view: a string is normalised as a whole; messages are normalised one by one and joined
@@ -16,17 +17,14 @@ export function viewScoringText(view: string | readonly Message[]): string {
 
 /**
  * Share of the facts `atStake` (normalised keys, see `messageFacts`) present as substrings anywhere in `view`;
- * 1 when nothing is at stake. The view text is built once: O(V + F·V) for V characters and F facts.
+ * 1 when nothing is at stake. The view text is built once and scanned once (see `findSubstrings`).
  *
  * @example
  * scoreRetention(new Set(["src/a.ts", "read(src/b.ts)"]), "Files: src/a.ts") // 0.5
  */
 export function scoreRetention(atStake: ReadonlySet<string>, view: string | readonly Message[]): number {
   if (atStake.size === 0) return 1;
-  const text = viewScoringText(view);
-  let retained = 0;
-  for (const key of atStake) if (text.includes(key)) retained++;
-  return retained / atStake.size;
+  return findSubstrings(viewScoringText(view), 0, atStake).size / atStake.size;
 }
 
 /** What one request kept of the facts governance put at stake. */
@@ -48,9 +46,9 @@ export interface RetentionObservation {
  *
  * Cost: facts are extracted once per history message (cached by id while the history only grows) and each view
  * message is normalised once. A request costs O(H) map look-ups to find changed messages plus, while the view
- * only grows at its end (between checkpoints), a search of the new view text for the facts not yet found; facts
- * already found stay found. After a checkpoint the whole view is searched again: O(V·F) for V characters and F
- * facts at stake.
+ * only grows at its end (between checkpoints), one scan of the new view text for the facts not yet found
+ * (facts already found stay found). After a checkpoint the whole view is scanned once. A scan looks every
+ * position up in a map of fact prefixes, so it costs O(text + matches), not O(text × facts).
  *
  * @example
  * const tracker = new RetentionTracker();
@@ -92,8 +90,8 @@ export class RetentionTracker {
     const atStake = this.#factsAtStake(history, view);
     if (atStake.length === 0) return { atStake: 0, retained: 0, score: undefined, missing: [] };
     const searchFrom = this.#updateViewText(view);
-    const missing: string[] = [];
-    for (const key of atStake) if (!this.#isPresent(key, searchFrom)) missing.push(key);
+    this.#search(atStake, searchFrom);
+    const missing = atStake.filter((key) => !this.#present.has(key));
     const retained = atStake.length - missing.length;
     const score = retained / atStake.length;
     this.#scoreSum += score;
@@ -178,16 +176,22 @@ export class RetentionTracker {
     return searchFrom;
   }
 
-  #isPresent(key: string, searchFrom: number): boolean {
-    if (this.#present.has(key)) return true;
-    const found = this.#absent.has(key)
-      ? this.#viewText.includes(key, searchFrom)
-      : this.#viewText.includes(key);
-    if (found) {
-      this.#present.add(key);
-      this.#absent.delete(key);
-    } else this.#absent.add(key);
-    return found;
+  /** Settles every key of `atStake` as present or absent in the current view text. */
+  #search(atStake: readonly string[], searchFrom: number): void {
+    const onlyNewText: string[] = [];
+    const wholeText: string[] = [];
+    for (const key of atStake) {
+      if (this.#present.has(key)) continue;
+      (this.#absent.has(key) ? onlyNewText : wholeText).push(key);
+    }
+    const found = findSubstrings(this.#viewText, searchFrom, onlyNewText);
+    for (const key of findSubstrings(this.#viewText, 0, wholeText)) found.add(key);
+    for (const key of [...onlyNewText, ...wholeText]) {
+      if (found.has(key)) {
+        this.#present.add(key);
+        this.#absent.delete(key);
+      } else this.#absent.add(key);
+    }
   }
 
   #textOf(message: Message): string {
