@@ -12,7 +12,7 @@ import type { GovernanceEvent } from "../governance/events.ts";
 import { Governor } from "../governance/governor.ts";
 import type { ContentBlock, Message, MessageInput } from "../model/message.ts";
 import type { LoadStrategy, SessionRecord, SessionStore } from "../store/session-store.ts";
-import { sessionOffloadStore } from "./blob-offload-store.ts";
+import { sessionOffloadStore } from "../store/blob-store.ts";
 import type { EngineSettings } from "./engine-settings.ts";
 import { PreparedRequest, type ToolDefinition } from "./prepared-request.ts";
 import { runTurn, type CallModel, type RunOptions, type RunResult } from "./agent-run.ts";

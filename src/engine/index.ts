@@ -3,4 +3,3 @@ export * from "./engine-session.ts";
 export * from "./engine-memory.ts";
 export * from "./prepared-request.ts";
 export * from "./agent-run.ts";
-export * from "./blob-offload-store.ts";

@@ -1,0 +1,2 @@
+export * from "./replay.ts";
+export * from "./prefix-cache.ts";
