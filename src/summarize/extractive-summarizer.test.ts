@@ -267,3 +267,24 @@ describe("incremental summaries", () => {
     expect(counter.countText(summary)).toBeLessThanOrEqual(300);
   });
 });
+
+describe("summaries inside the range", () => {
+  it("are merged like the previous summary, so an older checkpoint's facts survive", async () => {
+    const session = bugFixSession();
+    const older = await summarizer.summarize({ messages: session.slice(0, 8), maxTokens: 2_000 });
+    const summaryMessage: Message = {
+      ...session[0]!,
+      id: "sum-1",
+      kind: "summary",
+      content: [{ type: "text", text: `[Summary of 8 earlier messages — background]\n${older}` }],
+    };
+    const summary = await summarizer.summarize({
+      messages: [summaryMessage, ...session.slice(8)],
+      maxTokens: 2_000,
+      previousSummary: "## Decisions\n- Keep the CSV writer streaming.",
+    });
+    expect(scoreRetention(factKeys(session), summary)).toBe(1);
+    expect(summary).not.toContain("[Summary of 8");
+    expect(parseSnapshot(summary).get("decisions")).toEqual(["Keep the CSV writer streaming."]);
+  });
+});

@@ -1,10 +1,11 @@
 import { z } from "zod";
+import { messageText } from "../model/blocks.ts";
 import { validate } from "../model/schemas.ts";
 import type { TokenCounter } from "../tokens/token-counter.ts";
 import { fitSnapshot } from "./fit-snapshot.ts";
 import { digestHistory } from "./history-digest.ts";
 import { snapshotCandidates } from "./snapshot-candidates.ts";
-import { parseSnapshot } from "./snapshot-sections.ts";
+import { mergeSnapshots, parseSnapshot } from "./snapshot-sections.ts";
 import { summarizeRequestSchema } from "./summarize-request-schema.ts";
 import type { SummarizeRequest, Summarizer } from "./summarizer.ts";
 
@@ -38,6 +39,9 @@ export const charEstimateCounter: Pick<TokenCounter, "countText"> = {
   countText: (text) => Math.ceil(text.length / 4),
 };
 
+/** The header governance puts before a summary's body (see `compact-history`). */
+const SUMMARY_HEADER = /^\[Summary of \d+ earlier messages[^\n]*\]\n?/;
+
 const FOCUS_STOP_WORDS = new Set(["focus", "about", "with", "that", "this", "from", "into", "only", "keep"]);
 
 /** The words of a `/compact` focus that items are matched against (lower case, 4+ letters). */
@@ -70,7 +74,11 @@ export function createExtractiveSummarizer(options: ExtractiveSummarizerOptions 
       validate(summarizeRequestSchema, request, "summarize request");
       request.signal?.throwIfAborted();
       const digest = digestHistory(request.messages, settings);
-      const previous = parseSnapshot(request.previousSummary ?? "");
+      // Summaries inside the range (older checkpoints) are merged like the previous summary, after it.
+      const inRange = request.messages
+        .filter((message) => message.kind === "summary")
+        .map((message) => messageText(message).replace(SUMMARY_HEADER, ""));
+      const previous = mergeSnapshots([request.previousSummary ?? "", ...inRange].map(parseSnapshot));
       const candidates = snapshotCandidates(digest, previous, {
         focusTerms: focusTerms(request.focus),
         maxInstructionChars: settings.maxInstructionChars,

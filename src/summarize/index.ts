@@ -20,6 +20,7 @@ export {
   transcriptParts,
 } from "./render-transcript.ts";
 export {
+  mergeSnapshots,
   OMISSION_NOTE_PREFIX,
   parseSnapshot,
   type ParsedSnapshot,

@@ -107,3 +107,17 @@ export function parseSnapshot(text: string): ParsedSnapshot {
   }
   return sections;
 }
+
+/**
+ * Several parsed snapshots as one: each section's items in the order of the snapshots given.
+ *
+ * @example
+ * mergeSnapshots([parseSnapshot(older), parseSnapshot(newer)]).get("files")
+ */
+export function mergeSnapshots(snapshots: readonly ParsedSnapshot[]): ParsedSnapshot {
+  const merged = new Map<SnapshotSectionKey, string[]>();
+  for (const snapshot of snapshots) {
+    for (const [key, items] of snapshot) merged.set(key, [...(merged.get(key) ?? []), ...items]);
+  }
+  return merged;
+}
