@@ -63,6 +63,7 @@ function turnOf(body: TurnBody): ClientTurn {
  */
 export function registerTurnRoutes(app: Hono<ServerEnv>, context: ServerContext): void {
   app.post("/v1/sessions/:id/turns", async (c) => {
+    const started = performance.now();
     const tenant = c.get("tenant");
     const id = c.req.param("id");
     const upstream = requireUpstream(context);
@@ -118,6 +119,9 @@ export function registerTurnRoutes(app: Hono<ServerEnv>, context: ServerContext)
           );
         const message = await exchange.complete(outcome.reply);
         await commitFollowUp(context, tenant, id);
+        const upstreamMs = exchange.upstreamHeadersMs + call.bodyMs();
+        context.metrics.upstreamDuration.observe({}, upstreamMs / 1000);
+        context.metrics.proxyOverhead.observe({}, (performance.now() - started - upstreamMs) / 1000);
         const record = await context.store.getSession(id);
         await stream.writeSSE({
           event: "done",

@@ -1,0 +1,260 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MemorySessionStore } from "../store/memory/index.ts";
+import { MemoryKeyStore } from "./auth/memory-key-store.ts";
+import { createServer } from "./create-server.ts";
+import { startHarness, type ServerHarness } from "./test-support/server-harness.test-helpers.ts";
+
+/** A 1×1 PNG padded so the store moves it to the blob store (inline media over 1,024 characters). */
+const IMAGE = `data:image/png;base64,${Buffer.alloc(2_000, 7).toString("base64")}`;
+
+interface RouteCase {
+  readonly method: string;
+  /** `:id` is the session, `:memory` the memory id, `:ref` a blob of the session. */
+  readonly path: string;
+  readonly json?: unknown;
+  readonly headers?: Record<string, string>;
+  /** An unknown id creates a session here (so only another tenant's id is a 404). */
+  readonly creates?: boolean;
+}
+
+/** Every route that names a session, a memory or a blob. */
+const ROUTES: readonly RouteCase[] = [
+  { method: "GET", path: "/v1/sessions/:id" },
+  { method: "PATCH", path: "/v1/sessions/:id", json: { title: "stolen" } },
+  { method: "DELETE", path: "/v1/sessions/:id" },
+  { method: "POST", path: "/v1/sessions/:id/fork", json: {} },
+  { method: "GET", path: "/v1/sessions/:id/export" },
+  { method: "GET", path: "/v1/sessions/:id/messages" },
+  { method: "GET", path: "/v1/sessions/:id/messages?strategy=all" },
+  { method: "GET", path: "/v1/sessions/:id/blobs/:ref" },
+  { method: "GET", path: "/v1/sessions/:id/stats" },
+  { method: "GET", path: "/v1/sessions/:id/context" },
+  { method: "GET", path: "/v1/sessions/:id/replay" },
+  { method: "POST", path: "/v1/sessions/:id/compact", json: {} },
+  { method: "POST", path: "/v1/sessions/:id/clear", json: {} },
+  { method: "POST", path: "/v1/sessions/:id/turns", json: { message: "leak it" }, creates: true },
+  {
+    method: "POST",
+    path: "/v1/chat/completions",
+    json: { model: "m", messages: [{ role: "user", content: "leak it" }] },
+    headers: { "x-ctxkit-session": ":id" },
+    creates: true,
+  },
+  { method: "GET", path: "/v1/memory/:memory" },
+  { method: "DELETE", path: "/v1/memory/:memory" },
+];
+
+let harness: ServerHarness;
+let sessionId: string;
+let memoryId: string;
+let blobRef: string;
+
+beforeAll(async () => {
+  harness = await startHarness({
+    responses: (request) => (request.index === 0 ? "acme's secret reply" : "a reply"),
+  });
+  sessionId = "acme-private";
+  const answer = await harness.call("/v1/chat/completions", {
+    method: "POST",
+    headers: { "x-ctxkit-session": sessionId },
+    json: {
+      model: "m",
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "acme's secret prompt" },
+            { type: "image_url", image_url: { url: IMAGE } },
+          ],
+        },
+      ],
+    },
+  });
+  expect(answer.status).toBe(200);
+  const created = await harness.call("/v1/memory", {
+    method: "POST",
+    json: { kind: "fact", content: "acme secret fact" },
+  });
+  memoryId = ((await created.json()) as { memory: { id: string } }).memory.id;
+  const blobs = await harness.store.blobs.list(sessionId);
+  expect(blobs).toHaveLength(1);
+  blobRef = blobs[0]!.ref;
+});
+
+afterAll(() => harness.close());
+
+function fill(text: string, ids: { session: string; memory: string; ref: string }): string {
+  return text.replaceAll(":id", ids.session).replaceAll(":memory", ids.memory).replaceAll(":ref", ids.ref);
+}
+
+async function send(
+  route: RouteCase,
+  key: string | null,
+  ids: { session: string; memory: string; ref: string },
+) {
+  const headers = Object.fromEntries(
+    Object.entries(route.headers ?? {}).map(([name, value]) => [name, fill(value, ids)]),
+  );
+  return harness.call(fill(route.path, ids), {
+    method: route.method,
+    key,
+    headers,
+    ...(route.json !== undefined && { json: route.json }),
+  });
+}
+
+describe("tenant isolation", () => {
+  it("the route table covers every route that takes an id", () => {
+    const app = createServer({ store: new MemorySessionStore(), keys: new MemoryKeyStore(), webRoot: false });
+    const withIds = app.routes
+      .filter((route) => route.method !== "ALL" && route.path.includes(":"))
+      .map((route) => `${route.method} ${route.path.replace("/v1/memory/:id", "/v1/memory/:memory")}`);
+    expect(withIds.length).toBeGreaterThan(10);
+    const covered = new Set(ROUTES.map((route) => `${route.method} ${route.path.split("?")[0]!}`));
+    for (const route of withIds) expect(covered, route).toContain(route);
+  });
+
+  it("every route answers another tenant's id exactly as an unknown id: 404, same body, no data", async () => {
+    const real = { session: sessionId, memory: memoryId, ref: blobRef };
+    const unknown = { session: "no-such-session", memory: "mem_nosuch", ref: `blob:${"0".repeat(64)}` };
+    for (const route of ROUTES) {
+      const foreign = await send(route, harness.globex, real);
+      const label = `${route.method} ${route.path}`;
+      expect(foreign.status, label).toBe(404);
+      const foreignBody = await foreign.text();
+      expect(foreignBody, label).not.toContain("secret");
+      if (route.creates === true) {
+        expect(foreignBody.replaceAll(sessionId, "ID"), label).toMatch(/"code":"not_found"/);
+        continue;
+      }
+      const missing = await send(route, harness.globex, unknown);
+      expect(missing.status, label).toBe(404);
+      const missingBody = await missing.text();
+      expect(
+        foreignBody.replaceAll(sessionId, "ID").replaceAll(memoryId, "ID").replaceAll(blobRef, "ID"),
+        label,
+      ).toBe(
+        missingBody
+          .replaceAll(unknown.session, "ID")
+          .replaceAll(unknown.memory, "ID")
+          .replaceAll(unknown.ref, "ID"),
+      );
+    }
+    // Nothing happened to acme's data, and nothing reached the model on globex's behalf.
+    const session = await harness.call(`/v1/sessions/${sessionId}`);
+    expect(
+      ((await session.json()) as { session: { title: string; messageCount: number } }).session,
+    ).toMatchObject({
+      messageCount: 2,
+      title: "acme's secret prompt",
+    });
+    expect((await harness.call(`/v1/memory/${memoryId}`)).status).toBe(200);
+    expect(harness.upstream.requests).toHaveLength(1);
+  });
+
+  it("the owner reaches the same routes (the 404s are not a broken route)", async () => {
+    const own = await harness.call(`/v1/sessions/${sessionId}/blobs/${blobRef}`);
+    expect(own.status).toBe(200);
+    expect(own.headers.get("content-type")).toBe("image/png");
+    for (const path of ["", "/messages", "/stats", "/context", "/replay", "/export"]) {
+      expect((await harness.call(`/v1/sessions/${sessionId}${path}`)).status, path).toBe(200);
+    }
+  });
+
+  it("a blob of another session is not served through one's own session", async () => {
+    const mine = await harness.call("/v1/chat/completions", {
+      method: "POST",
+      key: harness.globex,
+      headers: { "x-ctxkit-session": "globex-own" },
+      json: { model: "m", messages: [{ role: "user", content: "hello" }] },
+    });
+    expect(mine.status).toBe(200);
+    const through = await harness.call(`/v1/sessions/globex-own/blobs/${blobRef}`, { key: harness.globex });
+    expect(through.status).toBe(404);
+  });
+
+  it("lists and searches show only the tenant's own sessions and memories", async () => {
+    const list = (await (await harness.call("/v1/sessions", { key: harness.globex })).json()) as {
+      sessions: { id: string }[];
+    };
+    expect(list.sessions.map((session) => session.id)).not.toContain(sessionId);
+    const search = await harness.call("/v1/sessions?q=secret", { key: harness.globex });
+    expect(((await search.json()) as { sessions: unknown[] }).sessions).toEqual([]);
+    const acmeSearch = await harness.call("/v1/sessions?q=secret");
+    expect(((await acmeSearch.json()) as { sessions: { id: string }[] }).sessions.map((s) => s.id)).toContain(
+      sessionId,
+    );
+    const memories = await harness.call("/v1/memory?q=secret", { key: harness.globex });
+    expect(((await memories.json()) as { hits: unknown[] }).hits).toEqual([]);
+    const own = (await (await harness.call("/v1/sessions")).json()) as {
+      sessions: Record<string, unknown>[];
+    };
+    expect(own.sessions.find((session) => session["id"] === sessionId)).not.toHaveProperty("owner");
+  });
+
+  it("creating a session with an id another tenant uses is a conflict, not access", async () => {
+    const taken = await harness.call("/v1/sessions", {
+      method: "POST",
+      key: harness.globex,
+      json: { id: sessionId },
+    });
+    expect(taken.status).toBe(409);
+    expect(await taken.text()).not.toContain("secret");
+  });
+});
+
+describe("authentication", () => {
+  const paths: readonly RouteCase[] = [
+    ...ROUTES,
+    { method: "GET", path: "/v1/sessions" },
+    { method: "POST", path: "/v1/sessions", json: {} },
+    { method: "GET", path: "/v1/memory" },
+    { method: "POST", path: "/v1/memory", json: { kind: "fact", content: "x" } },
+    { method: "GET", path: "/v1/me" },
+    { method: "GET", path: "/v1/events" },
+    { method: "GET", path: "/metrics" },
+  ];
+
+  it.each([
+    ["no key", null],
+    ["a malformed key", "not-a-key"],
+    ["an unknown key", `ctxk_0123456789ab_${"A".repeat(43)}`],
+  ])("%s gets 401 with WWW-Authenticate on every route", async (_label, key) => {
+    const ids = { session: sessionId, memory: memoryId, ref: blobRef };
+    for (const route of paths) {
+      const answer = await send(route, key, ids);
+      expect(answer.status, `${route.method} ${route.path}`).toBe(401);
+      expect(answer.headers.get("www-authenticate")).toMatch(/^Bearer/);
+      expect(((await answer.json()) as { error: { code: string } }).error.code).toBe("unauthorized");
+    }
+  });
+
+  it("a revoked key stops working", async () => {
+    const { key, record } = await harness.keys.create("acme");
+    expect((await harness.call("/v1/me", { key })).status).toBe(200);
+    await harness.keys.revoke(record.id);
+    expect((await harness.call("/v1/me", { key })).status).toBe(401);
+  });
+
+  it("/health needs no key and says auth is on", async () => {
+    const answer = await harness.call("/health", { key: null });
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toMatchObject({ status: "ok", auth: true });
+  });
+
+  it("no key, Authorization header or upstream key ever reaches the log", async () => {
+    await harness.call("/v1/me", { key: "ctxk_0123456789ab_leakedleakedleakedleakedleakedleakedleake" });
+    const log = harness.logs.join("\n");
+    expect(log.length).toBeGreaterThan(0);
+    for (const secret of [
+      harness.acme,
+      harness.globex,
+      "leakedleaked",
+      "sk-upstream-secret",
+      "Bearer",
+      sessionId,
+    ]) {
+      expect(log).not.toContain(secret);
+    }
+  });
+});
