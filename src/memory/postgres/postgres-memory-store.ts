@@ -48,6 +48,11 @@ const ACTIVE = "(m.expires_at IS NULL OR m.expires_at > $3)";
  * Long-term memory in PostgreSQL for many agent servers sharing one database (the session store's schema
  * works), searched through a GIN-indexed `tsvector`. Adds of one owner are serialised by an advisory lock so
  * two servers cannot both store the same memory. Create it with `openPostgresMemoryStore`.
+ *
+ * @example
+ * const memories = await openPostgresMemoryStore({ connectionString: process.env.CTXKIT_PG_URL, schema: "agents" });
+ * await memories.add({ owner: tenantId, kind: "preference", content: "Answer in French" });
+ * const version = await memories.version({ owner: tenantId });
  */
 export class PostgresMemoryStore implements MemoryStore {
   readonly #database: PostgresDatabase;

@@ -45,6 +45,11 @@ const MAX_DUPLICATE_CANDIDATES = 500;
 /**
  * Long-term memory in a ctxkit SQLite file (the same file the session store uses works), with an FTS5 index
  * for search. Create it with `openSqliteMemoryStore`.
+ *
+ * @example
+ * const memories = await openSqliteMemoryStore({ path: "~/.ctxkit/ctxkit.db" });
+ * await memories.add({ kind: "fact", content: "Staging runs on port 5433", sourceSessionId: "s1" });
+ * const hits = await memories.search("staging port");
  */
 export class SqliteMemoryStore implements MemoryStore {
   readonly #database: SqliteDatabase;
