@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { JsonValue } from "../model/message.ts";
 
@@ -41,7 +41,7 @@ function listFiles(root: string, folder: string): string[] {
   for (const entry of entries) {
     const path = join(folder, entry);
     if (statSync(join(root, path)).isDirectory()) files.push(...listFiles(root, path));
-    else if (/\.(ts|md|json)$/.test(entry)) files.push(path);
+    else if (/\.(ts|js|md|json)$/.test(entry) && !entry.endsWith(".map")) files.push(path);
   }
   return files;
 }
@@ -138,22 +138,37 @@ const tasks = [
  * @example
  * const turns = scriptedSession({ root: process.cwd(), seed: 7 });
  */
-export function scriptedSession(options: { root: string; seed?: number; turns?: number }): ScriptedTurn[] {
+export function scriptedSession(options: {
+  root: string;
+  seed?: number;
+  turns?: number;
+  /** The source folder to explore (default `src`; an installed package has `dist`). */
+  sourceFolder?: string;
+}): ScriptedTurn[] {
   const random = seededRandom(options.seed ?? 20_261_122);
   const root = options.root;
-  const allFiles = listFiles(root, "src").filter((file) => file.endsWith(".ts"));
+  const sourceFolder = options.sourceFolder ?? "src";
+  const allFiles = listFiles(root, sourceFolder).filter((file) => /\.(ts|js)$/.test(file));
   const testFiles = allFiles.filter((file) => file.endsWith(".test.ts"));
   const turns: ScriptedTurn[] = [];
   const count = Math.min(options.turns ?? tasks.length, tasks.length);
   for (const task of tasks.slice(0, count)) {
     const steps: ScriptedStep[] = [];
     const folder = task.folder;
-    const inFolder = allFiles.filter((file) => file.startsWith(folder === "src" ? "src/" : `${folder}/`));
+    const folderInTree = folder.replace(/^src(?=\/|$)/, sourceFolder);
+    const inFolder = allFiles.filter((file) => file.startsWith(`${folderInTree}/`));
     const pool = inFolder.length > 0 ? inFolder : allFiles;
     steps.push({
       text: "Let me look at the layout first.",
       calls: [
-        { name: "list_directory", input: { path: folder }, output: listing(root, folder), isError: false },
+        {
+          name: "list_directory",
+          input: { path: folder },
+          output: existsSync(join(root, folderInTree))
+            ? listing(root, folderInTree)
+            : `ls: ${folder}: No such file or directory`,
+          isError: !existsSync(join(root, folderInTree)),
+        },
       ],
     });
     steps.push({

@@ -1,0 +1,81 @@
+import type { DemoReport } from "./run-demo.ts";
+
+const BARS = "▁▂▃▄▅▆▇█";
+
+/** A sparkline of `values` (max per bucket when longer than `width`), scaled to `max`. */
+export function sparkline(values: readonly number[], max: number, width = 64): string {
+  if (values.length === 0) return "";
+  const buckets = Math.min(width, values.length);
+  let line = "";
+  for (let bucket = 0; bucket < buckets; bucket++) {
+    const from = Math.floor((bucket * values.length) / buckets);
+    const to = Math.max(from + 1, Math.floor(((bucket + 1) * values.length) / buckets));
+    const value = Math.max(...values.slice(from, to));
+    const level = Math.min(BARS.length - 1, Math.floor((value / max) * (BARS.length - 1)));
+    line += BARS[Math.max(0, level)];
+  }
+  return line;
+}
+
+const number = (value: number) => Math.round(value).toLocaleString("en-US");
+
+/**
+ * The demo's story, as plain text: the token chart (governed vs raw, per request), the compactions and what
+ * they kept, the cost with and without ctxkit, and where to look next.
+ *
+ * @example
+ * io.stdout.write(renderStory(report, { database: "~/.ctxkit/ctxkit.db" }));
+ */
+export function renderStory(report: DemoReport, where: { database: string }): string {
+  const raw = report.requests.map((request) => request.rawTokens);
+  const governed = report.requests.map((request) => request.governedTokens);
+  const maxRaw = Math.max(...raw);
+  const maxGoverned = Math.max(...governed);
+  const overflowing = raw.filter((tokens) => tokens > report.contextWindow).length;
+  const saved = report.rawCostUnits === 0 ? 0 : 1 - report.costUnits / report.rawCostUnits;
+  const lines = [
+    `ctxkit demo — a coding agent explores and edits this repository: ${report.turns} tasks, ` +
+      `${report.requests.length} model requests, a ${number(report.contextWindow)}-token window, summaries by ` +
+      `the ${report.summarizer} summarizer.`,
+    "",
+    `Tokens per request (each column is the largest of its requests; full height = ${number(maxRaw)} tokens):`,
+    `  without ctxkit  ${sparkline(raw, maxRaw)}  peak ${number(maxRaw)}`,
+    `  with ctxkit     ${sparkline(governed, maxRaw)}  peak ${number(maxGoverned)}`,
+    "",
+    overflowing > 0
+      ? `Without governance ${overflowing} of ${raw.length} requests would not have fit the window; with ctxkit none was over.`
+      : "Every request fit the window.",
+    `Governance: ${Object.entries(report.eventCounts)
+      .filter(([type]) => !["compaction-start", "checkpoint-skipped"].includes(type))
+      .map(([type, count]) => `${type} ×${count}`)
+      .join(", ")}.`,
+    "",
+  ];
+  for (const [index, compaction] of report.compactions.entries()) {
+    lines.push(
+      `Compaction ${index + 1} at request ${compaction.request + 1}: ${number(compaction.tokensBefore)} → ` +
+        `${number(compaction.tokensAfter)} tokens. It kept the current instruction, the recent turns verbatim, and ` +
+        "this summary of the rest:",
+    );
+    for (const line of compaction.summaryExcerpt.split("\n")) lines.push(`    ${line.slice(0, 110)}`);
+    if (index >= 1 && report.compactions.length > 2) {
+      lines.push(`  (… and ${report.compactions.length - 2} more compactions)`);
+      break;
+    }
+  }
+  lines.push(
+    "",
+    "Input cost, cache-weighted (Anthropic prices: cache read 0.1, cache write 1.25, in units of one uncached token):",
+    `  without ctxkit  ${number(report.rawCostUnits)}`,
+    `  with ctxkit     ${number(report.costUnits)}  (${(saved * 100).toFixed(1)}% less)`,
+    "",
+    `The session (${report.storedMessages} stored messages, originals kept even where the view summarised them) is ` +
+      `in ${where.database} as ${report.sessionId}.`,
+    "",
+    "Where to look next:",
+    "  ctxkit serve                      inspect this session in the browser: what the model saw, request by request",
+    "  ctxkit replay <session.jsonl>     replay your own Claude Code / Codex sessions (~/.claude/projects, ~/.codex/sessions)",
+    "  ctxkit sessions list              the stored sessions",
+  );
+  return `${lines.join("\n")}\n`;
+}
