@@ -1,0 +1,30 @@
+/**
+ * Multi-agent context sync (a conversation agent and executors sharing one ledger, each executor with a cursor),
+ * its WebSocket protocol, and the CLI-proxy channel (`toCliPrompt`, `CliModel`).
+ */
+export * from "./ledger-entry.ts";
+export * from "./ledger-state.ts";
+export * from "./tool-summary.ts";
+export * from "./execution-context.ts";
+export * from "./conversation-ledger.ts";
+export * from "./sync-state-store.ts";
+export * from "./json-file-sync-state-store.ts";
+export * from "./protocol.ts";
+export * from "./executor.ts";
+export * from "./language-model-responder.ts";
+export * from "./sync-hub-options.ts";
+export { SyncHub, type OpenSessionRequest } from "./sync-hub.ts";
+export { LiveSession } from "./live-session.ts";
+export * from "./sync-server-session.ts";
+export * from "./websocket-endpoint.ts";
+export * from "./client.ts";
+export * from "./xml-escape.ts";
+export * from "./neutralize-system-prompt.ts";
+export * from "./cli-prompt.ts";
+export * from "./cli-reply.ts";
+export * from "./cli-output.ts";
+export * from "./language-model-prompt.ts";
+export * from "./redact-secrets.ts";
+export { runCliCommand, type CliCommandSpec, type CliCommandOutput } from "./run-cli-command.ts";
+export * from "./cli-model.ts";
+export { CliModelError, type CliModelFailure, type CliModelErrorDetails } from "../errors/cli-model-error.ts";

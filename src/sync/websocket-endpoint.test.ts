@@ -1,0 +1,211 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Message } from "../model/message.ts";
+import { SyncClient, type SyncClientStatus } from "./client.ts";
+import { JsonFileSyncStateStore } from "./json-file-sync-state-store.ts";
+import { MemorySyncStateStore, type SyncStateStore } from "./sync-state-store.ts";
+import { cliConversationAgent, ExecutorDatabase } from "./sync-test-agents.test-helpers.ts";
+import { attachSyncEndpoint, type SyncEndpoint, type SyncEndpointOptions } from "./websocket-endpoint.ts";
+
+interface Running {
+  server: Server;
+  endpoint: SyncEndpoint;
+  port: number;
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function startServer(options: Omit<SyncEndpointOptions, "path">, port = 0): Promise<Running> {
+  const server = createServer((_request, response) => response.writeHead(404).end());
+  const endpoint = attachSyncEndpoint(server, { path: "/sync", ...options });
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  const running = { server, endpoint, port: (server.address() as AddressInfo).port };
+  cleanups.push(() => stopServer(running));
+  return running;
+}
+
+async function stopServer(running: Running): Promise<void> {
+  if (!running.server.listening) return;
+  await running.endpoint.close();
+  running.server.closeAllConnections();
+  await new Promise<void>((resolve) => running.server.close(() => resolve()));
+}
+
+function connectClient(
+  port: number,
+  extra: Partial<ConstructorParameters<typeof SyncClient>[0]> = {},
+): SyncClient {
+  const client = new SyncClient({
+    url: `ws://127.0.0.1:${port}/sync`,
+    reconnect: { initialDelayMs: 20, maxDelayMs: 200 },
+    ...extra,
+  });
+  cleanups.push(async () => client.close());
+  return client;
+}
+
+async function stateFile(): Promise<string> {
+  const directory = await mkdtemp(join(tmpdir(), "ctxkit-sync-ws-"));
+  cleanups.push(() => rm(directory, { recursive: true, force: true }));
+  return join(directory, "sync-state.json");
+}
+
+function serverOptions(database: ExecutorDatabase, store: SyncStateStore, seen: (readonly Message[])[] = []) {
+  return {
+    store,
+    executors: { desktop: database.executor() },
+    conversation: cliConversationAgent(seen),
+    restoreExecutorSession: database.restore,
+    discardExecutorSession: database.discard,
+    ledger: { labels: { assistant: "Contop" }, agentLabels: { desktop: "Desktop agent" } },
+  };
+}
+
+describe("sync over WebSocket", () => {
+  it("runs the seed's 4 turns; after a server restart the executor continues its session with no resend", async () => {
+    const file = await stateFile();
+    const database = new ExecutorDatabase(); // the executor's own session store outlives the server
+    const seen: (readonly Message[])[] = [];
+    const first = await startServer(serverOptions(database, new JsonFileSyncStateStore(file), seen));
+    const statuses: SyncClientStatus[] = [];
+    const client = connectClient(first.port, {
+      sessionId: "phone-1",
+      onStatus: (status) => statuses.push(status),
+    });
+    expect((await client.connect()).restored).toBe(false);
+
+    // Turn 1: chat. Turn 2: classified as desktop work and run by the executor.
+    expect(await client.ask("What's the weather?")).toEqual({
+      kind: "chat",
+      text: "Chat reply to: What's the weather?",
+    });
+    const deltas: string[] = [];
+    const turn2 = await client.ask("Check desktop for security risks", {
+      onDelta: (delta) => deltas.push(delta),
+    });
+    expect(turn2.kind).toBe("agent");
+    expect(deltas).toContain("working… ");
+    expect(database.calls[0]?.message).toBe(
+      "[Prior conversation for context]\nUser: What's the weather?\nContop: Chat reply to: What's the weather?\n" +
+        "[Current request]\nCheck desktop for security risks",
+    );
+    expect(database.calls[0]?.executorSessionId).toBeUndefined();
+    expect(client.executorSessionIds).toEqual({ desktop: "adk-1" });
+    // Turn 3: chat; the conversation agent sees the executor's tool-summary prefix.
+    expect((await client.ask("How are you?")).kind).toBe("chat");
+    const lastSeen = seen.at(-1)!;
+    expect(lastSeen[3]?.content).toEqual([
+      {
+        type: "text",
+        text:
+          '[Desktop agent used: Called: execute_cli({"command":"ls ~/Desktop"})\nResult: passwords.txt notes.md]\n\n' +
+          "I found passwords.txt on your desktop.",
+      },
+    ]);
+    expect((await new JsonFileSyncStateStore(file).load("phone-1"))?.cursors).toEqual({ desktop: 4 });
+
+    // The server restarts: a new process-like server on the same port and the same state file.
+    await stopServer(first);
+    const second = await startServer(
+      serverOptions(database, new JsonFileSyncStateStore(file), seen),
+      first.port,
+    );
+    const ready = await client.connect();
+    expect(ready.restored).toBe(true);
+    expect(ready.ledger_end).toBe(6);
+    expect(statuses).toContain("reconnecting");
+
+    // Turn 4: the executor gets exactly turn 3 and continues its restored session.
+    const turn4 = await client.ask("Delete that passwords file");
+    expect(turn4.kind === "agent" && turn4.result.tool_summary[0]?.input).toEqual({
+      command: "rm ~/Desktop/passwords.txt",
+    });
+    expect(database.restores).toEqual(["adk-1"]);
+    expect(database.calls[1]).toEqual({
+      intent: "Delete that passwords file",
+      executorSessionId: "adk-1",
+      restored: true,
+      message:
+        "[Prior conversation for context]\nUser: How are you?\nContop: Chat reply to: How are you?\n" +
+        "[Current request]\nDelete that passwords file",
+      historyBefore: 1,
+    });
+    expect(database.sessions.get("adk-1")?.runs.map((run) => run.calls[0]?.input)).toEqual([
+      { command: "ls ~/Desktop" },
+      { command: "rm ~/Desktop/passwords.txt" },
+    ]);
+    const state = await new JsonFileSyncStateStore(file).load("phone-1");
+    expect(state?.cursors).toEqual({ desktop: 8 });
+    expect(state?.entries).toHaveLength(8);
+    expect(second.endpoint.connectionCount).toBe(1);
+  });
+
+  it("new session resets the ledger, the cursors and the executor session", async () => {
+    const database = new ExecutorDatabase();
+    const store = new MemorySyncStateStore();
+    const running = await startServer(serverOptions(database, store));
+    const client = connectClient(running.port, { sessionId: "old" });
+    await client.connect();
+    await client.ask("What's the weather?");
+    await client.runIntent("List the desktop files");
+    const ready = await client.newSession("fresh");
+    expect(ready).toMatchObject({
+      session_id: "fresh",
+      executor_session_ids: {},
+      ledger_end: 0,
+      restored: false,
+    });
+    await client.runIntent("List the desktop files again");
+    expect(database.calls[1]).toMatchObject({
+      executorSessionId: undefined,
+      message: "List the desktop files again",
+    });
+    expect(client.executorSessionIds).toEqual({ desktop: "adk-2" });
+    expect((await store.load("fresh"))?.entries).toHaveLength(2);
+    expect((await store.load("old"))?.entries).toHaveLength(4); // the old session stays resumable
+
+    // new_session on an existing id discards its executor session and empties it.
+    await client.newSession("old");
+    expect(database.discarded).toEqual(["adk-1"]);
+    expect(await store.load("old")).toMatchObject({
+      entries: [],
+      cursors: {},
+      executorSessionIds: {},
+      dropped: 0,
+    });
+  });
+
+  it("rejects a request the restarted server lost, and refuses unauthorised upgrades", async () => {
+    const database = new ExecutorDatabase();
+    let release: () => void = () => undefined;
+    const blocked = new Promise<void>((resolve) => (release = resolve));
+    const store = new MemorySyncStateStore();
+    const first = await startServer({
+      ...serverOptions(database, store),
+      executors: { desktop: database.executor(() => blocked) },
+    });
+    const client = connectClient(first.port, { sessionId: "s" });
+    await client.connect();
+    const lost = client.runIntent("List the desktop files");
+    while (database.calls.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await stopServer(first);
+    release();
+    await startServer(serverOptions(database, store), first.port);
+    await expect(lost).rejects.toMatchObject({ code: "network_error" });
+    // The client works again on the new server.
+    expect((await client.runIntent("List the desktop files")).answer).toBe(
+      "I found passwords.txt on your desktop.",
+    );
+
+    const guarded = await startServer({ ...serverOptions(database, store), authorize: () => false });
+    const refused = connectClient(guarded.port, { reconnect: { maxAttempts: 0 } });
+    await expect(refused.connect()).rejects.toMatchObject({ code: "network_error" });
+  });
+});
