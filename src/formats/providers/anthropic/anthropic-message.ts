@@ -45,12 +45,16 @@ export interface AnthropicRedactedThinkingBlock {
   data: string;
 }
 
-/** A tool call. */
+/** Metadata key under which a message keeps the fields of its `tool_use` blocks that are not interpreted. */
+export const BLOCK_EXTRAS_KEY = "anthropic.blocks";
+
+/** A tool call (with any further fields Anthropic sent, such as `caller`). */
 export interface AnthropicToolUseBlock {
   type: "tool_use";
   id: string;
   name: string;
   input: { [key: string]: JsonValue };
+  [extra: string]: unknown;
 }
 
 /** A tool result, sent in a user message. */

@@ -33,7 +33,7 @@ const assistantBlock = z.discriminatedUnion("type", [
   text,
   z.object({ type: z.literal("thinking"), thinking: z.string(), signature: z.string().optional() }),
   z.object({ type: z.literal("redacted_thinking"), data: z.string() }),
-  z.object({
+  z.looseObject({
     type: z.literal("tool_use"),
     id: z.string().min(1, "a tool_use needs an id"),
     name: z.string().min(1),

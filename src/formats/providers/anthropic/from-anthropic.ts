@@ -7,9 +7,12 @@ import type {
 } from "../../../model/message.ts";
 import { buildMessages, userDraft, type MessageDraft } from "../message-builder.ts";
 import type { ImportOptions } from "../options.ts";
+import { joinTextParts } from "../text-parts.ts";
 import { decodeToolResultText } from "../tool-result-text.ts";
 import { validatePayload } from "../validate-payload.ts";
+import { ExtrasCollector, extrasOf } from "../item-extras.ts";
 import { fromAnthropicMedia } from "./anthropic-media.ts";
+import { BLOCK_EXTRAS_KEY } from "./anthropic-message.ts";
 import { anthropicPayloadSchema, type ParsedAnthropicPayload } from "./anthropic-schema.ts";
 
 type ParsedMessage = ParsedAnthropicPayload["messages"][number];
@@ -34,20 +37,31 @@ function assistantBlock(block: ParsedAssistantBlock): ContentBlock {
   }
 }
 
-function toolResult(block: ParsedToolResult, toolNames: ReadonlyMap<string, string>): ToolResultBlock {
-  const parts =
-    typeof block.content === "string"
-      ? [{ type: "text" as const, text: block.content }]
-      : (block.content ?? []);
-  const text = parts.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
-  const attachments = parts.flatMap((part) => (part.type === "text" ? [] : [fromAnthropicMedia(part)]));
+function toolDraft(block: ParsedToolResult, toolNames: ReadonlyMap<string, string>): MessageDraft {
+  if (typeof block.content !== "object")
+    return { role: "tool", content: [toolResult(block, block.content ?? "", [], toolNames)] };
+  const attachments = block.content.flatMap((part) =>
+    part.type === "text" ? [] : [fromAnthropicMedia(part)],
+  );
+  const texts = block.content.flatMap((part) => (part.type === "text" ? [part.text] : []));
+  const { text, metadata } = joinTextParts(texts, attachments.length > 0);
+  const content = [toolResult(block, text, attachments, toolNames)];
+  return { role: "tool", content, ...(metadata !== undefined && { metadata }) };
+}
+
+function toolResult(
+  block: ParsedToolResult,
+  text: string,
+  attachments: (ImageBlock | FileBlock)[],
+  toolNames: ReadonlyMap<string, string>,
+): ToolResultBlock {
   const { content } = decodeToolResultText(text, false);
   return {
     type: "tool-result",
     callId: block.tool_use_id,
     toolName: toolNames.get(block.tool_use_id) ?? "",
     content,
-    ...(block.is_error === true && { isError: true }),
+    ...(block.is_error !== undefined && { isError: block.is_error }),
     ...(attachments.length > 0 && { attachments }),
   };
 }
@@ -60,7 +74,7 @@ function userDrafts(
   const drafts: MessageDraft[] = [];
   const rest: (ContentBlock | ImageBlock | FileBlock)[] = [];
   for (const block of message.content) {
-    if (block.type === "tool_result") drafts.push({ role: "tool", content: [toolResult(block, toolNames)] });
+    if (block.type === "tool_result") drafts.push(toolDraft(block, toolNames));
     else rest.push(block.type === "text" ? { type: "text", text: block.text } : fromAnthropicMedia(block));
   }
   if (rest.length > 0) drafts.push(userDraft(rest));
@@ -96,6 +110,11 @@ export function fromAnthropic(payload: unknown, options: ImportOptions = {}): Me
       drafts.push(...userDrafts(message, toolNames));
       continue;
     }
+    const extras = new ExtrasCollector(BLOCK_EXTRAS_KEY);
+    if (typeof message.content !== "string")
+      for (const block of message.content)
+        if (block.type === "tool_use")
+          extras.add(`tool_use:${block.id}`, extrasOf(block, ["type", "id", "name", "input"]));
     const content =
       typeof message.content === "string"
         ? message.content === ""
@@ -103,7 +122,8 @@ export function fromAnthropic(payload: unknown, options: ImportOptions = {}): Me
           : [{ type: "text" as const, text: message.content }]
         : message.content.map(assistantBlock);
     for (const block of content) if (block.type === "tool-call") toolNames.set(block.id, block.name);
-    drafts.push({ role: "assistant", content });
+    const metadata = extras.metadata();
+    drafts.push({ role: "assistant", content, ...(metadata !== undefined && { metadata }) });
   }
   return buildMessages(drafts, options);
 }

@@ -3,15 +3,18 @@ import { UnsupportedError } from "../../../errors/errors.ts";
 import { planExport, where, type ToolResultEntry, type UserEntry } from "../export-plan.ts";
 import type { ExportOptions } from "../options.ts";
 import { isPartOptionsCarrier } from "../part-options-carrier.ts";
+import { textLayout } from "../text-parts.ts";
 import { encodeToolResultText } from "../tool-result-text.ts";
+import { storedExtras } from "../item-extras.ts";
 import { toAnthropicMedia } from "./anthropic-media.ts";
-import type {
-  AnthropicAssistantBlock,
-  AnthropicMessage,
-  AnthropicPayload,
-  AnthropicTextBlock,
-  AnthropicToolResultBlock,
-  AnthropicUserBlock,
+import {
+  BLOCK_EXTRAS_KEY,
+  type AnthropicAssistantBlock,
+  type AnthropicMessage,
+  type AnthropicPayload,
+  type AnthropicTextBlock,
+  type AnthropicToolResultBlock,
+  type AnthropicUserBlock,
 } from "./anthropic-message.ts";
 
 function userBlocks(entry: UserEntry, options: ExportOptions): AnthropicUserBlock[] {
@@ -36,12 +39,22 @@ function toolInput(input: JsonValue): { [key: string]: JsonValue } {
   return typeof input === "object" && input !== null && !Array.isArray(input) ? input : { input };
 }
 
-function assistantBlock(block: ContentBlock, at: string): AnthropicAssistantBlock | undefined {
+function assistantBlock(
+  block: ContentBlock,
+  message: Message,
+  at: string,
+): AnthropicAssistantBlock | undefined {
   switch (block.type) {
     case "text":
       return { type: "text", text: block.text };
     case "tool-call":
-      return { type: "tool_use", id: block.id, name: block.name, input: toolInput(block.input) };
+      return {
+        ...storedExtras(message, BLOCK_EXTRAS_KEY, `tool_use:${block.id}`),
+        type: "tool_use",
+        id: block.id,
+        name: block.name,
+        input: toolInput(block.input),
+      };
     case "reasoning":
       // Anthropic rejects thinking it cannot verify, so unsigned reasoning (another provider's) is not sent.
       if (isPartOptionsCarrier(block)) return undefined;
@@ -59,14 +72,21 @@ function assistantBlock(block: ContentBlock, at: string): AnthropicAssistantBloc
   }
 }
 
-function toolResult({ block, index }: ToolResultEntry, options: ExportOptions): AnthropicToolResultBlock {
-  const text = encodeToolResultText(block.content, block.isError, false);
+function toolResult(
+  { block, message, index }: ToolResultEntry,
+  options: ExportOptions,
+): AnthropicToolResultBlock {
   const attachments = block.attachments ?? [];
+  const layout = textLayout(
+    encodeToolResultText(block.content, block.isError, false),
+    message,
+    attachments.length > 0,
+  );
   const content =
-    attachments.length === 0
-      ? text
+    typeof layout === "string"
+      ? layout
       : [
-          ...(text === "" ? [] : [{ type: "text", text } as AnthropicTextBlock]),
+          ...layout.map((text): AnthropicTextBlock => ({ type: "text", text })),
           ...attachments.map((attachment, position) =>
             toAnthropicMedia(attachment, `${where(index)}.content[0].attachments[${position}]`, options),
           ),
@@ -75,7 +95,7 @@ function toolResult({ block, index }: ToolResultEntry, options: ExportOptions): 
     type: "tool_result",
     tool_use_id: block.callId,
     content,
-    ...(block.isError === true && { is_error: true }),
+    ...(block.isError !== undefined && { is_error: block.isError }),
   };
 }
 
@@ -108,7 +128,7 @@ export function toAnthropic(messages: readonly Message[], options: ExportOptions
       output.push({ role: "user", content: userContent(userBlocks(entry, options)) });
     else if (entry.kind === "assistant") {
       const content = entry.message.content.flatMap((block, position) => {
-        const converted = assistantBlock(block, `${where(entry.index)}.content[${position}]`);
+        const converted = assistantBlock(block, entry.message, `${where(entry.index)}.content[${position}]`);
         return converted === undefined ? [] : [converted];
       });
       output.push({ role: "assistant", content });

@@ -4,7 +4,8 @@ import { buildMessages, userDraft, type MessageDraft } from "../message-builder.
 import type { ImportOptions } from "../options.ts";
 import { decodeToolResultText } from "../tool-result-text.ts";
 import { validatePayload } from "../validate-payload.ts";
-import { ExtrasCollector, extrasOf } from "./item-extras.ts";
+import { ExtrasCollector, extrasOf } from "../item-extras.ts";
+import { ITEM_EXTRAS_KEY } from "./openai-responses-item.ts";
 import {
   isMessageItem,
   openAIResponsesInputSchema,
@@ -72,7 +73,7 @@ export function fromOpenAIResponses(payload: unknown, options: ImportOptions = {
   for (const item of items) {
     if (item.type === "function_call_output" || item.type === "custom_tool_call_output") {
       close();
-      const extras = new ExtrasCollector();
+      const extras = new ExtrasCollector(ITEM_EXTRAS_KEY);
       extras.add("output", extrasOf(item, ["type", "call_id", "output"]));
       const metadata = extras.metadata();
       drafts.push({
@@ -84,7 +85,7 @@ export function fromOpenAIResponses(payload: unknown, options: ImportOptions = {
     }
     if (isMessageItem(item) && item.role !== "assistant") {
       close();
-      const extras = new ExtrasCollector();
+      const extras = new ExtrasCollector(ITEM_EXTRAS_KEY);
       extras.add("message", extrasOf(item, ["type", "role", "content"]));
       const blocks = blocksOf(item.content);
       if (item.role === "user") {
@@ -101,7 +102,7 @@ export function fromOpenAIResponses(payload: unknown, options: ImportOptions = {
     }
     const current = (assistant ??= {
       content: [],
-      extras: new ExtrasCollector(),
+      extras: new ExtrasCollector(ITEM_EXTRAS_KEY),
       rawArguments: new RawArguments(),
       textCount: 0,
     });

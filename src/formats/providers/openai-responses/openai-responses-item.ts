@@ -1,7 +1,7 @@
 import type { JsonValue } from "../../../model/message.ts";
 
-/** Fields of an item this converter does not interpret (`id`, `status`, `phase`, …), kept so they go back as-is. */
-export type ItemExtras = { [key: string]: JsonValue };
+/** Metadata key under which a message keeps the fields of its Responses items that are not interpreted. */
+export const ITEM_EXTRAS_KEY = "openai.items";
 
 /** Text input. */
 export interface ResponsesInputText {

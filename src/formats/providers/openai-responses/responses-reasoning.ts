@@ -1,5 +1,5 @@
 import type { JsonValue, ReasoningBlock } from "../../../model/message.ts";
-import { extrasOf } from "./item-extras.ts";
+import { extrasOf } from "../item-extras.ts";
 import type { ResponsesReasoning } from "./openai-responses-item.ts";
 
 type OpenAIMaterial = { [key: string]: JsonValue };

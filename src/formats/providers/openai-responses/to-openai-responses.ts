@@ -4,11 +4,12 @@ import { functionArguments } from "../function-arguments.ts";
 import { unsupportedMediaError } from "../media.ts";
 import type { ExportOptions } from "../options.ts";
 import { encodeToolResultText } from "../tool-result-text.ts";
-import { storedExtras } from "./item-extras.ts";
-import type {
-  ResponsesInputContent,
-  ResponsesInputItem,
-  ResponsesInputMessage,
+import { storedExtras } from "../item-extras.ts";
+import {
+  ITEM_EXTRAS_KEY,
+  type ResponsesInputContent,
+  type ResponsesInputItem,
+  type ResponsesInputMessage,
 } from "./openai-responses-item.ts";
 import { toResponsesMedia } from "./responses-media.ts";
 import { reasoningItemsOf } from "./responses-reasoning.ts";
@@ -50,7 +51,7 @@ function assistantItems(message: Message, index: number): ResponsesInputItem[] {
     }
     flushReasoning();
     if (block.type === "text") {
-      const extras = storedExtras(message, `message:${textCount++}`);
+      const extras = storedExtras(message, ITEM_EXTRAS_KEY, `message:${textCount++}`);
       items.push({
         ...extras,
         type: "message",
@@ -58,7 +59,7 @@ function assistantItems(message: Message, index: number): ResponsesInputItem[] {
         content: [{ type: "output_text", text: block.text, annotations: [] }],
       });
     } else if (block.type === "tool-call") {
-      const extras = storedExtras(message, `call:${block.id}`);
+      const extras = storedExtras(message, ITEM_EXTRAS_KEY, `call:${block.id}`);
       items.push(
         typeof block.input === "string"
           ? { ...extras, type: "custom_tool_call", call_id: block.id, name: block.name, input: block.input }
@@ -98,7 +99,7 @@ function outputItem(
           ),
         ];
   const type = customCalls.has(block.callId) ? "custom_tool_call_output" : "function_call_output";
-  return { ...storedExtras(message, "output"), type, call_id: block.callId, output };
+  return { ...storedExtras(message, ITEM_EXTRAS_KEY, "output"), type, call_id: block.callId, output };
 }
 
 /**
@@ -130,7 +131,7 @@ export function toOpenAIResponses(
           options.systemRole ??
           (entry.message.metadata?.["openai.role"] === "developer" ? "developer" : "system");
         const item: ResponsesInputMessage = {
-          ...storedExtras(entry.message, "message"),
+          ...storedExtras(entry.message, ITEM_EXTRAS_KEY, "message"),
           type: "message",
           role,
           content: messageContent(entry.message.content, entry.index, options),
@@ -140,7 +141,7 @@ export function toOpenAIResponses(
       case "user":
         return [
           {
-            ...storedExtras(entry.message, "message"),
+            ...storedExtras(entry.message, ITEM_EXTRAS_KEY, "message"),
             type: "message",
             role: "user",
             content: messageContent(entry.blocks, entry.index, options),

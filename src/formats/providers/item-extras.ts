@@ -1,8 +1,7 @@
-import type { JsonValue, Message } from "../../../model/message.ts";
-import type { ItemExtras } from "./openai-responses-item.ts";
+import type { JsonValue, Message } from "../../model/message.ts";
 
-/** Metadata key under which a message keeps the extra fields of the Responses items it came from. */
-export const ITEM_EXTRAS_KEY = "openai.items";
+/** Fields of a provider item or block that a converter does not interpret, kept so they go back as-is. */
+export type ItemExtras = { [key: string]: JsonValue };
 
 /**
  * The fields of `item` other than `known` (and other than `undefined`/`null` ones), or `undefined` when there are
@@ -22,17 +21,27 @@ export function extrasOf(
   return Object.keys(extras).length > 0 ? extras : undefined;
 }
 
-/** The extras a message keeps for the item named `key` (`call:<id>`, `message:<n>`, `output`). */
-export function storedExtras(message: Message, key: string): ItemExtras {
-  const stored = message.metadata?.[ITEM_EXTRAS_KEY];
+/**
+ * The extras `message` keeps under `metadataKey` for the item named `key` (for example `call:<id>`).
+ *
+ * @example
+ * storedExtras(message, "openai.items", "call:call_1"); // { id: "fc_1", status: "completed" }
+ */
+export function storedExtras(message: Message, metadataKey: string, key: string): ItemExtras {
+  const stored = message.metadata?.[metadataKey];
   if (typeof stored !== "object" || stored === null || Array.isArray(stored)) return {};
   const extras = stored[key];
   return typeof extras === "object" && extras !== null && !Array.isArray(extras) ? extras : {};
 }
 
-/** Collects the extras of the items that make up one message, for its `metadata`. */
+/** Collects the extras of the items that make up one message, for its `metadata` under one key. */
 export class ExtrasCollector {
+  readonly #metadataKey: string;
   readonly #items: Record<string, ItemExtras> = {};
+
+  constructor(metadataKey: string) {
+    this.#metadataKey = metadataKey;
+  }
 
   /** Records `extras` under `key` when there are any. */
   add(key: string, extras: ItemExtras | undefined): void {
@@ -42,6 +51,6 @@ export class ExtrasCollector {
   /** The metadata to put on the message (`undefined` when no item had extras). */
   metadata(base: Message["metadata"] = undefined): Message["metadata"] {
     if (Object.keys(this.#items).length === 0) return base;
-    return { ...base, [ITEM_EXTRAS_KEY]: this.#items };
+    return { ...base, [this.#metadataKey]: this.#items };
   }
 }

@@ -1,0 +1,72 @@
+import { readdir, readFile } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
+import { fixedImportOptions } from "../test-support/index.ts";
+import { fromAnthropic } from "./from-anthropic.ts";
+import { toAnthropic } from "./to-anthropic.ts";
+
+const transcripts = new URL("../../../../../shared/data/transcripts/", import.meta.url);
+const folders = [
+  "claude-code__marot-spotter",
+  "claude-code__daaain-claude-code-log",
+  "codemie-code/claude-code",
+];
+
+type Block = { type: string; text?: string; content?: unknown };
+type ApiMessage = { role: "user" | "assistant"; content: string | Block[] };
+
+async function claudeCodeMessages(): Promise<ApiMessage[]> {
+  const messages: ApiMessage[] = [];
+  for (const folder of folders) {
+    const root = new URL(`${folder}/`, transcripts);
+    for (const file of await readdir(root, { recursive: true })) {
+      if (!file.endsWith(".jsonl")) continue;
+      for (const line of (await readFile(new URL(file, root), "utf8")).split("\n")) {
+        if (line.trim() === "") continue;
+        const record = JSON.parse(line) as { type?: string; message?: ApiMessage };
+        if ((record.type === "user" || record.type === "assistant") && record.message?.content !== undefined)
+          messages.push({ role: record.message.role, content: record.message.content });
+      }
+    }
+  }
+  return messages;
+}
+
+/** The two documented equivalences: a lone text block is sent as a plain string (message or tool result). */
+function normalised(message: ApiMessage): ApiMessage {
+  if (typeof message.content === "string") return message;
+  const [only] = message.content;
+  if (message.role === "user" && message.content.length === 1 && only?.type === "text")
+    return { ...message, content: only.text ?? "" };
+  return {
+    ...message,
+    content: message.content.map((block) => {
+      const list =
+        block.type === "tool_result" && Array.isArray(block.content) ? (block.content as Block[]) : undefined;
+      return list?.length === 1 && list[0]?.type === "text" ? { ...block, content: list[0].text } : block;
+    }),
+  };
+}
+
+function usesToolSearch(message: ApiMessage): boolean {
+  return JSON.stringify(message.content).includes('"type":"tool_reference"');
+}
+
+describe("Anthropic on real Claude Code transcripts", () => {
+  it("reads every API message of the Claude Code sessions and writes it back unchanged", async () => {
+    const messages = await claudeCodeMessages();
+    const supported = messages.filter((message) => !usesToolSearch(message));
+    expect(supported.length).toBeGreaterThan(2000);
+    for (const message of supported) {
+      const imported = fromAnthropic({ messages: [message] }, fixedImportOptions());
+      expect(toAnthropic(imported).messages).toEqual([normalised(message)]);
+    }
+  });
+
+  it("rejects the tool-search `tool_reference` blocks it cannot represent, naming where they are", async () => {
+    const message = (await claudeCodeMessages()).find(usesToolSearch);
+    expect(message).toBeDefined();
+    expect(() => fromAnthropic({ messages: [message] })).toThrow(
+      /payload\.messages\[0\]\.content\[\d+\]\.content/,
+    );
+  });
+});
