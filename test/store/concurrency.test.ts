@@ -1,0 +1,93 @@
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SessionStore } from "../../src/store/index.ts";
+import { startWorker, wholeTurnTags, type Child } from "./crash-harness.ts";
+import { postgresForTests, type TestPostgres } from "./pg-server.ts";
+import { openStore, type StoreSpec } from "./workers/worker-store.ts";
+
+const workerPath = fileURLToPath(new URL("./workers/concurrent-worker.ts", import.meta.url));
+const WORKERS = 4;
+
+async function waitForLine(child: Child, line: string): Promise<void> {
+  while (!child.lines.includes(line)) {
+    const error = child.lines.find((candidate) => candidate.startsWith("error"));
+    if (error) throw new Error(`worker failed: ${error}`);
+    const exited = await Promise.race([child.exited.then(() => true), new Promise((resolve) => setTimeout(resolve, 5, false))]);
+    if (exited && !child.lines.includes(line)) throw new Error(`worker exited without "${line}": ${child.lines.slice(-5).join(" | ")}`);
+  }
+}
+
+function concurrencyCases(name: string, specOf: () => StoreSpec): void {
+  describe(`${name}: several processes writing at once`, () => {
+    it("loses and interleaves nothing, on separate sessions and on one shared session", async () => {
+      const spec = specOf();
+      const children = Array.from({ length: WORKERS }, (_, worker) =>
+        startWorker(workerPath, { spec, worker, phase: "free", count: 12 }),
+      );
+      for (const child of children) child.process.stdin!.end();
+      await Promise.all(children.map((child) => waitForLine(child, "done")));
+      const lines = children.flatMap((child) => child.lines);
+      expect(lines.filter((line) => line.startsWith("error"))).toEqual([]);
+      const store: SessionStore = await openStore(spec);
+      for (let worker = 0; worker < WORKERS; worker++) {
+        expect(await wholeTurnTags(store, `own-${worker}`)).toEqual(Array.from({ length: 12 }, (_, index) => `w${worker}-${index}`));
+      }
+      const shared = await wholeTurnTags(store, "shared");
+      const acknowledged = lines.filter((line) => line.startsWith("ack shared ")).map((line) => line.slice(11));
+      expect(acknowledged).toHaveLength(WORKERS * 12);
+      expect([...shared].sort()).toEqual([...acknowledged].sort());
+      for (let worker = 0; worker < WORKERS; worker++) {
+        const own = shared.filter((tag) => tag.startsWith(`w${worker}-`));
+        expect(own).toEqual(Array.from({ length: 12 }, (_, index) => `w${worker}-${index}`));
+      }
+      await store.close();
+    });
+
+    it("lets exactly one of the writers that read the same seq append; the others get ConcurrentWriteError", async () => {
+      const spec = specOf();
+      const rounds = 8;
+      const children = Array.from({ length: WORKERS }, (_, worker) => startWorker(workerPath, { spec, worker, phase: "duel", count: rounds }));
+      for (let round = 0; round < rounds; round++) {
+        await Promise.all(children.map((child) => waitForLine(child, `read ${round}`)));
+        for (const child of children) child.process.stdin!.write("go\n");
+        await Promise.all(
+          children.map(async (child) => {
+            while (!child.lines.includes(`ok ${round}`) && !child.lines.includes(`conflict ${round}`)) await waitForLine(child, `ok ${round}`).catch(() => undefined);
+          }),
+        );
+        const outcomes = children.map((child) => (child.lines.includes(`ok ${round}`) ? "ok" : "conflict"));
+        expect(outcomes.filter((outcome) => outcome === "ok")).toHaveLength(1);
+        expect(outcomes.filter((outcome) => outcome === "conflict")).toHaveLength(WORKERS - 1);
+      }
+      for (const child of children) child.process.stdin!.end();
+      await Promise.all(children.map((child) => waitForLine(child, "done")));
+      const store = await openStore(spec);
+      const tags = await wholeTurnTags(store, "duel");
+      expect(tags).toHaveLength(rounds);
+      expect(tags.map((tag) => tag.replace(/^w\d+/, ""))).toEqual(Array.from({ length: rounds }, (_, round) => `r${round}`));
+      await store.close();
+    });
+  });
+}
+
+const folder = mkdtempSync(join(tmpdir(), "ctxkit-concurrency-"));
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+let databases = 0;
+concurrencyCases("SQLite", () => ({ backend: "sqlite", path: join(folder, `shared-${++databases}.db`) }));
+
+let server: TestPostgres | undefined;
+beforeAll(async () => {
+  server = await postgresForTests();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+concurrencyCases("PostgreSQL", () => ({
+  backend: "postgres",
+  url: server!.url,
+  schema: `concurrency_${randomUUID().replaceAll("-", "")}`,
+}));

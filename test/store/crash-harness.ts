@@ -1,0 +1,129 @@
+// Runs crash-worker children against a store and kills them at random moments; then checks what survived.
+import { spawn, type ChildProcess } from "node:child_process";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { expect } from "vitest";
+import type { SessionStore } from "../../src/store/index.ts";
+import type { StoreSpec } from "./workers/worker-store.ts";
+
+const workerPath = fileURLToPath(new URL("./workers/crash-worker.ts", import.meta.url));
+
+/** A child with its complete output lines. */
+export interface Child {
+  readonly process: ChildProcess;
+  readonly lines: string[];
+  readonly exited: Promise<number | null>;
+  ready(): Promise<void>;
+}
+
+/** Starts a worker script (a `.ts` file run by Node directly) with one JSON argument. */
+export function startWorker(script: string, argument: unknown): Child {
+  // The compile cache makes each child start in a fraction of the time (the test starts dozens).
+  const env = { ...process.env, NODE_COMPILE_CACHE: join(tmpdir(), "ctxkit-node-compile-cache") };
+  const child = spawn(process.execPath, [script, JSON.stringify(argument)], { stdio: ["pipe", "pipe", "pipe"], env });
+  const lines: string[] = [];
+  let pending = "";
+  let stderr = "";
+  const waiters: (() => void)[] = [];
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    pending += chunk;
+    const complete = pending.split("\n");
+    pending = complete.pop()!;
+    lines.push(...complete);
+    for (const wake of waiters.splice(0)) wake();
+  });
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return {
+    process: child,
+    lines,
+    exited,
+    ready: () =>
+      new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (lines.includes("ready")) return resolve();
+          waiters.push(check);
+        };
+        void exited.then((code) => reject(new Error(`worker exited (${code}) before it was ready: ${stderr.slice(-1500)}`)));
+        check();
+      }),
+  };
+}
+
+const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
+
+/** Arguments of one crash worker. */
+export interface CrashWorkerArgument {
+  readonly spec: StoreSpec;
+  readonly sessionId: string;
+  readonly mode: "append" | "restore";
+  readonly worker: number;
+}
+
+/**
+ * Runs crash rounds: each starts a worker (the next one is started while the current one runs, so start-up
+ * time overlaps), lets it write for a random moment, applies `cut` (e.g. killing its connections) and kills it
+ * with SIGKILL. Returns the acknowledged tags of every round.
+ */
+export async function crashRounds(
+  rounds: readonly CrashWorkerArgument[],
+  maxDelayMs: (argument: CrashWorkerArgument) => number,
+  cut: (argument: CrashWorkerArgument, child: Child) => Promise<void> = async () => {},
+): Promise<string[]> {
+  const acknowledged: string[] = [];
+  let next: Child | undefined = rounds[0] && startWorker(workerPath, rounds[0]);
+  for (let index = 0; index < rounds.length; index++) {
+    const child = next!;
+    await child.ready();
+    next = rounds[index + 1] && startWorker(workerPath, rounds[index + 1]);
+    child.process.stdin!.write("go\n");
+    await sleep(Math.random() * maxDelayMs(rounds[index]!));
+    await cut(rounds[index]!, child);
+    child.process.kill("SIGKILL");
+    await child.exited;
+    const unexpected = child.lines.filter((line) => line.startsWith("fail") && !line.startsWith("fail store_error"));
+    expect(unexpected).toEqual([]);
+    acknowledged.push(...child.lines.filter((line) => line.startsWith("ack ")).map((line) => line.slice(4)));
+  }
+  return acknowledged;
+}
+
+/**
+ * The tags of a session's turns in order, after checking that each turn is whole: all its `parts` messages,
+ * contiguous, nothing else in between; seqs 0…n−1 and the counters matching.
+ */
+export async function wholeTurnTags(store: SessionStore, sessionId: string): Promise<string[]> {
+  const session = await store.getSession(sessionId);
+  const rows = await store.loadMessages(sessionId, { strategy: "all" });
+  expect(session?.nextSeq).toBe(rows.length);
+  expect(session?.messageCount).toBe(rows.length);
+  expect(rows.map((message) => message.seq)).toEqual(rows.map((_, index) => index));
+  const tags: string[] = [];
+  for (let index = 0; index < rows.length; ) {
+    const { tag, parts } = rows[index]!.metadata as { tag: string; parts: number };
+    const turn = rows.slice(index, index + parts);
+    expect(turn.map((message) => (message.metadata as { tag: string }).tag)).toEqual(Array(parts).fill(tag));
+    tags.push(tag);
+    index += parts;
+  }
+  return tags;
+}
+
+/** Checks a crash-test session: turns t1…tn, each whole, and every acknowledged one among them. */
+export async function expectCompleteTurns(store: SessionStore, sessionId: string, acknowledged: readonly string[]): Promise<number> {
+  const tags = await wholeTurnTags(store, sessionId);
+  expect(tags).toEqual(tags.map((_, index) => `t${index + 1}`));
+  expect(new Set(tags)).toEqual(new Set([...tags, ...acknowledged]));
+  return tags.length;
+}
+
+/** Checks restored sessions: every acknowledged one is there, and every one there is whole. */
+export async function expectCompleteRestores(store: SessionStore, acknowledged: readonly string[], parts: number): Promise<void> {
+  const present = (await store.listSessions({ limit: 1000 })).sessions.filter((session) => session.id.startsWith("restored-"));
+  for (const session of present) {
+    expect(session.messageCount).toBe(parts);
+    expect(await store.loadMessages(session.id, { strategy: "all" })).toHaveLength(parts);
+  }
+  expect(new Set(present.map((session) => session.id))).toEqual(new Set([...present.map((session) => session.id), ...acknowledged]));
+}

@@ -1,0 +1,34 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { afterAll, describe, expect, it } from "vitest";
+import { openSqliteSessionStore } from "../../src/store/sqlite/index.ts";
+import { crashRounds, expectCompleteRestores, expectCompleteTurns } from "./crash-harness.ts";
+
+const folder = mkdtempSync(join(tmpdir(), "ctxkit-crash-"));
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+describe("SQLite store under SIGKILL", () => {
+  it("keeps every acknowledged turn and no partial one across 50 kills at random moments", async () => {
+    const path = join(folder, "crash.db");
+    const spec = { backend: "sqlite" as const, path };
+    const rounds = Array.from({ length: 50 }, (_, worker) => ({
+      spec,
+      sessionId: "crash",
+      mode: worker % 5 === 4 ? ("restore" as const) : ("append" as const),
+      worker,
+    }));
+    const acknowledged = await crashRounds(rounds, (round) => (round.mode === "append" ? 200 : 300));
+    const appended = acknowledged.filter((tag) => !tag.startsWith("restored-"));
+    const restored = acknowledged.filter((tag) => tag.startsWith("restored-"));
+    const raw = new DatabaseSync(path);
+    expect(raw.prepare("PRAGMA integrity_check").all()).toEqual([{ integrity_check: "ok" }]);
+    raw.close();
+    const store = await openSqliteSessionStore({ path, retentionDays: 0 });
+    const turns = await expectCompleteTurns(store, "crash", appended);
+    await expectCompleteRestores(store, restored, 122);
+    expect(turns).toBeGreaterThan(0);
+    await store.close();
+  }, 180_000);
+});

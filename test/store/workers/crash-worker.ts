@@ -1,0 +1,52 @@
+// Child process of the crash test: appends tagged turns to one session (or restores whole sessions) for ever,
+// printing "ack <tag>" after each committed write, until the test kills it. A failed write (the connection cut)
+// is reported as "fail <code>" and the worker goes on from what the store says was committed.
+import { flushCompileCache } from "node:module";
+import { CtxkitError } from "../../../src/errors/index.ts";
+import { sequentialIds } from "../../../src/model/ids.ts";
+import { openStore, say, taggedTurn, type StoreSpec } from "./worker-store.ts";
+
+const { spec, sessionId, mode, worker } = JSON.parse(process.argv[2]!) as {
+  spec: StoreSpec;
+  sessionId: string;
+  mode: "append" | "restore";
+  worker: number;
+};
+const store = await openStore(spec);
+// Killed workers never exit normally, so the compile cache the test enables is written now.
+flushCompileCache();
+await say("ready");
+// Started ahead of time by the test; writes begin when it says "go".
+await new Promise<void>((resolve) => process.stdin.once("data", () => resolve()));
+const ids = sequentialIds();
+for (let round = 0; ; round++) {
+  try {
+    if (mode === "append") {
+      const session = await store.getSession(sessionId);
+      const tag = `t${(session?.turnCount ?? 0) + 1}`;
+      await store.appendTurn(sessionId, taggedTurn(tag, 1 + (round % 4), 1500), { expectedNextSeq: session?.nextSeq ?? 0 });
+      await say(`ack ${tag}`);
+    } else {
+      const id = `restored-${worker}-${round}`;
+      const messages = taggedTurn(id, 60, 200).map((input, seq) => ({
+        ...input,
+        id: ids("m"),
+        sessionId: id,
+        seq,
+        turn: 1,
+        createdAt: "2025-01-01T00:00:00.000Z",
+      }));
+      const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
+      await store.restoreSession({
+        session: { id, createdAt: "2025-01-01T00:00:00.000Z", updatedAt: "2025-01-01T00:00:00.000Z", messageCount: messages.length, turnCount: 1, nextSeq: messages.length, usage, cost: 0, metadata: {}, executorSessionIds: {} },
+        rows: messages.map((message) => ({ message, position: message.seq })),
+        blobs: [],
+        syncStates: [],
+      });
+      await say(`ack ${id}`);
+    }
+  } catch (error) {
+    await say(`fail ${CtxkitError.isInstance(error) ? error.code : String(error)}`);
+    if (!CtxkitError.isInstance(error) || error.code !== "store_error") process.exit(3);
+  }
+}
