@@ -58,6 +58,8 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
       store: options.store,
       ...(options.engine !== undefined && { engine: options.engine }),
       maxLiveSessions: limits.maxLiveSessions,
+      ...(options.memoryInContext === true &&
+        options.memory !== undefined && { contextMemory: options.memory }),
       onEvent: (tenant, sessionId, event) => {
         metrics.governanceEvents.inc({ type: event.type });
         hub.publish(tenant, { type: "governance", sessionId, event });

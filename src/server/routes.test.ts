@@ -269,6 +269,33 @@ describe("live events, memory and metrics", () => {
     ).toBe(400);
   });
 
+  it("memory in context (opt-in): the tenant's core memories reach its system prompts, never another tenant's", async () => {
+    const harness = await setup({ responses: () => "ok", server: { memoryInContext: true } });
+    await harness.call("/v1/memory", {
+      method: "POST",
+      json: { kind: "preference", content: "Acme prefers metric units" },
+    });
+    await harness.call("/v1/memory", {
+      method: "POST",
+      key: harness.globex,
+      json: { kind: "preference", content: "Globex prefers imperial units" },
+    });
+    await turn(harness, "mem-1", { message: "hello", system: "Be brief." });
+    const system = harness.upstream.requests[0]!.body.messages![0]!;
+    expect(system.role).toBe("system");
+    expect(String(system.content)).toContain("Be brief.");
+    expect(String(system.content)).toContain("Acme prefers metric units");
+    expect(String(system.content)).not.toContain("Globex");
+
+    const plain = await setup({ responses: () => "ok" });
+    await plain.call("/v1/memory", {
+      method: "POST",
+      json: { kind: "preference", content: "Acme prefers metric units" },
+    });
+    await turn(plain, "mem-2", { message: "hello", system: "Be brief." });
+    expect(plain.upstream.requests[0]!.body.messages![0]).toEqual({ role: "system", content: "Be brief." });
+  });
+
   it("/metrics counts requests by route pattern, upstream calls and governance events, with no ids or keys", async () => {
     const harness = await setup({ responses: () => "ok" });
     await turn(harness, "m1", { message: "hello" });

@@ -34,6 +34,12 @@ export interface ServerOptions {
   readonly store: SessionStore;
   /** Long-term memory for `/v1/memory` (its owner is the tenant). Without it those routes answer 503. */
   readonly memory?: MemoryStore;
+  /**
+   * Put each tenant's core memories in its sessions' system prompts and store governance's summaries as memories
+   * (default false). Every session of a tenant then shares its memories: leave it off when a tenant's sessions
+   * belong to different end users.
+   */
+  readonly memoryInContext?: boolean;
   /** Engine options for every tenant, or chosen per tenant. */
   readonly engine?: ServerEngineOptions | ((tenant: string) => ServerEngineOptions);
   /** The OpenAI-compatible model server. Without it the proxy and turns routes answer 503. */

@@ -6,7 +6,11 @@ import {
 import type { EngineSession } from "../../engine/engine-session.ts";
 import type { PreparedRequest } from "../../engine/prepared-request.ts";
 import type { GovernanceEvent } from "../../governance/events.ts";
+import { createEngineMemory } from "../../memory/engine-memory.ts";
+import type { MemoryStore } from "../../memory/memory-store.ts";
 import type { SessionStore } from "../../store/session-store.ts";
+import { counterForModel } from "../../tokens/counter-for-model.ts";
+import { defaultModelRegistry } from "../../tokens/model-registry.ts";
 import { KeyedMutex } from "./keyed-mutex.ts";
 
 /** Engine options the server lets a deployment choose (the store, owner and event hook are the server's). */
@@ -38,6 +42,23 @@ export interface TenantEnginesOptions {
   readonly onEvent?: (tenant: string, sessionId: string, event: GovernanceEvent) => void;
   /** Sessions kept loaded in memory; the least recently used idle one is unloaded beyond it. Default 1,000. */
   readonly maxLiveSessions?: number;
+  /**
+   * Long-term memory in context: each tenant's engine stores governance's summaries as its memories and puts
+   * its core memories in every system prompt. Off unless given.
+   */
+  readonly contextMemory?: MemoryStore;
+}
+
+async function withTenantMemory(
+  options: ServerEngineOptions,
+  tenant: string,
+  store: MemoryStore | undefined,
+): Promise<ServerEngineOptions> {
+  if (store === undefined || options.memory !== undefined) return options;
+  const model = options.model;
+  const modelId = model === undefined ? "gpt-4.1" : typeof model === "string" ? model : model.modelId;
+  const counter = options.tokenCounter ?? (await counterForModel(defaultModelRegistry.lookup(modelId)));
+  return { ...options, tokenCounter: counter, memory: createEngineMemory({ store, counter, owner: tenant }) };
 }
 
 /**
@@ -66,12 +87,14 @@ export class TenantEngines {
     if (engine === undefined) {
       const configured = this.#options.engine;
       const options = typeof configured === "function" ? configured(tenant) : (configured ?? {});
-      engine = createContextEngine({
-        ...options,
-        store: this.#options.store,
-        session: { owner: tenant },
-        onEvent: (event, sessionId) => this.#options.onEvent?.(tenant, sessionId, event),
-      });
+      engine = withTenantMemory(options, tenant, this.#options.contextMemory).then((resolved) =>
+        createContextEngine({
+          ...resolved,
+          store: this.#options.store,
+          session: { owner: tenant },
+          onEvent: (event, sessionId) => this.#options.onEvent?.(tenant, sessionId, event),
+        }),
+      );
       void engine.then(
         (created) => this.#ready.set(tenant, created),
         () => this.#engines.delete(tenant),
