@@ -3,6 +3,7 @@
 # need, exports where they are, and stops them when the CI shell exits. Idempotent: sourcing it again, or with
 # CTXKIT_TEST_PG_URL already set, starts nothing new.
 #
+# Chromium and tmux: installed from Debian packages when missing.
 # PostgreSQL: installed from Debian packages when missing (as root), then a throwaway cluster is initialised in
 # a temporary folder (as the `postgres` user: initdb refuses root), listening on 127.0.0.1 only on a free
 # port, with a `ctxkit_test` database. Exports CTXKIT_TEST_PG_URL=postgres://postgres@127.0.0.1:<port>/ctxkit_test.
@@ -66,4 +67,21 @@ ctxkit_start_postgres() {
   echo "services: PostgreSQL $("$bin/postgres" --version | awk '{print $3}') on 127.0.0.1:$port"
 }
 
+# Chromium (browser tests drive Debian's /usr/bin/chromium through playwright-core; no browser is downloaded) and
+# tmux (the `ctxkit chat` end-to-end test runs the CLI in a real terminal) come from Debian packages.
+ctxkit_install_packages() {
+  local missing=()
+  [ -x /usr/bin/chromium ] || missing+=(chromium)
+  command -v tmux >/dev/null 2>&1 || missing+=(tmux)
+  if [ "${#missing[@]}" -eq 0 ]; then return 0; fi
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "services: missing Debian packages: ${missing[*]}; install them or run as root" >&2
+    return 1
+  fi
+  echo "services: installing ${missing[*]} from Debian packages"
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+ctxkit_install_packages
 ctxkit_start_postgres
