@@ -50,7 +50,7 @@ describe("loadSettings", () => {
     expect(settings.sessionRetentionDays).toBe(30);
     expect(settings.maxRetries).toBe(2);
     expect(settings.server).toEqual({ host: "127.0.0.1", port: 7710 });
-    expect(settings.db).toBe(join(home, ".local", "share", "ctxkit", "ctxkit.db"));
+    expect(settings.db).toBe(join(home, ".ctxkit", "ctxkit.db"));
     expect(settings.policy).toEqual({});
     expect(settings.apiKeys).toEqual({});
     expect(sources["sessionRetentionDays"]).toEqual({ kind: "default" });

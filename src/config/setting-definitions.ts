@@ -1,4 +1,4 @@
-import { isAbsolute, join } from "node:path";
+import { join } from "node:path";
 import { z } from "zod";
 import { CtxkitError } from "../errors/ctxkit-error.ts";
 import { governancePolicySchema } from "../governance/policy.ts";
@@ -117,14 +117,7 @@ const drafts: Draft[] = [
     description: "SQLite database file",
     isPath: true,
     allowed: "a file path",
-    defaultValue: ({ env, home }) => {
-      const dataHome = env["XDG_DATA_HOME"];
-      return join(
-        dataHome !== undefined && isAbsolute(dataHome) ? dataHome : join(home, ".local", "share"),
-        "ctxkit",
-        "ctxkit.db",
-      );
-    },
+    defaultValue: ({ home }) => join(home, ".ctxkit", "ctxkit.db"),
   },
   {
     key: "pgUrl",

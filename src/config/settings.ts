@@ -24,7 +24,7 @@ export interface Settings {
   preset: PresetName;
   /** Governance policy fields that override the preset. */
   policy: GovernancePolicyInput;
-  /** SQLite database file (absolute). Default `$XDG_DATA_HOME/ctxkit/ctxkit.db` or `~/.local/share/ctxkit/ctxkit.db`. */
+  /** SQLite database file (absolute). Default `~/.ctxkit/ctxkit.db` (`CTXKIT_DB` overrides). */
   db: string;
   /** PostgreSQL URL; when set, sessions are stored there. */
   pgUrl: string | undefined;
