@@ -15,6 +15,7 @@ import { RateLimiter } from "./limits/rate-limiter.ts";
 import { ServerMetrics } from "./metrics/server-metrics.ts";
 import { registerChatCompletionsRoute } from "./routes/chat-completions-route.ts";
 import { registerInspectionRoutes } from "./routes/inspection-routes.ts";
+import { registerInspectorRoutes } from "./routes/inspector-routes.ts";
 import { registerMemoryRoutes } from "./routes/memory-routes.ts";
 import { registerSessionDataRoutes } from "./routes/session-data-routes.ts";
 import { registerSessionRoutes } from "./routes/session-routes.ts";
@@ -119,6 +120,7 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
   registerSessionRoutes(app, context);
   registerSessionDataRoutes(app, context);
   registerInspectionRoutes(app, context);
+  registerInspectorRoutes(app, context);
   registerTurnRoutes(app, context);
   registerMemoryRoutes(app, context);
   registerChatCompletionsRoute(app, context);

@@ -30,6 +30,9 @@ const ROUTES: readonly RouteCase[] = [
   { method: "GET", path: "/v1/sessions/:id/stats" },
   { method: "GET", path: "/v1/sessions/:id/context" },
   { method: "GET", path: "/v1/sessions/:id/replay" },
+  { method: "GET", path: "/v1/sessions/:id/timeline" },
+  { method: "GET", path: "/v1/sessions/:id/timeline/:index" },
+  { method: "GET", path: "/v1/sessions/:id/timeline/:index/offloaded/:ref" },
   { method: "POST", path: "/v1/sessions/:id/compact", json: {} },
   { method: "POST", path: "/v1/sessions/:id/clear", json: {} },
   { method: "POST", path: "/v1/sessions/:id/turns", json: { message: "leak it" }, creates: true },
@@ -156,7 +159,16 @@ describe("tenant isolation", () => {
     const own = await harness.call(`/v1/sessions/${sessionId}/blobs/${blobRef}`);
     expect(own.status).toBe(200);
     expect(own.headers.get("content-type")).toBe("image/png");
-    for (const path of ["", "/messages", "/stats", "/context", "/replay", "/export"]) {
+    for (const path of [
+      "",
+      "/messages",
+      "/stats",
+      "/context",
+      "/replay",
+      "/timeline",
+      "/timeline/0",
+      "/export",
+    ]) {
       expect((await harness.call(`/v1/sessions/${sessionId}${path}`)).status, path).toBe(200);
     }
   });

@@ -1,0 +1,107 @@
+import type { Hono } from "hono";
+import { toOpenAIChatJson } from "../../formats/providers/openai-chat/index.ts";
+import { messageText } from "../../model/blocks.ts";
+import { createExtractiveSummarizer } from "../../summarize/index.ts";
+import { HttpError, notFound } from "../http/http-error.ts";
+import type { ServerContext, ServerEnv } from "../server-context.ts";
+import { buildTimeline, type Timeline } from "./inspector-timeline.ts";
+
+/** How many sessions' timelines are kept between requests (a timeline is rebuilt when its session changed). */
+const CACHED_TIMELINES = 8;
+
+/** A small LRU of timeline replays keyed by tenant and session, valid while the session is unchanged. */
+class TimelineCache {
+  readonly #entries = new Map<string, { version: string; timeline: Promise<Timeline> }>();
+
+  get(key: string, version: string, build: () => Promise<Timeline>): Promise<Timeline> {
+    const cached = this.#entries.get(key);
+    this.#entries.delete(key);
+    const entry = cached?.version === version ? cached : { version, timeline: build() };
+    this.#entries.set(key, entry);
+    entry.timeline.catch(() => this.#entries.get(key) === entry && this.#entries.delete(key));
+    while (this.#entries.size > CACHED_TIMELINES) this.#entries.delete(this.#entries.keys().next().value!);
+    return entry.timeline;
+  }
+}
+
+function requestIndex(value: string, timeline: Timeline): number {
+  const index = /^\d{1,9}$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isInteger(index) || index >= timeline.requests.length) {
+    throw new HttpError(
+      404,
+      "not_found",
+      `request "${value}" not found; the session has ${timeline.requests.length} requests (0-based)`,
+    );
+  }
+  return index;
+}
+
+/**
+ * Routes the web inspector reads a session's history through: the per-request timeline (governed and raw
+ * tokens by channel, cache hits, governance events), the exact governed payload of any request, and the outputs
+ * governance offloaded in it. The stored history is replayed with the server's window, counter and policy and
+ * the extractive summarizer (viewing never calls a model); nothing is written.
+ *
+ * @example
+ * registerInspectorRoutes(app, context);
+ */
+export function registerInspectorRoutes(app: Hono<ServerEnv>, context: ServerContext): void {
+  const { store, directory, engines } = context;
+  const cache = new TimelineCache();
+
+  const timelineOf = async (tenant: string, id: string): Promise<Timeline> => {
+    const record = await directory.requireStored(tenant, id);
+    const version = `${record.updatedAt}|${record.messageCount}|${record.nextSeq}`;
+    return cache.get(`${tenant}\u0000${id}`, version, async () => {
+      const settings = (await engines.engine(tenant)).settings;
+      const rows = (await store.dumpSession(id)).rows;
+      const messages = rows.map((row) => row.message).sort((a, b) => a.seq - b.seq);
+      return buildTimeline(messages, {
+        contextWindow: settings.contextWindow,
+        reservedOutputTokens: settings.reservedOutputTokens,
+        counter: settings.counter,
+        summarizer: createExtractiveSummarizer({ counter: settings.counter }),
+        policy: settings.policy,
+      });
+    });
+  };
+
+  app.get("/v1/sessions/:id/timeline", async (c) => {
+    const id = c.req.param("id");
+    const timeline = await timelineOf(c.get("tenant"), id);
+    return c.json({
+      sessionId: id,
+      contextWindow: timeline.contextWindow,
+      usable: timeline.usable,
+      fixedTokens: timeline.fixedTokens,
+      summarizer: "extractive",
+      requests: timeline.requests,
+    });
+  });
+
+  app.get("/v1/sessions/:id/timeline/:index", async (c) => {
+    const id = c.req.param("id");
+    const timeline = await timelineOf(c.get("tenant"), id);
+    const index = requestIndex(c.req.param("index"), timeline);
+    const messages = timeline.views[index]!;
+    return c.json({
+      sessionId: id,
+      request: timeline.requests[index],
+      messages,
+      openai: toOpenAIChatJson(messages, { reasoning: "omit" }),
+      summaries: messages
+        .filter((message) => message.kind === "summary")
+        .map((message) => ({ id: message.id, text: messageText(message) })),
+    });
+  });
+
+  app.get("/v1/sessions/:id/timeline/:index/offloaded/:ref", async (c) => {
+    const id = c.req.param("id");
+    const ref = c.req.param("ref");
+    const timeline = await timelineOf(c.get("tenant"), id);
+    requestIndex(c.req.param("index"), timeline);
+    const text = await timeline.offloaded(ref);
+    if (text === undefined) throw notFound("offloaded output", ref);
+    return c.json({ ref, text });
+  });
+}
