@@ -48,6 +48,12 @@ export interface AnthropicRedactedThinkingBlock {
 /** Metadata key under which a message keeps the fields of its `tool_use` blocks that are not interpreted. */
 export const BLOCK_EXTRAS_KEY = "anthropic.blocks";
 
+/**
+ * Metadata key marking a user message that Anthropic sent as a list holding one text block, so it is sent back
+ * as that list rather than as the equivalent plain string.
+ */
+export const CONTENT_LIST_KEY = "anthropic.contentList";
+
 /** A tool call (with any further fields Anthropic sent, such as `caller`). */
 export interface AnthropicToolUseBlock {
   type: "tool_use";

@@ -133,6 +133,19 @@ describe("Anthropic", () => {
     expect(toAnthropic(messages)).toEqual(payload);
   });
 
+  it("sends a lone user text back in the form it came in: a list stays a list, a string a string", () => {
+    const payload: AnthropicPayload = {
+      messages: [
+        { role: "user", content: [{ type: "text", text: "[Request interrupted by user]" }] },
+        { role: "assistant", content: [{ type: "text", text: "Stopped." }] },
+        { role: "user", content: "Go on." },
+      ],
+    };
+    const messages = fromAnthropic(payload, fixedImportOptions());
+    expect(messages[0]!.content).toEqual([{ type: "text", text: "[Request interrupted by user]" }]);
+    expect(toAnthropic(messages)).toEqual(payload);
+  });
+
   it("leaves out reasoning without a signature, which Anthropic would reject", () => {
     const [message] = buildMessages(
       [

@@ -31,22 +31,6 @@ async function claudeCodeMessages(): Promise<ApiMessage[]> {
   return messages;
 }
 
-/** The two documented equivalences: a lone text block is sent as a plain string (message or tool result). */
-function normalised(message: ApiMessage): ApiMessage {
-  if (typeof message.content === "string") return message;
-  const [only] = message.content;
-  if (message.role === "user" && message.content.length === 1 && only?.type === "text")
-    return { ...message, content: only.text ?? "" };
-  return {
-    ...message,
-    content: message.content.map((block) => {
-      const list =
-        block.type === "tool_result" && Array.isArray(block.content) ? (block.content as Block[]) : undefined;
-      return list?.length === 1 && list[0]?.type === "text" ? { ...block, content: list[0].text } : block;
-    }),
-  };
-}
-
 function usesToolSearch(message: ApiMessage): boolean {
   return JSON.stringify(message.content).includes('"type":"tool_reference"');
 }
@@ -58,7 +42,7 @@ describe("Anthropic on real Claude Code transcripts", () => {
     expect(supported.length).toBeGreaterThan(2000);
     for (const message of supported) {
       const imported = fromAnthropic({ messages: [message] }, fixedImportOptions());
-      expect(toAnthropic(imported).messages).toEqual([normalised(message)]);
+      expect(toAnthropic(imported).messages).toEqual([message]);
     }
   });
 

@@ -12,7 +12,7 @@ import { decodeToolResultText } from "../tool-result-text.ts";
 import { validatePayload } from "../validate-payload.ts";
 import { ExtrasCollector, extrasOf } from "../item-extras.ts";
 import { fromAnthropicMedia } from "./anthropic-media.ts";
-import { BLOCK_EXTRAS_KEY } from "./anthropic-message.ts";
+import { BLOCK_EXTRAS_KEY, CONTENT_LIST_KEY } from "./anthropic-message.ts";
 import { anthropicPayloadSchema, type ParsedAnthropicPayload } from "./anthropic-schema.ts";
 
 type ParsedMessage = ParsedAnthropicPayload["messages"][number];
@@ -77,7 +77,11 @@ function userDrafts(
     if (block.type === "tool_result") drafts.push(toolDraft(block, toolNames));
     else rest.push(block.type === "text" ? { type: "text", text: block.text } : fromAnthropicMedia(block));
   }
-  if (rest.length > 0) drafts.push(userDraft(rest));
+  if (rest.length === 0) return drafts;
+  const draft = userDraft(rest);
+  // A lone text block would be sent back as a plain string; remember that it came as a list.
+  const listed = drafts.length === 0 && rest.length === 1 && rest[0]?.type === "text";
+  drafts.push(listed ? { ...draft, metadata: { ...draft.metadata, [CONTENT_LIST_KEY]: true } } : draft);
   return drafts;
 }
 

@@ -9,6 +9,7 @@ import { storedExtras } from "../item-extras.ts";
 import { toAnthropicMedia } from "./anthropic-media.ts";
 import {
   BLOCK_EXTRAS_KEY,
+  CONTENT_LIST_KEY,
   type AnthropicAssistantBlock,
   type AnthropicMessage,
   type AnthropicPayload,
@@ -29,9 +30,10 @@ function userBlocks(entry: UserEntry, options: ExportOptions): AnthropicUserBloc
   );
 }
 
-function userContent(blocks: AnthropicUserBlock[]): string | AnthropicUserBlock[] {
+function userContent(blocks: AnthropicUserBlock[], message: Message): string | AnthropicUserBlock[] {
   const only = blocks[0];
-  return blocks.length === 1 && only?.type === "text" ? only.text : blocks;
+  const listed = message.metadata?.[CONTENT_LIST_KEY] === true;
+  return blocks.length === 1 && only?.type === "text" && !listed ? only.text : blocks;
 }
 
 function toolInput(input: JsonValue): { [key: string]: JsonValue } {
@@ -113,7 +115,8 @@ function systemOf(messages: readonly Message[]): AnthropicPayload["system"] {
  * `is_error`, and images or files in the result's content list), followed in the same message by the user
  * message that comes right after them, if any. Reasoning becomes `thinking` (with its signature) or
  * `redacted_thinking`; reasoning without a signature is left out because Anthropic rejects it. Summaries are
- * user text in the summary envelope; markers are left out.
+ * user text in the summary envelope; markers are left out. A lone user text goes as a plain string unless it
+ * was imported from a one-block list, which is sent back as that list (round trips are byte for byte).
  *
  * @example
  * const { system, messages } = toAnthropic(history);
@@ -125,7 +128,7 @@ export function toAnthropic(messages: readonly Message[], options: ExportOptions
   for (const entry of planExport(messages, { ...options, format: "Anthropic", mergeFollowingUser: true })) {
     if (entry.kind === "system") systems.push(entry.message);
     else if (entry.kind === "user")
-      output.push({ role: "user", content: userContent(userBlocks(entry, options)) });
+      output.push({ role: "user", content: userContent(userBlocks(entry, options), entry.message) });
     else if (entry.kind === "assistant") {
       const content = entry.message.content.flatMap((block, position) => {
         const converted = assistantBlock(block, entry.message, `${where(entry.index)}.content[${position}]`);
