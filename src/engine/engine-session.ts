@@ -9,7 +9,7 @@ import { contextStats, type ContextStats } from "../assembly/context-stats.ts";
 import { Conversation, type AssistantInput, type ToolResultInput } from "../conversation/conversation.ts";
 import { ConcurrentWriteError } from "../errors/errors.ts";
 import type { GovernanceEvent } from "../governance/events.ts";
-import { Governor } from "../governance/governor.ts";
+import { Governor, type RequestTokens } from "../governance/governor.ts";
 import type { ContentBlock, Message, MessageInput } from "../model/message.ts";
 import type { LoadStrategy, SessionRecord, SessionStore } from "../store/session-store.ts";
 import { sessionOffloadStore } from "../store/blob-store.ts";
@@ -49,6 +49,8 @@ export class EngineSession {
   #committedLength = 0;
   readonly #persistedSummaries = new Set<string>();
   #lastFixedTokens = 0;
+  /** Token figures of the request prepared last, anchored on the usage its reply reports. */
+  #lastPrepared: RequestTokens | undefined;
 
   /** @internal Use `engine.session(id)`. */
   constructor(id: string, settings: EngineSettings) {
@@ -126,6 +128,7 @@ export class EngineSession {
       fixedTokens,
       ...(options.signal !== undefined && { signal: options.signal }),
     });
+    this.#lastPrepared = governed.tokens;
     const payload = assemblePayload(system, governed.messages);
     return new PreparedRequest({
       payload,
@@ -143,6 +146,10 @@ export class EngineSession {
     const { conversation, governor } = await this.#ready();
     const message = await conversation.appendAssistant(input);
     governor.recordSuccess();
+    if (this.#lastPrepared !== undefined && input.usage !== undefined) {
+      governor.observeUsage(this.#lastPrepared, input.usage.input);
+    }
+    this.#lastPrepared = undefined;
     return message;
   }
 

@@ -108,6 +108,23 @@ describe("ContextEngine", () => {
     expect(request.tokens.total + request.tokens.reservedOutput).toBeLessThanOrEqual(16_000);
   });
 
+  it("anchors the next request on the usage the provider reported for the previous one", async () => {
+    const engine = await engineOver(new MemorySessionStore());
+    const session = engine.session("anchored");
+    await session.addUser("what is in the repository?");
+    const first = await session.prepare({ system: "You are a test agent." });
+    expect(first.tokens.anchoredTotal).toBeUndefined();
+    await session.recordAssistant({
+      content: "two folders",
+      usage: { input: first.tokens.total * 4, output: 3 },
+    });
+    await session.addUser("and in src?");
+    const second = await session.prepare({ system: "You are a test agent." });
+    const growth = second.tokens.total - first.tokens.total;
+    // The provider counted 4× more than the local counter: the change since is scaled by at most 2.
+    expect(second.tokens.anchoredTotal).toBe(first.tokens.total * 4 + growth * 2);
+  });
+
   it("interrupt removes the open turn; clear hides everything behind one marker", async () => {
     const store = new MemorySessionStore();
     const engine = await engineOver(store);

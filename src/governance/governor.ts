@@ -5,6 +5,7 @@ import { opensTurn } from "../model/turns.ts";
 import { repairOrphans } from "../conversation/orphan-repair.ts";
 import type { Summarizer } from "../summarize/summarizer.ts";
 import type { TokenCounter } from "../tokens/token-counter.ts";
+import { UsageAnchor } from "./usage-anchor.ts";
 import { cachePricing, checkpointPays, expectedRemainingRequests } from "./cache-economics.ts";
 import { emergencyView } from "./emergency.ts";
 import type { GovernanceEvent, GovernanceEventListener } from "./events.ts";
@@ -63,8 +64,13 @@ export interface PrepareOptions {
 export interface RequestTokens extends WindowBudget {
   readonly fixed: number;
   readonly messages: number;
-  /** `fixed + messages`: what the payload is expected to cost. */
+  /** `fixed + messages`: what the payload is expected to cost, by the local counter. */
   readonly total: number;
+  /**
+   * The total anchored on the provider's last reported usage (its count of the previous request plus the
+   * estimated change since); present once a usage was observed. Governance decisions use it when present.
+   */
+  readonly anchoredTotal?: number;
 }
 
 /** The outcome of `prepare`: the governed messages to send, and what governance did. */
@@ -108,6 +114,7 @@ export class Governor {
   readonly #ids: IdGenerator;
   readonly #clock: Clock;
   readonly #tokenCache = new WeakMap<Message, number>();
+  readonly #usageAnchor = new UsageAnchor();
   readonly #guard: CompactionGuard = {};
   #loops: LoopDetector;
   #view: Message[] = [];
@@ -185,8 +192,11 @@ export class Governor {
     const fresh = history.slice(this.#covered);
     this.#covered = history.length;
     this.#lastCoveredId = history.at(-1)?.id;
-    const fixed = options.fixedTokens ?? 0;
-    const loop = await this.#ingest(fresh, fixed, publish, options.signal);
+    const counted = options.fixedTokens ?? 0;
+    const loop = await this.#ingest(fresh, counted, publish, options.signal);
+    // Decisions use the provider-anchored total: what the local counter misses (hidden framing, a different
+    // tokenizer) is carried as if it were part of the fixed tokens.
+    const fixed = counted + this.#anchorCorrection(counted + this.#viewTokens);
 
     const { policy, window } = this;
     const total = fixed + this.#viewTokens;
@@ -226,10 +236,19 @@ export class Governor {
     }
     const messageTokens =
       repaired.messages === this.#view ? this.#viewTokens : sumTokens(repaired.messages, this.tokensOf);
+    const counterTotal = counted + messageTokens;
     return {
       messages: repaired.messages === this.#view ? [...this.#view] : repaired.messages,
       events,
-      tokens: { ...window, fixed, messages: messageTokens, total: fixed + messageTokens },
+      tokens: {
+        ...window,
+        fixed: counted,
+        messages: messageTokens,
+        total: counterTotal,
+        ...(this.#usageAnchor.reported !== undefined && {
+          anchoredTotal: counterTotal + this.#anchorCorrection(counterTotal),
+        }),
+      },
       checkpoint,
       ...(loop !== undefined && { loop }),
     };
@@ -282,6 +301,20 @@ export class Governor {
     return events;
   }
 
+  /**
+   * Call with the provider's reported prompt tokens (`usage.input`, cached ones included) of a request this
+   * governor prepared: later decisions are anchored on that truth, and only the change since is estimated.
+   */
+  observeUsage(prepared: RequestTokens, reportedInputTokens: number): void {
+    this.#usageAnchor.observe(prepared.total, reportedInputTokens);
+  }
+
+  /** What to add to a locally counted total to anchor it on the last reported usage (at most 10% less). */
+  #anchorCorrection(countedTotal: number): number {
+    const anchored = this.#usageAnchor.estimate(countedTotal);
+    return Math.max(anchored - countedTotal, -Math.floor(countedTotal / 10));
+  }
+
   /** Call after a successful model response: ends an emergency sequence. */
   recordSuccess(): void {
     this.#emergencyStage = 0;
@@ -295,6 +328,7 @@ export class Governor {
   }
 
   #resetView(): void {
+    this.#usageAnchor.reset();
     this.#view = [];
     this.#viewTokens = 0;
     this.#covered = 0;

@@ -1,0 +1,95 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { sequentialIds } from "../model/ids.ts";
+import type { Message } from "../model/message.ts";
+import { FakeSummarizer } from "../test/fake-summarizer.ts";
+import { FakeTokenCounter } from "../test/fake-token-counter.ts";
+import { HistoryBuilder } from "../test/history-builder.ts";
+import { createGovernor } from "./governor.ts";
+import { UsageAnchor } from "./usage-anchor.ts";
+
+describe("UsageAnchor", () => {
+  it("passes local counts through until a usage is observed", () => {
+    expect(new UsageAnchor().estimate(1_234)).toBe(1_234);
+  });
+
+  it("returns the reported count for the anchored payload and scales only the change since", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 100, max: 200_000 }),
+        fc.double({ min: 0.6, max: 1.9, noNaN: true }),
+        fc.integer({ min: 0, max: 50_000 }),
+        (estimated, ratio, growth) => {
+          const anchor = new UsageAnchor();
+          const reported = Math.round(estimated * ratio);
+          anchor.observe(estimated, reported);
+          expect(anchor.estimate(estimated)).toBe(reported);
+          const grown = anchor.estimate(estimated + growth);
+          expect(grown).toBeGreaterThanOrEqual(reported);
+          expect(Math.abs(grown - (reported + growth * (reported / estimated)))).toBeLessThanOrEqual(1);
+        },
+      ),
+    );
+  });
+
+  it("ignores reports that cannot belong to the payload and forgets on reset", () => {
+    const anchor = new UsageAnchor();
+    anchor.observe(0, 500);
+    anchor.observe(1_000, 0);
+    expect(anchor.reported).toBeUndefined();
+    anchor.observe(1_000, 10_000); // ten times the count: the growth is scaled by at most 2
+    expect(anchor.estimate(2_000)).toBe(12_000);
+    anchor.reset();
+    expect(anchor.estimate(2_000)).toBe(2_000);
+  });
+});
+
+describe("Governor anchored on reported usage", () => {
+  /** A conversation of `turns` user/assistant pairs of ~300 counted tokens each. */
+  function turns(count: number): Message[] {
+    const builder = new HistoryBuilder();
+    for (let turn = 1; turn <= count; turn++) {
+      builder.user(`question ${turn} ${"word ".repeat(140)}`).reply(`answer ${turn} ${"word ".repeat(140)}`);
+    }
+    return builder.build();
+  }
+
+  /** Replays the history request by request; `reportRatio` is how the provider's count compares with ours. */
+  async function firstCompaction(reportRatio: number | undefined) {
+    const governor = createGovernor({
+      contextWindow: 20_000,
+      reservedOutputTokens: 2_000,
+      counter: new FakeTokenCounter(),
+      summarizer: new FakeSummarizer(),
+      ids: sequentialIds(),
+      policy: { compactionTrigger: 0.6 },
+    });
+    const history = turns(60);
+    const anchoredTotals: number[] = [];
+    for (let end = 1; end <= history.length; end += 2) {
+      const request = await governor.prepare(history.slice(0, end));
+      if (request.events.some((event) => event.type === "compaction-end")) return { end, anchoredTotals };
+      if (request.tokens.anchoredTotal !== undefined) anchoredTotals.push(request.tokens.anchoredTotal);
+      if (reportRatio !== undefined) {
+        governor.observeUsage(request.tokens, Math.round(request.tokens.total * reportRatio));
+      }
+    }
+    throw new Error("no compaction happened");
+  }
+
+  it("compacts earlier when the provider counts more than the local counter", async () => {
+    const local = await firstCompaction(undefined);
+    const anchored = await firstCompaction(1.5);
+    expect(local.anchoredTotals).toEqual([]);
+    expect(anchored.end).toBeLessThan(local.end);
+    // Until then, what the provider would have counted stayed under the trigger (60% of 18k usable).
+    for (const total of anchored.anchoredTotals) expect(total).toBeLessThanOrEqual(0.6 * 18_000 + 700);
+  });
+
+  it("never relaxes decisions by more than 10% when the provider counts less", async () => {
+    const local = await firstCompaction(undefined);
+    const anchored = await firstCompaction(0.5);
+    expect(anchored.end).toBeGreaterThan(local.end);
+    expect(anchored.end).toBeLessThanOrEqual(local.end + 2 * Math.ceil(local.end / 10) + 2);
+  });
+});
