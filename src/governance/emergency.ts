@@ -3,7 +3,8 @@ import { toolResultText } from "../model/blocks.ts";
 import { currentTurnStart, groupTurns, opensTurn } from "../model/turns.ts";
 import type { ProcessorContext } from "./processor.ts";
 import { withContent } from "./rewrite.ts";
-import { staticMarker, summarizeSafely } from "./summarize-safely.ts";
+import { trimmedMarker } from "../summarize/summarize-request-schema.ts";
+import { summarizeSafely } from "./summarize-safely.ts";
 
 const EMERGENCY_CHARS = 10_000;
 const EMERGENCY_TURNS = 5;
@@ -55,7 +56,7 @@ export async function emergencyView(
     const summary = await summarizeSafely(
       context,
       { messages: view, maxTokens: 2_000 },
-      staticMarker(view.length),
+      trimmedMarker(view.length),
     );
     await context.memorySink?.({
       sessionId: view[0]!.sessionId,

@@ -1,10 +1,6 @@
 import type { SummarizeRequest } from "../summarize/summarizer.ts";
 import type { ProcessorContext } from "./processor.ts";
 
-/** The static marker used when no summary could be made (co-cli's fallback). */
-export function staticMarker(messageCount: number): string {
-  return `[Earlier conversation trimmed — ${messageCount} messages removed to stay within context budget]`;
-}
 
 /**
  * Runs the context's summarizer; on failure (or an empty answer) returns `fallback` instead of throwing, so a

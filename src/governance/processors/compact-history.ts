@@ -3,7 +3,8 @@ import type { Message } from "../../model/message.ts";
 import { planCompaction, type Segment } from "../compaction-plan.ts";
 import type { Processor, ProcessorContext } from "../processor.ts";
 import { sumTokens } from "../processor.ts";
-import { staticMarker, summarizeSafely } from "../summarize-safely.ts";
+import { trimmedMarker } from "../../summarize/summarize-request-schema.ts";
+import { summarizeSafely } from "../summarize-safely.ts";
 
 const SUMMARY_HEADER = /^\[Summary of \d+ earlier messages[^\n]*\]\n/;
 
@@ -31,7 +32,7 @@ async function summarizeSegment(
       ...(previous !== undefined && { previousSummary: summaryBody(previous) }),
       ...(context.manual?.focus !== undefined && { focus: context.manual.focus }),
     },
-    staticMarker(replaced),
+    trimmedMarker(replaced),
   );
   return Object.freeze({
     id: context.ids("sum"),

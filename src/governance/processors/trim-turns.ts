@@ -1,7 +1,8 @@
 import { groupTurns } from "../../model/turns.ts";
 import type { Processor } from "../processor.ts";
 import { sumTokens } from "../processor.ts";
-import { staticMarker, summarizeSafely } from "../summarize-safely.ts";
+import { trimmedMarker } from "../../summarize/summarize-request-schema.ts";
+import { summarizeSafely } from "../summarize-safely.ts";
 
 /**
  * Above `maxTurns` turns, drops the oldest half of the complete turns (whole turns, so a tool call never loses
@@ -23,7 +24,7 @@ export const trimTurns: Processor = {
     const summary = await summarizeSafely(
       context,
       { messages: dropped, maxTokens: 1_000 },
-      staticMarker(dropped.length),
+      trimmedMarker(dropped.length),
     );
     await context.memorySink?.({
       sessionId: dropped[0]!.sessionId,
