@@ -1,7 +1,6 @@
 import type { SummarizeRequest } from "../summarize/summarizer.ts";
 import type { ProcessorContext } from "./processor.ts";
 
-
 /**
  * Runs the context's summarizer; on failure (or an empty answer) returns `fallback` instead of throwing, so a
  * failing summarizer can never break a request. An abort is passed through.
