@@ -27,7 +27,7 @@ const MEDIA_TYPES: Readonly<Record<string, string>> = {
  * const root = defaultWebRoot(); // "/…/ctxkit/web/dist" or undefined
  */
 export function defaultWebRoot(): string | undefined {
-  const root = fileURLToPath(new URL("../../web/dist/", import.meta.url));
+  const root = fileURLToPath(new URL("../../../web/dist/", import.meta.url));
   return existsSync(root) ? root : undefined;
 }
 

@@ -1,0 +1,305 @@
+import { getJson, getText, segment } from "./api.ts";
+import { CHANNELS, channelTokens } from "./channels.ts";
+import { EVENT_MARKS, markOf, renderChart } from "./chart.ts";
+import { el, replaceChildren } from "./dom.ts";
+import { cost, percent, tokens, when } from "./format.ts";
+import { longText, payloadView } from "./payload-view.ts";
+import { showError } from "./sessions-view.ts";
+import type {
+  ContextAnswer,
+  GovernanceEvent,
+  Message,
+  RequestPayload,
+  Session,
+  Timeline,
+  TimelineRequest,
+} from "./types.ts";
+
+function figure(label: string, value: string): HTMLElement {
+  return el(
+    "div",
+    { className: "figure" },
+    el("div", { className: "figure-value", text: value }),
+    el("div", { className: "figure-label", text: label }),
+  );
+}
+
+function eventText(event: GovernanceEvent): string {
+  const extra = [event.reason, typeof event["stage"] === "string" ? event["stage"] : undefined]
+    .filter((part) => part !== undefined)
+    .join(", ");
+  return `${event.type}: ${tokens(event.tokensBefore)} → ${tokens(event.tokensAfter)} tokens${extra === "" ? "" : ` (${extra})`}${event.messageIds.length > 0 ? `, ${event.messageIds.length} messages` : ""}`;
+}
+
+function legend(): HTMLElement {
+  return el(
+    "div",
+    { className: "legend" },
+    ...CHANNELS.map((channel) =>
+      el(
+        "span",
+        { className: "legend-item" },
+        el("span", { className: `swatch ${channel.className}` }),
+        channel.label,
+      ),
+    ),
+    el("span", { className: "legend-item" }, el("span", { className: "swatch raw" }), "Raw (ungoverned)"),
+    el("span", { className: "legend-item" }, el("span", { className: "swatch cached" }), "Cache hits"),
+    ...EVENT_MARKS.map((mark) =>
+      el(
+        "span",
+        { className: "legend-item" },
+        el("span", { className: `swatch mark ${mark.className}` }),
+        mark.label,
+      ),
+    ),
+  );
+}
+
+function channelTable(request: TimelineRequest): HTMLElement {
+  const rows = CHANNELS.map((channel) =>
+    el(
+      "tr",
+      {},
+      el("td", { text: channel.label }),
+      el("td", { className: "num", text: tokens(channelTokens(request.raw, channel.key)) }),
+      el("td", { className: "num", text: tokens(channelTokens(request.governed, channel.key)) }),
+    ),
+  );
+  return el(
+    "table",
+    { className: "channels" },
+    el(
+      "thead",
+      {},
+      el("tr", {}, el("th", { text: "Channel" }), el("th", { text: "Raw" }), el("th", { text: "Governed" })),
+    ),
+    el(
+      "tbody",
+      {},
+      ...rows,
+      el(
+        "tr",
+        { className: "total" },
+        el("td", { text: "Total" }),
+        el("td", { className: "num", text: tokens(request.raw.total) }),
+        el("td", { className: "num", text: tokens(request.governed.total) }),
+      ),
+      el(
+        "tr",
+        {},
+        el("td", { text: "Served from prompt cache" }),
+        el("td", {}),
+        el("td", { className: "num", text: tokens(request.cachedTokens) }),
+      ),
+    ),
+  );
+}
+
+async function showRequest(panel: HTMLElement, sessionId: string, index: number): Promise<void> {
+  replaceChildren(panel, el("p", { className: "muted", text: `Loading request ${index + 1}…` }));
+  const base = `/v1/sessions/${segment(sessionId)}/timeline/${index}`;
+  const payload = await getJson<RequestPayload>(base);
+  const request = payload.request;
+  const open = async (ref: string) =>
+    (await getJson<{ text: string }>(`${base}/offloaded/${segment(ref)}`)).text;
+  replaceChildren(
+    panel,
+    el("h2", { text: `Request ${index + 1} — ${when(request.at)}` }),
+    request.error !== undefined &&
+      el("p", { className: "error", text: `Governance refused this request: ${request.error}` }),
+    el(
+      "div",
+      { className: "request-top" },
+      channelTable(request),
+      el(
+        "div",
+        { className: "request-events" },
+        el("h3", { text: request.checkpoint ? "Events (checkpoint)" : "Events" }),
+        request.events.length === 0
+          ? el("p", { className: "muted", text: "No governance event: the payload grew at its end." })
+          : el(
+              "ul",
+              {},
+              ...request.events.map((event) =>
+                el("li", { className: `event ${markOf(event)?.className ?? ""}`, text: eventText(event) }),
+              ),
+            ),
+      ),
+    ),
+    payload.summaries.length > 0 && el("h3", { text: "Summary in this payload" }),
+    ...payload.summaries.map((summary) => el("div", { className: "summary-text" }, longText(summary.text))),
+    el("h3", { text: "Exact payload" }),
+    payloadView(payload.messages, payload.openai, open),
+  );
+}
+
+async function showContext(panel: HTMLElement, sessionId: string): Promise<void> {
+  replaceChildren(panel, el("p", { className: "muted", text: "Loading the current context…" }));
+  const context = await getJson<ContextAnswer>(`/v1/sessions/${segment(sessionId)}/context`);
+  const open = (ref: string) => getText(`/v1/sessions/${segment(sessionId)}/blobs/${segment(ref)}`);
+  const summaries = context.messages.filter((message) => message.kind === "summary");
+  replaceChildren(
+    panel,
+    el("h2", {
+      text: `Current context (${context.source === "last-request" ? "last request sent" : "governed now from the stored history"})`,
+    }),
+    el("p", {
+      className: "muted",
+      text: `${tokens(context.tokens.total)} of ${tokens(context.tokens.usable)} usable tokens (${percent(context.tokens.total / Math.max(1, context.tokens.usable))}) · ${when(context.preparedAt)}`,
+    }),
+    el(
+      "ul",
+      {},
+      ...CHANNELS.map((channel) =>
+        el("li", { text: `${channel.label}: ${tokens(channelTokens(context.channels, channel.key))}` }),
+      ),
+    ),
+    context.system !== "" && el("h3", { text: "System prompt" }),
+    context.system !== "" && longText(context.system),
+    summaries.length > 0 && el("h3", { text: "Summary" }),
+    ...summaries.map((message) =>
+      el(
+        "div",
+        { className: "summary-text" },
+        longText(message.content.map((block) => (block.type === "text" ? block.text : "")).join("\n")),
+      ),
+    ),
+    el("h3", { text: "Exact payload" }),
+    payloadView(context.messages, context.openai, open),
+  );
+}
+
+function storedSummaries(messages: readonly Message[]): HTMLElement | undefined {
+  const summaries = messages.filter((message) => message.kind === "summary");
+  if (summaries.length === 0) return undefined;
+  return el(
+    "section",
+    { className: "stored-summaries" },
+    el("h2", { text: `Summaries stored in the session (${summaries.length})` }),
+    ...summaries.map((message) =>
+      el(
+        "details",
+        {},
+        el("summary", {
+          text: `#${message.seq}${message.summaryOf === undefined ? "" : ` replaces seq ${message.summaryOf.fromSeq}–${message.summaryOf.toSeq}`} · ${when(message.createdAt)}`,
+        }),
+        longText(message.content.map((block) => (block.type === "text" ? block.text : "")).join("\n")),
+      ),
+    ),
+  );
+}
+
+/**
+ * A session's view: its figures, the per-request chart (governed tokens by channel vs raw, cache hits, events),
+ * the list of governance events, the selected request's exact payload with its summary and offloaded outputs,
+ * the current context, and the summaries stored in the session.
+ *
+ * @example
+ * await renderSession(main, "ses_1");
+ */
+export async function renderSession(main: HTMLElement, sessionId: string): Promise<void> {
+  replaceChildren(main, el("p", { className: "muted", text: "Replaying the session…" }));
+  const id = segment(sessionId);
+  const [{ session }, timeline, stored] = await Promise.all([
+    getJson<{ session: Session }>(`/v1/sessions/${id}`),
+    getJson<Timeline>(`/v1/sessions/${id}/timeline`),
+    getJson<{ messages: Message[] }>(`/v1/sessions/${id}/messages?strategy=all`),
+  ]);
+  const requests = timeline.requests;
+  const sum = (pick: (request: TimelineRequest) => number) =>
+    requests.reduce((total, request) => total + pick(request), 0);
+  const governed = sum((request) => request.governed.total);
+  const raw = sum((request) => request.raw.total);
+  const cached = sum((request) => request.cachedTokens);
+  const compactions = sum(
+    (request) => request.events.filter((event) => event.type === "compaction-end").length,
+  );
+  const panel = el("section", { className: "request-panel", attrs: { id: "request" } });
+  const chartBox = el("div", { className: "chart-box" });
+  let selected: number | undefined;
+  let scale: "governed" | "raw" = "governed";
+  const select = (index: number) => {
+    selected = index;
+    drawChart();
+    showRequest(panel, sessionId, index).catch((error: unknown) => showError(panel, error));
+  };
+  const drawChart = () =>
+    chartBox.replaceChildren(renderChart(timeline, { selected, scale, onSelect: select }));
+  const scaleButton = el("button", {
+    className: "scale-toggle",
+    text: "Fit raw tokens",
+    on: {
+      click: () => {
+        scale = scale === "governed" ? "raw" : "governed";
+        scaleButton.textContent = scale === "governed" ? "Fit raw tokens" : "Fit governed tokens";
+        drawChart();
+      },
+    },
+  });
+  drawChart();
+  const eventItems = requests.flatMap((request) =>
+    request.events
+      .filter((event) => markOf(event) !== undefined)
+      .map((event) =>
+        el(
+          "li",
+          { className: `event ${markOf(event)?.className ?? ""}` },
+          el("button", {
+            className: "link",
+            text: `Request ${request.index + 1}`,
+            on: { click: () => select(request.index) },
+          }),
+          ` ${eventText(event)}`,
+        ),
+      ),
+  );
+  replaceChildren(
+    main,
+    el("p", {}, el("a", { text: "← Sessions", attrs: { href: "#/" } })),
+    el("h1", { text: session.title ?? "(untitled)" }),
+    el("p", {
+      className: "muted",
+      text: `${session.id}${session.agent === undefined ? "" : ` · ${session.agent}`}${session.origin === undefined ? "" : ` · imported from ${session.origin.format}`} · updated ${when(session.updatedAt)}`,
+    }),
+    el(
+      "div",
+      { className: "figures" },
+      figure("messages", tokens(session.messageCount)),
+      figure("requests", tokens(requests.length)),
+      figure("raw input tokens", tokens(raw)),
+      figure("governed input tokens", tokens(governed)),
+      figure("cache hits", governed === 0 ? "—" : percent(cached / governed)),
+      figure("compactions", tokens(compactions)),
+      figure("recorded cost", cost(session.cost)),
+    ),
+    el("h2", { text: "Tokens per request" }),
+    el("p", {
+      className: "muted",
+      text: `Replayed with a ${tokens(timeline.contextWindow)}-token window (${tokens(timeline.usable)} usable) and the extractive summarizer. Click a bar for its payload.`,
+    }),
+    el("div", { className: "chart-tools" }, scaleButton),
+    chartBox,
+    legend(),
+    el("h2", { text: "Governance events" }),
+    eventItems.length === 0
+      ? el("p", { className: "muted", text: "None: every request fit as it was." })
+      : el("ul", { className: "events" }, ...eventItems),
+    panel,
+    el(
+      "section",
+      { className: "context-panel" },
+      el("button", {
+        className: "load-context",
+        text: "Show the current context",
+        on: {
+          click: (event) => {
+            const box = (event.currentTarget as HTMLElement).parentElement!;
+            showContext(box, sessionId).catch((error: unknown) => showError(box, error));
+          },
+        },
+      }),
+    ),
+    storedSummaries(stored.messages),
+  );
+}
