@@ -15,5 +15,7 @@ export * from "./summarize/index.ts";
 export * from "./metrics/index.ts";
 export * from "./assembly/index.ts";
 export * from "./store/index.ts";
+export * from "./memory/index.ts";
 export * from "./engine/index.ts";
 export * from "./replay/index.ts";
+export * from "./sync/index.ts";

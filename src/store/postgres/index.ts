@@ -3,3 +3,4 @@ export { openPostgresSessionStore, type PostgresSessionStoreOptions } from "./op
 export { PostgresSessionStore } from "./postgres-session-store.ts";
 export { PostgresBlobStore } from "./postgres-blob-store.ts";
 export { POSTGRES_SCHEMA_VERSION } from "./postgres-schema.ts";
+export * from "../../memory/postgres/index.ts";

@@ -4,3 +4,4 @@ export { SqliteSessionStore } from "./sqlite-session-store.ts";
 export { SqliteBlobStore } from "./sqlite-blob-store.ts";
 export { SQLITE_SCHEMA_VERSION, SQLITE_APPLICATION_ID } from "./sqlite-schema.ts";
 export type { SqliteOpenOptions } from "./sqlite-open.ts";
+export * from "../../memory/sqlite/index.ts";
