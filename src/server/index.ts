@@ -20,3 +20,9 @@ export { MemoryKeyStore } from "./auth/memory-key-store.ts";
 export { JsonFileKeyStore } from "./auth/json-file-key-store.ts";
 export { generateApiKey, hashApiKey, type GeneratedKey } from "./auth/api-key.ts";
 export { CONTENT_SECURITY_POLICY } from "./http/security-headers.ts";
+export {
+  attachSyncEndpoint,
+  type SyncEndpoint,
+  type SyncEndpointOptions,
+  type SyncUpgradeSource,
+} from "../sync/websocket-endpoint.ts";

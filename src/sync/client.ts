@@ -2,6 +2,8 @@ import { CtxkitError, type CtxkitErrorCode } from "../errors/ctxkit-error.ts";
 import { randomIds } from "../model/ids.ts";
 import type { LedgerEntry } from "./ledger-entry.ts";
 import {
+  KEY_SUBPROTOCOL_PREFIX,
+  SYNC_SUBPROTOCOL,
   decodeServerMessage,
   type AgentResultMessage,
   type ClientMessage,
@@ -34,6 +36,11 @@ export interface SyncClientOptions {
     readonly maxAttempts?: number;
   };
   readonly onStatus?: (status: SyncClientStatus) => void;
+  /**
+   * API key sent as the `ctxkit.key.<key>` subprotocol (browsers cannot set `Authorization` on a WebSocket).
+   * The client always offers `ctxkit.sync` too, which the server selects.
+   */
+  readonly apiKey?: string;
   /** WebSocket implementation (default: the global one, Node ≥ 22 and browsers). */
   readonly WebSocket?: typeof WebSocket;
 }
@@ -212,7 +219,11 @@ export class SyncClient {
     this.#timer = undefined;
     this.#options.onStatus?.(this.#attempt === 0 ? "connecting" : "reconnecting");
     const Implementation = this.#options.WebSocket ?? globalThis.WebSocket;
-    const socket = new Implementation(this.#options.url);
+    const protocols = [
+      SYNC_SUBPROTOCOL,
+      ...(this.#options.apiKey !== undefined ? [`${KEY_SUBPROTOCOL_PREFIX}${this.#options.apiKey}`] : []),
+    ];
+    const socket = new Implementation(this.#options.url, protocols);
     this.#socket = socket;
     socket.addEventListener("open", () => socket.send(JSON.stringify(this.#sessionContext())));
     socket.addEventListener("message", (event: MessageEvent) => {

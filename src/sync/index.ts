@@ -1,6 +1,7 @@
 /**
  * Multi-agent context sync (a conversation agent and executors sharing one ledger, each executor with a cursor),
- * its WebSocket protocol, and the CLI-proxy channel (`toCliPrompt`, `CliModel`).
+ * its WebSocket protocol, and the CLI-proxy channel (`toCliPrompt`, `CliModel`). Core-safe: the WebSocket endpoint
+ * (it needs `ws`) is exported from `ctxkit/server` as `attachSyncEndpoint`. See docs/sync.md.
  */
 export * from "./ledger-entry.ts";
 export * from "./ledger-state.ts";
@@ -16,7 +17,6 @@ export * from "./sync-hub-options.ts";
 export { SyncHub, type OpenSessionRequest } from "./sync-hub.ts";
 export { LiveSession } from "./live-session.ts";
 export * from "./sync-server-session.ts";
-export * from "./websocket-endpoint.ts";
 export * from "./client.ts";
 export * from "./xml-escape.ts";
 export * from "./neutralize-system-prompt.ts";

@@ -16,6 +16,12 @@ export interface LanguageModelResponderOptions {
   readonly tools?: ToolSet;
 }
 
+function asError(failure: unknown): Error {
+  if (failure instanceof Error) return failure;
+  const detail = typeof failure === "string" ? failure : (JSON.stringify(failure) ?? "no details");
+  return new Error(`the conversation model failed: ${detail}`);
+}
+
 /**
  * A conversation agent backed by an AI SDK model: streams its text as deltas and reports its tool calls.
  *
@@ -50,7 +56,7 @@ export function languageModelResponder(options: LanguageModelResponderOptions): 
       text += delta;
       emit(delta);
     }
-    if (failure !== undefined) throw failure instanceof Error ? failure : new Error(String(failure));
+    if (failure !== undefined) throw asError(failure);
     const toolCalls = (await result.toolCalls).map((call) => ({
       id: call.toolCallId,
       name: call.toolName,

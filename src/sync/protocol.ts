@@ -9,6 +9,16 @@ import { toolCallRecordSchema } from "./tool-summary.ts";
  * the executors. JSON messages with a `type`; field names in snake_case as on Contop's data channel.
  */
 
+/** The WebSocket subprotocol of the sync protocol; a sync endpoint selects it when a client offers it. */
+export const SYNC_SUBPROTOCOL = "ctxkit.sync";
+
+/**
+ * Prefix of a subprotocol that carries an API key (`ctxkit.key.<key>`), for browsers, which cannot set an
+ * `Authorization` header on a WebSocket. A client offering one should also offer `SYNC_SUBPROTOCOL`, so the
+ * server selects that and never echoes the key back.
+ */
+export const KEY_SUBPROTOCOL_PREFIX = "ctxkit.key.";
+
 const id = z.string().min(1).max(200);
 const text = z.string().max(1_000_000);
 

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Message } from "../model/message.ts";
 import { SyncClient, type SyncClientStatus } from "./client.ts";
 import { JsonFileSyncStateStore } from "./json-file-sync-state-store.ts";
+import { SYNC_SUBPROTOCOL } from "./protocol.ts";
 import { MemorySyncStateStore, type SyncStateStore } from "./sync-state-store.ts";
 import { cliConversationAgent, ExecutorDatabase } from "./sync-test-agents.test-helpers.ts";
 import { attachSyncEndpoint, type SyncEndpoint, type SyncEndpointOptions } from "./websocket-endpoint.ts";
@@ -81,11 +82,16 @@ describe("sync over WebSocket", () => {
     });
     expect((await client.connect()).restored).toBe(false);
 
+    // The seed's offsets table, read from the persisted state after each turn: 0, 4, 4, 8.
+    const offset = async () =>
+      (await new JsonFileSyncStateStore(file).load("phone-1"))?.cursors["desktop"] ?? 0;
+
     // Turn 1: chat. Turn 2: classified as desktop work and run by the executor.
     expect(await client.ask("What's the weather?")).toEqual({
       kind: "chat",
       text: "Chat reply to: What's the weather?",
     });
+    expect(await offset()).toBe(0);
     const deltas: string[] = [];
     const turn2 = await client.ask("Check desktop for security risks", {
       onDelta: (delta) => deltas.push(delta),
@@ -98,6 +104,7 @@ describe("sync over WebSocket", () => {
     );
     expect(database.calls[0]?.executorSessionId).toBeUndefined();
     expect(client.executorSessionIds).toEqual({ desktop: "adk-1" });
+    expect(await offset()).toBe(4);
     // Turn 3: chat; the conversation agent sees the executor's tool-summary prefix.
     expect((await client.ask("How are you?")).kind).toBe("chat");
     const lastSeen = seen.at(-1)!;
@@ -109,7 +116,7 @@ describe("sync over WebSocket", () => {
           "I found passwords.txt on your desktop.",
       },
     ]);
-    expect((await new JsonFileSyncStateStore(file).load("phone-1"))?.cursors).toEqual({ desktop: 4 });
+    expect(await offset()).toBe(4);
 
     // The server restarts: a new process-like server on the same port and the same state file.
     await stopServer(first);
@@ -143,6 +150,15 @@ describe("sync over WebSocket", () => {
     ]);
     const state = await new JsonFileSyncStateStore(file).load("phone-1");
     expect(state?.cursors).toEqual({ desktop: 8 });
+    // No resend: across both runs the executor received each of turns 1–3 exactly once.
+    const received = database.calls.map((call) => call.message).join("\n");
+    for (const text of [
+      "User: What's the weather?",
+      "Check desktop for security risks",
+      "User: How are you?",
+    ]) {
+      expect(received.split(text).length - 1).toBe(1);
+    }
     expect(state?.entries).toHaveLength(8);
     expect(second.endpoint.connectionCount).toBe(1);
   });
@@ -207,5 +223,32 @@ describe("sync over WebSocket", () => {
     const guarded = await startServer({ ...serverOptions(database, store), authorize: () => false });
     const refused = connectClient(guarded.port, { reconnect: { maxAttempts: 0 } });
     await expect(refused.connect()).rejects.toMatchObject({ code: "network_error" });
+  });
+
+  it("authorises a key carried as a subprotocol and selects ctxkit.sync, never echoing the key", async () => {
+    const database = new ExecutorDatabase();
+    const running = await startServer({
+      ...serverOptions(database, new MemorySyncStateStore()),
+      authorize: (request) =>
+        (request.headers["sec-websocket-protocol"] ?? "").split(/,\s*/).includes("ctxkit.key.secret-1"),
+    });
+    const client = connectClient(running.port, { sessionId: "s", apiKey: "secret-1" });
+    expect((await client.connect()).session_id).toBe("s");
+    expect((await client.runIntent("List the desktop files")).answer).toBe(
+      "I found passwords.txt on your desktop.",
+    );
+    const wrongKey = connectClient(running.port, { apiKey: "guess", reconnect: { maxAttempts: 0 } });
+    await expect(wrongKey.connect()).rejects.toMatchObject({ code: "network_error" });
+
+    const raw = new WebSocket(`ws://127.0.0.1:${running.port}/sync`, [
+      "ctxkit.key.secret-1",
+      SYNC_SUBPROTOCOL,
+    ]);
+    cleanups.push(async () => raw.close());
+    await new Promise((resolve, reject) => {
+      raw.addEventListener("open", resolve);
+      raw.addEventListener("error", reject);
+    });
+    expect(raw.protocol).toBe(SYNC_SUBPROTOCOL);
   });
 });
