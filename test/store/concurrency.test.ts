@@ -12,13 +12,13 @@ import { openStore, type StoreSpec } from "./workers/worker-store.ts";
 const workerPath = fileURLToPath(new URL("./workers/concurrent-worker.ts", import.meta.url));
 const WORKERS = 4;
 
-async function waitForLine(child: Child, line: string): Promise<void> {
-  while (!child.lines.includes(line)) {
-    const error = child.lines.find((candidate) => candidate.startsWith("error"));
-    if (error) throw new Error(`worker failed: ${error}`);
-    const exited = await Promise.race([child.exited.then(() => true), new Promise((resolve) => setTimeout(resolve, 5, false))]);
-    if (exited && !child.lines.includes(line)) throw new Error(`worker exited without "${line}": ${child.lines.slice(-5).join(" | ")}`);
-  }
+/** Waits until the child printed one of `wanted` and returns it; a worker error or exit fails the wait. */
+function waitForLine(child: Child, ...wanted: string[]): Promise<string> {
+  return child.until((lines) => {
+    const error = lines.find((line) => line.startsWith("error"));
+    if (error !== undefined) throw new Error(`worker failed: ${error}`);
+    return wanted.find((line) => lines.includes(line));
+  });
 }
 
 function concurrencyCases(name: string, specOf: () => StoreSpec): void {
@@ -34,10 +34,14 @@ function concurrencyCases(name: string, specOf: () => StoreSpec): void {
       expect(lines.filter((line) => line.startsWith("error"))).toEqual([]);
       const store: SessionStore = await openStore(spec);
       for (let worker = 0; worker < WORKERS; worker++) {
-        expect(await wholeTurnTags(store, `own-${worker}`)).toEqual(Array.from({ length: 12 }, (_, index) => `w${worker}-${index}`));
+        expect(await wholeTurnTags(store, `own-${worker}`)).toEqual(
+          Array.from({ length: 12 }, (_, index) => `w${worker}-${index}`),
+        );
       }
       const shared = await wholeTurnTags(store, "shared");
-      const acknowledged = lines.filter((line) => line.startsWith("ack shared ")).map((line) => line.slice(11));
+      const acknowledged = lines
+        .filter((line) => line.startsWith("ack shared "))
+        .map((line) => line.slice(11));
       expect(acknowledged).toHaveLength(WORKERS * 12);
       expect([...shared].sort()).toEqual([...acknowledged].sort());
       for (let worker = 0; worker < WORKERS; worker++) {
@@ -50,25 +54,26 @@ function concurrencyCases(name: string, specOf: () => StoreSpec): void {
     it("lets exactly one of the writers that read the same seq append; the others get ConcurrentWriteError", async () => {
       const spec = specOf();
       const rounds = 8;
-      const children = Array.from({ length: WORKERS }, (_, worker) => startWorker(workerPath, { spec, worker, phase: "duel", count: rounds }));
+      const children = Array.from({ length: WORKERS }, (_, worker) =>
+        startWorker(workerPath, { spec, worker, phase: "duel", count: rounds }),
+      );
       for (let round = 0; round < rounds; round++) {
         await Promise.all(children.map((child) => waitForLine(child, `read ${round}`)));
         for (const child of children) child.process.stdin!.write("go\n");
-        await Promise.all(
-          children.map(async (child) => {
-            while (!child.lines.includes(`ok ${round}`) && !child.lines.includes(`conflict ${round}`)) await waitForLine(child, `ok ${round}`).catch(() => undefined);
-          }),
+        const outcomes = await Promise.all(
+          children.map((child) => waitForLine(child, `ok ${round}`, `conflict ${round}`)),
         );
-        const outcomes = children.map((child) => (child.lines.includes(`ok ${round}`) ? "ok" : "conflict"));
-        expect(outcomes.filter((outcome) => outcome === "ok")).toHaveLength(1);
-        expect(outcomes.filter((outcome) => outcome === "conflict")).toHaveLength(WORKERS - 1);
+        expect(outcomes.filter((outcome) => outcome === `ok ${round}`)).toHaveLength(1);
+        expect(outcomes.filter((outcome) => outcome === `conflict ${round}`)).toHaveLength(WORKERS - 1);
       }
       for (const child of children) child.process.stdin!.end();
       await Promise.all(children.map((child) => waitForLine(child, "done")));
       const store = await openStore(spec);
       const tags = await wholeTurnTags(store, "duel");
       expect(tags).toHaveLength(rounds);
-      expect(tags.map((tag) => tag.replace(/^w\d+/, ""))).toEqual(Array.from({ length: rounds }, (_, round) => `r${round}`));
+      expect(tags.map((tag) => tag.replace(/^w\d+/, ""))).toEqual(
+        Array.from({ length: rounds }, (_, round) => `r${round}`),
+      );
       await store.close();
     });
   });

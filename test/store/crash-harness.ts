@@ -14,6 +14,13 @@ export interface Child {
   readonly process: ChildProcess;
   readonly lines: string[];
   readonly exited: Promise<number | null>;
+  /**
+   * Resolves with the first value other than undefined that `check` returns, called on the lines so far and
+   * again on each new output; rejects when `check` throws or the child exits first.
+   */
+  /** What the child wrote to stderr so far. */
+  stderr(): string;
+  until<T>(check: (lines: readonly string[]) => T | undefined): Promise<T>;
   ready(): Promise<void>;
 }
 
@@ -21,7 +28,10 @@ export interface Child {
 export function startWorker(script: string, argument: unknown): Child {
   // The compile cache makes each child start in a fraction of the time (the test starts dozens).
   const env = { ...process.env, NODE_COMPILE_CACHE: join(tmpdir(), "ctxkit-node-compile-cache") };
-  const child = spawn(process.execPath, [script, JSON.stringify(argument)], { stdio: ["pipe", "pipe", "pipe"], env });
+  const child = spawn(process.execPath, [script, JSON.stringify(argument)], {
+    stdio: ["pipe", "pipe", "pipe"],
+    env,
+  });
   const lines: string[] = [];
   let pending = "";
   let stderr = "";
@@ -34,20 +44,41 @@ export function startWorker(script: string, argument: unknown): Child {
     for (const wake of waiters.splice(0)) wake();
   });
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  // "close" (not "exit"): every line the child wrote before it died has been read by then.
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+  const until = <T>(check: (lines: readonly string[]) => T | undefined) =>
+    new Promise<T>((resolve, reject) => {
+      let settled = false;
+      const attempt = () => {
+        if (settled) return;
+        let value: T | undefined;
+        try {
+          value = check(lines);
+        } catch (error) {
+          settled = true;
+          return reject(error);
+        }
+        if (value !== undefined) {
+          settled = true;
+          return resolve(value);
+        }
+        waiters.push(attempt);
+      };
+      void exited.then((code) => {
+        attempt();
+        if (settled) return;
+        settled = true;
+        reject(new Error(`worker exited (${code}): ${lines.slice(-5).join(" | ")} ${stderr.slice(-1500)}`));
+      });
+      attempt();
+    });
   return {
     process: child,
     lines,
     exited,
-    ready: () =>
-      new Promise<void>((resolve, reject) => {
-        const check = () => {
-          if (lines.includes("ready")) return resolve();
-          waiters.push(check);
-        };
-        void exited.then((code) => reject(new Error(`worker exited (${code}) before it was ready: ${stderr.slice(-1500)}`)));
-        check();
-      }),
+    until,
+    stderr: () => stderr,
+    ready: () => until((seen) => (seen.includes("ready") ? true : undefined)).then(() => undefined),
   };
 }
 
@@ -64,14 +95,16 @@ export interface CrashWorkerArgument {
 /**
  * Runs crash rounds: each starts a worker (the next one is started while the current one runs, so start-up
  * time overlaps), lets it write for a random moment, applies `cut` (e.g. killing its connections) and kills it
- * with SIGKILL. Returns the acknowledged tags of every round.
+ * with SIGKILL. Returns the acknowledged tags of every round and how many workers the SIGKILL ended (a worker
+ * that had already died on its own does not count).
  */
 export async function crashRounds(
   rounds: readonly CrashWorkerArgument[],
   maxDelayMs: (argument: CrashWorkerArgument) => number,
   cut: (argument: CrashWorkerArgument, child: Child) => Promise<void> = async () => {},
-): Promise<string[]> {
+): Promise<{ acknowledged: string[]; kills: number }> {
   const acknowledged: string[] = [];
+  let kills = 0;
   let next: Child | undefined = rounds[0] && startWorker(workerPath, rounds[0]);
   for (let index = 0; index < rounds.length; index++) {
     const child = next!;
@@ -80,13 +113,23 @@ export async function crashRounds(
     child.process.stdin!.write("go\n");
     await sleep(Math.random() * maxDelayMs(rounds[index]!));
     await cut(rounds[index]!, child);
+    const alive = child.process.exitCode === null && child.process.signalCode === null;
     child.process.kill("SIGKILL");
     await child.exited;
-    const unexpected = child.lines.filter((line) => line.startsWith("fail") && !line.startsWith("fail store_error"));
+    if (alive && child.process.signalCode === "SIGKILL") kills++;
+    else {
+      const { exitCode, signalCode } = child.process;
+      expect.fail(
+        `worker ${index} ended before the kill (${exitCode ?? signalCode}): ${child.lines.slice(-3).join(" | ")} ${child.stderr().slice(-1500)}`,
+      );
+    }
+    const unexpected = child.lines.filter(
+      (line) => line.startsWith("fail") && !line.startsWith("fail store_error"),
+    );
     expect(unexpected).toEqual([]);
     acknowledged.push(...child.lines.filter((line) => line.startsWith("ack ")).map((line) => line.slice(4)));
   }
-  return acknowledged;
+  return { acknowledged, kills };
 }
 
 /**
@@ -100,7 +143,7 @@ export async function wholeTurnTags(store: SessionStore, sessionId: string): Pro
   expect(session?.messageCount).toBe(rows.length);
   expect(rows.map((message) => message.seq)).toEqual(rows.map((_, index) => index));
   const tags: string[] = [];
-  for (let index = 0; index < rows.length; ) {
+  for (let index = 0; index < rows.length;) {
     const { tag, parts } = rows[index]!.metadata as { tag: string; parts: number };
     const turn = rows.slice(index, index + parts);
     expect(turn.map((message) => (message.metadata as { tag: string }).tag)).toEqual(Array(parts).fill(tag));
@@ -111,7 +154,11 @@ export async function wholeTurnTags(store: SessionStore, sessionId: string): Pro
 }
 
 /** Checks a crash-test session: turns t1…tn, each whole, and every acknowledged one among them. */
-export async function expectCompleteTurns(store: SessionStore, sessionId: string, acknowledged: readonly string[]): Promise<number> {
+export async function expectCompleteTurns(
+  store: SessionStore,
+  sessionId: string,
+  acknowledged: readonly string[],
+): Promise<number> {
   const tags = await wholeTurnTags(store, sessionId);
   expect(tags).toEqual(tags.map((_, index) => `t${index + 1}`));
   expect(new Set(tags)).toEqual(new Set([...tags, ...acknowledged]));
@@ -119,11 +166,19 @@ export async function expectCompleteTurns(store: SessionStore, sessionId: string
 }
 
 /** Checks restored sessions: every acknowledged one is there, and every one there is whole. */
-export async function expectCompleteRestores(store: SessionStore, acknowledged: readonly string[], parts: number): Promise<void> {
-  const present = (await store.listSessions({ limit: 1000 })).sessions.filter((session) => session.id.startsWith("restored-"));
+export async function expectCompleteRestores(
+  store: SessionStore,
+  acknowledged: readonly string[],
+  parts: number,
+): Promise<void> {
+  const present = (await store.listSessions({ limit: 1000 })).sessions.filter((session) =>
+    session.id.startsWith("restored-"),
+  );
   for (const session of present) {
     expect(session.messageCount).toBe(parts);
     expect(await store.loadMessages(session.id, { strategy: "all" })).toHaveLength(parts);
   }
-  expect(new Set(present.map((session) => session.id))).toEqual(new Set([...present.map((session) => session.id), ...acknowledged]));
+  expect(new Set(present.map((session) => session.id))).toEqual(
+    new Set([...present.map((session) => session.id), ...acknowledged]),
+  );
 }

@@ -38,7 +38,7 @@ describe("PostgreSQL store with connections cut and writers killed", () => {
         terminated += result.rows.filter((row: { done: boolean }) => row.done).length;
       }
     };
-    const rounds = Array.from({ length: 40 }, (_, worker) => ({
+    const rounds = Array.from({ length: 50 }, (_, worker) => ({
       spec: specOf(worker),
       sessionId: "crash",
       mode: worker % 5 === 4 ? ("restore" as const) : ("append" as const),
@@ -46,7 +46,7 @@ describe("PostgreSQL store with connections cut and writers killed", () => {
     }));
     let round = 0;
     // Every other round cuts the connections before the kill; the others only kill the writer.
-    const acknowledged = await crashRounds(
+    const { acknowledged, kills } = await crashRounds(
       rounds,
       () => 200,
       async (argument) => {
@@ -54,6 +54,7 @@ describe("PostgreSQL store with connections cut and writers killed", () => {
       },
     );
     await admin.end();
+    expect(kills).toBe(50);
     expect(terminated).toBeGreaterThan(0);
     const store = await openPostgresSessionStore({ connectionString: server!.url, schema, retentionDays: 0 });
     const turns = await expectCompleteTurns(
@@ -62,7 +63,11 @@ describe("PostgreSQL store with connections cut and writers killed", () => {
       acknowledged.filter((tag) => !tag.startsWith("restored-")),
     );
     expect(turns).toBeGreaterThan(0);
-    await expectCompleteRestores(store, acknowledged.filter((tag) => tag.startsWith("restored-")), 122);
+    await expectCompleteRestores(
+      store,
+      acknowledged.filter((tag) => tag.startsWith("restored-")),
+      122,
+    );
     await store.close();
   }, 180_000);
 });

@@ -19,9 +19,12 @@ describe("SQLite store under SIGKILL", () => {
       mode: worker % 5 === 4 ? ("restore" as const) : ("append" as const),
       worker,
     }));
-    const acknowledged = await crashRounds(rounds, (round) => (round.mode === "append" ? 200 : 300));
+    const { acknowledged, kills } = await crashRounds(rounds, (round) =>
+      round.mode === "append" ? 200 : 300,
+    );
     const appended = acknowledged.filter((tag) => !tag.startsWith("restored-"));
     const restored = acknowledged.filter((tag) => tag.startsWith("restored-"));
+    expect(kills).toBe(50);
     const raw = new DatabaseSync(path);
     expect(raw.prepare("PRAGMA integrity_check").all()).toEqual([{ integrity_check: "ok" }]);
     raw.close();

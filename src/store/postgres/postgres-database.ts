@@ -87,6 +87,16 @@ export function toPostgresStoreError(error: unknown, location: string): CtxkitEr
   return new StoreError(`${location}: ${detail}`, false, cause);
 }
 
+/** The connection was lost while COMMIT was in flight: the server may or may not have committed. */
+function commitLost(error: unknown, location: string): StoreError {
+  const detail = error instanceof Error ? error.message : String(error);
+  return new StoreError(
+    `${location}: lost the connection to PostgreSQL while committing (${detail}); the write may or may not be stored — read the session again before retrying`,
+    true,
+    { cause: error },
+  );
+}
+
 /** `"schema"."table"` for a schema and table name (identifiers quoted). */
 function qualify(schema: string, table: string): string {
   return `"${schema.replaceAll('"', '""')}"."${table}"`;
@@ -166,16 +176,24 @@ export class PostgresDatabase implements PostgresQueries {
         (await client.query(this.sql(sql), [...parameters])).rowCount ?? 0,
     };
     let broken = false;
+    // pg-pool listens for errors of idle clients only: a checked-out client whose connection the server ends
+    // between two queries would emit an unhandled 'error' and crash the process. The next query fails instead.
+    const onError = () => (broken = true);
+    client.on("error", onError);
+    let committing = false;
     try {
       await client.query(begin);
       const result = await body(queries);
+      committing = true;
       await client.query("COMMIT");
       return result;
     } catch (error) {
-      broken = isConnectionError(error);
+      broken ||= isConnectionError(error);
       if (!broken) await client.query("ROLLBACK").catch(() => (broken = true));
+      if (committing && broken) throw commitLost(error, this.location);
       throw toPostgresStoreError(error, this.location);
     } finally {
+      client.removeListener("error", onError);
       client.release(broken);
     }
   }
