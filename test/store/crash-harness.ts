@@ -56,7 +56,7 @@ export function startWorker(script: string, argument: unknown): Child {
           value = check(lines);
         } catch (error) {
           settled = true;
-          return reject(error);
+          return reject(error instanceof Error ? error : new Error(String(error)));
         }
         if (value !== undefined) {
           settled = true;
