@@ -2,8 +2,10 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
 import { ConfigError } from "../errors/errors.ts";
+import type { SyncHubOptions } from "../sync/sync-hub-options.ts";
 import { createServer } from "./create-server.ts";
-import { DEFAULT_LIMITS, type ServerOptions } from "./server-options.ts";
+import { DEFAULT_LIMITS, LOCAL_TENANT, type ServerOptions } from "./server-options.ts";
+import { mountTenantSync, type TenantSync } from "./sync/tenant-sync-endpoint.ts";
 
 /** Options of `startServer`: the server's options plus where to listen. */
 export interface StartServerOptions extends ServerOptions {
@@ -11,6 +13,11 @@ export interface StartServerOptions extends ServerOptions {
   readonly host?: string;
   /** Port; 0 picks a free one. Default 7710. */
   readonly port?: number;
+  /**
+   * Serve the agent-sync WebSocket at `/v1/sync` (API-key auth like every route): the sync hub options of
+   * each tenant (its own state store, executors and conversation agent), created on its first connection.
+   */
+  readonly sync?: (tenant: string) => SyncHubOptions;
 }
 
 /** A listening server. */
@@ -20,6 +27,8 @@ export interface RunningServer {
   readonly host: string;
   readonly port: number;
   readonly server: Server;
+  /** The agent-sync endpoint, when `sync` was given. */
+  readonly sync: TenantSync | undefined;
   /** Stops accepting connections, ends open ones, and resolves once closed. */
   close(): Promise<void>;
 }
@@ -37,6 +46,33 @@ export function isLoopbackAddress(host: string): boolean {
   return LOOPBACK.has(host.toLowerCase());
 }
 
+/** A listen failure the user can act on, as a one-line ConfigError; anything else unchanged. */
+function listenError(error: Error, host: string, port: number): Error {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "EADDRINUSE") {
+    return new ConfigError(
+      "server.port",
+      `${host}:${port} is already in use; stop what listens there or pick another port with --port (0 picks a free one)`,
+      { cause: error },
+    );
+  }
+  if (code === "EACCES") {
+    return new ConfigError(
+      "server.port",
+      `not allowed to listen on ${host}:${port}; ports below 1024 need privileges, pick another with --port`,
+      { cause: error },
+    );
+  }
+  if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") {
+    return new ConfigError(
+      "server.host",
+      `cannot listen on ${host}: no such address on this machine; use 127.0.0.1 (default) or 0.0.0.0`,
+      { cause: error },
+    );
+  }
+  return error;
+}
+
 /**
  * Starts the server on `host:port` (127.0.0.1:7710 by default). Refuses to run without authentication on
  * anything but a loopback address.
@@ -51,23 +87,34 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   if (options.auth === false && !isLoopbackAddress(host)) {
     throw new ConfigError(
       "server.host",
-      `authentication can only be turned off on 127.0.0.1, ::1 or localhost, not ${host}; create a key with --create-key instead`,
+      `authentication can only be turned off on 127.0.0.1, ::1 or localhost, not ${host}; create a key with: ctxkit serve keys add <tenant>`,
     );
   }
   const app = createServer(options);
   const requestTimeout = options.limits?.requestTimeoutMs ?? DEFAULT_LIMITS.requestTimeoutMs;
+  const port = options.port ?? 7710;
   const server = await new Promise<Server>((resolve, reject) => {
     const created = serve(
       {
         fetch: app.fetch,
         hostname: host,
-        port: options.port ?? 7710,
+        port,
         serverOptions: { requestTimeout, headersTimeout: Math.min(requestTimeout, 30_000) },
       },
       () => resolve(created),
     ) as Server;
-    created.once("error", reject);
+    created.once("error", (error) => reject(listenError(error, host, port)));
   });
+  const sync =
+    options.sync === undefined
+      ? undefined
+      : mountTenantSync(server, {
+          auth: options.auth ?? true,
+          ...(options.keys !== undefined && { keys: options.keys }),
+          localTenant: LOCAL_TENANT,
+          hubFor: options.sync,
+          maxPayload: options.limits?.maxBodyBytes ?? DEFAULT_LIMITS.maxBodyBytes,
+        });
   const address = server.address() as AddressInfo;
   const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return {
@@ -75,10 +122,13 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     host: address.address,
     port: address.port,
     server,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    sync,
+    close: async () => {
+      await sync?.close();
+      await new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
-      }),
+      });
+    },
   };
 }

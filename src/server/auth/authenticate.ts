@@ -36,8 +36,8 @@ export function authenticate(keys: KeyStore): MiddlewareHandler<ServerEnv> {
         401,
         "unauthorized",
         key === undefined
-          ? "send an API key as Authorization: Bearer <key> (create one with ctxkit serve --create-key <tenant>)"
-          : "the API key is not valid; check it or create a new one with ctxkit serve --create-key <tenant>",
+          ? "send an API key as Authorization: Bearer <key> (create one with ctxkit serve keys add <tenant>)"
+          : "the API key is not valid; check it or create a new one with ctxkit serve keys add <tenant>",
         UNAUTHORIZED_HEADERS,
       );
     }

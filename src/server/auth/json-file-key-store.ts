@@ -26,7 +26,7 @@ const fileSchema = z.object({
 
 /**
  * Keys in a JSON file (`{ "version": 1, "keys": [{ id, tenant, hash, createdAt }] }`, mode 0600), written
- * atomically. The file is read again when it changes, so keys created by `ctxkit serve --create-key` work in a
+ * atomically. The file is read again when it changes, so keys created by `ctxkit serve keys add` work in a
  * running server without a restart.
  *
  * @example

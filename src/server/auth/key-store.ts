@@ -39,7 +39,7 @@ export interface KeyStore {
   revoke(id: string): Promise<boolean>;
 }
 
-/** Tenant names: what `--create-key` accepts. */
+/** Tenant names: what `ctxkit serve keys add` accepts. */
 export const tenantSchema = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "a tenant is 1–64 letters, digits, '.', '_' or '-'");

@@ -1,0 +1,148 @@
+import { afterEach, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { MemorySessionStore } from "../../store/memory/index.ts";
+import type { Executor, ExecutorRun } from "../../sync/executor.ts";
+import { MemorySyncStateStore } from "../../sync/sync-state-store.ts";
+import { MemoryKeyStore } from "../auth/memory-key-store.ts";
+import { startServer, type RunningServer, type StartServerOptions } from "../start-server.ts";
+
+const running: RunningServer[] = [];
+const sockets: WebSocket[] = [];
+afterEach(async () => {
+  for (const socket of sockets.splice(0)) socket.terminate();
+  await Promise.all(running.splice(0).map((server) => server.close()));
+});
+
+/** A sync server whose executors say which tenant ran them and record what they were given. */
+async function start(options: Partial<StartServerOptions> = {}) {
+  const keys = new MemoryKeyStore();
+  const acme = (await keys.create("acme")).key;
+  const globex = (await keys.create("globex")).key;
+  const runs: { tenant: string; run: ExecutorRun; intent: string }[] = [];
+  const server = await startServer({
+    store: new MemorySessionStore(),
+    keys,
+    port: 0,
+    webRoot: false,
+    sync: (tenant) => {
+      const desktop: Executor = async (intent, run) => {
+        runs.push({ tenant, run, intent });
+        return { answer: `${tenant} did: ${intent}`, toolSummary: [], sessionId: `${tenant}-exec` };
+      };
+      return { store: new MemorySyncStateStore(), executors: { desktop } };
+    },
+    ...options,
+  });
+  running.push(server);
+  return { server, acme, globex, runs };
+}
+
+interface Connection {
+  readonly socket: WebSocket;
+  send(message: object): void;
+  next(type: string): Promise<Record<string, unknown>>;
+}
+
+function connect(
+  url: string,
+  options: WebSocket.ClientOptions = {},
+  protocols?: string[],
+): Promise<Connection> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(url, protocols, options);
+    sockets.push(socket);
+    const received: Record<string, unknown>[] = [];
+    const waiting: { type: string; resolve: (message: Record<string, unknown>) => void }[] = [];
+    socket.on("message", (data: Buffer) => {
+      const message = JSON.parse(data.toString("utf8")) as Record<string, unknown>;
+      const index = waiting.findIndex((entry) => entry.type === message["type"]);
+      if (index >= 0) waiting.splice(index, 1)[0]!.resolve(message);
+      else received.push(message);
+    });
+    socket.once("open", () =>
+      resolve({
+        socket,
+        send: (message) => socket.send(JSON.stringify(message)),
+        next: (type) =>
+          new Promise((found) => {
+            const index = received.findIndex((message) => message["type"] === type);
+            if (index >= 0) found(received.splice(index, 1)[0]!);
+            else waiting.push({ type, resolve: found });
+          }),
+      }),
+    );
+    socket.once("unexpected-response", (_request, response) =>
+      reject(new Error(`HTTP ${response.statusCode ?? 0}`)),
+    );
+    socket.once("error", reject);
+  });
+}
+
+const syncUrl = (server: RunningServer) => `${server.url.replace(/^http/, "ws")}/v1/sync`;
+const bearer = (key: string) => ({ headers: { authorization: `Bearer ${key}` } });
+
+describe("the agent-sync WebSocket at /v1/sync", () => {
+  it("refuses a missing, malformed or unknown key with 401 before the upgrade, and other paths with 404", async () => {
+    const { server } = await start();
+    await expect(connect(syncUrl(server))).rejects.toThrow("HTTP 401");
+    await expect(connect(syncUrl(server), bearer("not-a-key"))).rejects.toThrow("HTTP 401");
+    await expect(connect(syncUrl(server), bearer(`ctxk_0123456789ab_${"A".repeat(43)}`))).rejects.toThrow(
+      "HTTP 401",
+    );
+    await expect(connect(`${server.url.replace(/^http/, "ws")}/v1/other`)).rejects.toThrow("HTTP 404");
+    expect(server.sync?.tenants).toEqual([]);
+  });
+
+  it("gives each tenant its own hub: the same session id is a different session, with its own executors", async () => {
+    const { server, acme, globex, runs } = await start();
+    const mine = await connect(syncUrl(server), bearer(acme));
+    mine.send({ type: "session_context", session_id: "shared" });
+    expect(await mine.next("session_ready")).toMatchObject({ restored: false, ledger_end: 0 });
+    mine.send({ type: "user_intent", request_id: "r1", text: "acme's secret task" });
+    expect(await mine.next("agent_result")).toMatchObject({ answer: "acme did: acme's secret task" });
+
+    // The key may also travel as a subprotocol (browsers cannot set Authorization on a WebSocket).
+    const theirs = await connect(syncUrl(server), {}, ["ctxkit.sync", `ctxkit.key.${globex}`]);
+    theirs.send({ type: "session_context", session_id: "shared" });
+    expect(await theirs.next("session_ready")).toMatchObject({
+      restored: false,
+      ledger_end: 0,
+      executor_session_ids: {},
+    });
+    theirs.send({ type: "user_intent", request_id: "r2", text: "what did acme ask?" });
+    expect(await theirs.next("agent_result")).toMatchObject({ answer: "globex did: what did acme ask?" });
+
+    expect(runs.map((entry) => entry.tenant)).toEqual(["acme", "globex"]);
+    expect(runs[1]!.run.message).not.toContain("secret");
+    expect(runs[1]!.run.executorSessionId).toBeUndefined();
+    expect([...(server.sync?.tenants ?? [])].sort()).toEqual(["acme", "globex"]);
+
+    // acme reconnecting finds its own session, executor session included.
+    const again = await connect(syncUrl(server), bearer(acme));
+    again.send({ type: "session_context", session_id: "shared" });
+    const ready = await again.next("session_ready");
+    expect(ready).toMatchObject({ restored: true, executor_session_ids: { desktop: "acme-exec" } });
+    expect(ready["ledger_end"]).toBeGreaterThan(0);
+  });
+
+  it("without auth, only 127.0.0.1 itself connects: foreign Host or cross-origin pages get 403", async () => {
+    const { server, runs } = await start({ auth: false });
+    await expect(connect(syncUrl(server), { headers: { host: "evil.example" } })).rejects.toThrow("HTTP 403");
+    await expect(connect(syncUrl(server), { origin: "http://evil.example" })).rejects.toThrow("HTTP 403");
+    const local = await connect(syncUrl(server), { origin: server.url });
+    local.send({ type: "new_session", session_id: "s" });
+    await local.next("session_ready");
+    local.send({ type: "user_intent", request_id: "r1", text: "hello" });
+    expect(await local.next("agent_result")).toMatchObject({ answer: "local did: hello" });
+    expect(runs.map((entry) => entry.tenant)).toEqual(["local"]);
+  });
+
+  it("closing the server closes open sync connections", async () => {
+    const { server, acme } = await start();
+    const connection = await connect(syncUrl(server), bearer(acme));
+    const closed = new Promise<number>((resolve) => connection.socket.once("close", resolve));
+    await server.close();
+    running.splice(0);
+    expect(await closed).toBeGreaterThan(0);
+  });
+});
