@@ -1,0 +1,160 @@
+import type { LanguageModelV4 } from "@ai-sdk/provider";
+import type { LoadSettingsOptions } from "../../config/load-settings.ts";
+import type { Settings } from "../../config/settings.ts";
+import type { ContextEngine } from "../../engine/context-engine.ts";
+import type { EngineSession } from "../../engine/engine-session.ts";
+import type { PreparedRequest } from "../../engine/prepared-request.ts";
+import { InterruptedError } from "../../errors/errors.ts";
+import { messageText } from "../../model/blocks.ts";
+import type { Message } from "../../model/message.ts";
+import type { ChatOutput } from "./chat-output.ts";
+import type { ChatStores } from "./open-chat-stores.ts";
+import { streamReply } from "./stream-reply.ts";
+
+/** The agent name chat sessions are stored under (`/sessions` and `--resume` look only at these). */
+export const CHAT_AGENT = "ctxkit-chat";
+
+/** The chat's system prompt (core memories are appended by the engine when memory is on). */
+export const CHAT_SYSTEM_PROMPT =
+  "You are a helpful assistant talking with the user in a terminal. Answer clearly and concisely.";
+
+/** What a turn came to. */
+export type TurnOutcome = "answered" | "interrupted";
+
+/** Everything a running chat uses. */
+export interface ChatRuntimeOptions {
+  readonly engine: ContextEngine;
+  readonly stores: ChatStores;
+  readonly model: LanguageModelV4;
+  readonly settings: Settings;
+  readonly output: ChatOutput;
+  /** Where `/config` reads and writes settings. */
+  readonly location: LoadSettingsOptions;
+  /** The session to start in. */
+  readonly sessionId: string;
+  /** First backoff delay of provider retries (tests shorten it). */
+  readonly retryBaseDelayMs?: number;
+}
+
+/**
+ * A running chat: the current session, the model, the last request sent, and the turn in flight. Turns go
+ * through the engine (governed, assembled, committed in one transaction); `interrupt()` aborts the turn in flight
+ * and removes it, so nothing of it is stored.
+ */
+export class ChatRuntime {
+  readonly engine: ContextEngine;
+  readonly stores: ChatStores;
+  readonly settings: Settings;
+  readonly output: ChatOutput;
+  readonly location: LoadSettingsOptions;
+  model: LanguageModelV4;
+  session: EngineSession;
+  /** The last request prepared in this session. */
+  lastRequest: PreparedRequest | undefined;
+  readonly #retryBaseDelayMs: number | undefined;
+  #phase: "idle" | "requesting" | "saving" = "idle";
+  #interrupting: Promise<Message[]> | undefined;
+
+  constructor(options: ChatRuntimeOptions) {
+    this.engine = options.engine;
+    this.stores = options.stores;
+    this.settings = options.settings;
+    this.output = options.output;
+    this.location = options.location;
+    this.model = options.model;
+    this.session = options.engine.session(options.sessionId);
+    this.#retryBaseDelayMs = options.retryBaseDelayMs;
+  }
+
+  /** `provider:model` of the model in use. */
+  get modelName(): string {
+    return `${this.model.provider.replace(/\.chat$/, "")}:${this.model.modelId}`;
+  }
+
+  /** True while a turn is being requested or saved. */
+  get busy(): boolean {
+    return this.#phase !== "idle";
+  }
+
+  /** Switches to another (existing or new) session. */
+  switchTo(sessionId: string): EngineSession {
+    this.engine.release(this.session.id);
+    this.session = this.engine.session(sessionId);
+    this.lastRequest = undefined;
+    return this.session;
+  }
+
+  /**
+   * Governs and assembles the request the next turn would start from, without sending it, so `/context` and
+   * `/compact` see the governed view (also of a session just loaded). Undefined for an empty session.
+   */
+  async inspectNext(): Promise<PreparedRequest | undefined> {
+    if ((await this.session.history()).length === 0) return undefined;
+    this.lastRequest = await this.session.prepare({ system: CHAT_SYSTEM_PROMPT });
+    return this.lastRequest;
+  }
+
+  /**
+   * Aborts the request in flight and removes its turn. Returns false when there is nothing to interrupt (no turn,
+   * or the reply is already being saved).
+   */
+  interrupt(): boolean {
+    if (this.#phase !== "requesting" || this.#interrupting !== undefined) return false;
+    this.#interrupting = this.session.interrupt();
+    return true;
+  }
+
+  /**
+   * One turn: the user's message, a governed request streamed from the model, the reply recorded and the turn
+   * committed. An interrupt removes the turn and resolves `interrupted`; a failure removes it and is thrown.
+   */
+  async send(text: string): Promise<TurnOutcome> {
+    const session = this.session;
+    const output = this.output;
+    this.#phase = "requesting";
+    this.#interrupting = undefined;
+    try {
+      await session.addUser(text);
+      const signal = await session.beginRequest();
+      try {
+        const request = await session.prepare({ system: CHAT_SYSTEM_PROMPT, signal });
+        this.lastRequest = request;
+        const reply = await streamReply({
+          model: this.model,
+          request,
+          signal,
+          maxRetries: this.settings.maxRetries,
+          timeoutMs: this.settings.requestTimeoutMs,
+          ...(this.#retryBaseDelayMs !== undefined && { baseDelayMs: this.#retryBaseDelayMs }),
+          onDelta: (delta) => output.emit({ type: "delta", text: delta }),
+          onRetry: ({ retry, delayMs, error }) =>
+            output.emit({ type: "retry", retry, delayMs, message: error.message }),
+        });
+        if (signal.aborted) throw new InterruptedError();
+        this.#phase = "saving";
+        const [message] = await session.record(reply);
+        await session.commit();
+        output.emit({
+          type: "reply",
+          sessionId: session.id,
+          text: message === undefined ? "" : messageText(message),
+          usage: reply.usage ?? null,
+        });
+        return "answered";
+      } catch (error) {
+        if (signal.aborted || error instanceof InterruptedError) {
+          const removed = await (this.#interrupting ?? session.interrupt());
+          this.lastRequest = undefined;
+          output.emit({ type: "interrupted", sessionId: session.id, removed: removed.length });
+          return "interrupted";
+        }
+        await session.interrupt();
+        this.lastRequest = undefined;
+        throw error;
+      }
+    } finally {
+      this.#phase = "idle";
+      this.#interrupting = undefined;
+    }
+  }
+}
