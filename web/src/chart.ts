@@ -44,7 +44,7 @@ export interface ChartOptions {
 
 const PLOT_HEIGHT = 240;
 const TOP = 12;
-const LEFT = 56;
+const LEFT = 76;
 const MARK_ROWS = EVENT_MARKS.length;
 const MARK_SIZE = 7;
 

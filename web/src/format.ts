@@ -42,7 +42,9 @@ export function cost(value: number): string {
  */
 export function when(iso: string): string {
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
+  if (Number.isNaN(date.getTime())) return iso;
+  // Importers date messages of transcripts that record no time at the epoch.
+  return date.getTime() === 0 ? "time unknown" : date.toLocaleString();
 }
 
 /**

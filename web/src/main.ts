@@ -41,6 +41,11 @@ function keyForm(message: string): void {
 
 async function route(): Promise<void> {
   try {
+    if (storedKey() === undefined) {
+      // /health needs no key and says whether the server wants one: no 401 round trip before the key form.
+      const health = (await (await fetch("/health", { credentials: "omit" })).json()) as { auth?: boolean };
+      if (health.auth !== false) throw new AuthRequired();
+    }
     const me = await getJson<{ tenant: string; auth: boolean }>("/v1/me");
     replaceChildren(
       who,
