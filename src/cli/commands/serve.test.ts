@@ -1,0 +1,272 @@
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import OpenAI from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { messageText } from "../../model/blocks.ts";
+import { openSqliteSessionStore } from "../../store/sqlite/index.ts";
+import { startFakeOpenAIServer, type FakeOpenAIServer } from "../../test/fake-openai-server.ts";
+
+const root = fileURLToPath(new URL("../../../", import.meta.url));
+const node = join(root, "node_modules/.bin/node");
+const bin = join(root, "src/cli/bin.ts");
+
+let home: string;
+let upstream: FakeOpenAIServer;
+let key: string;
+
+/** The environment of a child: a private home, no settings or keys from this machine. */
+function childEnv(): NodeJS.ProcessEnv {
+  return { PATH: process.env["PATH"], HOME: home, XDG_CONFIG_HOME: join(home, ".config") };
+}
+
+function runSync(...args: string[]) {
+  return spawnSync(node, [bin, ...args], { cwd: home, env: childEnv(), encoding: "utf8", timeout: 60_000 });
+}
+
+interface Served {
+  readonly url: string;
+  readonly stdout: () => string;
+  readonly stderr: () => string;
+  readonly exited: Promise<number | null>;
+  stop(signal: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `ctxkit serve …` as a process and waits for its "listening on" line. */
+function serve(...args: string[]): Promise<Served> {
+  const child = spawn(node, [bin, "serve", "--port", "0", ...args], { cwd: home, env: childEnv() });
+  let stdout = "";
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const url = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
+      if (url !== undefined && /sync: .*\n/.test(stdout)) {
+        resolve({
+          url,
+          stdout: () => stdout,
+          stderr: () => stderr,
+          exited,
+          stop: (signal) => {
+            child.kill(signal);
+            return exited;
+          },
+        });
+      }
+    });
+    void exited.then((code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+  });
+}
+
+/** Waits until `check` holds (output of a child arrives on two pipes, in no set order). */
+async function eventually(check: () => boolean): Promise<void> {
+  for (let attempt = 0; attempt < 200 && !check(); attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+beforeAll(async () => {
+  home = mkdtempSync(join(tmpdir(), "ctxkit-serve-"));
+  upstream = await startFakeOpenAIServer({
+    responses: (request) => ({ text: `reply ${request.index + 1}` }),
+  });
+  const created = runSync("serve", "keys", "add", "acme", "--label", "test");
+  expect(created.status, created.stderr).toBe(0);
+  key = created.stdout.trim();
+  expect(key).toMatch(/^ctxk_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$/);
+  expect(created.stderr).toMatch(/stored hashed .*not shown again/);
+});
+
+afterAll(async () => {
+  await upstream.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+describe("ctxkit serve keys", () => {
+  it("stores the key hashed (never the key itself), lists and revokes it", () => {
+    const file = readFileSync(join(home, ".ctxkit", "server-keys.json"), "utf8");
+    expect(file).not.toContain(key);
+    expect(file).toContain(key.slice(5, 17));
+    const listed = runSync("serve", "keys", "list");
+    expect(listed.stdout).toMatch(new RegExp(`^${key.slice(5, 17)}  acme  \\S+  test\\n$`));
+    expect(listed.stdout).not.toContain(key);
+
+    const other = runSync(
+      "serve",
+      "keys",
+      "add",
+      "globex",
+      "--keys",
+      join(home, "other-keys.json"),
+    ).stdout.trim();
+    const revoked = runSync(
+      "serve",
+      "keys",
+      "revoke",
+      other.slice(5, 17),
+      "--keys",
+      join(home, "other-keys.json"),
+    );
+    expect(revoked.status).toBe(0);
+    const again = runSync(
+      "serve",
+      "keys",
+      "revoke",
+      other.slice(5, 17),
+      "--keys",
+      join(home, "other-keys.json"),
+    );
+    expect(again.status).toBe(2);
+    expect(again.stderr).toMatch(/^ctxkit: .*no key with id/);
+    const bad = runSync("serve", "keys", "add", "no spaces allowed");
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe("ctxkit serve", () => {
+  it("serves /health, refuses requests without a key, proxies a chat completion, and stops on SIGTERM", async () => {
+    const db = join(home, "serve-1.db");
+    const served = await serve(
+      "--db",
+      db,
+      "--upstream",
+      upstream.url,
+      "--model",
+      "openai-compatible:fake-model",
+    );
+    expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(served.stdout()).toContain("upstream: " + upstream.url);
+
+    const health = await fetch(`${served.url}/health`);
+    expect(await health.json()).toMatchObject({ status: "ok", auth: true });
+    expect((await fetch(`${served.url}/v1/sessions`)).status).toBe(401);
+    const wrong = await fetch(`${served.url}/v1/sessions`, {
+      headers: { authorization: `Bearer ctxk_0123456789ab_${"A".repeat(43)}` },
+    });
+    expect(wrong.status).toBe(401);
+
+    const client = new OpenAI({
+      baseURL: `${served.url}/v1`,
+      apiKey: key,
+      maxRetries: 0,
+      defaultHeaders: { "X-Ctxkit-Session": "cli-session" },
+    });
+    const first = await client.chat.completions.create({
+      model: "anything",
+      messages: [{ role: "user", content: "hello through the CLI" }],
+    });
+    const before = upstream.requests.length;
+    expect(first.choices[0]?.message.content).toMatch(/^reply \d+$/);
+    expect(upstream.requests.at(-1)?.body.model).toBe("fake-model");
+    expect(before).toBeGreaterThan(0);
+
+    expect(await served.stop("SIGTERM")).toBe(0);
+    expect(served.stdout()).toMatch(/SIGTERM, shutting down\nctxkit serve: stopped\n$/);
+    expect(served.stderr()).not.toContain(key);
+    // Everything the client received is stored.
+    const store = await openSqliteSessionStore({ path: db });
+    try {
+      const messages = await store.loadMessages("cli-session");
+      expect(messages.map((message) => [message.role, messageText(message)])).toEqual([
+        ["user", "hello through the CLI"],
+        ["assistant", first.choices[0]!.message.content],
+      ]);
+      expect((await store.getSession("cli-session"))?.owner).toBe("acme");
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("--no-auth on 127.0.0.1 says so loudly, serves tenant local, and stops on SIGINT", async () => {
+    const served = await serve("--db", join(home, "serve-2.db"), "--no-auth");
+    await eventually(() => served.stderr().includes("WARNING"));
+    expect(served.stderr()).toMatch(/WARNING: AUTHENTICATION IS OFF \(--no-auth\)/);
+    expect(served.stdout()).toMatch(/auth: +OFF/);
+    expect(served.stdout()).toMatch(/upstream: none/);
+    const me = await fetch(`${served.url}/v1/me`);
+    expect(await me.json()).toEqual({ tenant: "local", auth: false });
+    // No upstream configured: the proxy says so instead of failing obscurely.
+    const proxied = await fetch(`${served.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(proxied.status).toBe(503);
+    expect(await served.stop("SIGINT")).toBe(0);
+    expect(served.stdout()).toMatch(/SIGINT, shutting down\nctxkit serve: stopped\n$/);
+  });
+
+  it("with --executor, serves the agent-sync WebSocket at /v1/sync behind the API key", async () => {
+    const served = await serve("--db", join(home, "serve-3.db"), "--executor", "echo=cat");
+    const url = `${served.url.replace(/^http/, "ws")}/v1/sync`;
+    expect(served.stdout()).toContain(`sync:     ${url}`);
+    const refused = await new Promise<number>((resolve) => {
+      const socket = new WebSocket(url);
+      socket.once("unexpected-response", (_request, response) => resolve(response.statusCode ?? 0));
+      socket.once("open", () => resolve(101));
+    });
+    expect(refused).toBe(401);
+
+    const socket = new WebSocket(url, { headers: { authorization: `Bearer ${key}` } });
+    const messages: Record<string, unknown>[] = [];
+    const result = new Promise<Record<string, unknown>>((resolve) =>
+      socket.on("message", (data: Buffer) => {
+        const message = JSON.parse(data.toString("utf8")) as Record<string, unknown>;
+        messages.push(message);
+        if (message["type"] === "agent_result") resolve(message);
+      }),
+    );
+    await new Promise((resolve) => socket.once("open", resolve));
+    socket.send(JSON.stringify({ type: "new_session", session_id: "phone" }));
+    socket.send(JSON.stringify({ type: "user_intent", request_id: "r1", text: "list the files" }));
+    // The `cat` executor answers with the message it was given: the request, in the executor's format.
+    expect(String((await result)["answer"])).toContain("list the files");
+    socket.close();
+    expect(await served.stop("SIGTERM")).toBe(0);
+  });
+});
+
+describe("ctxkit serve error paths: one clear line, non-zero exit", () => {
+  let blocker: Server;
+  let busyPort: number;
+  beforeAll(async () => {
+    blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    busyPort = (blocker.address() as { port: number }).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
+
+  it.each([
+    [
+      "a port in use",
+      () => ["--port", String(busyPort)],
+      /^ctxkit: .*127\.0\.0\.1:\d+ is already in use; .*--port/,
+    ],
+    [
+      "a bad upstream URL",
+      () => ["--upstream", "not a url"],
+      /^ctxkit: .*"not a url" is not an http\(s\) URL/,
+    ],
+    ["an ftp upstream", () => ["--upstream", "ftp://example.com/v1"], /is not an http\(s\) URL/],
+    [
+      "--no-auth on 0.0.0.0",
+      () => ["--no-auth", "--host", "0.0.0.0"],
+      /^ctxkit: .*authentication can only be turned off on 127\.0\.0\.1.*not 0\.0\.0\.0; create a key with: ctxkit serve keys add/,
+    ],
+    ["a bad port", () => ["--port", "70000"], /^ctxkit: .*"70000" is not a port/],
+    ["a bad executor", () => ["--executor", "nocommand"], /^ctxkit: .*is not name=command/],
+  ])("%s", (_label, args, message) => {
+    const child = runSync("serve", "--db", join(home, "errors.db"), ...args());
+    expect(child.status).toBe(2);
+    expect(child.stderr).toMatch(message);
+    expect(child.stderr.trimEnd().split("\n")).toHaveLength(1);
+    expect(child.stdout).not.toContain("listening");
+  });
+});

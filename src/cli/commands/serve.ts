@@ -1,0 +1,281 @@
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import { Option, type Command } from "commander";
+import { loadSettings } from "../../config/index.ts";
+import { ConfigError } from "../../errors/errors.ts";
+import { preset } from "../../governance/presets.ts";
+import { resolveModel } from "../../providers/resolve-model.ts";
+import { JsonFileKeyStore } from "../../server/auth/json-file-key-store.ts";
+import { tenantSchema } from "../../server/auth/key-store.ts";
+import { isLoopbackAddress, startServer, type RunningServer } from "../../server/start-server.ts";
+import type { ServerEngineOptions } from "../../server/tenancy/tenant-engines.ts";
+import type { UpstreamOptions } from "../../server/upstream/upstream-options.ts";
+import { createLlmSummarizer } from "../../summarize/llm-summarizer.ts";
+import type { Executor } from "../../sync/executor.ts";
+import { JsonFileSyncStateStore } from "../../sync/json-file-sync-state-store.ts";
+import { languageModelResponder } from "../../sync/language-model-responder.ts";
+import type { SyncHubOptions } from "../../sync/sync-hub-options.ts";
+import type { CliIo, CommandRegistration } from "../program.ts";
+import { commandExecutor, parseExecutorSpec } from "../serve/command-executor.ts";
+import { openServeStores, type ServeDatabase } from "../serve/serve-stores.ts";
+import { upstreamFromChoice } from "../serve/serve-upstream.ts";
+
+interface ServeFlags {
+  host?: string;
+  port?: string;
+  db?: string;
+  pg?: string;
+  upstream?: string;
+  model?: string;
+  auth: boolean;
+  keys?: string;
+  executor: string[];
+  memoryInContext?: boolean;
+  publicMetrics?: boolean;
+}
+
+/** The key file: `--keys`, else `~/.ctxkit/server-keys.json`. */
+function keyFile(flag: string | undefined): string {
+  return flag ?? join(homedir(), ".ctxkit", "server-keys.json");
+}
+
+function parsePort(text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new ConfigError("--port", `"${text}" is not a port; give 0–65535 (0 picks a free one)`);
+  }
+  return port;
+}
+
+/** The sync hubs: one per tenant, each with its own state file beside the key file. */
+async function syncHubs(
+  flags: ServeFlags,
+  keysPath: string,
+  upstream: UpstreamOptions | undefined,
+): Promise<((tenant: string) => SyncHubOptions) | undefined> {
+  if (flags.executor.length === 0) return undefined;
+  const executors: Record<string, Executor> = {};
+  for (const text of flags.executor) {
+    const spec = parseExecutorSpec(text);
+    executors[spec.name] = commandExecutor(spec);
+  }
+  const conversation =
+    upstream?.model === undefined
+      ? undefined
+      : languageModelResponder({
+          model: await resolveModel(`openai-compatible:${upstream.model}`, {
+            baseURL: upstream.baseURL,
+            env: {},
+            ...(upstream.apiKey !== undefined && { headers: { authorization: `Bearer ${upstream.apiKey}` } }),
+          }),
+        });
+  const folder = join(dirname(keysPath), "sync");
+  return (tenant) => ({
+    store: new JsonFileSyncStateStore(join(folder, `${tenant}.json`)),
+    executors,
+    ...(conversation !== undefined && { conversation }),
+  });
+}
+
+/** Resolves when the process gets SIGINT or SIGTERM. */
+function nextSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+      resolve(signal);
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+  });
+}
+
+async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
+  const { settings } = loadSettings({ cwd: process.cwd(), env: io.env });
+  const host = flags.host ?? settings.server.host;
+  const port = parsePort(flags.port, settings.server.port);
+  if (!flags.auth && !isLoopbackAddress(host)) {
+    throw new ConfigError(
+      "--no-auth",
+      `authentication can only be turned off on 127.0.0.1, ::1 or localhost, not ${host}; ` +
+        "create a key with: ctxkit serve keys add <tenant>",
+    );
+  }
+  if (flags.db !== undefined && flags.pg !== undefined) {
+    throw new ConfigError("--db", "give --db or --pg, not both");
+  }
+  const model = flags.model ?? settings.model;
+  const upstream = upstreamFromChoice({
+    upstream: flags.upstream,
+    model,
+    baseURL: settings.baseURL,
+    apiKeys: settings.apiKeys,
+    env: io.env,
+  });
+  const keysPath = keyFile(flags.keys);
+  const keys = flags.auth ? new JsonFileKeyStore(keysPath) : undefined;
+  const keyCount = keys === undefined ? 0 : (await keys.list()).length;
+  const sync = await syncHubs(flags, keysPath, upstream);
+  const summarizer =
+    settings.summarizationModel === undefined || settings.summarizationModel.trim() === ""
+      ? undefined
+      : createLlmSummarizer({
+          model: await resolveModel(settings.summarizationModel, {
+            env: io.env,
+            baseURL: settings.baseURL,
+            apiKeys: settings.apiKeys,
+            settingKey: "summarizationModel",
+          }),
+        });
+  const engine: ServerEngineOptions = {
+    ...(upstream?.model !== undefined && { model: upstream.model }),
+    ...(settings.contextWindow !== undefined && { contextWindow: settings.contextWindow }),
+    ...(settings.maxOutputTokens !== undefined && { maxOutputTokens: settings.maxOutputTokens }),
+    ...(summarizer !== undefined && { summarizer }),
+    coreMemoryTokens: settings.memory.maxCoreTokens,
+    policy: preset(settings.preset, settings.policy),
+  };
+  const pgUrl = flags.pg ?? (flags.db === undefined ? settings.pgUrl : undefined);
+  const database: ServeDatabase =
+    pgUrl !== undefined
+      ? { kind: "postgres", url: pgUrl }
+      : { kind: "sqlite", path: flags.db ?? settings.db };
+  const stores = await openServeStores(database, {
+    memory: settings.memory.enabled,
+    retentionDays: settings.sessionRetentionDays,
+  });
+  let running: RunningServer;
+  try {
+    running = await startServer({
+      store: stores.store,
+      ...(stores.memory !== undefined && { memory: stores.memory }),
+      memoryInContext: flags.memoryInContext === true,
+      engine,
+      ...(upstream !== undefined && { upstream }),
+      auth: flags.auth,
+      ...(keys !== undefined && { keys }),
+      ...(sync !== undefined && { sync }),
+      publicMetrics: flags.publicMetrics === true,
+      host,
+      port,
+      log: (line) => io.stderr.write(`${line}\n`),
+    });
+  } catch (error) {
+    await stores.close();
+    throw error;
+  }
+
+  const lines = [
+    `ctxkit serve: listening on ${running.url}`,
+    `  store:    ${stores.description}${stores.memory === undefined ? " (memory off)" : " (with memory)"}`,
+    upstream === undefined
+      ? "  upstream: none; /v1/chat/completions and turns answer 503 (pass --upstream <url> or --model provider:model)"
+      : `  upstream: ${upstream.baseURL}${upstream.model === undefined ? " (the request's model)" : ` model ${upstream.model}`}`,
+    flags.auth
+      ? `  auth:     API keys in ${keysPath} (${keyCount} now; add one with: ctxkit serve keys add <tenant>)`
+      : "  auth:     OFF",
+    sync === undefined
+      ? "  sync:     off (add --executor name=command to serve /v1/sync)"
+      : `  sync:     ${running.url.replace(/^http/, "ws")}/v1/sync`,
+  ];
+  io.stdout.write(`${lines.join("\n")}\n`);
+  if (!flags.auth) {
+    io.stderr.write(
+      `\nWARNING: AUTHENTICATION IS OFF (--no-auth). Every request is tenant "local": any program on this ` +
+        `machine that can reach ${running.url} can read, change and delete every session.\n\n`,
+    );
+  } else if (keyCount === 0) {
+    io.stderr.write(
+      `ctxkit serve: no API key yet, so every request gets 401; create one with: ctxkit serve keys add <tenant>\n`,
+    );
+  }
+
+  const signal = await nextSignal();
+  io.stdout.write(`ctxkit serve: ${signal}, shutting down\n`);
+  try {
+    await running.close();
+  } finally {
+    await stores.close();
+  }
+  io.stdout.write("ctxkit serve: stopped\n");
+}
+
+function registerKeys(serveCommand: Command, io: CliIo): void {
+  const keysOption = () => new Option("--keys <file>", "key file (default ~/.ctxkit/server-keys.json)");
+  const keysCommand = serveCommand
+    .command("keys")
+    .description("Create, list and revoke the server's API keys");
+  keysCommand
+    .command("add")
+    .description("Create an API key for a tenant; it is printed once and stored hashed")
+    .argument("<tenant>", "tenant the key belongs to (letters, digits, '.', '_', '-')")
+    .option("--label <text>", "a note to recognise the key by")
+    .addOption(keysOption())
+    .action(async (tenant: string, options: { label?: string; keys?: string }) => {
+      tenantSchema.parse(tenant);
+      const store = new JsonFileKeyStore(keyFile(options.keys));
+      const { key, record } = await store.create(tenant, options.label);
+      io.stdout.write(`${key}\n`);
+      io.stderr.write(
+        `ctxkit: key ${record.id} for tenant "${record.tenant}" stored hashed in ${store.path}; ` +
+          "copy it now, it is not shown again\n",
+      );
+    });
+  keysCommand
+    .command("list")
+    .description("List the keys (ids and tenants; the keys themselves are not stored)")
+    .addOption(keysOption())
+    .action(async (options: { keys?: string }) => {
+      const records = await new JsonFileKeyStore(keyFile(options.keys)).list();
+      if (records.length === 0) io.stdout.write("no keys; create one with: ctxkit serve keys add <tenant>\n");
+      for (const record of records) {
+        io.stdout.write(
+          `${record.id}  ${record.tenant}  ${record.createdAt}${record.label ? `  ${record.label}` : ""}\n`,
+        );
+      }
+    });
+  keysCommand
+    .command("revoke")
+    .description("Revoke a key by its id (running servers stop accepting it at once)")
+    .argument("<id>", "the key id (the 12 characters after ctxk_)")
+    .addOption(keysOption())
+    .action(async (id: string, options: { keys?: string }) => {
+      if (!(await new JsonFileKeyStore(keyFile(options.keys)).revoke(id))) {
+        throw new ConfigError("key", `no key with id "${id}"; list them with: ctxkit serve keys list`);
+      }
+      io.stdout.write(`revoked ${id}\n`);
+    });
+}
+
+/**
+ * `ctxkit serve`: runs the HTTP API, the OpenAI-compatible stateful proxy and (with `--executor`) the agent-sync
+ * WebSocket over the configured store, on 127.0.0.1:7710 by default, until SIGINT or SIGTERM. API keys are
+ * required unless `--no-auth` (loopback only); `ctxkit serve keys add <tenant>` creates one.
+ *
+ * @example
+ * createProgram([registerServe], io).parseAsync(["serve", "--port", "0", "--upstream", "http://127.0.0.1:11434/v1"], { from: "user" });
+ */
+export const registerServe: CommandRegistration = (program, io) => {
+  const serveCommand = program
+    .command("serve")
+    .description("Serve the HTTP API, the OpenAI-compatible proxy and the inspector")
+    .option("--host <address>", "address to bind (default 127.0.0.1, the server.host setting)")
+    .option("--port <port>", "port (default 7710, the server.port setting; 0 picks a free one)")
+    .option("--db <file>", "SQLite database (default the db setting, ~/.ctxkit/ctxkit.db)")
+    .option("--pg <url>", "PostgreSQL URL (default the pgUrl setting)")
+    .option("--upstream <baseURL>", "OpenAI-compatible server to forward to (key: CTXKIT_UPSTREAM_API_KEY)")
+    .option("--model <provider:model>", "model that serves every request (default the model setting)")
+    .option("--no-auth", "no API keys: every request is tenant local (127.0.0.1 only)")
+    .option("--keys <file>", "API key file (default ~/.ctxkit/server-keys.json)")
+    .option(
+      "--executor <name=command>",
+      "an execution agent for /v1/sync (repeatable)",
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option("--memory-in-context", "put each tenant's core memories in its sessions' system prompts")
+    .option("--public-metrics", "serve /metrics without a key")
+    .action((flags: ServeFlags) => serve(flags, io));
+  registerKeys(serveCommand, io);
+};
