@@ -4,7 +4,6 @@ import { registerConfig } from "./config.ts";
 import { registerDemo } from "./demo.ts";
 import { registerReplay } from "./replay.ts";
 import { registerServe } from "./serve.ts";
-import { registerServe } from "./serve.ts";
 import { registerStats } from "./stats.ts";
 
 /** Every CLI command, in help order. */
