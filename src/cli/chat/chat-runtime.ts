@@ -10,6 +10,8 @@ import type { Message } from "../../model/message.ts";
 import type { ChatOutput } from "./chat-output.ts";
 import type { ChatStores } from "./open-chat-stores.ts";
 import { streamReply } from "./stream-reply.ts";
+import type { ProviderErrorContext } from "../../providers/classify-provider-error.ts";
+import { providerNames, type ProviderName } from "../../providers/provider-catalog.ts";
 
 /** The agent name chat sessions are stored under (`/sessions` and `--resume` look only at these). */
 export const CHAT_AGENT = "ctxkit-chat";
@@ -17,6 +19,11 @@ export const CHAT_AGENT = "ctxkit-chat";
 /** The chat's system prompt (core memories are appended by the engine when memory is on). */
 export const CHAT_SYSTEM_PROMPT =
   "You are a helpful assistant talking with the user in a terminal. Answer clearly and concisely.";
+
+/** The provider name of a model as in model strings (`openai.responses` → `openai`). */
+function providerOf(model: LanguageModelV4): string {
+  return model.provider.replace(/\.(chat|responses|messages|generative-ai)$/, "");
+}
 
 /** What a turn came to. */
 export type TurnOutcome = "answered" | "interrupted";
@@ -68,7 +75,12 @@ export class ChatRuntime {
 
   /** `provider:model` of the model in use. */
   get modelName(): string {
-    return `${this.model.provider.replace(/\.chat$/, "")}:${this.model.modelId}`;
+    return `${providerOf(this.model)}:${this.model.modelId}`;
+  }
+
+  #providerContext(): ProviderErrorContext {
+    const name = providerOf(this.model);
+    return (providerNames as readonly string[]).includes(name) ? { provider: name as ProviderName } : {};
   }
 
   /** True while a turn is being requested or saved. */
@@ -127,6 +139,7 @@ export class ChatRuntime {
           timeoutMs: this.settings.requestTimeoutMs,
           ...(this.#retryBaseDelayMs !== undefined && { baseDelayMs: this.#retryBaseDelayMs }),
           onDelta: (delta) => output.emit({ type: "delta", text: delta }),
+          context: this.#providerContext(),
           onRetry: ({ retry, delayMs, error }) =>
             output.emit({ type: "retry", retry, delayMs, message: error.message }),
         });

@@ -5,7 +5,7 @@ import type { PreparedRequest } from "../../engine/prepared-request.ts";
 import { InterruptedError } from "../../errors/errors.ts";
 import { toAiSdk } from "../../formats/providers/ai-sdk/index.ts";
 import type { ContentBlock, Usage } from "../../model/message.ts";
-import { classifyProviderError } from "../../providers/classify-provider-error.ts";
+import { classifyProviderError, type ProviderErrorContext } from "../../providers/classify-provider-error.ts";
 import { withRetries, type RetryNotice } from "../../providers/with-retries.ts";
 
 /** Options of `streamReply`. */
@@ -22,6 +22,8 @@ export interface StreamReplyOptions {
   readonly baseDelayMs?: number;
   readonly onDelta: (text: string) => void;
   readonly onRetry?: (notice: RetryNotice) => void;
+  /** The provider called, so failures name the right key variable and base URL. */
+  readonly context?: ProviderErrorContext;
 }
 
 type Part = TextStreamPart<ToolSet>;
@@ -51,6 +53,8 @@ async function openStream(options: StreamReplyOptions, signal: AbortSignal): Pro
     ...(request.system !== "" && { instructions: request.system }),
     abortSignal: signal,
     maxRetries: 0,
+    // Errors arrive as stream parts and are thrown classified; the SDK's default would log them to stderr.
+    onError: () => {},
   });
   const stream = result.stream[Symbol.asyncIterator]();
   const seen: Part[] = [];
@@ -103,15 +107,16 @@ export async function streamReply(options: StreamReplyOptions): Promise<Assistan
       signal,
       ...(options.baseDelayMs !== undefined && { baseDelayMs: options.baseDelayMs }),
       ...(options.onRetry !== undefined && { onRetry: options.onRetry }),
+      ...(options.context !== undefined && { context: options.context }),
     });
     for (const part of seen) take(part);
     for (let next = await stream.next(); next.done !== true; next = await stream.next()) take(next.value);
   } catch (error) {
     if (signal.aborted) throw new InterruptedError();
-    throw classifyProviderError(error);
+    throw classifyProviderError(error, options.context);
   }
   if (signal.aborted) throw new InterruptedError();
-  if (callSignal.aborted) throw classifyProviderError(callSignal.reason);
+  if (callSignal.aborted) throw classifyProviderError(callSignal.reason, options.context);
   const content: ContentBlock[] = [
     ...(reasoning === "" ? [] : [{ type: "reasoning" as const, text: reasoning }]),
     { type: "text", text },
