@@ -33,6 +33,8 @@ export function portabilityCases(context: ConformanceContext): void {
     await richSession(store);
     const exported = await exportSessionsJsonl(store, ["rich", "rich-fork"]);
     expect(exported.split("\n")[0]).toBe('{"type":"ctxkit","version":1}');
+    // Free-form JSON keeps its key order (PostgreSQL's jsonb would sort it).
+    expect(exported).toContain('"metadata":{"z":1,"a":[1,"x"]}');
     const target = context.track(await context.backend.open(context.options()));
     const result = await importSessionsJsonl(target, exported, { source: "export.jsonl" });
     expect(result.sessions).toEqual([

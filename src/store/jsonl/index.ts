@@ -14,3 +14,7 @@ export {
 } from "./import-sessions-jsonl.ts";
 export { conversationDump, type ConversationToStore } from "./conversation-dump.ts";
 export { sessionLineSchema, blobLineSchema, type SessionLine, type BlobLine } from "./session-lines.ts";
+export {
+  importTranscriptSessions,
+  type ImportTranscriptSessionsOptions,
+} from "./import-transcript-sessions.ts";

@@ -23,7 +23,10 @@ export interface SessionRow {
   readonly cache_write_tokens: string | number;
   readonly reasoning_tokens: string | number;
   readonly cost: number;
+  /** jsonb copy for filters (keys reordered). */
   readonly metadata: SessionRecord["metadata"];
+  /** The metadata as written. */
+  readonly metadata_json: SessionRecord["metadata"];
   readonly origin: SessionRecord["origin"] | null;
   readonly executors: Record<string, string> | null;
 }
@@ -54,7 +57,7 @@ export function sessionFromRow(row: SessionRow): SessionRecord {
       reasoning: Number(row.reasoning_tokens),
     },
     cost: row.cost,
-    metadata: row.metadata,
+    metadata: row.metadata_json,
     executorSessionIds: row.executors ?? {},
     ...(row.origin !== null && { origin: row.origin }),
   };
@@ -75,13 +78,13 @@ export async function readSession(
 
 const SESSION_COLUMNS = `id, owner, agent, title, title_words, created_at, updated_at, parent_id, fork_seq, message_count,
   turn_count, next_seq, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost,
-  metadata, origin`;
+  metadata, origin, metadata_json`;
 
 /** Inserts a whole session record (created by a first turn, a fork or a restore). */
 export async function insertSession(queries: PostgresQueries, record: SessionRecord): Promise<void> {
   await queries.run(
     `INSERT INTO {sessions} (${SESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
-      $15, $16, $17, $18, $19, $20)`,
+      $15, $16, $17, $18, $19, $20, $21)`,
     [
       record.id,
       record.owner ?? null,
@@ -103,6 +106,7 @@ export async function insertSession(queries: PostgresQueries, record: SessionRec
       record.cost,
       JSON.stringify(record.metadata),
       record.origin === undefined ? null : JSON.stringify(record.origin),
+      JSON.stringify(record.metadata),
     ],
   );
 }

@@ -1,7 +1,8 @@
 /**
  * The PostgreSQL schema and its forward-only migrations, recorded in `{ctxkit_schema}` and applied under an
  * advisory lock so many servers starting at once migrate once. Message bodies are `json` (not `jsonb`) because
- * `json` keeps key order, which keeps exports byte-identical; session metadata is `jsonb` for `@>` filters.
+ * `json` keeps key order, which keeps exports byte-identical. Session metadata is kept twice: `metadata` (`jsonb`,
+ * for `@>` filters; it reorders keys) and, since version 2, `metadata_json` (`json`, as written; what loads read).
  */
 import { CorruptStoreError, SchemaTooNewError } from "../../errors/index.ts";
 import type { PostgresDatabase } from "./postgres-database.ts";
@@ -82,8 +83,17 @@ CREATE TABLE {sync_states} (
 );
 `;
 
+// jsonb sorts object keys, so metadata read back from it exported differently from SQLite's. Rows written
+// before this migration keep jsonb's order (the original is gone).
+const version2 = `
+ALTER TABLE {sessions} ADD COLUMN metadata_json json;
+UPDATE {sessions} SET metadata_json = metadata::json;
+ALTER TABLE {sessions} ALTER COLUMN metadata_json SET NOT NULL;
+`;
+
 const MIGRATIONS: readonly { readonly version: number; readonly sql: string }[] = [
   { version: 1, sql: version1 },
+  { version: 2, sql: version2 },
 ];
 
 /** The newest schema version this ctxkit writes. */

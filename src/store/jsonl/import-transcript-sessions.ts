@@ -1,0 +1,49 @@
+import { importTranscriptFile } from "../../formats/transcripts/import-transcript.ts";
+import type { TranscriptFormat } from "../../formats/transcripts/imported-conversation.ts";
+import { DEFAULT_PRICES, type PriceTable } from "../pricing.ts";
+import type { SessionStore } from "../session-store.ts";
+import { checkDump } from "../dump-check.ts";
+import { DEFAULT_INLINE_MEDIA_LIMIT } from "../media-blobs.ts";
+import { conversationDump } from "./conversation-dump.ts";
+import {
+  restoreDumps,
+  type ImportedSessionSummary,
+  type ImportSessionsOptions,
+} from "./import-sessions-jsonl.ts";
+
+/** Options of `importTranscriptSessions`. */
+export interface ImportTranscriptSessionsOptions extends Pick<
+  ImportSessionsOptions,
+  "onExisting" | "onProgress"
+> {
+  /** The transcript format, or `auto` (default) to detect it. */
+  readonly format?: TranscriptFormat | "auto";
+  /** Time stamped as the sessions' `updatedAt` (default: now), so retention counts from the import. */
+  readonly now?: string;
+  /** Prices for the cost totals (default: `DEFAULT_PRICES`). */
+  readonly prices?: PriceTable;
+}
+
+/**
+ * Imports a transcript file in any supported format (Claude Code, Codex, Gemini CLI, OpenAI chat, SWE-agent,
+ * ctxkit JSONL) into a store, one session per conversation. Everything is read and validated first and
+ * existing sessions are refused before anything is written (unless `onExisting` is `replace`); each session is
+ * then restored in its own transaction. Throws `ParseError`, `UnknownFormatError` or `NotFoundError` for a bad
+ * file.
+ *
+ * @example
+ * const { sessions } = await importTranscriptSessions(store, "~/.claude/projects/p/abc.jsonl");
+ * sessions[0]; // { id, messages, turns, toolCalls }
+ */
+export async function importTranscriptSessions(
+  store: SessionStore,
+  path: string,
+  options: ImportTranscriptSessionsOptions = {},
+): Promise<{ sessions: ImportedSessionSummary[] }> {
+  const conversations = await importTranscriptFile(path, { format: options.format ?? "auto" });
+  const context = { now: options.now ?? new Date().toISOString(), prices: options.prices ?? DEFAULT_PRICES };
+  const dumps = conversations.map((conversation) =>
+    checkDump(conversationDump(conversation, context), DEFAULT_INLINE_MEDIA_LIMIT),
+  );
+  return restoreDumps(store, dumps, options);
+}
