@@ -151,12 +151,14 @@ export class LiveSession {
         emit: (delta) => this.#send({ type: "conversation_delta", request_id: request.request_id, delta }),
       });
       const calls = reply.toolCalls;
-      if (calls.length === 0 && generation === this.#generation) {
+      this.#throwIfAbandoned(generation);
+      if (calls.length === 0) {
         await this.#writes.run(async () => {
           this.#ledger.appendExchange(request.text, reply.text);
           await this.#save();
         });
       }
+      this.#throwIfAbandoned(generation);
       const route = calls.length === 0 ? undefined : this.#route(calls[0]!.name);
       this.#send({
         type: "conversation_response",
@@ -202,18 +204,18 @@ export class LiveSession {
           }),
           `result of executor "${agent}"`,
         );
-        if (generation === this.#generation) {
-          await this.#writes.run(async () => {
-            this.#ledger.recordResult(agent, {
-              request: intent.text,
-              answer: result.answer,
-              toolCalls: result.toolSummary,
-              executorSessionId: result.sessionId,
-              seenUpTo: context.to,
-            });
-            await this.#save();
+        this.#throwIfAbandoned(generation);
+        await this.#writes.run(async () => {
+          this.#ledger.recordResult(agent, {
+            request: intent.text,
+            answer: result.answer,
+            toolCalls: result.toolSummary,
+            executorSessionId: result.sessionId,
+            seenUpTo: context.to,
           });
-        }
+          await this.#save();
+        });
+        this.#throwIfAbandoned(generation);
         this.#send({
           type: "agent_result",
           request_id: intent.request_id,
@@ -224,6 +226,16 @@ export class LiveSession {
         });
       });
     });
+  }
+
+  /**
+   * A result that arrives after "new session" (or shutdown) belongs to a conversation that no longer exists: it
+   * is neither recorded nor delivered (a client would add it to the new conversation), only reported.
+   */
+  #throwIfAbandoned(generation: number): void {
+    if (generation !== this.#generation) {
+      throw new InterruptedError("a new session was started; this request's result was discarded");
+    }
   }
 
   async #restore(agent: string): Promise<boolean> {
