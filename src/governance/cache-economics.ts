@@ -38,9 +38,11 @@ export function checkpointPays(checkpoint: CheckpointCase, pricing: CachePricing
 }
 
 /**
- * Expected remaining requests: a session that has made N requests is likely to make about N more (Lindy),
- * with a small floor (a young session has not proven it will last) and a ceiling.
+ * Expected remaining requests: a session that has made N requests is likely to make about N more (Lindy); we
+ * count on half of that, because a checkpoint taken too early costs its whole rewrite while one taken a little
+ * late only forgoes a few cheap cached reads. A small floor (a young session has not proven it will last) and
+ * a ceiling.
  */
 export function expectedRemainingRequests(requestsSoFar: number): number {
-  return Math.min(200, Math.max(5, requestsSoFar));
+  return Math.min(200, Math.max(5, requestsSoFar / 2));
 }

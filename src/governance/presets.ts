@@ -9,7 +9,7 @@ const presetInputs: Record<PresetName, GovernancePolicyInput> = {
   /** Small windows and cost-sensitive runs: act earlier, keep less. */
   aggressive: {
     truncateToolResultsAbove: 1_500,
-    offloadProtectTokens: 15_000,
+    offloadProtectTokens: 5_000,
     offloadMinPrunableTokens: 5_000,
     maxTurns: 30,
     compactionTrigger: 0.6,
