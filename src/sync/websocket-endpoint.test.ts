@@ -225,6 +225,49 @@ describe("sync over WebSocket", () => {
     await expect(refused.connect()).rejects.toMatchObject({ code: "network_error" });
   });
 
+  it("a server that lost its state resumes from what the app saved: transcript and executor session id", async () => {
+    const database = new ExecutorDatabase();
+    const first = await startServer(serverOptions(database, new MemorySyncStateStore()));
+    const phone = connectClient(first.port, { sessionId: "s" });
+    await phone.connect();
+    await phone.ask("What's the weather?");
+    await phone.ask("Check desktop for security risks");
+    await phone.ask("How are you?");
+    // What the app persists (Contop: SessionMeta.adkSessionId and the execution entries).
+    const saved = { transcript: [...phone.transcript], executorSessionIds: phone.executorSessionIds };
+    expect(saved.transcript.map((entry) => [entry.role, entry.agent])).toEqual([
+      ["user", undefined],
+      ["assistant", undefined],
+      ["user", "desktop"],
+      ["assistant", "desktop"],
+      ["user", undefined],
+      ["assistant", undefined],
+    ]);
+    phone.close();
+    await stopServer(first);
+
+    // A new server with an empty state store; the app restarts and continues the session.
+    const second = await startServer(serverOptions(database, new MemorySyncStateStore()));
+    const restarted = connectClient(second.port, { sessionId: "s", ...saved });
+    const ready = await restarted.connect();
+    expect(ready).toMatchObject({
+      restored: false,
+      ledger_end: 6,
+      executor_session_ids: { desktop: "adk-1" },
+    });
+    await restarted.ask("Delete that passwords file");
+    expect(database.restores).toEqual(["adk-1"]);
+    // The restored executor session holds its own exchange: it gets the chat around it, not its run again.
+    expect(database.calls[1]).toMatchObject({
+      executorSessionId: "adk-1",
+      restored: true,
+      historyBefore: 1,
+      message:
+        "[Prior conversation for context]\nUser: What's the weather?\nContop: Chat reply to: What's the weather?\n" +
+        "User: How are you?\nContop: Chat reply to: How are you?\n[Current request]\nDelete that passwords file",
+    });
+  });
+
   it("authorises a key carried as a subprotocol and selects ctxkit.sync, never echoing the key", async () => {
     const database = new ExecutorDatabase();
     const running = await startServer({
