@@ -227,6 +227,15 @@ describe("authentication", () => {
     { method: "GET", path: "/metrics" },
   ];
 
+  it("the 401 table covers every route of the app but /health", () => {
+    const app = createServer({ store: new MemorySessionStore(), keys: new MemoryKeyStore(), webRoot: false });
+    const all = app.routes
+      .filter((route) => route.method !== "ALL" && route.path !== "/health")
+      .map((route) => `${route.method} ${route.path.replace("/v1/memory/:id", "/v1/memory/:memory")}`);
+    const covered = new Set(paths.map((route) => `${route.method} ${route.path.split("?")[0]!}`));
+    for (const route of all) expect(covered, route).toContain(route);
+  });
+
   it.each([
     ["no key", null],
     ["a malformed key", "not-a-key"],
@@ -267,6 +276,43 @@ describe("authentication", () => {
       sessionId,
     ]) {
       expect(log).not.toContain(secret);
+    }
+  });
+});
+
+describe("body limit", () => {
+  it("every route that takes a body answers 413 over the limit, before auth, and nothing is stored", async () => {
+    const small = await startHarness({
+      responses: ["never sent"],
+      server: { limits: { maxBodyBytes: 1_024 } },
+    });
+    try {
+      const app = createServer({
+        store: new MemorySessionStore(),
+        keys: new MemoryKeyStore(),
+        webRoot: false,
+      });
+      const writes = app.routes.filter((route) => route.method === "POST" || route.method === "PATCH");
+      expect(writes.length).toBeGreaterThan(5);
+      const oversized = { message: "x".repeat(2_000), model: "m", messages: [], kind: "fact", content: "y" };
+      for (const route of writes) {
+        const path = route.path.replaceAll(":id", "big");
+        for (const key of [small.acme, null]) {
+          const answer = await small.call(path, {
+            method: route.method,
+            key,
+            headers: { "x-ctxkit-session": "big" },
+            json: oversized,
+          });
+          expect(answer.status, `${route.method} ${route.path}`).toBe(413);
+          expect(((await answer.json()) as { error: { code: string } }).error.code).toBe("payload_too_large");
+        }
+      }
+      expect(small.upstream.requests).toHaveLength(0);
+      expect((await small.store.listSessions()).sessions).toHaveLength(0);
+      expect(await small.memory.list({ owner: "acme" })).toHaveLength(0);
+    } finally {
+      await small.close();
     }
   });
 });
