@@ -23,7 +23,12 @@ export interface AgentResult {
   readonly answer: string;
   /** The tools it called, for the conversation's tool-summary prefix. */
   readonly toolSummary: readonly ToolCallRecord[];
-  /** Its own session id, to continue the session next time. */
+  /**
+   * Its own session id, to continue the session next time. Report a different id than `run.executorSessionId`
+   * only when the run started a new session: the ledger cannot tell what that session missed. To have a lost
+   * session detected before the run (which then receives the whole window), give the hub
+   * `restoreExecutorSession`.
+   */
   readonly sessionId: string;
 }
 
