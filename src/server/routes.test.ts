@@ -31,8 +31,8 @@ interface SessionBody {
   };
 }
 
-async function turn(harness: ServerHarness, id: string, body: unknown) {
-  const response = await harness.call(`/v1/sessions/${id}/turns`, { method: "POST", json: body });
+async function turn(harness: ServerHarness, id: string, body: unknown, key = harness.acme) {
+  const response = await harness.call(`/v1/sessions/${id}/turns`, { method: "POST", json: body, key });
   expect(response.status).toBe(200);
   expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
   return readSse(response);
@@ -294,6 +294,33 @@ describe("live events, memory and metrics", () => {
     });
     await turn(plain, "mem-2", { message: "hello", system: "Be brief." });
     expect(plain.upstream.requests[0]!.body.messages![0]).toEqual({ role: "system", content: "Be brief." });
+  });
+
+  it("memory in context: a session's compaction summary becomes its tenant's memory, shown to its other sessions only", async () => {
+    const harness = await setup({ responses: () => "ok ".repeat(50), server: { memoryInContext: true } });
+    for (let index = 0; index < 10; index++) {
+      await turn(harness, "long-1", { message: `step ${index} of the migration ${"q".repeat(2_400)}` });
+    }
+    const compacted = await json<{ events: { type: string }[] }>(
+      harness.call("/v1/sessions/long-1/compact", { method: "POST", json: {} }),
+    );
+    expect(compacted.events.map((event) => event.type)).toContain("compaction-end");
+    const summaries = await harness.memory.list({ owner: "acme", kinds: ["session-summary"] });
+    expect(summaries.length).toBeGreaterThan(0);
+    expect(summaries[0]!.sourceSessionId).toBe("long-1");
+    expect(await harness.memory.list({ owner: "globex" })).toEqual([]);
+    const listed = await json<{ memories: { kind: string }[] }>(
+      harness.call("/v1/memory", { key: harness.globex }),
+    );
+    expect(listed.memories).toEqual([]);
+
+    const before = harness.upstream.requests.length;
+    await turn(harness, "acme-other", { message: "what did we do before?" });
+    await turn(harness, "globex-own", { message: "what did we do before?" }, harness.globex);
+    const [acmeRequest, globexRequest] = harness.upstream.requests.slice(before);
+    const summaryText = summaries[0]!.content.slice(0, 40);
+    expect(JSON.stringify(acmeRequest!.body.messages)).toContain(summaryText);
+    expect(JSON.stringify(globexRequest!.body.messages)).not.toContain(summaryText);
   });
 
   it("/metrics counts requests by route pattern, upstream calls and governance events, with no ids or keys", async () => {
