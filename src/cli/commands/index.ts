@@ -2,8 +2,10 @@ import type { CommandRegistration } from "../program.ts";
 import { registerChat } from "./chat.ts";
 import { registerConfig } from "./config.ts";
 import { registerDemo } from "./demo.ts";
+import { registerImport } from "./import.ts";
 import { registerReplay } from "./replay.ts";
 import { registerServe } from "./serve.ts";
+import { registerSessions } from "./sessions.ts";
 import { registerStats } from "./stats.ts";
 
 /** Every CLI command, in help order. */
@@ -14,4 +16,6 @@ export const commands: readonly CommandRegistration[] = [
   registerStats,
   registerReplay,
   registerServe,
+  registerSessions,
+  registerImport,
 ];

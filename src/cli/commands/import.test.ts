@@ -1,0 +1,117 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { transcriptPath } from "../../../test/support/transcripts.ts";
+import { conversationStats } from "../../formats/transcripts/conversation-stats.ts";
+import { importTranscriptFile } from "../../formats/transcripts/import-transcript.ts";
+import { openSqliteSessionStore } from "../../store/sqlite/index.ts";
+import { runCli } from "../main.ts";
+
+function capture(isTTY = false) {
+  let text = "";
+  const stream = Object.assign(
+    new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        text += chunk.toString();
+        done();
+      },
+    }),
+    { isTTY },
+  );
+  return { stream, text: () => text };
+}
+
+const home = mkdtempSync(join(tmpdir(), "ctxkit-import-cli-"));
+let databases = 0;
+const freshDb = () => join(home, `db-${++databases}.db`);
+
+async function run(argv: string[], options: { tty?: boolean } = {}) {
+  const stdout = capture();
+  const stderr = capture(options.tty === true);
+  const code = await runCli(argv, { stdout: stdout.stream, stderr: stderr.stream, env: { HOME: home } });
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+const spotter = transcriptPath("claude-code__marot-spotter/4d5611e5-241a-462a-8d15-5122611a9569.jsonl");
+const tauBench = transcriptPath("tau-bench/gpt-4o-airline.json");
+
+describe("ctxkit import", () => {
+  it("stores a Claude Code transcript and prints { sessions: [{ id, messages, turns, toolCalls }] }", async () => {
+    const db = freshDb();
+    const result = await run(["import", spotter, "--db", db, "--json"]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe("");
+    const printed = JSON.parse(result.stdout) as { sessions: Record<string, unknown>[] };
+    const conversations = await importTranscriptFile(spotter);
+    expect(printed).toEqual({
+      sessions: conversations.map((conversation) => {
+        const stats = conversationStats(conversation);
+        return { id: stats.id, messages: stats.messages, turns: stats.turns, toolCalls: stats.toolCalls };
+      }),
+    });
+    expect(Object.keys(printed.sessions[0]!)).toEqual(["id", "messages", "turns", "toolCalls"]);
+    // jq -r 'select(.type=="assistant") | .message.content[] | select(.type=="tool_use") | .id' FILE | sort -u | wc -l
+    expect(printed.sessions[0]).toMatchObject({ toolCalls: 150 });
+
+    const store = await openSqliteSessionStore({ path: db, retentionDays: 0 });
+    for (const conversation of conversations) {
+      expect(await store.loadMessages(conversation.id, { strategy: "all", media: "inline" })).toEqual(
+        conversation.messages,
+      );
+      expect((await store.getSession(conversation.id))?.origin).toMatchObject({
+        format: "claude-code",
+        source: spotter,
+      });
+    }
+    await store.close();
+  });
+
+  it("imports every conversation of a multi-conversation file, with progress on a terminal only", async () => {
+    const quiet = await run(["import", tauBench, "--db", freshDb()]);
+    expect(quiet.code).toBe(0);
+    expect(quiet.stderr).toBe("");
+    const lines = quiet.stdout.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^session +messages +turns +tool calls$/);
+    // jq '[.[].traj | length] | add' / jq '[.[].traj[].tool_calls // [] | length] | add'
+    expect(lines.at(-1)).toMatch(/^total \(200 sessions\) +5,308 +[\d,]+ +1,164$/);
+    expect(lines).toHaveLength(2 + 200 + 1);
+
+    const shown = await run(["import", tauBench, "--db", freshDb()], { tty: true });
+    expect(shown.code).toBe(0);
+    expect(shown.stderr).toMatch(/\rimport \[#+\] 200\/200\n$/);
+  });
+
+  it("refuses to import a transcript twice unless told to replace it", async () => {
+    const db = freshDb();
+    expect((await run(["import", spotter, "--db", db])).code).toBe(0);
+    const again = await run(["import", spotter, "--db", db]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(
+      /^ctxkit: session [^ ]+ already exists; delete it first or import with replace\n$/,
+    );
+    expect((await run(["import", spotter, "--db", db, "--replace"])).code).toBe(0);
+  });
+
+  it("reports a broken transcript on one line and stores nothing", async () => {
+    const lines = readFileSync(transcriptPath("claude-code__marot-spotter/short.jsonl"), "utf8").split("\n");
+    const path = join(home, "broken.jsonl");
+    writeFileSync(path, [lines[0], lines[1], lines[2]!.slice(0, 40), ...lines.slice(3)].join("\n"));
+    const db = freshDb();
+    const result = await run(["import", path, "--db", db]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(/^ctxkit: .*broken\.jsonl:3: invalid JSON \(.*\); expected .+\n$/);
+    const store = await openSqliteSessionStore({ path: db, retentionDays: 0 });
+    expect((await store.listSessions()).sessions).toEqual([]);
+    await store.close();
+
+    const missing = await run(["import", join(home, "absent.jsonl"), "--db", freshDb()]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^ctxkit: transcript file ".*absent\.jsonl" not found; check the path\n$/);
+    const forced = await run(["import", spotter, "--format", "gemini-cli", "--db", freshDb()]);
+    expect(forced.code).toBe(2);
+    expect(forced.stderr.trimEnd().split("\n")).toHaveLength(1);
+  });
+});

@@ -1,0 +1,108 @@
+import { mkdirSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname } from "node:path";
+import type { Command } from "commander";
+import { loadSettings } from "../../config/load-settings.ts";
+import type { Settings } from "../../config/settings.ts";
+import { ValidationError } from "../../errors/errors.ts";
+import type { SessionStore } from "../../store/session-store.ts";
+import type { CliIo } from "../program.ts";
+
+/** The database flags every sessions command takes. */
+export interface StoreFlags {
+  readonly db?: string;
+  readonly pg?: string;
+}
+
+/** An opened session store and where it is, in words (no password). */
+export interface CliStore {
+  readonly store: SessionStore;
+  /** `SQLite <path>` or `PostgreSQL <url without password>`. */
+  readonly location: string;
+  readonly settings: Settings;
+  close(): Promise<void>;
+}
+
+/**
+ * Adds `--db <path>` and `--pg <url>` to a command.
+ *
+ * @example
+ * withStoreOptions(program.command("list")).action(…);
+ */
+export function withStoreOptions(command: Command): Command {
+  return command
+    .option("--db <path>", "SQLite database file (default: the db setting, ~/.ctxkit/ctxkit.db; CTXKIT_DB)")
+    .option("--pg <url>", "PostgreSQL URL instead of SQLite (default: the pgUrl setting; CTXKIT_PG_URL)");
+}
+
+function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.password = "";
+    return parsed.toString();
+  } catch {
+    return "postgres";
+  }
+}
+
+/**
+ * The settings of the CLI's environment (`io.env`, its `HOME`, the working folder).
+ *
+ * @example
+ * const { settings } = cliSettings(io);
+ */
+export function cliSettings(io: CliIo): Settings {
+  return loadSettings({ cwd: process.cwd(), env: io.env, home: io.env["HOME"] ?? homedir() }).settings;
+}
+
+/**
+ * Opens the session store a command names: `--pg`, else `--db`, else the settings (`pgUrl` when set, else the
+ * `db` file, whose folder is created). Opening applies the retention policy (`sessionRetentionDays`, default
+ * 30 days) unless `retentionDays` says otherwise. Backends are imported only when used.
+ *
+ * @example
+ * const opened = await openCliStore({ db: "/tmp/a.db" }, io);
+ * try { await opened.store.listSessions(); } finally { await opened.close(); }
+ */
+export async function openCliStore(
+  flags: StoreFlags,
+  io: CliIo,
+  options: { readonly retentionDays?: number } = {},
+): Promise<CliStore> {
+  if (flags.db !== undefined && flags.pg !== undefined) {
+    throw new ValidationError("--db and --pg name two databases; give one of them");
+  }
+  const settings = cliSettings(io);
+  const retentionDays = options.retentionDays ?? settings.sessionRetentionDays;
+  const pgUrl = flags.db === undefined ? (flags.pg ?? settings.pgUrl) : undefined;
+  if (pgUrl !== undefined && pgUrl !== "") {
+    const { openPostgresSessionStore } = await import("../../store/postgres/index.ts");
+    const store = await openPostgresSessionStore({ connectionString: pgUrl, retentionDays, poolSize: 2 });
+    return { store, location: `PostgreSQL ${withoutPassword(pgUrl)}`, settings, close: () => store.close() };
+  }
+  const path = flags.db ?? settings.db;
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const { openSqliteSessionStore } = await import("../../store/sqlite/index.ts");
+  const store = await openSqliteSessionStore({ path, retentionDays });
+  return { store, location: `SQLite ${path}`, settings, close: () => store.close() };
+}
+
+/**
+ * Runs `body` with the opened store and closes it afterwards, whatever happens.
+ *
+ * @example
+ * await withCliStore(flags, io, async ({ store }) => store.listSessions());
+ */
+export async function withCliStore<T>(
+  flags: StoreFlags,
+  io: CliIo,
+  body: (opened: CliStore) => Promise<T>,
+  options: { readonly retentionDays?: number } = {},
+): Promise<T> {
+  const opened = await openCliStore(flags, io, options);
+  try {
+    return await body(opened);
+  } finally {
+    await opened.close();
+  }
+}
