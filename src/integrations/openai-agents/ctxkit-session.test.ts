@@ -1,0 +1,220 @@
+import {
+  Agent,
+  run,
+  setTracingDisabled,
+  tool,
+  Usage,
+  type AgentInputItem,
+  type Model,
+  type ModelRequest,
+  type ModelResponse,
+} from "@openai/agents";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import type { GovernedRequest } from "../../governance/governor.ts";
+import { MemorySessionStore } from "../../store/memory/index.ts";
+import { FakeSummarizer } from "../../test/fake-summarizer.ts";
+import { FakeTokenCounter } from "../../test/fake-token-counter.ts";
+import { CtxkitAgentsSession } from "./ctxkit-session.ts";
+
+setTracingDisabled(true);
+
+const WINDOW = 16_000;
+
+/**
+ * A model speaking the Agents SDK's `Model` interface: for the latest user question it reads one file, then
+ * answers naming the question; every request's input is recorded.
+ */
+class ReadingModel implements Model {
+  readonly inputs: AgentInputItem[][] = [];
+
+  async getResponse(request: ModelRequest): Promise<ModelResponse> {
+    const input =
+      typeof request.input === "string" ? [{ role: "user" as const, content: request.input }] : request.input;
+    this.inputs.push(input);
+    const lastUser = input.findLastIndex(
+      (item) => userText(item)?.startsWith("<conversation-summary>") === false,
+    );
+    const question = userText(input[lastUser]) ?? "";
+    const read = input.slice(lastUser).some((item) => item.type === "function_call_result");
+    const usage = new Usage({ requests: 1, inputTokens: 100, outputTokens: 10, totalTokens: 110 });
+    if (!read)
+      return {
+        usage,
+        output: [
+          {
+            type: "function_call",
+            callId: `call_${this.inputs.length}`,
+            name: "read_file",
+            status: "completed",
+            arguments: JSON.stringify({ path: `src/${question.length}.ts` }),
+          },
+        ],
+      };
+    return {
+      usage,
+      output: [
+        {
+          type: "message",
+          role: "assistant",
+          status: "completed",
+          content: [{ type: "output_text", text: `Answered: ${question}` }],
+        },
+      ],
+    };
+  }
+
+  // eslint-disable-next-line require-yield -- the runner is only used non-streamed here
+  async *getStreamedResponse(): AsyncIterable<never> {
+    throw new Error("not used");
+  }
+}
+
+const readFile = tool({
+  name: "read_file",
+  description: "Read a file",
+  parameters: z.object({ path: z.string() }),
+  execute: async ({ path }) => `// ${path}\n${`export const line = "${path}";\n`.repeat(250)}`,
+});
+
+const charsOf = (items: readonly AgentInputItem[]) => JSON.stringify(items).length;
+
+/** The text of a user item given as a string (the runner's input and ctxkit's summaries are). */
+const userText = (item: AgentInputItem | undefined): string | undefined =>
+  item !== undefined && "role" in item && item.role === "user" && typeof item.content === "string"
+    ? item.content
+    : undefined;
+
+function governed(store: MemorySessionStore, requests: GovernedRequest[] = [], contextWindow = WINDOW) {
+  return new CtxkitAgentsSession({
+    store,
+    sessionId: "agents-1",
+    contextWindow,
+    reservedOutputTokens: 2_000,
+    counter: new FakeTokenCounter(),
+    summarizer: new FakeSummarizer(),
+    onRequest: (request) => requests.push(request),
+  });
+}
+
+describe("CtxkitAgentsSession", () => {
+  it("gives the SDK's runner a governed history within the window over many runs, storing every item verbatim", async () => {
+    const store = new MemorySessionStore();
+    const requests: GovernedRequest[] = [];
+    const session = governed(store, requests);
+    const model = new ReadingModel();
+    const agent = new Agent({ name: "reader", instructions: "Read, then answer.", model, tools: [readFile] });
+    const questions = Array.from(
+      { length: 16 },
+      (_, index) => `Question ${index + 1}: what is in file ${index}?`,
+    );
+    for (const question of questions) {
+      const result = await run(agent, question, { session });
+      expect(result.finalOutput).toBe(`Answered: ${question}`);
+    }
+    expect(model.inputs).toHaveLength(32);
+    // Each file is ~2.5k tokens: ungoverned, the last runs would send ~40k tokens.
+    for (const input of model.inputs) expect(charsOf(input) / 4).toBeLessThan(WINDOW);
+    expect(requests.some((request) => request.checkpoint)).toBe(true);
+    expect(
+      requests.flatMap((request) => request.events).some((e) => e.type === "tool-output-offloaded"),
+    ).toBe(true);
+    const last = model.inputs.at(-1)!;
+    // Every call the runner sees is answered.
+    const calls = last.flatMap((item) => (item.type === "function_call" ? [item.callId] : []));
+    const results = last.flatMap((item) => (item.type === "function_call_result" ? [item.callId] : []));
+    expect(new Set(results)).toEqual(new Set(calls));
+
+    // A new session object on the same store (a restart) with a huge window gets every item back, verbatim.
+    const everything = await governed(store, [], 10_000_000).getItems();
+    expect(everything).toHaveLength(16 * 4);
+    expect(
+      everything.filter((item) => "role" in item && item.role === "user").map((item) => item.content),
+    ).toEqual(questions);
+    const outputs = everything.flatMap((item) => (item.type === "function_call_result" ? [item.output] : []));
+    expect(outputs).toHaveLength(16);
+    for (const output of outputs) expect(JSON.stringify(output).length).toBeGreaterThan(9_000);
+  });
+
+  it("returns untouched items exactly as added, and the last items with a limit", async () => {
+    const session = governed(new MemorySessionStore());
+    const items: AgentInputItem[] = [
+      { role: "user", content: [{ type: "input_text", text: "hi" }] },
+      { type: "reasoning", id: "rs_1", content: [], providerData: { encryptedContent: "gAAA" } },
+      {
+        type: "function_call",
+        callId: "c1",
+        name: "lookup",
+        status: "completed",
+        arguments: '{"q":"x"}',
+        id: "fc_1",
+      },
+      {
+        type: "function_call_result",
+        callId: "c1",
+        name: "lookup",
+        status: "completed",
+        output: { type: "text", text: "42" },
+      },
+      {
+        type: "message",
+        role: "assistant",
+        status: "completed",
+        id: "msg_1",
+        content: [{ type: "output_text", text: "42" }],
+      },
+    ];
+    await session.addItems(items.slice(0, 1));
+    await session.addItems(items.slice(1));
+    expect(await session.getItems()).toEqual(items);
+    expect(await session.getItems(2)).toEqual(items.slice(-2));
+    expect(await session.getItems(0)).toEqual([]);
+    expect(await session.getSessionId()).toBe("agents-1");
+  });
+
+  it("pops the most recent item (also from the store) and clears the session", async () => {
+    const store = new MemorySessionStore();
+    const session = governed(store);
+    const user: AgentInputItem = { role: "user", content: "go" };
+    const say = (text: string): AgentInputItem => ({
+      type: "message",
+      role: "assistant",
+      status: "completed",
+      content: [{ type: "output_text", text }],
+    });
+    await session.addItems([user]);
+    await session.addItems([say("looking"), say("done")]);
+    expect(await session.popItem()).toEqual(say("done"));
+    expect(await session.getItems()).toEqual([user, say("looking")]);
+    expect(await governed(store).getItems()).toEqual([user, say("looking")]);
+    expect(await session.popItem()).toEqual(say("looking"));
+    expect(await session.getItems()).toEqual([user]);
+    await session.addItems([say("again")]);
+    expect(await governed(store).getItems()).toEqual([user, say("again")]);
+    await session.clearSession();
+    expect(await session.getItems()).toEqual([]);
+    expect(await store.getSession("agents-1")).toBeUndefined();
+    expect(await session.popItem()).toBeUndefined();
+  });
+
+  it("hands the runner a summary (in the summary envelope) and the recent items once history passes the trigger", async () => {
+    const session = governed(new MemorySessionStore(), [], 8_000);
+    const say = (text: string): AgentInputItem => ({
+      type: "message",
+      role: "assistant",
+      status: "completed",
+      content: [{ type: "output_text", text }],
+    });
+    for (let turn = 1; turn <= 30; turn++)
+      await session.addItems([
+        { role: "user", content: `Question ${turn}: ${"why ".repeat(60)}` },
+        say(`Answer ${turn}: ${"because ".repeat(60)}`),
+      ]);
+    const items = await session.getItems();
+    expect(JSON.stringify(items).length / 4).toBeLessThan(8_000);
+    const summaries = items.filter((item) => userText(item)?.startsWith("<conversation-summary>"));
+    expect(summaries).toHaveLength(1);
+    expect(items.at(-1)).toEqual(say(`Answer 30: ${"because ".repeat(60)}`));
+    expect(items.at(-2)).toEqual({ role: "user", content: `Question 30: ${"why ".repeat(60)}` });
+  });
+});

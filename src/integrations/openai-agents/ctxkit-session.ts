@@ -1,0 +1,124 @@
+import type { AgentInputItem, Session } from "@openai/agents";
+import { randomIds } from "../../model/ids.ts";
+import { Governor, type GovernedRequest, type GovernorOptions } from "../../governance/governor.ts";
+import type { Message } from "../../model/message.ts";
+import { sessionOffloadStore } from "../../store/blob-store.ts";
+import type { SessionInit, SessionStore } from "../../store/session-store.ts";
+import { AGENT_ITEMS_KEY, itemsToMessages, messagesToItems } from "./agent-items.ts";
+
+/** Options of `CtxkitAgentsSession`: where the history is stored, and the governor's options. */
+export interface CtxkitAgentsSessionOptions extends Omit<GovernorOptions, "offloadStore"> {
+  /** Any ctxkit session store (memory, SQLite, PostgreSQL). */
+  store: SessionStore;
+  /** The session id; an existing session is continued. Default: a fresh id. */
+  sessionId?: string;
+  /** Owner, agent and metadata of the session when it is created. */
+  session?: SessionInit;
+  /** Tokens of the agent's instructions and tool definitions, counted in every request. Default 0. */
+  fixedTokens?: number;
+  /** Called with every governed history handed to the runner. */
+  onRequest?: (request: GovernedRequest) => void;
+}
+
+/**
+ * An OpenAI Agents SDK `Session` backed by a ctxkit session store, with ctxkit governance applied to the
+ * history the runner gets: `getItems()` returns the governed history (old tool outputs truncated or offloaded,
+ * the middle compacted into a summary once it passes the trigger, never more than the window), while
+ * `addItems()` stores every item verbatim, one transaction per call. Items governance did not touch come back
+ * exactly as they were added, so the runner's prompt keeps its cached prefix between checkpoints.
+ *
+ * @example
+ * ```ts
+ * const session = new CtxkitAgentsSession({ store, sessionId: "support-42", contextWindow: 128_000, counter, summarizer });
+ * const result = await run(agent, "Where is my order?", { session });
+ * ```
+ */
+export class CtxkitAgentsSession implements Session {
+  readonly #options: CtxkitAgentsSessionOptions;
+  readonly #store: SessionStore;
+  readonly #id: string;
+  #governor: Governor;
+  #history: Message[] | undefined;
+  #nextSeq = 0;
+
+  constructor(options: CtxkitAgentsSessionOptions) {
+    this.#options = options;
+    this.#store = options.store;
+    this.#id = options.sessionId ?? (options.ids ?? randomIds)("ses");
+    this.#governor = this.#newGovernor();
+  }
+
+  /** The governor behind `getItems()` (its view, policy and offload store). */
+  get governor(): Governor {
+    return this.#governor;
+  }
+
+  #newGovernor(): Governor {
+    return new Governor({ ...this.#options, offloadStore: sessionOffloadStore(this.#store.blobs, this.#id) });
+  }
+
+  async #load(): Promise<Message[]> {
+    if (this.#history !== undefined) return this.#history;
+    const record = await this.#store.getSession(this.#id);
+    this.#nextSeq = record?.nextSeq ?? 0;
+    this.#history = record ? await this.#store.loadMessages(this.#id) : [];
+    return this.#history;
+  }
+
+  async getSessionId(): Promise<string> {
+    return this.#id;
+  }
+
+  /**
+   * The governed history, oldest first; with `limit`, its last `limit` items. Untouched items are returned as
+   * they were added; summaries come as a user message in the summary envelope.
+   */
+  async getItems(limit?: number): Promise<AgentInputItem[]> {
+    const history = await this.#load();
+    const request = await this.#governor.prepare(history, { fixedTokens: this.#options.fixedTokens ?? 0 });
+    this.#options.onRequest?.(request);
+    const items = messagesToItems(request.messages, new Set(history));
+    if (limit === undefined) return items;
+    return limit <= 0 ? [] : items.slice(-limit);
+  }
+
+  /** Stores the items (verbatim) in one transaction. */
+  async addItems(items: AgentInputItem[]): Promise<void> {
+    if (items.length === 0) return;
+    const history = await this.#load();
+    const result = await this.#store.appendTurn(this.#id, itemsToMessages(items), {
+      expectedNextSeq: this.#nextSeq,
+      ...(this.#options.session !== undefined && { session: this.#options.session }),
+    });
+    this.#nextSeq = result.session.nextSeq;
+    history.push(...result.messages);
+  }
+
+  /** Removes the most recent item and returns it (the session's stored rows are rewritten without it). */
+  async popItem(): Promise<AgentInputItem | undefined> {
+    const history = await this.#load();
+    const last = history.at(-1);
+    if (last === undefined) return undefined;
+    const items = (last.metadata?.[AGENT_ITEMS_KEY] ?? []) as unknown as AgentInputItem[];
+    const popped = items.at(-1);
+    const dump = await this.#store.dumpSession(this.#id);
+    const rest = items.slice(0, -1);
+    const [rewritten] = rest.length > 0 ? itemsToMessages(rest) : [];
+    const rows = dump.rows.flatMap((row) => {
+      if (row.message.id !== last.id) return [row];
+      return rewritten === undefined ? [] : [{ ...row, message: { ...row.message, ...rewritten } }];
+    });
+    await this.#store.restoreSession({ ...dump, rows }, { onExisting: "replace" });
+    this.#history = undefined;
+    this.#governor = this.#newGovernor();
+    return popped;
+  }
+
+  /** Deletes the session's history (and its offloaded outputs). */
+  async clearSession(): Promise<void> {
+    await this.#store.deleteSession(this.#id);
+    this.#history = [];
+    this.#nextSeq = 0;
+    this.#governor = this.#newGovernor();
+  }
+}

@@ -1,0 +1,2 @@
+export * from "./ctxkit-session.ts";
+export * from "./agent-items.ts";
