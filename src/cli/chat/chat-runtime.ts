@@ -97,6 +97,15 @@ export class ChatRuntime {
   }
 
   /**
+   * Reloads the session from the store after a removed turn. The engine's in-memory history does not hold the
+   * compactions governance made, and a removed turn makes the governor rebuild its view from that history; the
+   * store has them, so reloading keeps the compacted view.
+   */
+  #reload(): void {
+    this.switchTo(this.session.id);
+  }
+
+  /**
    * Governs and assembles the request the next turn would start from, without sending it, so `/context` and
    * `/compact` see the governed view (also of a session just loaded). Undefined for an empty session.
    */
@@ -157,12 +166,12 @@ export class ChatRuntime {
       } catch (error) {
         if (signal.aborted || error instanceof InterruptedError) {
           const removed = await (this.#interrupting ?? session.interrupt());
-          this.lastRequest = undefined;
+          this.#reload();
           output.emit({ type: "interrupted", sessionId: session.id, removed: removed.length });
           return "interrupted";
         }
         await session.interrupt();
-        this.lastRequest = undefined;
+        this.#reload();
         throw error;
       }
     } finally {
