@@ -1,0 +1,17 @@
+// README: an OpenAI Agents SDK Session on a ctxkit store, governed before the runner sees it. Type-checked by `npm test`.
+import { Agent, run } from "@openai/agents";
+import { counterForModel, createExtractiveSummarizer } from "ctxkit";
+import { CtxkitAgentsSession } from "ctxkit/openai-agents";
+import { openSqliteSessionStore } from "ctxkit/sqlite";
+
+const store = await openSqliteSessionStore({ path: "agent.db" });
+const session = new CtxkitAgentsSession({
+  store,
+  sessionId: "support-42",
+  contextWindow: 128_000,
+  counter: await counterForModel("gpt-4.1"),
+  summarizer: createExtractiveSummarizer(),
+});
+const agent = new Agent({ name: "Support", instructions: "Help the customer." });
+const result = await run(agent, "Where is my order?", { session });
+console.log(result.finalOutput);
