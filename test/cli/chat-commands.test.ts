@@ -1,0 +1,231 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createChatOutput } from "../../src/cli/chat/chat-output.ts";
+import { openSqliteMemoryStore } from "../../src/memory/sqlite/index.ts";
+import { openPostgresSessionStore } from "../../src/store/postgres/index.ts";
+import { openSqliteSessionStore } from "../../src/store/sqlite/index.ts";
+import { rateLimited, startFakeOpenAIServer } from "../../src/test/index.ts";
+import { postgresForTests } from "../store/pg-server.ts";
+import { jsonEvents, runChatCli, sandbox } from "./chat-harness.ts";
+
+const ESC = "\u001B[";
+
+function captured(isTTY: boolean) {
+  let text = "";
+  return {
+    stream: { write: (chunk: string) => ((text += chunk), true), isTTY } as never,
+    text: () => text,
+  };
+}
+
+describe("ctxkit chat --json and slash commands (piped stdin)", () => {
+  it("--json prints one event per line: ready, deltas, reply with usage, commands, exit", async () => {
+    await using box = await sandbox();
+    await using server = await startFakeOpenAIServer({
+      responses: [{ text: "Hello there, streamed in pieces.", chunkSize: 5, usage: { promptTokens: 40 } }],
+    });
+    const run = await runChatCli(["--json", "--model", `openai-compatible:fake-model@${server.url}`], {
+      env: box.env,
+      cwd: box.dir,
+      lines: ["hi", "/context", "/sessions"],
+    });
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    const events = jsonEvents(run.stdout);
+    expect(events.map((event) => event["type"])).toEqual([
+      "ready",
+      ...Array(7).fill("delta"),
+      "reply",
+      "command",
+      "command",
+      "exit",
+    ]);
+    const deltas = events.filter((event) => event["type"] === "delta").map((event) => event["text"]);
+    expect(deltas.join("")).toBe("Hello there, streamed in pieces.");
+    const reply = events.find((event) => event["type"] === "reply")!;
+    expect(reply["text"]).toBe("Hello there, streamed in pieces.");
+    expect(reply["usage"]).toMatchObject({ input: 40 });
+    const sessionId = events[0]!["sessionId"] as string;
+    const [context, sessions] = events.filter((event) => event["type"] === "command");
+    expect(context).toMatchObject({
+      name: "context",
+      data: { sessionId, messages: 2, roles: { user: 1, assistant: 1 } },
+    });
+    expect((context!["data"] as { channels: { total: number } }).channels.total).toBeGreaterThan(0);
+    expect(sessions).toMatchObject({ name: "sessions", data: [{ id: sessionId, turns: 1 }] });
+    expect(events.at(-1)).toEqual({ type: "exit", sessionId, saved: true });
+  });
+
+  it("retries a rate-limited call before the first token and reports the retry", async () => {
+    await using box = await sandbox();
+    await using server = await startFakeOpenAIServer({
+      responses: [rateLimited({ retryAfterSeconds: 0 }), "made it"],
+    });
+    const run = await runChatCli(["--json", "--model", `openai-compatible:m@${server.url}`], {
+      env: box.env,
+      cwd: box.dir,
+      lines: ["hi"],
+    });
+    expect(run.code).toBe(0);
+    const events = jsonEvents(run.stdout);
+    expect(events.find((event) => event["type"] === "retry")).toMatchObject({ retry: 1 });
+    expect(events.find((event) => event["type"] === "reply")).toMatchObject({ text: "made it" });
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it("/fork, /resume, /export, /delete, /context clear and /config act on the store and settings", async () => {
+    await using box = await sandbox();
+    await using server = await startFakeOpenAIServer({ responses: () => "ok" });
+    const model = `openai-compatible:fake-model@${server.url}`;
+    const first = await runChatCli(["--json", "--model", model, "--session-title", "original"], {
+      env: box.env,
+      cwd: box.dir,
+      lines: ["one", "two", "/fork", "three", "/export out.jsonl", "/context clear", "/context"],
+    });
+    expect(first.stderr).toBe("");
+    const events = jsonEvents(first.stdout);
+    const original = events[0]!["sessionId"] as string;
+    const fork = events.find((event) => event["name"] === "fork")!["data"] as { sessionId: string };
+    expect(fork.sessionId).not.toBe(original);
+    const exported = readFileSync(join(box.dir, "out.jsonl"), "utf8");
+    expect(exported).toContain(fork.sessionId);
+    expect(exported).toContain('"three"');
+    const context = events.filter((event) => event["name"] === "context").at(-1)!["data"] as {
+      messages: number;
+    };
+    expect(context.messages).toBe(1); // only the clear marker is left in view
+
+    const store = await openSqliteSessionStore({ path: box.db });
+    try {
+      expect(await store.getSession(original)).toMatchObject({ title: "original", turnCount: 2 });
+      expect((await store.getSession(fork.sessionId))?.parentId).toBe(original);
+      expect((await store.getSession(fork.sessionId))?.turnCount).toBe(3);
+    } finally {
+      await store.close();
+    }
+
+    const second = await runChatCli(["--json", "--model", model], {
+      env: box.env,
+      cwd: box.dir,
+      lines: [
+        `/resume ${original}`,
+        `/delete ${fork.sessionId}`,
+        "/config maxRetries 4",
+        "/config model bad",
+      ],
+    });
+    expect(second.code).toBe(2);
+    expect(second.stderr).toMatch(/^ctxkit: setting "model".*\n$/);
+    const commands = jsonEvents(second.stdout).filter((event) => event["type"] === "command");
+    expect(commands.map((event) => event["name"])).toEqual(["resume", "delete", "config"]);
+    expect(commands[0]!["data"]).toEqual({ sessionId: original, turns: 2 });
+    const settings = JSON.parse(readFileSync(join(box.dir, ".ctxkit", "settings.json"), "utf8")) as Record<
+      string,
+      unknown
+    >;
+    expect(settings["maxRetries"]).toBe(4);
+    expect(settings["model"]).toBeUndefined();
+    const reopened = await openSqliteSessionStore({ path: box.db });
+    try {
+      expect(await reopened.getSession(fork.sessionId)).toBeUndefined();
+      expect(await reopened.getSession(original)).toBeDefined();
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  it("/memory lists and searches long-term memories of the chat database", async () => {
+    await using box = await sandbox();
+    const memories = await openSqliteMemoryStore({ path: box.db });
+    await memories.add({ kind: "preference", content: "Prefers answers with TypeScript examples" });
+    await memories.add({ kind: "fact", content: "Works on the ctxkit repository" });
+    await memories.close();
+    await using server = await startFakeOpenAIServer({ responses: [] });
+    const run = await runChatCli(["--json", "--model", `openai-compatible:m@${server.url}`], {
+      env: box.env,
+      cwd: box.dir,
+      lines: ["/memory typescript", "/memory"],
+    });
+    expect(run.code).toBe(0);
+    const events = jsonEvents(run.stdout);
+    const [search, list] = events.filter((event) => event["name"] === "memory");
+    expect(search!["data"]).toEqual([
+      {
+        id: expect.stringMatching(/^mem_/),
+        kind: "preference",
+        content: "Prefers answers with TypeScript examples",
+      },
+    ]);
+    expect(search!["text"]).toMatch(/^mem_\w+ {2}preference {2}.*TypeScript/);
+    expect((list!["data"] as { content: string }[]).map((memory) => memory.content).sort()).toEqual([
+      "Prefers answers with TypeScript examples",
+      "Works on the ctxkit repository",
+    ]);
+    expect(events.at(-1)).toMatchObject({ type: "exit", saved: false }); // nothing was said, nothing stored
+  });
+
+  it("stores sessions in PostgreSQL with --pg", async () => {
+    const postgres = await postgresForTests();
+    const pgUrl = postgres.url;
+    await using box = await sandbox();
+    await using server = await startFakeOpenAIServer({ responses: ["stored in postgres"] });
+    const run = await runChatCli(["--json", "--pg", pgUrl, "--model", `openai-compatible:m@${server.url}`], {
+      env: box.env,
+      cwd: box.dir,
+      lines: ["hello postgres"],
+    });
+    expect(run.stderr).toBe("");
+    const sessionId = jsonEvents(run.stdout)[0]!["sessionId"] as string;
+    expect(existsSync(box.db)).toBe(false);
+    const store = await openPostgresSessionStore({ connectionString: pgUrl });
+    try {
+      const messages = await store.loadMessages(sessionId);
+      expect(messages.map((message) => message.role)).toEqual(["user", "assistant"]);
+      await store.deleteSession(sessionId);
+    } finally {
+      await store.close();
+      await postgres.stop();
+    }
+  });
+});
+
+describe("chat output", () => {
+  it("colours a terminal, and neither a pipe nor a terminal with NO_COLOR", () => {
+    const event = {
+      type: "ready",
+      sessionId: "ses_1",
+      resumed: false,
+      turns: 0,
+      model: "m",
+      store: "s",
+    } as const;
+    for (const [isTTY, env, coloured] of [
+      [true, {}, true],
+      [true, { NO_COLOR: "1" }, false],
+      [false, {}, false],
+      [true, { TERM: "dumb" }, false],
+    ] as const) {
+      const out = captured(isTTY);
+      createChatOutput(
+        { stdout: out.stream, stderr: out.stream, env },
+        { json: false, interactive: isTTY },
+      ).emit(event);
+      expect(out.text()).toContain("session ses_1 (new)");
+      expect(out.text().includes(ESC)).toBe(coloured);
+    }
+  });
+
+  it("errors go to stderr as one line, replies to stdout", () => {
+    const out = captured(false);
+    const err = captured(false);
+    const output = createChatOutput(
+      { stdout: out.stream, stderr: err.stream, env: {} },
+      { json: false, interactive: false },
+    );
+    output.emit({ type: "delta", text: "partial" });
+    output.emit({ type: "error", code: "timeout", message: "the request timed out" });
+    expect(out.text()).toBe("partial\n");
+    expect(err.text()).toBe("ctxkit: the request timed out\n");
+  });
+});
