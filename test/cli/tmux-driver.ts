@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { join } from "node:path";
 import { promisify } from "node:util";
 
 const run = promisify(execFile);
@@ -27,12 +28,13 @@ export function shellQuote(word: string): string {
 }
 
 /**
- * Starts `command` (a sh command line) in a new 200×50 tmux session on a private server socket, so tests never
+ * Starts `command` (a sh command line) in a new 200×50 tmux session on a private server socket in `cwd`, so tests never
  * touch the user's tmux. The pane stays open after the command ends.
  */
 export async function startTmux(command: string, options: { cwd: string; name: string }): Promise<TmuxPane> {
-  const socket = `ctxkit-test-${process.pid}-${options.name}`;
-  const tmux = (...args: string[]) => run("tmux", ["-L", socket, ...args], { cwd: options.cwd });
+  // The socket lives in the test's own folder, so it goes when the folder does.
+  const socket = join(options.cwd, `tmux-${options.name}.sock`);
+  const tmux = (...args: string[]) => run("tmux", ["-S", socket, ...args], { cwd: options.cwd });
   await tmux(
     "-f",
     "/dev/null",
