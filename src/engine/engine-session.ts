@@ -220,6 +220,10 @@ export class EngineSession {
     const { conversation } = await this.#ready();
     const removed = await conversation.interrupt();
     this.#committedLength = Math.min(this.#committedLength, conversation.length);
+    // The history now ends before what the governor last saw, so it would rebuild its view from the in-memory
+    // originals and compact them again. The store holds the committed history with its summaries in place:
+    // reload from it, so the next request keeps the summaries (and the prompt-cache prefix) it had.
+    if (removed.length > 0) this.#state = undefined;
     return removed;
   }
 

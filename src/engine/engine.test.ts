@@ -108,6 +108,34 @@ describe("ContextEngine", () => {
     expect(request.tokens.total + request.tokens.reservedOutput).toBeLessThanOrEqual(16_000);
   });
 
+  it("keeps the persisted summary in the view after an interrupted turn", async () => {
+    const store = new MemorySessionStore();
+    const noOffload = { offloadMinPrunableTokens: 0, truncateToolResultsAbove: 0 };
+    const engine = await engineOver(store, noOffload);
+    const session = engine.session("s4");
+    const executeTool = async () => ({ content: "y".repeat(4_000) });
+    for (let turn = 0; turn < 8; turn++) await session.run(`turn ${turn}`, readingModel(4), { executeTool });
+    const stored = (await store.loadMessages("s4")).filter((message) => message.kind === "summary");
+    expect(stored).toHaveLength(1);
+    await session.addUser("a question the user takes back");
+    await session.prepare(); // the request was sent; the user interrupts while it streams
+    await session.recordAssistant({
+      content: [{ type: "tool-call", id: "late", name: "read_file", input: {} }],
+    });
+    expect(await session.interrupt()).toHaveLength(2);
+    await session.addUser("the real question");
+    const request = await session.prepare();
+    // The stored summary itself, not a new compaction of the originals (which would rewrite the cached prefix).
+    expect(request.messages.filter((message) => message.kind === "summary").map((m) => m.id)).toEqual([
+      stored[0]!.id,
+    ]);
+    expect(request.events.map((event) => event.type)).not.toContain("compaction-end");
+    expect(
+      request.messages.some((message) => messageText(message) === "a question the user takes back"),
+    ).toBe(false);
+    expect(messageText(request.messages.at(-1)!)).toBe("the real question");
+  });
+
   it("anchors the next request on the usage the provider reported for the previous one", async () => {
     const engine = await engineOver(new MemorySessionStore());
     const session = engine.session("anchored");
