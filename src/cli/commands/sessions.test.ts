@@ -204,6 +204,25 @@ describe("ctxkit sessions on SQLite", () => {
     expect(existing.code).toBe(2);
     expect(existing.stderr).toBe(`ctxkit: ${file} already exists; choose another file or remove it\n`);
     expect(readFileSync(file, "utf8")).toBe(exported);
+    // A reader that goes away (`| head`) ends the export quietly.
+    let received = 0;
+    const closing = new Writable({
+      highWaterMark: 1024,
+      write(chunk: Buffer, _encoding, done) {
+        received += chunk.length;
+        if (received > 2000) done(Object.assign(new Error("write EPIPE"), { code: "EPIPE" }));
+        else done();
+      },
+    });
+    const stderr = capture();
+    const piped = await runCli(["sessions", "export", "--all", "--db", db], {
+      stdout: closing,
+      stderr: stderr.stream,
+      env: { HOME: home },
+    });
+    expect({ code: piped, stderr: stderr.text() }).toEqual({ code: 0, stderr: "" });
+    expect(received).toBeLessThan(exported.length);
+
     const nothing = await run(["sessions", "export", "--db", db]);
     expect(nothing.code).toBe(2);
     expect(nothing.stderr).toBe("ctxkit: name the sessions to export, or pass --all\n");

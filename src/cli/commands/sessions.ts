@@ -39,9 +39,43 @@ async function sessionOrThrow(store: SessionStore, id: string): Promise<SessionR
   return session;
 }
 
-/** Writes to a stream, waiting when its buffer is full. */
+/** Writes to a stream, waiting when its buffer is full; rejects when the stream fails instead of draining. */
 async function writeTo(stream: NodeJS.WritableStream, chunk: string): Promise<void> {
-  if (!stream.write(chunk)) await once(stream, "drain");
+  if (stream.write(chunk)) return;
+  await new Promise<void>((resolve, reject) => {
+    const settle = (error?: Error) => {
+      stream.off("drain", settle);
+      stream.off("error", settle);
+      if (error) reject(error);
+      else resolve();
+    };
+    stream.on("drain", settle);
+    stream.on("error", settle);
+  });
+}
+
+/** Thrown to stop an export whose reader went away (`ctxkit sessions export --all | head`). */
+class ReaderGone extends Error {}
+
+/** Writes JSONL to stdout; stops quietly when the reader closes the pipe. */
+async function exportToStdout(store: SessionStore, ids: readonly string[], io: CliIo): Promise<void> {
+  let gone = false;
+  const onError = (error: Error & { code?: unknown }) => {
+    if (error.code === "EPIPE") gone = true;
+  };
+  io.stdout.on("error", onError);
+  try {
+    await writeSessionsJsonl(store, ids, async (chunk) => {
+      if (gone) throw new ReaderGone();
+      await writeTo(io.stdout, chunk).catch((error: unknown) => {
+        throw (error as { code?: unknown }).code === "EPIPE" ? new ReaderGone() : error;
+      });
+    });
+  } catch (error) {
+    if (!(error instanceof ReaderGone)) throw error;
+  } finally {
+    io.stdout.off("error", onError);
+  }
 }
 
 async function allSessionIds(store: SessionStore): Promise<string[]> {
@@ -114,10 +148,7 @@ function exportCommand(io: CliIo) {
       }
       const chosen = flags.all === true ? await allSessionIds(store) : ids;
       for (const id of chosen) await sessionOrThrow(store, id);
-      if (flags.output === undefined) {
-        await writeSessionsJsonl(store, chosen, (chunk) => writeTo(io.stdout, chunk));
-        return;
-      }
+      if (flags.output === undefined) return exportToStdout(store, chosen, io);
       const file = createWriteStream(flags.output, { flags: "wx" });
       await once(file, "open").catch((error: unknown) => {
         const code = (error as { code?: unknown }).code;
