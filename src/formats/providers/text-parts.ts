@@ -34,7 +34,7 @@ export function splitTextParts(text: string, message: Message): string[] | undef
   if (!Array.isArray(lengths) || !lengths.every((length) => typeof length === "number")) return undefined;
   const parts: string[] = [];
   let at = 0;
-  for (const [index, length] of (lengths as number[]).entries()) {
+  for (const [index, length] of lengths.entries()) {
     if (index > 0) {
       if (text[at] !== "\n") return undefined;
       at++;

@@ -31,11 +31,14 @@ async function appendUntilStored(target: SessionStore, sessionId: string, tag: s
   for (;;) {
     const session = await target.getSession(sessionId);
     try {
-      await target.appendTurn(sessionId, taggedTurn(tag, 1 + (tag.length % 2), 50), { expectedNextSeq: session?.nextSeq ?? 0 });
+      await target.appendTurn(sessionId, taggedTurn(tag, 1 + (tag.length % 2), 50), {
+        expectedNextSeq: session?.nextSeq ?? 0,
+      });
       return;
     } catch (error) {
       if (codeOf(error) === "concurrent_write") await say("conflict");
-      else if (!(CtxkitError.isInstance(error) && (error as { retryable?: boolean }).retryable === true)) await fail(error);
+      else if (!(CtxkitError.isInstance(error) && (error as { retryable?: boolean }).retryable === true))
+        await fail(error);
     }
   }
 }

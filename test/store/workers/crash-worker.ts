@@ -24,7 +24,9 @@ for (let round = 0; ; round++) {
     if (mode === "append") {
       const session = await store.getSession(sessionId);
       const tag = `t${(session?.turnCount ?? 0) + 1}`;
-      await store.appendTurn(sessionId, taggedTurn(tag, 1 + (round % 4), 1500), { expectedNextSeq: session?.nextSeq ?? 0 });
+      await store.appendTurn(sessionId, taggedTurn(tag, 1 + (round % 4), 1500), {
+        expectedNextSeq: session?.nextSeq ?? 0,
+      });
       await say(`ack ${tag}`);
     } else {
       const id = `restored-${worker}-${round}`;
@@ -38,7 +40,18 @@ for (let round = 0; ; round++) {
       }));
       const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
       await store.restoreSession({
-        session: { id, createdAt: "2025-01-01T00:00:00.000Z", updatedAt: "2025-01-01T00:00:00.000Z", messageCount: messages.length, turnCount: 1, nextSeq: messages.length, usage, cost: 0, metadata: {}, executorSessionIds: {} },
+        session: {
+          id,
+          createdAt: "2025-01-01T00:00:00.000Z",
+          updatedAt: "2025-01-01T00:00:00.000Z",
+          messageCount: messages.length,
+          turnCount: 1,
+          nextSeq: messages.length,
+          usage,
+          cost: 0,
+          metadata: {},
+          executorSessionIds: {},
+        },
         rows: messages.map((message) => ({ message, position: message.seq })),
         blobs: [],
         syncStates: [],

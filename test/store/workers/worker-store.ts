@@ -14,7 +14,12 @@ export type StoreSpec =
 export function openStore(spec: StoreSpec): Promise<SessionStore> {
   return spec.backend === "sqlite"
     ? openSqliteSessionStore({ path: spec.path, retentionDays: 0 })
-    : openPostgresSessionStore({ connectionString: spec.url, schema: spec.schema, retentionDays: 0, poolSize: 2 });
+    : openPostgresSessionStore({
+        connectionString: spec.url,
+        schema: spec.schema,
+        retentionDays: 0,
+        poolSize: 2,
+      });
 }
 
 /**
@@ -24,10 +29,16 @@ export function openStore(spec: StoreSpec): Promise<SessionStore> {
 export function taggedTurn(tag: string, steps: number, size: number): MessageInput[] {
   const parts = 2 + steps * 2;
   const metadata = { tag, parts };
-  const messages: MessageInput[] = [{ role: "user", content: [{ type: "text", text: `do ${tag}` }], metadata }];
+  const messages: MessageInput[] = [
+    { role: "user", content: [{ type: "text", text: `do ${tag}` }], metadata },
+  ];
   for (let step = 0; step < steps; step++) {
     const id = `${tag}-call-${step}`;
-    messages.push({ role: "assistant", content: [{ type: "tool-call", id, name: "read", input: { step } }], metadata });
+    messages.push({
+      role: "assistant",
+      content: [{ type: "tool-call", id, name: "read", input: { step } }],
+      metadata,
+    });
     messages.push({
       role: "tool",
       content: [{ type: "tool-result", callId: id, toolName: "read", content: `${tag} `.repeat(size) }],
