@@ -10,6 +10,7 @@ export * from "./execution-context.ts";
 export * from "./conversation-ledger.ts";
 export * from "./sync-state-store.ts";
 export * from "./json-file-sync-state-store.ts";
+export * from "./session-store-sync-state.ts";
 export * from "./protocol.ts";
 export * from "./executor.ts";
 export * from "./language-model-responder.ts";
