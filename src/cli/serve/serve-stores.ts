@@ -49,30 +49,29 @@ export async function openServeStores(
   if (database.kind === "sqlite") {
     mkdirSync(dirname(database.path), { recursive: true });
     const store = await openSqliteSessionStore({ path: database.path, retentionDays: options.retentionDays });
-    let memory: MemoryStore | undefined;
-    try {
-      memory = options.memory ? await openSqliteMemoryStore({ path: database.path }) : undefined;
-    } catch (error) {
-      await store.close();
-      throw error;
-    }
-    return {
-      store,
-      memory,
-      description: `SQLite ${database.path}`,
-      close: async () => {
-        await memory?.close();
-        await store.close();
-      },
-    };
+    return withMemory(store, `SQLite ${database.path}`, options.memory, () =>
+      openSqliteMemoryStore({ path: database.path }),
+    );
   }
   const store = await openPostgresSessionStore({
     connectionString: database.url,
     retentionDays: options.retentionDays,
   });
+  return withMemory(store, `PostgreSQL ${describePostgres(database.url)}`, options.memory, () =>
+    openPostgresMemoryStore({ connectionString: database.url }),
+  );
+}
+
+/** Pairs an open session store with its memory store (when wanted); closes the session store if that fails. */
+async function withMemory(
+  store: ServeStores["store"],
+  description: string,
+  wanted: boolean,
+  openMemory: () => Promise<MemoryStore>,
+): Promise<ServeStores> {
   let memory: MemoryStore | undefined;
   try {
-    memory = options.memory ? await openPostgresMemoryStore({ connectionString: database.url }) : undefined;
+    memory = wanted ? await openMemory() : undefined;
   } catch (error) {
     await store.close();
     throw error;
@@ -80,7 +79,7 @@ export async function openServeStores(
   return {
     store,
     memory,
-    description: `PostgreSQL ${describePostgres(database.url)}`,
+    description,
     close: async () => {
       await memory?.close();
       await store.close();
