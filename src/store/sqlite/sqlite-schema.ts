@@ -95,12 +95,16 @@ interface Header {
   readonly tables: number;
 }
 
+/**
+ * Reads the header in one statement, so it is one consistent snapshot: read piece by piece, another process's
+ * first migration could commit in between (tables seen, application id not yet) and a new file would look foreign.
+ */
 function readHeader(database: SqliteDatabase): Header {
-  return {
-    applicationId: database.get<{ application_id: number }>("PRAGMA application_id")!.application_id,
-    version: database.get<{ user_version: number }>("PRAGMA user_version")!.user_version,
-    tables: database.get<{ count: number }>("SELECT count(*) AS count FROM sqlite_schema")!.count,
-  };
+  return database.get<Header>(
+    "SELECT (SELECT application_id FROM pragma_application_id()) AS applicationId, " +
+      "(SELECT user_version FROM pragma_user_version()) AS version, " +
+      "(SELECT count(*) FROM sqlite_schema) AS tables",
+  )!;
 }
 
 /**
