@@ -184,16 +184,24 @@ export default async function policies(): Promise<BenchSection> {
     ),
   );
 
-  const ctxkit = totals[1]!;
-  const peers = totals.slice(2);
-  const cheapest = (key: "costAnthropic" | "costOpenAI") =>
-    totals.slice(1).reduce((best, total) => (total[key] < best[key] ? total : best));
+  const ctxkit = totals.find((total) => total.name === "ctxkit default")!;
+  const aggressive = totals.find((total) => total.name === "ctxkit aggressive")!;
+  const peers = totals.filter((total) => !total.name.startsWith("ctxkit") && total !== totals[0]);
+  const byCost = (key: "costAnthropic" | "costOpenAI") => [...peers].sort((a, b) => a[key] - b[key]);
   const bestPeerRetention = Math.max(...peers.map((peer) => peer.retention));
   const verdict = (key: "costAnthropic" | "costOpenAI", label: string) => {
-    const winner = cheapest(key);
-    return winner === ctxkit
-      ? `${label}: ctxkit default is the cheapest governed policy (${k(ctxkit[key])} units; next ${[...peers].sort((a, b) => a[key] - b[key])[0]!.name} at ${k([...peers].sort((a, b) => a[key] - b[key])[0]![key])}).`
-      : `${label}: **${winner.name} is cheaper** (${k(winner[key])} units) than ctxkit default (${k(ctxkit[key])}), at retention ${pct(winner.retention)} vs ${pct(ctxkit.retention)}.`;
+    const cheaper = byCost(key).filter((peer) => peer[key] < ctxkit[key]);
+    if (cheaper.length === 0)
+      return `${label}: ctxkit default is the cheapest governed policy (${k(ctxkit[key])} units; next ${byCost(key)[0]!.name} at ${k(byCost(key)[0]![key])}).`;
+    const atRetention = byCost(key).filter((peer) => peer.retention >= 0.9);
+    return (
+      `${label}: **${cheaper.map((peer) => `${peer.name} (${k(peer[key])} units, retention ${pct(peer.retention)})`).join(", ")} ` +
+      `${cheaper.length === 1 ? "is" : "are"} cheaper** than ctxkit default (${k(ctxkit[key])}, retention ${pct(ctxkit.retention)})` +
+      (atRetention.length > 0 && atRetention[0]![key] > ctxkit[key]
+        ? `; of the peers with a retention of at least 90%, the cheapest is ${atRetention[0]!.name} at ` +
+          `${k(atRetention[0]![key])} (ctxkit default ${pct(1 - ctxkit[key] / atRetention[0]![key])} cheaper).`
+        : ".")
+    );
   };
   const markdown = [
     `Every main conversation in ../shared/data/transcripts whose history reaches ${MIN_TOKENS.toLocaleString("en-US")} ` +
@@ -218,12 +226,14 @@ export default async function policies(): Promise<BenchSection> {
     `- Retention: ctxkit default ${pct(ctxkit.retention)}; best peer ${pct(bestPeerRetention)} ` +
       `(${peers.find((peer) => peer.retention === bestPeerRetention)!.name}) — ` +
       `${ctxkit.retention >= bestPeerRetention ? "no lower" : "**lower**"}.`,
-    `- Peers that are cheaper than ctxkit default (Anthropic prices): ${
-      peers
-        .filter((peer) => peer.costAnthropic < ctxkit.costAnthropic)
-        .map((peer) => `${peer.name} (${k(peer.costAnthropic)}, retention ${pct(peer.retention)})`)
-        .join("; ") || "none"
-    }.`,
+    `- The aggressive preset (\`preset("aggressive")\`): ${k(aggressive.costAnthropic)} / ` +
+      `${k(aggressive.costOpenAI)} units (Anthropic / OpenAI) at retention ${pct(aggressive.retention)}; peers ` +
+      `cheaper than it: ${
+        peers
+          .filter((peer) => peer.costAnthropic < aggressive.costAnthropic)
+          .map((peer) => `${peer.name} (${k(peer.costAnthropic)}, retention ${pct(peer.retention)})`)
+          .join("; ") || "none"
+      }.`,
     "",
     `![Tokens per request, longest session](${CHART})`,
     "",

@@ -23,6 +23,7 @@ export interface BenchPolicy {
 export const benchPolicies: readonly BenchPolicy[] = [
   { name: "no governance", policy: preset("off") },
   { name: "ctxkit default", policy: {} },
+  { name: "ctxkit aggressive", policy: preset("aggressive") },
   { name: "Gemini CLI", policy: peerPolicy, processors: [geminiMasking, geminiCompression] },
   { name: "OpenCode", policy: peerPolicy, processors: [opencodePrune, opencodeCompaction] },
   { name: "Codex CLI", policy: peerPolicy, processors: [codexTruncation, codexCompaction] },

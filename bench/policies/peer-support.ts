@@ -23,6 +23,7 @@ export const peerPolicy: GovernancePolicyInput = {
   loopCycleRepeats: 0,
   cacheAware: false,
   offloadMinPrunableTokens: 0,
+  elideToolInputsAbove: 0,
   truncateToolResultsAbove: 0,
   smallHistoryTurns: 0,
 };

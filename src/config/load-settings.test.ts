@@ -233,11 +233,11 @@ describe("setting entries", () => {
     const entries = new Map(settingEntries(loaded).map((entry) => [entry.key, entry]));
     expect(entries.get("policy.maxTurns")?.value).toBe(12);
     expect(entries.get("policy.maxTurns")?.source.kind).toBe("user");
-    expect(entries.get("policy.compactionTrigger")?.value).toBe(0.6);
+    expect(entries.get("policy.compactionTrigger")?.value).toBe(0.7);
     expect(describeEntrySource(entries.get("policy.compactionTrigger")!.source)).toBe("preset aggressive");
     expect(entries.get("apiKeys.openai")?.value).toBe("••••1234");
     expect(entries.get("apiKeys.anthropic")?.source).toEqual({ kind: "unset" });
     const policy = governancePolicyFromSettings(loaded.settings);
-    expect([policy.maxTurns, policy.compactionTrigger]).toEqual([12, 0.6]);
+    expect([policy.maxTurns, policy.compactionTrigger]).toEqual([12, 0.7]);
   });
 });

@@ -16,6 +16,7 @@ export type GovernanceEvent =
   | (EventBase & { readonly type: "binaries-replaced" })
   | (EventBase & { readonly type: "compact-summaries-used" })
   | (EventBase & { readonly type: "tool-output-truncated" })
+  | (EventBase & { readonly type: "tool-inputs-elided" })
   | (EventBase & { readonly type: "tool-output-offloaded"; readonly refs: readonly string[] })
   | (EventBase & { readonly type: "tool-output-capped" })
   | (EventBase & { readonly type: "turns-trimmed"; readonly turns: number; readonly summary: string })

@@ -29,6 +29,7 @@ import {
   defaultProcessors,
 } from "./processors/index.ts";
 import { offloadThresholds } from "./processors/tool-output-offload.ts";
+import { elidableInputTokens } from "./processors/elide-older-tool-inputs.ts";
 import { fitNewestStep } from "./processors/truncate-tool-results.ts";
 import { budgetExitNotice } from "./budget-exit.ts";
 
@@ -123,6 +124,7 @@ export class Governor {
   #lastCoveredId: string | undefined;
   #turnsInView = 0;
   #ungovernedToolTokens = 0;
+  #elidableInputTokens = 0;
   #nextOptionalCheckAt = 0;
   #requests = 0;
   #emergencyStage = 0;
@@ -334,6 +336,7 @@ export class Governor {
     this.#covered = 0;
     this.#turnsInView = 0;
     this.#ungovernedToolTokens = 0;
+    this.#elidableInputTokens = 0;
     this.#nextOptionalCheckAt = 0;
     this.#loops = this.#newLoopDetector();
   }
@@ -364,6 +367,7 @@ export class Governor {
       this.#view.push(message!);
       this.#viewTokens += tokens;
       if (message!.role === "tool") this.#ungovernedToolTokens += tokens;
+      this.#elidableInputTokens += elidableInputTokens(message!, this);
       if (opensTurn(message!)) this.#turnsInView++;
     }
     return loop;
@@ -372,9 +376,10 @@ export class Governor {
   /** Whether enough tool output has piled up outside the protection window to consider a batch. */
   #optionalCandidate(): boolean {
     const { policy } = this;
-    if (this.#ungovernedToolTokens < this.#nextOptionalCheckAt) return false;
+    const piled = this.#ungovernedToolTokens + this.#elidableInputTokens;
+    if (piled < this.#nextOptionalCheckAt) return false;
     const { protect, minPrunable } = offloadThresholds(this);
-    const prunable = this.#ungovernedToolTokens - protect;
+    const prunable = piled - protect;
     const offloadReady = policy.offloadMinPrunableTokens > 0 && prunable >= minPrunable;
     const truncateReady = policy.truncateToolResultsAbove > 0 && prunable >= policy.truncateToolResultsAbove;
     return offloadReady || truncateReady;
@@ -403,7 +408,9 @@ export class Governor {
       );
       if (!pays) {
         this.#nextOptionalCheckAt =
-          this.#ungovernedToolTokens + Math.max(1_000, offloadThresholds(this).minPrunable / 2);
+          this.#ungovernedToolTokens +
+          this.#elidableInputTokens +
+          Math.max(1_000, offloadThresholds(this).minPrunable / 2);
         publish({
           type: "checkpoint-skipped",
           reason:
@@ -460,6 +467,8 @@ export class Governor {
     for (const message of this.#view)
       if (message.role === "tool" && !isGoverned(message)) recentTools += this.tokensOf(message);
     this.#ungovernedToolTokens = Math.min(recentTools, protect);
+    this.#elidableInputTokens = 0;
+    for (const message of this.#view) this.#elidableInputTokens += elidableInputTokens(message, this);
     this.#nextOptionalCheckAt = 0;
   }
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { repairOrphans } from "../conversation/orphan-repair.ts";
 import { ContextOverflowError } from "../errors/errors.ts";
 import type { Message } from "../model/message.ts";
+import { toolCallLabel } from "../metrics/tool-call-label.ts";
 import { pairToolCalls } from "../model/tool-pairing.ts";
 import { opensTurn } from "../model/turns.ts";
 import { FakeSummarizer } from "../test/fake-summarizer.ts";
@@ -15,6 +16,8 @@ const call = fc.record({
   name: fc.constantFrom("bash", "read_file", "grep"),
   argument: fc.string({ maxLength: 12 }),
   size: fc.integer({ min: 0, max: 16_000 }),
+  /** Characters of a written file's content passed as an argument (0: none). */
+  written: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 12_000 })),
   isError: fc.boolean(),
 });
 const turn = fc.record({
@@ -36,7 +39,10 @@ function build(turns: TurnSpec[]): { history: Message[]; requestAt: number[] } {
       builder.step(
         step.map((entry) => ({
           name: entry.name,
-          input: { path: entry.argument },
+          input: {
+            path: entry.argument,
+            ...(entry.written > 0 && { content: `${entry.argument}\n${"w".repeat(entry.written)}` }),
+          },
           output: `${entry.name} ${entry.argument}\n${"z".repeat(entry.size)}`,
           isError: entry.isError,
         })),
@@ -54,7 +60,7 @@ const withoutNotices = (messages: readonly Message[]) =>
 describe("governance invariants (property tests over random histories)", () => {
   for (const name of presetNames) {
     it(`hold for the ${name} preset`, async () => {
-      const seen = { requests: 0, refused: 0, checkpoints: 0, summaries: 0 };
+      const seen = { requests: 0, refused: 0, checkpoints: 0, summaries: 0, elisions: 0 };
       await fc.assert(
         fc.asyncProperty(
           fc.array(turn, { minLength: 1, maxLength: 8 }),
@@ -86,6 +92,7 @@ describe("governance invariants (property tests over random histories)", () => {
               seen.requests++;
               if (request.checkpoint) seen.checkpoints++;
               if (view.some((message) => message.kind === "summary")) seen.summaries++;
+              if (request.events.some((event) => event.type === "tool-inputs-elided")) seen.elisions++;
               const instructionIndex = prefix.findLastIndex(opensTurn);
               const lastAssistant = prefix.findLastIndex((message) => message.role === "assistant");
               // 1. The current instruction and the newest step are intact.
@@ -107,6 +114,18 @@ describe("governance invariants (property tests over random histories)", () => {
               expect(orphanResults).toEqual([]);
               expect(pairs.every((pair) => pair.result !== undefined)).toBe(true);
               expect(repairOrphans(view).messages).toBe(view);
+              // 2b. Every tool call keeps its id, name and label (what it acted on).
+              const original = new Map(
+                prefix
+                  .flatMap((message) => message.content)
+                  .flatMap((block) => (block.type === "tool-call" ? [[block.id, block] as const] : [])),
+              );
+              for (const block of view.flatMap((message) => message.content)) {
+                if (block.type !== "tool-call") continue;
+                const before = original.get(block.id);
+                expect(before?.name).toBe(block.name);
+                expect(toolCallLabel(block)).toBe(toolCallLabel(before!));
+              }
               // 3. Chronology: positions strictly increase; the last message is what the model must answer.
               const seqs = withoutNotices(view).map((message) => message.seq);
               expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
@@ -136,6 +155,8 @@ describe("governance invariants (property tests over random histories)", () => {
       expect(seen.refused).toBeLessThan(seen.requests / 20);
       if (name !== "off") expect(seen.summaries).toBeGreaterThan(0);
       else expect(seen.checkpoints).toBe(0);
+      if (name === "default" || name === "aggressive") expect(seen.elisions).toBeGreaterThan(0);
+      else expect(seen.elisions).toBe(0);
     });
   }
 });

@@ -20,15 +20,21 @@ export const governancePolicySchema = z.object({
   /** Share of a truncated result kept from its head (the rest from its tail). */
   truncationHeadShare: fraction.default(0.2),
   /**
-   * Tool-output tokens, newest first, protected from offloading. Capped at 25% of the usable window. Lower than
-   * OpenCode's 40k: offloaded outputs keep a fact-bearing preview and stay recallable, and replays of the shared
-   * transcripts cost 14% less at the same retention with 10k (bench/RESULTS.md).
+   * Tool-output tokens, newest first, protected from offloading (the newest step is always protected). Capped
+   * at 25% of the usable window. Far lower than OpenCode's 40k or Gemini CLI's 50k: an offloaded output keeps a
+   * preview with its error lines and file paths and stays recallable, and on the shared transcripts 5k costs
+   * 8% less than 10k at a higher retention (bench/RESULTS.md, section 4).
    */
-  offloadProtectTokens: tokens.default(10_000),
+  offloadProtectTokens: tokens.default(5_000),
   /** Offload only when at least this many tool tokens are prunable. 0 disables offloading. */
-  offloadMinPrunableTokens: tokens.default(10_000),
+  offloadMinPrunableTokens: tokens.default(5_000),
   /** Lines of head and tail kept in an offloaded output's preview. */
-  offloadPreviewLines: z.number().int().positive().default(10),
+  offloadPreviewLines: z.number().int().positive().default(5),
+  /**
+   * Shorten string arguments of older tool calls above this many tokens (a written file's content, an edit's
+   * old and new text) to a preview, outside the same protection window as offloading. 0 disables.
+   */
+  elideToolInputsAbove: tokens.default(250),
   /** Trim the oldest half of complete turns above this many turns. 0 disables. */
   maxTurns: tokens.default(0),
   /** Compact when the payload passes this share of the usable window. 0 disables compaction. */

@@ -6,16 +6,20 @@ export type PresetName = "default" | "aggressive" | "minimal" | "off";
 
 const presetInputs: Record<PresetName, GovernancePolicyInput> = {
   default: {},
-  /** Small windows and cost-sensitive runs: act earlier, keep less. */
+  /**
+   * Small windows and cost-sensitive runs: offload and elide almost as soon as a step is done, keep less.
+   * Checkpoints stay cache-aware: taking ones that do not pay only raises the cost.
+   */
   aggressive: {
+    offloadProtectTokens: 1_000,
+    offloadMinPrunableTokens: 1_000,
+    offloadPreviewLines: 2,
+    elideToolInputsAbove: 100,
     truncateToolResultsAbove: 1_500,
-    offloadProtectTokens: 5_000,
-    offloadMinPrunableTokens: 5_000,
     maxTurns: 30,
-    compactionTrigger: 0.6,
+    compactionTrigger: 0.7,
     tailShare: 0.15,
     summaryMaxTokens: 3_000,
-    cacheAware: false,
   },
   /** Only what keeps requests valid and inside the window: compaction near the limit, pre-flight. */
   minimal: {
@@ -24,6 +28,7 @@ const presetInputs: Record<PresetName, GovernancePolicyInput> = {
     useCompactSummaries: false,
     truncateToolResultsAbove: 0,
     offloadMinPrunableTokens: 0,
+    elideToolInputsAbove: 0,
     compactionTrigger: 0.95,
     budgetExitShare: 0,
     loopRepeatThreshold: 0,
@@ -36,6 +41,7 @@ const presetInputs: Record<PresetName, GovernancePolicyInput> = {
     useCompactSummaries: false,
     truncateToolResultsAbove: 0,
     offloadMinPrunableTokens: 0,
+    elideToolInputsAbove: 0,
     maxTurns: 0,
     compactionTrigger: 0,
     smallHistoryTurns: 0,

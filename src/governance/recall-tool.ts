@@ -19,7 +19,8 @@ export type RecallToolInput = z.input<typeof recallInputSchema>;
 export const recallToolDefinition = {
   name: RECALL_TOOL_NAME,
   description:
-    "Read back a tool output that was moved out of the conversation to save context. " +
+    "Read back a tool output (or a long tool-call argument) that was moved out of the conversation to save " +
+    "context. " +
     "Pass the reference from the notice; page through long outputs with offset and limit (characters).",
   inputSchema: z.toJSONSchema(recallInputSchema),
 } as const;

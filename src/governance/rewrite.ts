@@ -45,7 +45,14 @@ export function mapMessages(
 
 type RewriteEventType = Extract<
   GovernanceEvent,
-  { type: "reasoning-stripped" | "binaries-replaced" | "compact-summaries-used" | "tool-output-truncated" }
+  {
+    type:
+      | "reasoning-stripped"
+      | "binaries-replaced"
+      | "compact-summaries-used"
+      | "tool-output-truncated"
+      | "tool-inputs-elided";
+  }
 >["type"];
 
 /** Emits the event describing a rewrite (tokens of the originals before, of the replacements after). */

@@ -1,4 +1,4 @@
-import { filePathsIn } from "../metrics/fact-patterns.ts";
+import { collapseWhitespace, filePathsIn } from "../metrics/fact-patterns.ts";
 import { toolResultText } from "../model/blocks.ts";
 import type { Message, ToolResultBlock } from "../model/message.ts";
 
@@ -27,10 +27,14 @@ export function isShellOutput(result: ToolResultBlock, text: string): boolean {
   return shellTools.test(result.toolName) || /exit code:?\s*-?\d+/i.test(text.slice(-400));
 }
 
+/** Signal lines keep this many characters (an error line's fact is its first 120). */
+const SIGNAL_LINE_CHARS = 160;
+
 /**
- * A short preview of a long output: its first and last `lines` lines; from the lines in between, the error and
- * exit-code lines (for every output, and more of them for shell output); then the file paths the hidden part
- * mentions, so what the agent touched stays visible. Each line is clipped to 240 characters.
+ * A short preview of a long output: its first and last `lines` lines; from the lines in between, every distinct
+ * error and exit-code line (whitespace collapsed, clipped) within a budget of 15% of the output — 25% for shell
+ * output — and at least 2,000 characters; then the file paths the hidden part mentions, so what the agent
+ * touched and what failed stay visible. Head and tail lines are clipped to 240 characters.
  */
 export function outputPreview(text: string, lines: number, shell: boolean): string {
   const all = text.split("\n");
@@ -39,10 +43,7 @@ export function outputPreview(text: string, lines: number, shell: boolean): stri
   const head = all.slice(0, lines).map(clip);
   const tail = all.slice(-lines).map(clip);
   const hidden = all.slice(lines, -lines);
-  const signals = hidden
-    .filter((line) => signalLine.test(line))
-    .slice(0, shell ? lines * 2 : lines)
-    .map(clip);
+  const signals = signalLines(hidden, Math.max(2_000, text.length * (shell ? 0.25 : 0.15)));
   const shown = [...head, ...signals, ...tail].join("\n");
   const paths: string[] = [];
   let pathChars = 0;
@@ -60,4 +61,21 @@ export function outputPreview(text: string, lines: number, shell: boolean): stri
     ...tail,
     ...(paths.length > 0 ? [`[paths mentioned in the hidden part: ${paths.join(" ")}]`] : []),
   ].join("\n");
+}
+
+/** The distinct error and exit-code lines of `lines`, collapsed and clipped, in order, within `budget` characters. */
+function signalLines(lines: readonly string[], budget: number): string[] {
+  const kept = new Set<string>();
+  let chars = 0;
+  for (const line of lines) {
+    if (!signalLine.test(line)) continue;
+    const collapsed = collapseWhitespace(line);
+    const signal =
+      collapsed.length > SIGNAL_LINE_CHARS ? `${collapsed.slice(0, SIGNAL_LINE_CHARS)}…` : collapsed;
+    if (kept.has(signal)) continue;
+    if (chars + signal.length > budget) break;
+    kept.add(signal);
+    chars += signal.length + 1;
+  }
+  return [...kept];
 }

@@ -7,7 +7,7 @@ import type { GovernanceEvent, Timeline, TimelineRequest } from "./types.ts";
 export const EVENT_MARKS = [
   { className: "ev-compaction", label: "Compaction", types: ["compaction-end", "turns-trimmed"] },
   { className: "ev-truncation", label: "Truncation", types: ["tool-output-truncated", "tool-output-capped"] },
-  { className: "ev-offload", label: "Offload", types: ["tool-output-offloaded"] },
+  { className: "ev-offload", label: "Offload", types: ["tool-output-offloaded", "tool-inputs-elided"] },
   {
     className: "ev-other",
     label: "Other",

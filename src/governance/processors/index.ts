@@ -3,6 +3,7 @@ import { compactHistory } from "./compact-history.ts";
 import { compressSmallHistory } from "./compress-small-history.ts";
 import { replaceOlderBinaries } from "./replace-older-binaries.ts";
 import { stripOlderReasoning } from "./strip-older-reasoning.ts";
+import { elideOlderToolInputs } from "./elide-older-tool-inputs.ts";
 import { offloadToolOutputs } from "./tool-output-offload.ts";
 import { capToolResults, truncateToolResults } from "./truncate-tool-results.ts";
 import { trimTurns } from "./trim-turns.ts";
@@ -12,6 +13,7 @@ export {
   capToolResults,
   compactHistory,
   compressSmallHistory,
+  elideOlderToolInputs,
   offloadToolOutputs,
   replaceOlderBinaries,
   stripOlderReasoning,
@@ -35,6 +37,7 @@ export function defaultProcessors(): Processor[] {
     replaceOlderBinaries,
     useCompactSummaries,
     offloadToolOutputs,
+    elideOlderToolInputs,
     truncateToolResults,
     trimTurns,
     compactHistory,

@@ -12,6 +12,8 @@ import {
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { GovernedRequest } from "../../governance/governor.ts";
+import type { GovernancePolicyInput } from "../../governance/policy.ts";
+import { preset } from "../../governance/presets.ts";
 import { MemorySessionStore } from "../../store/memory/index.ts";
 import { FakeSummarizer } from "../../test/fake-summarizer.ts";
 import { FakeTokenCounter } from "../../test/fake-token-counter.ts";
@@ -85,11 +87,17 @@ const userText = (item: AgentInputItem | undefined): string | undefined =>
     ? item.content
     : undefined;
 
-function governed(store: MemorySessionStore, requests: GovernedRequest[] = [], contextWindow = WINDOW) {
+function governed(
+  store: MemorySessionStore,
+  requests: GovernedRequest[] = [],
+  contextWindow = WINDOW,
+  policy?: GovernancePolicyInput,
+) {
   return new CtxkitAgentsSession({
     store,
     sessionId: "agents-1",
     contextWindow,
+    ...(policy !== undefined && { policy }),
     reservedOutputTokens: 2_000,
     counter: new FakeTokenCounter(),
     summarizer: new FakeSummarizer(),
@@ -125,8 +133,8 @@ describe("CtxkitAgentsSession", () => {
     const results = last.flatMap((item) => (item.type === "function_call_result" ? [item.callId] : []));
     expect(new Set(results)).toEqual(new Set(calls));
 
-    // A new session object on the same store (a restart) with a huge window gets every item back, verbatim.
-    const everything = await governed(store, [], 10_000_000).getItems();
+    // A new session object on the same store (a restart) with governance off gets every item back, verbatim.
+    const everything = await governed(store, [], 10_000_000, preset("off")).getItems();
     expect(everything).toHaveLength(16 * 4);
     expect(
       everything.filter((item) => "role" in item && item.role === "user").map((item) => item.content),

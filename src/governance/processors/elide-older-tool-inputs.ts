@@ -1,0 +1,142 @@
+import type { ContentBlock, JsonValue, Message, ToolCallBlock } from "../../model/message.ts";
+import { primaryArgument } from "../../metrics/tool-call-label.ts";
+import { computeBoundaries } from "../boundaries.ts";
+import type { Processor, ProcessorContext } from "../processor.ts";
+import { RECALL_TOOL_NAME } from "../recall-tool.ts";
+import { reportRewrite, withContent } from "../rewrite.ts";
+import { outputPreview } from "../tool-output-text.ts";
+import { offloadThresholds } from "./tool-output-offload.ts";
+
+/** Marks an argument that was already elided (so it is never elided twice). */
+const ELIDED = "[argument elided from the history after the call ran";
+
+/** Lines of head and tail an elided argument keeps. */
+const PREVIEW_LINES = 3;
+
+/** The argument length above which an argument is elided: the policy's tokens at about 4 characters each. */
+function elisionLimitChars(context: Pick<ProcessorContext, "policy">): number {
+  return context.policy.elideToolInputsAbove * 4;
+}
+
+/**
+ * Index from which tool calls are protected: the newest step, and before it the newest `protect` tokens of tool
+ * traffic — results, and the elidable arguments of calls — so recent work stays verbatim however it splits.
+ */
+function protectedFrom(messages: readonly Message[], context: ProcessorContext): number {
+  const { newestStep } = computeBoundaries(messages, context.tokensOf, 0);
+  const { protect } = offloadThresholds(context);
+  let from = newestStep;
+  let seen = 0;
+  for (let index = newestStep - 1; index >= 0; index--) {
+    const message = messages[index]!;
+    seen += message.role === "tool" ? context.tokensOf(message) : elidableInputTokens(message, context);
+    if (seen > protect) break;
+    from = index;
+  }
+  return from;
+}
+
+/**
+ * Estimated tokens of the string arguments `elideOlderToolInputs` could shorten in one message: those longer than
+ * the policy's limit, the primary argument excepted.
+ */
+export function elidableInputTokens(message: Message, context: Pick<ProcessorContext, "policy">): number {
+  const limitChars = elisionLimitChars(context);
+  if (message.role !== "assistant" || limitChars === 0) return 0;
+  let chars = 0;
+  for (const block of message.content) {
+    if (block.type !== "tool-call") continue;
+    const primary = primaryKey(block.input);
+    forEachLongLeaf(block.input, primary, limitChars, (text) => (chars += text.length));
+  }
+  return Math.floor(chars / 4);
+}
+
+function primaryKey(input: JsonValue): string | undefined {
+  if (input === null || typeof input !== "object" || Array.isArray(input)) return undefined;
+  const primary = primaryArgument(input);
+  if (primary === undefined) return undefined;
+  for (const [key, value] of Object.entries(input)) {
+    if (typeof value === "string" && primaryArgument({ [key]: value }) === primary) return key;
+  }
+  return undefined;
+}
+
+/** True for a top-level argument worth eliding: a long string, not the primary argument, not elided already. */
+function elidable(
+  key: string,
+  value: JsonValue,
+  primary: string | undefined,
+  limitChars: number,
+): value is string {
+  return key !== primary && typeof value === "string" && value.length > limitChars && !value.includes(ELIDED);
+}
+
+function forEachLongLeaf(
+  input: JsonValue,
+  skipKey: string | undefined,
+  limitChars: number,
+  visit: (text: string) => void,
+): void {
+  if (input === null || typeof input !== "object" || Array.isArray(input)) return;
+  for (const [key, value] of Object.entries(input))
+    if (elidable(key, value, skipKey, limitChars)) visit(value);
+}
+
+async function elideCall(block: ToolCallBlock, limitChars: number, context: ProcessorContext) {
+  const input = block.input;
+  if (input === null || typeof input !== "object" || Array.isArray(input)) return block;
+  const primary = primaryKey(input);
+  const next: Record<string, JsonValue> = {};
+  let changed = false;
+  for (const [key, value] of Object.entries(input)) {
+    if (!elidable(key, value, primary, limitChars)) {
+      next[key] = value;
+      continue;
+    }
+    const ref = await context.offloadStore?.putText(value);
+    const lines = value.split("\n").length;
+    const recall = ref === undefined ? "" : `; ${RECALL_TOOL_NAME}("${ref}") returns it`;
+    next[key] =
+      `${outputPreview(value, PREVIEW_LINES, false)}\n${ELIDED}: ${value.length} characters, ${lines} lines${recall}]`;
+    changed = true;
+  }
+  return changed ? { ...block, input: next } : block;
+}
+
+/**
+ * Shortens long arguments of older tool calls — the content of a file write, the old and new text of an edit —
+ * to a preview (head and tail lines, error lines, file paths) once the call ran and its step left the
+ * protection window of recent tool output. The call's name and primary argument (the file, the command) stay
+ * intact; the full argument goes to the offload store. Written files are on disk: the history does not need a
+ * second copy of them in every request.
+ */
+export const elideOlderToolInputs: Processor = {
+  name: "elide-older-tool-inputs",
+  async process(messages, context) {
+    const limit = context.policy.elideToolInputsAbove;
+    if (limit === 0) return messages;
+    const protectedStep = protectedFrom(messages, context);
+    let output: Message[] | undefined;
+    const originals: Message[] = [];
+    const replacements: Message[] = [];
+    for (let index = 0; index < protectedStep; index++) {
+      const message = messages[index]!;
+      if (elidableInputTokens(message, context) === 0) continue;
+      const tokens = context.tokensOf(message);
+      const limitChars = elisionLimitChars(context);
+      const content: ContentBlock[] = [];
+      for (const block of message.content)
+        content.push(block.type === "tool-call" ? await elideCall(block, limitChars, context) : block);
+      const replacement = withContent(message, content);
+      if (context.tokensOf(replacement) >= tokens) continue;
+      output ??= [...messages];
+      output[index] = replacement;
+      originals.push(message);
+      replacements.push(replacement);
+    }
+    if (!output) return messages;
+    reportRewrite(context, "tool-inputs-elided", { messages: output, originals, replacements });
+    return output;
+  },
+};
