@@ -11,6 +11,7 @@ import type { GovernanceEvent } from "./events.ts";
 import { createGovernor, type GovernorOptions } from "./governor.ts";
 import { MemoryOffloadStore } from "./offload-store.ts";
 import { createRecallTool } from "./recall-tool.ts";
+import { defaultProcessors } from "./processors/index.ts";
 
 const big = (label: string, characters: number) =>
   Array.from(
@@ -203,6 +204,27 @@ describe("Governor", () => {
     expect(messageText(request.messages.at(-1)!)).toMatch(/Context budget notice/);
     expect(events.map((event) => event.type)).toContain("budget-exit-notice");
     expect(instance.view.at(-1)!.role).toBe("tool");
+  });
+
+  it("does not re-run the pipeline on every request when a pile of tool output holds nothing to offload", async () => {
+    let runs = 0;
+    const counting = { name: "counting", process: (messages: readonly Message[]) => (runs++, messages) };
+    const { instance } = governor({
+      contextWindow: 1_000_000,
+      processors: [...defaultProcessors(), counting],
+      policy: { offloadProtectTokens: 1_000, offloadMinPrunableTokens: 1_000, cacheAware: false },
+    });
+    // Outputs of ~300 tokens each: they count as tool traffic but are too small to offload.
+    const builder = new HistoryBuilder().user("list everything");
+    let requests = 0;
+    for (let index = 0; index < 200; index++) {
+      builder.step([{ name: "ls", input: { path: `dir${index}` }, output: big(`entry${index}`, 1_200) }]);
+      const request = await instance.prepare(builder.build());
+      expect(request.checkpoint).toBe(false);
+      requests++;
+    }
+    expect(runs).toBeGreaterThan(0);
+    expect(runs).toBeLessThan(requests / 3);
   });
 
   it("reports a loop of identical tool calls", async () => {

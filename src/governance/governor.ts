@@ -407,10 +407,7 @@ export class Governor {
         cachePricing[this.policy.pricing],
       );
       if (!pays) {
-        this.#nextOptionalCheckAt =
-          this.#ungovernedToolTokens +
-          this.#elidableInputTokens +
-          Math.max(1_000, offloadThresholds(this).minPrunable / 2);
+        this.#postponeOptionalCheck();
         publish({
           type: "checkpoint-skipped",
           reason:
@@ -453,9 +450,21 @@ export class Governor {
       });
     }
     for (const event of pending) publish(event);
-    if (next === this.#view) return false;
+    if (next === this.#view) {
+      // Nothing was worth doing: without this, every request would re-run the pipeline over the whole view.
+      if (!mandatory) this.#postponeOptionalCheck();
+      return false;
+    }
     this.#commit(next);
     return true;
+  }
+
+  /** An optional checkpoint was not taken: consider the next one only after more tool traffic piled up. */
+  #postponeOptionalCheck(): void {
+    this.#nextOptionalCheckAt =
+      this.#ungovernedToolTokens +
+      this.#elidableInputTokens +
+      Math.max(1_000, offloadThresholds(this).minPrunable / 2);
   }
 
   #commit(next: readonly Message[]): void {
@@ -467,8 +476,8 @@ export class Governor {
     for (const message of this.#view)
       if (message.role === "tool" && !isGoverned(message)) recentTools += this.tokensOf(message);
     this.#ungovernedToolTokens = Math.min(recentTools, protect);
+    // Arguments left long now are protected or not worth it; new traffic (counted at ingest) brings them back.
     this.#elidableInputTokens = 0;
-    for (const message of this.#view) this.#elidableInputTokens += elidableInputTokens(message, this);
     this.#nextOptionalCheckAt = 0;
   }
 
