@@ -8,7 +8,7 @@ import { InterruptedError } from "../../errors/errors.ts";
 import { messageText } from "../../model/blocks.ts";
 import type { Message } from "../../model/message.ts";
 import type { ChatOutput } from "./chat-output.ts";
-import type { ChatStores } from "./open-chat-stores.ts";
+import type { OpenedStores } from "../open-stores.ts";
 import { streamReply } from "./stream-reply.ts";
 import type { ProviderErrorContext } from "../../providers/classify-provider-error.ts";
 import { providerNames, type ProviderName } from "../../providers/provider-catalog.ts";
@@ -31,7 +31,7 @@ export type TurnOutcome = "answered" | "interrupted";
 /** Everything a running chat uses. */
 export interface ChatRuntimeOptions {
   readonly engine: ContextEngine;
-  readonly stores: ChatStores;
+  readonly stores: OpenedStores;
   readonly model: LanguageModelV4;
   readonly settings: Settings;
   readonly output: ChatOutput;
@@ -50,7 +50,7 @@ export interface ChatRuntimeOptions {
  */
 export class ChatRuntime {
   readonly engine: ContextEngine;
-  readonly stores: ChatStores;
+  readonly stores: OpenedStores;
   readonly settings: Settings;
   readonly output: ChatOutput;
   readonly location: LoadSettingsOptions;

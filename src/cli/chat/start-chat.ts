@@ -14,7 +14,7 @@ import type { CliIo } from "../program.ts";
 import { runChatLoop, errorEvent } from "./chat-loop.ts";
 import { createChatOutput } from "./chat-output.ts";
 import { CHAT_AGENT, ChatRuntime } from "./chat-runtime.ts";
-import { openChatStores } from "./open-chat-stores.ts";
+import { chooseDatabase, openStores } from "../open-stores.ts";
 
 /** The flags of `ctxkit chat`. */
 export interface ChatFlags {
@@ -81,7 +81,10 @@ export async function runChat(flags: ChatFlags, environment: ChatEnvironment): P
     json,
     interactive: !json && environment.stdin.isTTY === true && io.stdout.isTTY === true,
   });
-  const stores = await openChatStores(settings, { pgUrl: flags.pg, db: flags.db });
+  const stores = await openStores(chooseDatabase(flags, settings), {
+    memory: settings.memory.enabled,
+    retentionDays: settings.sessionRetentionDays,
+  });
   let fatal: Error | undefined;
   let runtime: ChatRuntime | undefined;
   try {

@@ -17,7 +17,7 @@ import { languageModelResponder } from "../../sync/language-model-responder.ts";
 import type { SyncHubOptions } from "../../sync/sync-hub-options.ts";
 import type { CliIo, CommandRegistration } from "../program.ts";
 import { commandExecutor, parseExecutorSpec } from "../serve/command-executor.ts";
-import { openServeStores, type ServeDatabase } from "../serve/serve-stores.ts";
+import { chooseDatabase, openStores } from "../open-stores.ts";
 import { upstreamFromChoice } from "../serve/serve-upstream.ts";
 
 interface ServeFlags {
@@ -102,9 +102,7 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
         "create a key with: ctxkit serve keys add <tenant>",
     );
   }
-  if (flags.db !== undefined && flags.pg !== undefined) {
-    throw new ConfigError("--db", "give --db or --pg, not both");
-  }
+  const database = chooseDatabase(flags, settings);
   const model = flags.model ?? settings.model;
   const upstream = upstreamFromChoice({
     upstream: flags.upstream,
@@ -136,20 +134,15 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     coreMemoryTokens: settings.memory.maxCoreTokens,
     policy: preset(settings.preset, settings.policy),
   };
-  const pgUrl = flags.pg ?? (flags.db === undefined ? settings.pgUrl : undefined);
-  const database: ServeDatabase =
-    pgUrl !== undefined
-      ? { kind: "postgres", url: pgUrl }
-      : { kind: "sqlite", path: flags.db ?? settings.db };
-  const stores = await openServeStores(database, {
+  const stores = await openStores(database, {
     memory: settings.memory.enabled,
     retentionDays: settings.sessionRetentionDays,
   });
   let running: RunningServer;
   try {
     running = await startServer({
-      store: stores.store,
-      ...(stores.memory !== undefined && { memory: stores.memory }),
+      store: stores.sessions,
+      ...(stores.memories !== undefined && { memory: stores.memories }),
       memoryInContext: flags.memoryInContext === true,
       engine,
       ...(upstream !== undefined && { upstream }),
@@ -168,7 +161,7 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
 
   const lines = [
     `ctxkit serve: listening on ${running.url}`,
-    `  store:    ${stores.description}${stores.memory === undefined ? " (memory off)" : " (with memory)"}`,
+    `  store:    ${stores.location}${stores.memories === undefined ? " (memory off)" : " (with memory)"}`,
     upstream === undefined
       ? "  upstream: none; /v1/chat/completions and turns answer 503 (pass --upstream <url> or --model provider:model)"
       : `  upstream: ${upstream.baseURL}${upstream.model === undefined ? " (the request's model)" : ` model ${upstream.model}`}`,

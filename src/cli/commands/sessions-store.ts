@@ -1,11 +1,9 @@
-import { mkdirSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname } from "node:path";
 import type { Command } from "commander";
 import { loadSettings } from "../../config/load-settings.ts";
 import type { Settings } from "../../config/settings.ts";
-import { ValidationError } from "../../errors/errors.ts";
 import type { SessionStore } from "../../store/session-store.ts";
+import { chooseDatabase, openStores } from "../open-stores.ts";
 import type { CliIo } from "../program.ts";
 
 /** The database flags every sessions command takes. */
@@ -35,16 +33,6 @@ export function withStoreOptions(command: Command): Command {
     .option("--pg <url>", "PostgreSQL URL instead of SQLite (default: the pgUrl setting; CTXKIT_PG_URL)");
 }
 
-function withoutPassword(url: string): string {
-  try {
-    const parsed = new URL(url);
-    parsed.password = "";
-    return parsed.toString();
-  } catch {
-    return "postgres";
-  }
-}
-
 /**
  * The settings of the CLI's environment (`io.env`, its `HOME`, the working folder).
  *
@@ -69,22 +57,13 @@ export async function openCliStore(
   io: CliIo,
   options: { readonly retentionDays?: number } = {},
 ): Promise<CliStore> {
-  if (flags.db !== undefined && flags.pg !== undefined) {
-    throw new ValidationError("--db and --pg name two databases; give one of them");
-  }
   const settings = cliSettings(io);
-  const retentionDays = options.retentionDays ?? settings.sessionRetentionDays;
-  const pgUrl = flags.db === undefined ? (flags.pg ?? settings.pgUrl) : undefined;
-  if (pgUrl !== undefined && pgUrl !== "") {
-    const { openPostgresSessionStore } = await import("../../store/postgres/index.ts");
-    const store = await openPostgresSessionStore({ connectionString: pgUrl, retentionDays, poolSize: 2 });
-    return { store, location: `PostgreSQL ${withoutPassword(pgUrl)}`, settings, close: () => store.close() };
-  }
-  const path = flags.db ?? settings.db;
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-  const { openSqliteSessionStore } = await import("../../store/sqlite/index.ts");
-  const store = await openSqliteSessionStore({ path, retentionDays });
-  return { store, location: `SQLite ${path}`, settings, close: () => store.close() };
+  const opened = await openStores(chooseDatabase(flags, settings), {
+    memory: false,
+    retentionDays: options.retentionDays ?? settings.sessionRetentionDays,
+    poolSize: 2,
+  });
+  return { store: opened.sessions, location: opened.location, settings, close: () => opened.close() };
 }
 
 /**

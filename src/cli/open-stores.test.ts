@@ -1,0 +1,54 @@
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ValidationError } from "../errors/errors.ts";
+import { chooseDatabase, describePostgres, openStores } from "./open-stores.ts";
+
+const settings = { db: "/home/u/.ctxkit/ctxkit.db", pgUrl: undefined };
+
+describe("chooseDatabase", () => {
+  it("takes --db, then --pg, then the pgUrl setting, then the db setting", () => {
+    expect(chooseDatabase({}, settings)).toEqual({ kind: "sqlite", path: settings.db });
+    expect(chooseDatabase({ db: "/tmp/a.db" }, { ...settings, pgUrl: "postgres://x/db" })).toEqual({
+      kind: "sqlite",
+      path: "/tmp/a.db",
+    });
+    expect(chooseDatabase({}, { ...settings, pgUrl: "postgres://x/db" })).toEqual({
+      kind: "postgres",
+      url: "postgres://x/db",
+    });
+    expect(chooseDatabase({ pg: "postgres://y/db" }, { ...settings, pgUrl: "postgres://x/db" })).toEqual({
+      kind: "postgres",
+      url: "postgres://y/db",
+    });
+    expect(chooseDatabase({}, { ...settings, pgUrl: "" })).toEqual({ kind: "sqlite", path: settings.db });
+  });
+
+  it("refuses two databases at once", () => {
+    expect(() => chooseDatabase({ db: "a.db", pg: "postgres://x/db" }, settings)).toThrow(ValidationError);
+  });
+});
+
+describe("openStores", () => {
+  it("creates the SQLite folder, opens sessions and memories in one file, and closes both", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "ctxkit-open-stores-")), "nested", "ctxkit.db");
+    const stores = await openStores({ kind: "sqlite", path }, { memory: true, retentionDays: 30 });
+    try {
+      expect(stores.location).toBe(`SQLite ${path}`);
+      expect(stores.memories).toBeDefined();
+      expect(await stores.sessions.listSessions()).toEqual({ sessions: [] });
+      expect(existsSync(path)).toBe(true);
+    } finally {
+      await stores.close();
+    }
+    const withoutMemory = await openStores({ kind: "sqlite", path }, { memory: false, retentionDays: 0 });
+    expect(withoutMemory.memories).toBeUndefined();
+    await withoutMemory.close();
+  });
+
+  it("never shows a PostgreSQL password", () => {
+    expect(describePostgres("postgres://app:secret@db:5432/ctxkit")).toBe("postgres://app@db:5432/ctxkit");
+    expect(describePostgres("not a url")).toBe("postgres");
+  });
+});

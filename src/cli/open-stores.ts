@@ -1,0 +1,124 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import type { Settings } from "../config/settings.ts";
+import { ValidationError } from "../errors/errors.ts";
+import type { MemoryStore } from "../memory/memory-store.ts";
+import type { SessionStore } from "../store/session-store.ts";
+
+/** Which database a command uses. */
+export type DatabaseChoice =
+  { readonly kind: "sqlite"; readonly path: string } | { readonly kind: "postgres"; readonly url: string };
+
+/**
+ * The database named by `--db` / `--pg`, else by the settings: the `pgUrl` setting when set, else the `db` file.
+ * `--db` wins over the `pgUrl` setting; giving both flags is a ValidationError.
+ *
+ * @example
+ * chooseDatabase({ db: undefined, pg: undefined }, settings) // { kind: "sqlite", path: "~/.ctxkit/ctxkit.db" }
+ */
+export function chooseDatabase(
+  flags: { readonly db?: string | undefined; readonly pg?: string | undefined },
+  settings: Pick<Settings, "db" | "pgUrl">,
+): DatabaseChoice {
+  if (flags.db !== undefined && flags.pg !== undefined) {
+    throw new ValidationError("--db and --pg name two databases; give one of them");
+  }
+  const url = flags.db === undefined ? (flags.pg ?? settings.pgUrl) : undefined;
+  if (url !== undefined && url !== "") return { kind: "postgres", url };
+  return { kind: "sqlite", path: flags.db ?? settings.db };
+}
+
+/**
+ * A PostgreSQL URL without its password, for messages.
+ *
+ * @example
+ * describePostgres("postgres://app:secret@db:5432/ctxkit"); // "postgres://app@db:5432/ctxkit"
+ */
+export function describePostgres(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.password = "";
+    return parsed.toString();
+  } catch {
+    return "postgres";
+  }
+}
+
+/** An opened session store, its memory store when asked for, and where they live in words. */
+export interface OpenedStores {
+  readonly sessions: SessionStore;
+  readonly memories: MemoryStore | undefined;
+  /** `SQLite <path>` or `PostgreSQL <url without password>`. */
+  readonly location: string;
+  close(): Promise<void>;
+}
+
+/** How `openStores` opens them. */
+export interface OpenStoresOptions {
+  /** Open the long-term memory store too, in the same database. */
+  readonly memory: boolean;
+  /** Session retention applied at open (days; 0 keeps everything). */
+  readonly retentionDays: number;
+  /** PostgreSQL pool size (short-lived commands need few connections). */
+  readonly poolSize?: number;
+}
+
+/**
+ * Opens the session store (and the memory store, when asked) of `database`; a SQLite file's folder is created.
+ * Backends are imported only when used, so SQLite commands never load `pg`.
+ *
+ * @example
+ * const stores = await openStores(chooseDatabase(flags, settings), { memory: false, retentionDays: 30 });
+ * try { await stores.sessions.listSessions(); } finally { await stores.close(); }
+ */
+export async function openStores(
+  database: DatabaseChoice,
+  options: OpenStoresOptions,
+): Promise<OpenedStores> {
+  if (database.kind === "sqlite") {
+    const { path } = database;
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    const { openSqliteSessionStore } = await import("../store/sqlite/index.ts");
+    const sessions = await openSqliteSessionStore({ path, retentionDays: options.retentionDays });
+    return withMemory(sessions, `SQLite ${path}`, options.memory, async () => {
+      const { openSqliteMemoryStore } = await import("../memory/sqlite/index.ts");
+      return openSqliteMemoryStore({ path });
+    });
+  }
+  const { url } = database;
+  const { openPostgresSessionStore } = await import("../store/postgres/index.ts");
+  const sessions = await openPostgresSessionStore({
+    connectionString: url,
+    retentionDays: options.retentionDays,
+    ...(options.poolSize !== undefined && { poolSize: options.poolSize }),
+  });
+  return withMemory(sessions, `PostgreSQL ${describePostgres(url)}`, options.memory, async () => {
+    const { openPostgresMemoryStore } = await import("../memory/postgres/index.ts");
+    return openPostgresMemoryStore({ connectionString: url });
+  });
+}
+
+/** Pairs an open session store with its memory store (when wanted); closes the session store if that fails. */
+async function withMemory(
+  sessions: SessionStore,
+  location: string,
+  wanted: boolean,
+  openMemory: () => Promise<MemoryStore>,
+): Promise<OpenedStores> {
+  let memories: MemoryStore | undefined;
+  try {
+    memories = wanted ? await openMemory() : undefined;
+  } catch (error) {
+    await sessions.close();
+    throw error;
+  }
+  return {
+    sessions,
+    memories,
+    location,
+    close: async () => {
+      await memories?.close();
+      await sessions.close();
+    },
+  };
+}
