@@ -181,6 +181,8 @@ describe("web inspector in Chromium", () => {
     await page.locator("input.search").fill("quokka");
     await page.getByRole("button", { name: "Search" }).click();
     await page.getByRole("heading", { name: "Sessions matching “quokka”" }).waitFor();
+    // The heading is drawn before the search answers: wait for the hit itself.
+    await page.locator(`tr.session-row[data-session="${governedId}"]`).waitFor();
     expect(await page.locator("tr.session-row").count()).toBe(1);
     expect(await page.locator("tr.session-row").getAttribute("data-session")).toBe(governedId);
     await page.close();
