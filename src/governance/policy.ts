@@ -23,7 +23,7 @@ export const governancePolicySchema = z.object({
    * Tool-output tokens, newest first, protected from offloading (the newest step is always protected). Capped
    * at 25% of the usable window. Far lower than OpenCode's 40k or Gemini CLI's 50k: an offloaded output keeps a
    * preview with its error lines and file paths and stays recallable, and on the shared transcripts 5k costs
-   * 8% less than 10k at a higher retention (bench/RESULTS.md, section 4).
+   * 7% less than 10k at nearly the same retention (99.7% vs 99.9%; bench/RESULTS.md, section 4).
    */
   offloadProtectTokens: tokens.default(5_000),
   /** Offload only when at least this many tool tokens are prunable. 0 disables offloading. */
