@@ -70,7 +70,8 @@ describe("payload order", () => {
       counter,
       summarizer: new FakeSummarizer(),
       ids: sequentialIds(),
-      policy: { truncateToolResultsAbove: 0, offloadMinPrunableTokens: 0 },
+      // Compaction at the trigger (Coqui's order); settled-history compaction keeps the first task before it.
+      policy: { truncateToolResultsAbove: 0, offloadMinPrunableTokens: 0, compactSettledHistory: false },
     });
     const governed = await governor.prepare(builder.build());
     const system = assembleSystemPrompt([{ name: "identity", content: "fresh prompt" }], counter);

@@ -1,5 +1,6 @@
 import type { LanguageModel } from "ai";
 import type { GovernanceEvent } from "../governance/events.ts";
+import { pricingForProvider } from "../governance/cache-economics.ts";
 import type { GovernancePolicyInput } from "../governance/policy.ts";
 import { randomIds, systemClock, type Clock, type IdGenerator } from "../model/ids.ts";
 import type { LoadStrategy, SessionInit, SessionStore } from "../store/session-store.ts";
@@ -27,6 +28,7 @@ export interface ContextEngineOptions {
   tokenCounter?: TokenCounter;
   /** Automatic compaction summaries. Default: the offline extractive summarizer. */
   summarizer?: Summarizer;
+  /** Governance settings. Unless they set `pricing`, the cache prices are those of `model`'s provider, when known. */
   policy?: GovernancePolicyInput;
   memory?: EngineMemory;
   /** Token budget of the core-memories section. Default 1,000. */
@@ -85,6 +87,11 @@ function modelId(model: LanguageModel | undefined): string | undefined {
   return typeof model === "string" ? model : model.modelId;
 }
 
+function withProviderPricing(policy: GovernancePolicyInput, provider: string): GovernancePolicyInput {
+  const pricing = pricingForProvider(provider);
+  return policy.pricing !== undefined || pricing === undefined ? policy : { ...policy, pricing };
+}
+
 /** Creates a context engine. Resolves the model's window and tokenizer (loading an exact tokenizer if needed). */
 export async function createContextEngine(options: ContextEngineOptions): Promise<ContextEngine> {
   const info = defaultModelRegistry.lookup(modelId(options.model) ?? "gpt-4.1");
@@ -106,7 +113,10 @@ export async function createContextEngine(options: ContextEngineOptions): Promis
     counter,
     summarizer,
     compactSummarizer,
-    policy: options.policy ?? {},
+    policy:
+      options.model === undefined
+        ? (options.policy ?? {})
+        : withProviderPricing(options.policy ?? {}, info.provider),
     memory: options.memory,
     coreMemoryTokens: options.coreMemoryTokens ?? 1_000,
     restore: options.restore,

@@ -116,7 +116,7 @@ describe("ContextEngine", () => {
     const executeTool = async () => ({ content: "y".repeat(4_000) });
     for (let turn = 0; turn < 8; turn++) await session.run(`turn ${turn}`, readingModel(4), { executeTool });
     const stored = (await store.loadMessages("s4")).filter((message) => message.kind === "summary");
-    expect(stored).toHaveLength(1);
+    expect(stored.length).toBeGreaterThan(0);
     await session.addUser("a question the user takes back");
     await session.prepare(); // the request was sent; the user interrupts while it streams
     await session.recordAssistant({
@@ -125,15 +125,30 @@ describe("ContextEngine", () => {
     expect(await session.interrupt()).toHaveLength(2);
     await session.addUser("the real question");
     const request = await session.prepare();
-    // The stored summary itself, not a new compaction of the originals (which would rewrite the cached prefix).
-    expect(request.messages.filter((message) => message.kind === "summary").map((m) => m.id)).toEqual([
-      stored[0]!.id,
-    ]);
+    // The stored summaries themselves, not a new compaction of the originals (which would rewrite the cached prefix).
+    expect(request.messages.filter((message) => message.kind === "summary").map((m) => m.id)).toEqual(
+      stored.map((summary) => summary.id),
+    );
     expect(request.events.map((event) => event.type)).not.toContain("compaction-end");
     expect(
       request.messages.some((message) => messageText(message) === "a question the user takes back"),
     ).toBe(false);
     expect(messageText(request.messages.at(-1)!)).toBe("the real question");
+  });
+
+  it("prices checkpoints with the cache prices of the model's provider unless the policy names them", async () => {
+    const store = new MemorySessionStore();
+    const counter = new FakeTokenCounter();
+    const pricingOf = async (model: string, policy = {}) =>
+      (await createContextEngine({ store, model, tokenCounter: counter, policy })).settings.policy.pricing;
+    expect(await pricingOf("gpt-4.1")).toBe("openai");
+    expect(await pricingOf("claude-sonnet-4-5")).toBe("anthropic");
+    expect(await pricingOf("gemini-2.5-pro")).toBe("gemini");
+    expect(await pricingOf("ollama:llama3.1:8b")).toBeUndefined();
+    expect(await pricingOf("gpt-4.1", { pricing: "none" })).toBe("none");
+    expect(
+      (await createContextEngine({ store, tokenCounter: counter })).settings.policy.pricing,
+    ).toBeUndefined();
   });
 
   it("anchors the next request on the usage the provider reported for the previous one", async () => {

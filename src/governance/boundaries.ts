@@ -1,4 +1,5 @@
 import type { Message } from "../model/message.ts";
+import type { ProcessorContext } from "./processor.ts";
 import { currentTurnStart, opensTurn } from "../model/turns.ts";
 
 /** Where protection starts in a view. Indices refer to the message list they were computed on. */
@@ -46,4 +47,15 @@ export function computeBoundaries(
 /** True when the message at `index` may be governed at all (not the instruction, not in the newest step). */
 export function isGovernable(index: number, boundaries: Boundaries): boolean {
   return index < boundaries.newestStep && index !== boundaries.instruction;
+}
+
+/** Effective thresholds: the configured ones, capped by shares of the usable window. */
+export function offloadThresholds(context: Pick<ProcessorContext, "policy" | "window">): {
+  protect: number;
+  minPrunable: number;
+} {
+  return {
+    protect: Math.min(context.policy.offloadProtectTokens, Math.floor(context.window.usable * 0.25)),
+    minPrunable: Math.min(context.policy.offloadMinPrunableTokens, Math.floor(context.window.usable * 0.1)),
+  };
 }

@@ -14,6 +14,26 @@ export const cachePricing: Record<"anthropic" | "openai" | "gemini" | "none", Ca
   none: { read: 1, write: 1 },
 };
 
+/** The name of a provider's cache prices in `cachePricing`. */
+export type CachePricingName = keyof typeof cachePricing;
+
+const pricingByProvider: Readonly<Record<string, CachePricingName>> = {
+  anthropic: "anthropic",
+  openai: "openai",
+  google: "gemini",
+};
+
+/**
+ * The cache prices of a model's provider (as the model registry names it), or undefined when ctxkit does not
+ * know them — the policy's default applies then.
+ *
+ * @example
+ * pricingForProvider("openai") // "openai"
+ */
+export function pricingForProvider(provider: string): CachePricingName | undefined {
+  return pricingByProvider[provider];
+}
+
 /** The figures a checkpoint decision weighs. */
 export interface CheckpointCase {
   /** Tokens the checkpoint removes from every later request. */

@@ -17,6 +17,32 @@ export interface PlanOptions {
   readonly force: boolean;
 }
 
+/** Index just past the leading system messages. */
+export function leadingSystemEnd(messages: readonly Message[]): number {
+  let end = 0;
+  while (end < messages.length && messages[end]!.role === "system") end++;
+  return end;
+}
+
+/**
+ * Index just past what every compaction keeps at the head: the leading system messages and, when it is small
+ * (at most 10% of the usable window) and not the current turn, the first run — the task as the user first put
+ * it and how it began.
+ */
+export function headAnchorEnd(
+  messages: readonly Message[],
+  tokensOf: (message: Message) => number,
+  usable: number,
+): number {
+  const headEnd = leadingSystemEnd(messages);
+  if (headEnd >= messages.length || !opensTurn(messages[headEnd]!)) return headEnd;
+  const turnStart = currentTurnStart(messages);
+  let runEnd = headEnd + 1;
+  while (runEnd < messages.length && messages[runEnd]!.role !== "user") runEnd++;
+  if (headEnd === turnStart || runEnd > turnStart) return headEnd;
+  return sumTokens(messages.slice(headEnd, runEnd), tokensOf) <= 0.1 * usable ? runEnd : headEnd;
+}
+
 /**
  * Decides what a compaction summarises. Kept verbatim: leading system messages, a head anchor (the first run,
  * when it is small), the current instruction, and a tail of recent whole user turns worth at least
@@ -35,14 +61,9 @@ export function planCompaction(
   const tailFloor = options.force ? 0 : options.tailShare * options.usable;
   const tailMax = options.force ? 0 : Math.max(tailFloor, 0.5 * options.usable);
 
-  let headEnd = 0;
-  while (headEnd < length && messages[headEnd]!.role === "system") headEnd++;
-  if (!options.force && headEnd < length && opensTurn(messages[headEnd]!) && headEnd !== instruction) {
-    let runEnd = headEnd + 1;
-    while (runEnd < length && messages[runEnd]!.role !== "user") runEnd++;
-    const small = sumTokens(messages.slice(headEnd, runEnd), tokensOf) <= 0.1 * options.usable;
-    if (small && (instruction < 0 || runEnd <= instruction)) headEnd = runEnd;
-  }
+  const headEnd = options.force
+    ? leadingSystemEnd(messages)
+    : headAnchorEnd(messages, tokensOf, options.usable);
 
   // Tail of whole turns, newest first.
   let tailStart = length;

@@ -132,7 +132,13 @@ describe("Governor", () => {
 
   it("updates the previous summary instead of rebuilding it", async () => {
     const { instance, summarizer } = governor({
-      policy: { cacheAware: false, offloadMinPrunableTokens: 0, truncateToolResultsAbove: 0 },
+      // Compaction at the trigger alone (settled-history compaction adds summaries of its own).
+      policy: {
+        cacheAware: false,
+        offloadMinPrunableTokens: 0,
+        truncateToolResultsAbove: 0,
+        compactSettledHistory: false,
+      },
     });
     const builder = new HistoryBuilder().user("task");
     for (let index = 0; index < 40; index++)
@@ -144,6 +150,28 @@ describe("Governor", () => {
     expect(summarizer.requests).toHaveLength(2);
     expect(summarizer.requests[1]!.previousSummary).toBeTruthy();
     expect(request.messages.filter((message) => message.kind === "summary")).toHaveLength(1);
+  });
+
+  it("summarises settled history long before the trigger, when the cache arithmetic says it pays", async () => {
+    const { instance, events } = governor({ contextWindow: 128_000, reservedOutputTokens: 8_000 });
+    const builder = new HistoryBuilder().user("find every caller of parse()");
+    let largest = 0;
+    for (let index = 0; index < 150; index++) {
+      builder.step([
+        { name: "grep", input: { pattern: `caller${index}` }, output: big(`hit${index}`, 3_000) },
+      ]);
+      const request = await instance.prepare(builder.build());
+      largest = Math.max(largest, request.tokens.total);
+    }
+    const compactions = events.filter((event) => event.type === "compaction-start");
+    expect(compactions.length).toBeGreaterThan(1);
+    expect(
+      compactions.every((event) => event.type === "compaction-start" && /settled/.test(event.reason)),
+    ).toBe(true);
+    // 150 steps of ~750 tokens would be ~113k tokens; the trigger is 0.8 × 120k.
+    expect(largest).toBeLessThan(0.4 * 120_000);
+    expect(instance.view.filter((message) => message.kind === "summary").length).toBeGreaterThan(0);
+    expect(messageText(instance.view[0]!)).toBe("find every caller of parse()");
   });
 
   it("refuses a request that cannot fit, with the numbers", async () => {
@@ -212,7 +240,13 @@ describe("Governor", () => {
     const { instance } = governor({
       contextWindow: 1_000_000,
       processors: [...defaultProcessors(), counting],
-      policy: { offloadProtectTokens: 1_000, offloadMinPrunableTokens: 1_000, cacheAware: false },
+      // Settled-history compaction would summarise the pile: this test is about offload batches alone.
+      policy: {
+        offloadProtectTokens: 1_000,
+        offloadMinPrunableTokens: 1_000,
+        cacheAware: false,
+        compactSettledHistory: false,
+      },
     });
     // Outputs of ~300 tokens each: they count as tool traffic but are too small to offload.
     const builder = new HistoryBuilder().user("list everything");

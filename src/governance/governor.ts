@@ -28,10 +28,10 @@ import {
   compressSmallHistory,
   defaultProcessors,
 } from "./processors/index.ts";
-import { offloadThresholds } from "./processors/tool-output-offload.ts";
 import { elidableInputTokens } from "./processors/elide-older-tool-inputs.ts";
 import { fitNewestStep } from "./processors/truncate-tool-results.ts";
 import { budgetExitNotice } from "./budget-exit.ts";
+import { offloadThresholds } from "./boundaries.ts";
 
 /** Options of `createGovernor`. */
 export interface GovernorOptions {
@@ -126,6 +126,9 @@ export class Governor {
   #ungovernedToolTokens = 0;
   #elidableInputTokens = 0;
   #nextOptionalCheckAt = 0;
+  /** Tokens of the view after its newest summary: what a settled-history compaction could summarise. */
+  #unsettledTokens = 0;
+  #nextSettledCheckAt = 0;
   #requests = 0;
   #emergencyStage = 0;
   #tokenizerCalls = 0;
@@ -338,6 +341,8 @@ export class Governor {
     this.#ungovernedToolTokens = 0;
     this.#elidableInputTokens = 0;
     this.#nextOptionalCheckAt = 0;
+    this.#unsettledTokens = 0;
+    this.#nextSettledCheckAt = 0;
     this.#loops = this.#newLoopDetector();
   }
 
@@ -366,6 +371,7 @@ export class Governor {
       const tokens = this.tokensOf(message!);
       this.#view.push(message!);
       this.#viewTokens += tokens;
+      this.#unsettledTokens += tokens;
       if (message!.role === "tool") this.#ungovernedToolTokens += tokens;
       this.#elidableInputTokens += elidableInputTokens(message!, this);
       if (opensTurn(message!)) this.#turnsInView++;
@@ -376,9 +382,14 @@ export class Governor {
   /** Whether enough tool output has piled up outside the protection window to consider a batch. */
   #optionalCandidate(): boolean {
     const { policy } = this;
+    const { protect, minPrunable } = offloadThresholds(this);
+    const settledReady =
+      policy.compactSettledHistory &&
+      this.#unsettledTokens >= this.#nextSettledCheckAt &&
+      this.#unsettledTokens >= protect + minPrunable;
+    if (settledReady) return true;
     const piled = this.#ungovernedToolTokens + this.#elidableInputTokens;
     if (piled < this.#nextOptionalCheckAt) return false;
-    const { protect, minPrunable } = offloadThresholds(this);
     const prunable = piled - protect;
     const offloadReady = policy.offloadMinPrunableTokens > 0 && prunable >= minPrunable;
     const truncateReady = policy.truncateToolResultsAbove > 0 && prunable >= policy.truncateToolResultsAbove;
@@ -461,10 +472,9 @@ export class Governor {
 
   /** An optional checkpoint was not taken: consider the next one only after more tool traffic piled up. */
   #postponeOptionalCheck(): void {
-    this.#nextOptionalCheckAt =
-      this.#ungovernedToolTokens +
-      this.#elidableInputTokens +
-      Math.max(1_000, offloadThresholds(this).minPrunable / 2);
+    const step = Math.max(1_000, offloadThresholds(this).minPrunable / 2);
+    this.#nextSettledCheckAt = this.#unsettledTokens + step;
+    this.#nextOptionalCheckAt = this.#ungovernedToolTokens + this.#elidableInputTokens + step;
   }
 
   #commit(next: readonly Message[]): void {
@@ -479,6 +489,9 @@ export class Governor {
     // Arguments left long now are protected or not worth it; new traffic (counted at ingest) brings them back.
     this.#elidableInputTokens = 0;
     this.#nextOptionalCheckAt = 0;
+    const lastSummary = this.#view.findLastIndex((message) => message.kind === "summary");
+    this.#unsettledTokens = sumTokens(this.#view.slice(lastSummary + 1), this.tokensOf);
+    this.#nextSettledCheckAt = 0;
   }
 
   #context(
@@ -497,6 +510,7 @@ export class Governor {
       ...(this.#options.memorySink !== undefined && { memorySink: this.#options.memorySink }),
       guard: this.#guard,
       force,
+      requestsSoFar: this.#requests,
       ids: this.#ids,
       clock: this.#clock,
       ...(signal !== undefined && { signal }),

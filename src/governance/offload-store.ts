@@ -1,4 +1,6 @@
 import { createHash } from "node:crypto";
+import type { ContentBlock, Message } from "../model/message.ts";
+import { withContent } from "./rewrite.ts";
 
 /**
  * Where offloaded tool outputs go. The session stores' blob stores satisfy it; `MemoryOffloadStore` is the
@@ -33,4 +35,36 @@ export class MemoryOffloadStore implements OffloadStore {
     const offset = range.offset ?? 0;
     return text.slice(offset, range.limit === undefined ? undefined : offset + range.limit);
   }
+}
+
+/**
+ * `messages` with every offloaded tool output read back from `store` (an output the store no longer has keeps
+ * its preview): what the tools really returned, e.g. for a summary to be made from rather than the previews.
+ *
+ * @example
+ * const originals = await withOffloadedOutputs(view.slice(0, 10), governor.offloadStore);
+ */
+export async function withOffloadedOutputs(
+  messages: readonly Message[],
+  store: OffloadStore,
+): Promise<readonly Message[]> {
+  const output: Message[] = [];
+  for (const message of messages) {
+    if (!message.content.some((block) => block.type === "tool-result" && block.offloadRef !== undefined)) {
+      output.push(message);
+      continue;
+    }
+    const content: ContentBlock[] = [];
+    for (const block of message.content) {
+      const original =
+        block.type === "tool-result" && block.offloadRef !== undefined
+          ? await store.getText(block.offloadRef)
+          : undefined;
+      content.push(
+        block.type !== "tool-result" || original === undefined ? block : { ...block, content: original },
+      );
+    }
+    output.push(withContent(message, content));
+  }
+  return output;
 }

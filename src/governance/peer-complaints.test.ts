@@ -145,15 +145,25 @@ describe("peer complaints that must be impossible in ctxkit", () => {
     expect(messageText(request.messages[summaryAt]!)).toMatch(/background for what follows/);
   });
 
-  it("Codex: duplicated instructions — repeated compactions keep one summary and one copy of the instruction", async () => {
-    const { governor } = setup({ policy: { truncateToolResultsAbove: 0, offloadMinPrunableTokens: 0 } });
-    const builder = longRun(10);
-    for (let round = 0; round < 6; round++) {
-      longRun(15, builder);
-      await governor.prepare(builder.build());
+  it("Codex: duplicated instructions — repeated compactions summarise each message once and keep one copy of the instruction", async () => {
+    for (const compactSettledHistory of [false, true]) {
+      const { governor } = setup({
+        policy: { truncateToolResultsAbove: 0, offloadMinPrunableTokens: 0, compactSettledHistory },
+      });
+      const builder = longRun(10);
+      for (let round = 0; round < 6; round++) {
+        longRun(15, builder);
+        await governor.prepare(builder.build());
+      }
+      const view = governor.view;
+      const summaries = view.filter((message) => message.kind === "summary");
+      if (!compactSettledHistory) expect(summaries).toHaveLength(1);
+      expect(summaries.length).toBeGreaterThan(0);
+      // Summaries never overlap: each covers its own range, in order.
+      for (let index = 1; index < summaries.length; index++)
+        expect(summaries[index]!.summaryOf!.fromSeq).toBeGreaterThan(summaries[index - 1]!.summaryOf!.toSeq);
+      expect(view.filter((message) => messageText(message) === "refactor the parser")).toHaveLength(1);
+      expect(summaries.some((summary) => messageText(summary).includes("refactor the parser"))).toBe(false);
     }
-    const view = governor.view;
-    expect(view.filter((message) => message.kind === "summary")).toHaveLength(1);
-    expect(view.filter((message) => messageText(message) === "refactor the parser")).toHaveLength(1);
   });
 });

@@ -20,14 +20,15 @@ export const governancePolicySchema = z.object({
   /** Share of a truncated result kept from its head (the rest from its tail). */
   truncationHeadShare: fraction.default(0.2),
   /**
-   * Tool-output tokens, newest first, protected from offloading (the newest step is always protected). Capped
-   * at 25% of the usable window. Far lower than OpenCode's 40k or Gemini CLI's 50k: an offloaded output keeps a
-   * preview with its error lines and file paths and stays recallable, and on the shared transcripts 5k costs
-   * 7% less than 10k at nearly the same retention (99.7% vs 99.9%; bench/RESULTS.md, section 4).
+   * Tool-output tokens, newest first, kept verbatim beyond the newest step (which is always kept): never
+   * offloaded, truncated or summarised. Capped at 25% of the usable window. Far lower than OpenCode's 40k or
+   * Gemini CLI's 50k because recency is a blunt proxy for use: the outputs the agent works from stay in the
+   * working set (`workingSetTokens`), an offloaded output keeps a preview with its error lines and file paths and
+   * stays recallable, and older steps live on in fact-complete summaries (bench/RESULTS.md, section 4).
    */
-  offloadProtectTokens: tokens.default(5_000),
-  /** Offload only when at least this many tool tokens are prunable. 0 disables offloading. */
-  offloadMinPrunableTokens: tokens.default(5_000),
+  offloadProtectTokens: tokens.default(1_000),
+  /** Offload (and consider summarising settled history) only when at least this many tokens are prunable. 0 disables offloading. */
+  offloadMinPrunableTokens: tokens.default(3_000),
   /** Lines of head and tail kept in an offloaded output's preview. */
   offloadPreviewLines: z.number().int().positive().default(5),
   /**
@@ -35,8 +36,19 @@ export const governancePolicySchema = z.object({
    * old and new text) to a preview, outside the same protection window as offloading. 0 disables.
    */
   elideToolInputsAbove: tokens.default(250),
+  /**
+   * The working set: the newest verbatim read of each file stays out of offloading, truncation and settled-history
+   * summaries while keeping it costs less than reading it again (see `workingSet`), within this many tokens
+   * (capped at 15% of the usable window), so an agent editing a file keeps the text it edits from. 0 disables.
+   */
+  workingSetTokens: tokens.default(16_000),
   /** Trim the oldest half of complete turns above this many turns. 0 disables. */
   maxTurns: tokens.default(0),
+  /**
+   * Summarise settled history — everything before the protected tail that is not in the working set — as soon as
+   * the prompt-cache arithmetic says it pays, long before the compaction trigger.
+   */
+  compactSettledHistory: z.boolean().default(true),
   /** Compact when the payload passes this share of the usable window. 0 disables compaction. */
   compactionTrigger: fraction.default(0.8),
   /** Recent whole user turns kept verbatim: at least this share of the usable window… */

@@ -7,19 +7,20 @@ export type PresetName = "default" | "aggressive" | "minimal" | "off";
 const presetInputs: Record<PresetName, GovernancePolicyInput> = {
   default: {},
   /**
-   * Small windows and cost-sensitive runs: offload and elide almost as soon as a step is done, keep less.
-   * Checkpoints stay cache-aware: taking ones that do not pay only raises the cost.
+   * Small windows and cost-sensitive runs: nothing beyond the newest step and a small working set is kept
+   * verbatim, offloaded outputs keep shorter previews, older turns go sooner. Checkpoints stay cache-aware:
+   * taking ones that do not pay only raises the cost.
    */
   aggressive: {
-    offloadProtectTokens: 1_000,
-    offloadMinPrunableTokens: 1_000,
+    offloadProtectTokens: 0,
+    offloadMinPrunableTokens: 2_000,
+    workingSetTokens: 4_000,
     offloadPreviewLines: 2,
     elideToolInputsAbove: 100,
     truncateToolResultsAbove: 1_500,
     maxTurns: 30,
     compactionTrigger: 0.7,
     tailShare: 0.15,
-    summaryMaxTokens: 3_000,
   },
   /** Only what keeps requests valid and inside the window: compaction near the limit, pre-flight. */
   minimal: {
@@ -29,6 +30,8 @@ const presetInputs: Record<PresetName, GovernancePolicyInput> = {
     truncateToolResultsAbove: 0,
     offloadMinPrunableTokens: 0,
     elideToolInputsAbove: 0,
+    compactSettledHistory: false,
+    workingSetTokens: 0,
     compactionTrigger: 0.95,
     budgetExitShare: 0,
     loopRepeatThreshold: 0,
@@ -42,6 +45,8 @@ const presetInputs: Record<PresetName, GovernancePolicyInput> = {
     truncateToolResultsAbove: 0,
     offloadMinPrunableTokens: 0,
     elideToolInputsAbove: 0,
+    compactSettledHistory: false,
+    workingSetTokens: 0,
     maxTurns: 0,
     compactionTrigger: 0,
     smallHistoryTurns: 0,

@@ -25,11 +25,19 @@ export type MemorySink = (entry: {
 /**
  * The inflation guard's memory, kept between requests. A segment whose summary came out no smaller than the
  * segment is remembered by its first message; it is not summarised again until it has grown by the retry margin,
- * so a failing summarizer is never called on every request (no compaction loops).
+ * and optional compaction pauses until the payload has, so a failing summarizer is never called on every
+ * request (no compaction loops).
  */
 export interface CompactionGuard {
   /** First message id of a failed segment → the segment's tokens when it failed. */
   failedSegments?: Record<string, number>;
+  /**
+   * Settled-history compaction waits until the payload has grown past this many tokens: set when a summary did
+   * not pay or did not shrink what it replaced (or the summarizer failed), by either kind of compaction.
+   */
+  settledPausedBelow?: number;
+  /** How the summarizer's summaries compare with settled-history compaction's estimate (actual / expected). */
+  summarySizeRatio?: number;
 }
 
 /** What every processor may use. */
@@ -48,6 +56,8 @@ export interface ProcessorContext {
   readonly force: boolean;
   /** Set for a user-initiated compaction (`/compact [focus]`): runs whatever the thresholds say. */
   readonly manual?: { readonly focus?: string };
+  /** Requests this governor has prepared so far, this one included (for the prompt-cache arithmetic). */
+  readonly requestsSoFar?: number;
   readonly ids: IdGenerator;
   readonly clock: Clock;
   readonly signal?: AbortSignal;

@@ -3,13 +3,14 @@ import type { ProcessorContext } from "./processor.ts";
 
 /**
  * Runs the context's summarizer; on failure (or an empty answer) returns `fallback` instead of throwing, so a
- * failing summarizer can never break a request. An abort is passed through.
+ * failing summarizer can never break a request. An abort is passed through. Pass `undefined` as the fallback
+ * to learn that it failed.
  */
-export async function summarizeSafely(
+export async function summarizeSafely<Fallback extends string | undefined>(
   context: ProcessorContext,
   request: Omit<SummarizeRequest, "signal">,
-  fallback: string,
-): Promise<string> {
+  fallback: Fallback,
+): Promise<string | Fallback> {
   try {
     const summary = await context.summarizer.summarize({
       ...request,

@@ -62,7 +62,8 @@ describe("Governor anchored on reported usage", () => {
       counter: new FakeTokenCounter(),
       summarizer: new FakeSummarizer(),
       ids: sequentialIds(),
-      policy: { compactionTrigger: 0.6 },
+      // The compaction trigger is what anchoring moves; settled-history compaction is priced, not triggered.
+      policy: { compactionTrigger: 0.6, compactSettledHistory: false },
     });
     const history = turns(60);
     const anchoredTotals: number[] = [];

@@ -100,6 +100,21 @@ describe("createExtractiveSummarizer", () => {
     expect(scoreRetention(factKeys(messages), summary)).toBe(1);
   });
 
+  it("lists a path only mentioned inside a longer listed path once", async () => {
+    const messages = new HistoryBuilder()
+      .user("check the parser")
+      .step([
+        {
+          name: "Read",
+          input: { file_path: "/repo/src/parser.ts" },
+          output: "see src/parser.ts and lib/other.ts",
+        },
+      ])
+      .build();
+    const files = parseSnapshot(await summarizer.summarize({ messages, maxTokens: 2_000 })).get("files");
+    expect(files).toEqual(["/repo/src/parser.ts (Read)", "lib/other.ts"]);
+  });
+
   it("is deterministic", async () => {
     const messages = bugFixSession();
     const first = await summarizer.summarize({ messages, maxTokens: 150 });

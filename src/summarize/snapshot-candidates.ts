@@ -131,7 +131,10 @@ export function snapshotCandidates(
     for (const [tool, count] of newUses) addCount(uses, tool, count);
     files.set(path, uses);
   }
+  const paths = [...files.keys()];
   for (const [path, uses] of files) {
+    // A path only mentioned inside a longer one listed too (`lib/a.ts` beside `/repo/lib/a.ts`) says nothing more.
+    if (uses.size === 0 && paths.some((other) => other !== path && other.includes(path))) continue;
     if (uses.size === 0) push("files", path, TIERS.mentionedFile, "mentioned files");
     else {
       const list = [...uses].map(([tool, count]) => counted(tool, count)).join(", ");

@@ -5,6 +5,7 @@ import type { Processor, ProcessorContext } from "../processor.ts";
 import { sumTokens } from "../processor.ts";
 import { trimmedMarker } from "../../summarize/summarize-request-schema.ts";
 import { summarizeSafely } from "../summarize-safely.ts";
+import type { SummarizeRequest } from "../../summarize/summarizer.ts";
 
 const SUMMARY_HEADER = /^\[Summary of \d+ earlier messages[^\n]*\]\n/;
 
@@ -13,27 +14,37 @@ export function summaryBody(message: Message): string {
   return messageText(message).replace(SUMMARY_HEADER, "");
 }
 
-async function summarizeSegment(
+/** What summarising `segment` asks of the summarizer (an earlier summary at its start is updated, not rebuilt). */
+export function segmentSummaryRequest(
   messages: readonly Message[],
   segment: Segment,
   context: ProcessorContext,
   maxTokens: number,
-): Promise<Message> {
+): { request: Omit<SummarizeRequest, "signal">; replaced: number } {
   const first = messages[segment.start]!;
-  const last = messages[segment.end - 1]!;
   const previous = first.kind === "summary" ? first : undefined;
   const fresh = messages.slice(previous ? segment.start + 1 : segment.start, segment.end);
-  const replaced = (previous?.summaryOf?.messageCount ?? (previous ? 1 : 0)) + fresh.length;
-  const body = await summarizeSafely(
-    context,
-    {
+  return {
+    request: {
       messages: fresh,
       maxTokens,
       ...(previous !== undefined && { previousSummary: summaryBody(previous) }),
       ...(context.manual?.focus !== undefined && { focus: context.manual.focus }),
     },
-    trimmedMarker(replaced),
-  );
+    replaced: (previous?.summaryOf?.messageCount ?? (previous ? 1 : 0)) + fresh.length,
+  };
+}
+
+/** The summary message standing where `segment` stood, with `body` as its text. */
+export function segmentSummary(
+  messages: readonly Message[],
+  segment: Segment,
+  replaced: number,
+  body: string,
+  context: ProcessorContext,
+): Message {
+  const first = messages[segment.start]!;
+  const previous = first.kind === "summary" ? first : undefined;
   return Object.freeze({
     id: context.ids("sum"),
     sessionId: first.sessionId,
@@ -43,7 +54,7 @@ async function summarizeSegment(
     kind: "summary",
     summaryOf: {
       fromSeq: previous?.summaryOf?.fromSeq ?? first.seq,
-      toSeq: last.seq,
+      toSeq: messages[segment.end - 1]!.seq,
       messageCount: replaced,
     },
     content: Object.freeze([
@@ -56,6 +67,22 @@ async function summarizeSegment(
     ]),
     createdAt: context.clock().toISOString(),
   } satisfies Message);
+}
+
+async function summarizeSegment(
+  messages: readonly Message[],
+  segment: Segment,
+  context: ProcessorContext,
+  maxTokens: number,
+): Promise<Message> {
+  const { request, replaced } = segmentSummaryRequest(messages, segment, context, maxTokens);
+  const body = await summarizeSafely(context, request, trimmedMarker(replaced));
+  return segmentSummary(messages, segment, replaced, body, context);
+}
+
+/** The largest summary, in tokens: the policy's, capped at 10% of the usable window. */
+export function summaryBudget(context: Pick<ProcessorContext, "policy" | "window">): number {
+  return Math.max(200, Math.min(context.policy.summaryMaxTokens, Math.floor(context.window.usable * 0.1)));
 }
 
 /**
@@ -112,7 +139,7 @@ export const compactHistory: Processor = {
       messageIds: replacedIds,
     });
     const started = Date.now();
-    const maxTokens = Math.max(200, Math.min(policy.summaryMaxTokens, Math.floor(window.usable * 0.1)));
+    const maxTokens = summaryBudget(context);
     const output: Message[] = [];
     const summaries: Message[] = [];
     let cursor = 0;
@@ -134,6 +161,8 @@ export const compactHistory: Processor = {
     }
     output.push(...messages.slice(cursor));
     const after = context.fixedTokens + sumTokens(output, context.tokensOf);
+    // A summary no smaller than what it replaced: optional compaction waits too.
+    if (summaries.length < worthTrying.length) guard.settledPausedBelow = before + margin;
     if (summaries.length === 0 || after >= before) {
       context.emit({
         type: "compaction-rolled-back",

@@ -1,11 +1,10 @@
 import type { ContentBlock, JsonValue, Message, ToolCallBlock } from "../../model/message.ts";
 import { primaryArgument } from "../../metrics/tool-call-label.ts";
-import { computeBoundaries } from "../boundaries.ts";
+import { computeBoundaries, offloadThresholds } from "../boundaries.ts";
 import type { Processor, ProcessorContext } from "../processor.ts";
 import { RECALL_TOOL_NAME } from "../recall-tool.ts";
 import { reportRewrite, withContent } from "../rewrite.ts";
 import { outputPreview } from "../tool-output-text.ts";
-import { offloadThresholds } from "./tool-output-offload.ts";
 
 /** Marks an argument that was already elided (so it is never elided twice). */
 const ELIDED = "[argument elided from the history after the call ran";

@@ -1,5 +1,6 @@
 import type { Processor } from "../processor.ts";
 import { compactHistory } from "./compact-history.ts";
+import { compactSettledHistory } from "./compact-settled-history.ts";
 import { compressSmallHistory } from "./compress-small-history.ts";
 import { replaceOlderBinaries } from "./replace-older-binaries.ts";
 import { stripOlderReasoning } from "./strip-older-reasoning.ts";
@@ -12,6 +13,7 @@ import { useCompactSummaries } from "./use-compact-summaries.ts";
 export {
   capToolResults,
   compactHistory,
+  compactSettledHistory,
   compressSmallHistory,
   elideOlderToolInputs,
   offloadToolOutputs,
@@ -40,6 +42,7 @@ export function defaultProcessors(): Processor[] {
     elideOlderToolInputs,
     truncateToolResults,
     trimTurns,
+    compactSettledHistory,
     compactHistory,
     compressSmallHistory,
   ];

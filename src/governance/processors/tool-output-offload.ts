@@ -1,24 +1,14 @@
 import type { ContentBlock, Message } from "../../model/message.ts";
-import { computeBoundaries, isGovernable } from "../boundaries.ts";
+import { computeBoundaries, isGovernable, offloadThresholds } from "../boundaries.ts";
 import type { Processor, ProcessorContext } from "../processor.ts";
 import { sumTokens } from "../processor.ts";
 import { withContent } from "../rewrite.ts";
 import { isShellOutput, outputPreview, resultsOf, toolMessageText } from "../tool-output-text.ts";
 import { RECALL_TOOL_NAME } from "../recall-tool.ts";
+import { workingSetOf } from "../working-set.ts";
 
 /** Outputs smaller than this are not worth a reference and a preview. */
 const MIN_OFFLOAD_TOKENS = 400;
-
-/** Effective thresholds: the configured ones, capped by shares of the usable window. */
-export function offloadThresholds(context: Pick<ProcessorContext, "policy" | "window">): {
-  protect: number;
-  minPrunable: number;
-} {
-  return {
-    protect: Math.min(context.policy.offloadProtectTokens, Math.floor(context.window.usable * 0.25)),
-    minPrunable: Math.min(context.policy.offloadMinPrunableTokens, Math.floor(context.window.usable * 0.1)),
-  };
-}
 
 async function offloadMessage(message: Message, context: ProcessorContext): Promise<Message> {
   const content: ContentBlock[] = [];
@@ -53,11 +43,12 @@ export const offloadToolOutputs: Processor = {
     const { protect, minPrunable } = offloadThresholds(context);
     if (context.policy.offloadMinPrunableTokens === 0 || context.offloadStore === undefined) return messages;
     const boundaries = computeBoundaries(messages, context.tokensOf, protect);
+    const working = workingSetOf(messages, context);
     const candidates: number[] = [];
     let prunable = 0;
     messages.forEach((message, index) => {
       if (message.role !== "tool" || index >= boundaries.protectedToolsFrom) return;
-      if (!isGovernable(index, boundaries)) return;
+      if (!isGovernable(index, boundaries) || working.has(index)) return;
       if (resultsOf(message).every((result) => result.offloadRef !== undefined)) return;
       const tokens = context.tokensOf(message);
       if (tokens < MIN_OFFLOAD_TOKENS) return;

@@ -1,10 +1,10 @@
 import type { ContentBlock, Message } from "../../model/message.ts";
-import { computeBoundaries, isGovernable } from "../boundaries.ts";
+import { computeBoundaries, isGovernable, offloadThresholds } from "../boundaries.ts";
 import type { Processor, ProcessorContext } from "../processor.ts";
 import { reportRewrite, withContent } from "../rewrite.ts";
 import { headTail, omissionNotice } from "../truncate-text.ts";
-import { offloadThresholds } from "./tool-output-offload.ts";
 import { resultsOf, toolMessageText } from "../tool-output-text.ts";
+import { workingSetOf } from "../working-set.ts";
 
 /**
  * Cuts a tool message's results to about `keepTokens` tokens (head share from the start, the rest from the end),
@@ -52,13 +52,14 @@ export const truncateToolResults: Processor = {
     const limit = context.policy.truncateToolResultsAbove;
     if (limit === 0) return messages;
     const boundaries = computeBoundaries(messages, context.tokensOf, offloadThresholds(context).protect);
+    const working = workingSetOf(messages, context);
     let output: Message[] | undefined;
     const originals: Message[] = [];
     const replacements: Message[] = [];
     for (let index = 0; index < messages.length; index++) {
       const message = messages[index]!;
       if (message.role !== "tool" || !isGovernable(index, boundaries)) continue;
-      if (index >= boundaries.protectedToolsFrom) continue;
+      if (index >= boundaries.protectedToolsFrom || working.has(index)) continue;
       if (context.tokensOf(message) <= limit || resultsOf(message).length === 0) continue;
       const replacement = await truncateToolMessage(message, limit, context);
       if (context.tokensOf(replacement) >= context.tokensOf(message)) continue;
