@@ -17,13 +17,18 @@ export interface BenchPolicy {
   readonly policy: GovernancePolicyInput;
   /** Undefined: ctxkit's default processors. */
   readonly processors?: readonly Processor[];
+  /**
+   * Its checkpoints weigh the provider's cache prices (ctxkit's): replayed once per price list, as an engine
+   * on that provider's model would run it. The peers decide the same way whatever the prices.
+   */
+  readonly pricedByProvider?: boolean;
 }
 
 /** No governance, ctxkit's default, then the peers. */
 export const benchPolicies: readonly BenchPolicy[] = [
   { name: "no governance", policy: preset("off") },
-  { name: "ctxkit default", policy: {} },
-  { name: "ctxkit aggressive", policy: preset("aggressive") },
+  { name: "ctxkit default", policy: {}, pricedByProvider: true },
+  { name: "ctxkit aggressive", policy: preset("aggressive"), pricedByProvider: true },
   { name: "Gemini CLI", policy: peerPolicy, processors: [geminiMasking, geminiCompression] },
   { name: "OpenCode", policy: peerPolicy, processors: [opencodePrune, opencodeCompaction] },
   { name: "Codex CLI", policy: peerPolicy, processors: [codexTruncation, codexCompaction] },

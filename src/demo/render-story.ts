@@ -54,8 +54,8 @@ export function renderStory(report: DemoReport, where: { database: string }): st
   for (const [index, compaction] of report.compactions.entries()) {
     lines.push(
       `Compaction ${index + 1} at request ${compaction.request + 1}: ${number(compaction.tokensBefore)} → ` +
-        `${number(compaction.tokensAfter)} tokens. It kept the current instruction, the recent turns verbatim, and ` +
-        "this summary of the rest:",
+        `${number(compaction.tokensAfter)} tokens. It kept the current instruction and the recent work verbatim ` +
+        "and wrote this summary of the rest:",
     );
     for (const line of compaction.summaryExcerpt.split("\n")) lines.push(`    ${line.slice(0, 110)}`);
     if (index >= 1 && report.compactions.length > 2) {

@@ -119,7 +119,8 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
     for (const event of events) {
       eventCounts[event.type] = (eventCounts[event.type] ?? 0) + 1;
       if (event.type === "compaction-end") {
-        const summary = request.messages.find((message) => message.kind === "summary");
+        // The newest summary is the one this compaction wrote (earlier ones stay where they stood).
+        const summary = request.messages.findLast((message) => message.kind === "summary");
         compactions.push({
           request: requests.length,
           tokensBefore: event.tokensBefore,
