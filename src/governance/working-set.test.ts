@@ -48,24 +48,27 @@ describe("workingSet", () => {
     expect([...kept]).toEqual([readOf(messages, "src/parser.ts")]);
   });
 
-  it("lets an output go once keeping it has cost about a quarter of reading it again", () => {
-    const keptAfter = (idleSteps: number, pricing = cachePricing.anthropic) => {
+  it("lets an output go once the rent paid outweighs the chance of reading it again", () => {
+    const keptAfter = (idleSteps: number, pricing = cachePricing.anthropic, tokens = 4_000) => {
       const builder = new HistoryBuilder()
         .user("look around")
-        .step([{ name: "Read", input: { file_path: "src/big.ts" }, output: file("big", 4_000) }]);
+        .step([{ name: "Read", input: { file_path: "src/big.ts" }, output: file("big", tokens) }]);
       for (let step = 0; step < idleSteps; step++)
         builder.step([{ name: "Bash", input: { command: `ls dir${step}` }, output: "a\nb" }]);
       const messages = builder.build();
       return workingSet(messages, tokensOf, options({ pricing })).has(readOf(messages, "src/big.ts"));
     };
-    // Anthropic: rent about 400 a request; reading again 40,000 × 0.1 + 4,000 × 1.25 ≈ 9,000. Kept while
-    // 400 × (idle + 1) stays within a quarter of that (≈ 2,250): up to 4 idle steps.
-    expect(keptAfter(4)).toBe(true);
-    expect(keptAfter(5)).toBe(false);
+    // Anthropic: rent about 400 a request; reading again 40,000 × 0.1 + 4,000 × 1.25 ≈ 9,000, needed again with
+    // a chance of 0.15 / (idle + 1): kept while 400 × (idle + 1) ≤ 0.15 × 9,000 ≈ 1,350, up to 2 idle steps.
+    expect(keptAfter(2)).toBe(true);
+    expect(keptAfter(3)).toBe(false);
     // OpenAI reads cost half the input price, so keeping is dearer and the file goes sooner: rent about 2,000;
-    // reading again 40,000 × 0.5 + 4,000 = 24,000, a quarter of it 6,000: up to 1 idle step.
-    expect(keptAfter(1, cachePricing.openai)).toBe(true);
-    expect(keptAfter(2, cachePricing.openai)).toBe(false);
+    // reading again 40,000 × 0.5 + 4,000 = 24,000, times 0.15 = 3,600: only while it is idle no step.
+    expect(keptAfter(0, cachePricing.openai)).toBe(true);
+    expect(keptAfter(1, cachePricing.openai)).toBe(false);
+    // A small file costs little rent: kept far longer (about 50 a request against 0.15 × 4,600 ≈ 690).
+    expect(keptAfter(12, cachePricing.anthropic, 500)).toBe(true);
+    expect(keptAfter(13, cachePricing.anthropic, 500)).toBe(false);
   });
 
   it("treats a file whose newest read was offloaded as seen: an older verbatim read would be stale", () => {
