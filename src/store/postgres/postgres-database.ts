@@ -103,8 +103,8 @@ function qualify(schema: string, table: string): string {
 }
 
 /**
- * A `pg` pool with the store's schema, error mapping and transactions. Idle-client errors (the server closing
- * connections) are absorbed so they never crash the process; the next query reconnects.
+ * A `pg` pool with the store's schema, error mapping and transactions. Client errors (the server closing
+ * connections) are absorbed so they never crash the process; the query they hit fails, the next reconnects.
  */
 export class PostgresDatabase implements PostgresQueries {
   readonly pool: pg.Pool;
@@ -121,6 +121,10 @@ export class PostgresDatabase implements PostgresQueries {
     this.location = options.location;
     this.#ownsPool = options.ownsPool;
     pool.on("error", () => {});
+    // pg-pool listens to a client's errors only while it is idle, and once during a pool.query(): a server that
+    // ends a connection can still deliver its FATAL message (or a second error) outside both, and an 'error'
+    // event nobody listens to kills the process. The query it hit fails on its own; this only keeps us alive.
+    pool.on("connect", (client) => client.on("error", () => {}));
   }
 
   /** SQL with `{table}` placeholders qualified. */
