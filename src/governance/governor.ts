@@ -379,12 +379,16 @@ export class Governor {
     return loop;
   }
 
-  /** Whether enough tool output has piled up outside the protection window to consider a batch. */
+  /**
+   * Whether to consider an optional checkpoint: enough history came since the newest summary to summarise some of
+   * it, or enough tool output piled up outside the protection window for a batch.
+   */
   #optionalCandidate(): boolean {
     const { policy } = this;
     const { protect, minPrunable } = offloadThresholds(this);
     const settledReady =
       policy.compactSettledHistory &&
+      policy.compactionTrigger > 0 &&
       this.#unsettledTokens >= this.#nextSettledCheckAt &&
       this.#unsettledTokens >= protect + minPrunable;
     if (settledReady) return true;

@@ -27,7 +27,10 @@ export const governancePolicySchema = z.object({
    * stays recallable, and older steps live on in fact-complete summaries (bench/RESULTS.md, section 4).
    */
   offloadProtectTokens: tokens.default(1_000),
-  /** Offload (and consider summarising settled history) only when at least this many tokens are prunable. 0 disables offloading. */
+  /**
+   * Offload only when at least this many tool tokens are prunable; settled history is considered once this many
+   * tokens came after the protection window since the newest summary. 0 disables offloading.
+   */
   offloadMinPrunableTokens: tokens.default(3_000),
   /** Lines of head and tail kept in an offloaded output's preview. */
   offloadPreviewLines: z.number().int().positive().default(5),

@@ -32,8 +32,8 @@ export interface CompactionGuard {
   /** First message id of a failed segment → the segment's tokens when it failed. */
   failedSegments?: Record<string, number>;
   /**
-   * Settled-history compaction waits until the payload has grown past this many tokens: set when a summary did
-   * not pay or did not shrink what it replaced (or the summarizer failed), by either kind of compaction.
+   * Settled-history compaction waits until the payload has grown past this many tokens: set when the summarizer
+   * failed or a summary did not shrink what it replaced, by either kind of compaction.
    */
   settledPausedBelow?: number;
   /** How the summarizer's summaries compare with settled-history compaction's estimate (actual / expected). */
