@@ -54,9 +54,12 @@ export const governancePolicySchema = z.object({
   compactSettledHistory: z.boolean().default(true),
   /** Compact when the payload passes this share of the usable window. 0 disables compaction. */
   compactionTrigger: fraction.default(0.8),
-  /** Recent whole user turns kept verbatim: at least this share of the usable window… */
+  /** Recent whole user turns that compaction at the trigger keeps verbatim: at least this share of the window… */
   tailShare: fraction.default(0.25),
-  /** …and at least this many turns, when they fit. */
+  /**
+   * …and at least this many turns, when they fit. Settled-history compaction keeps the dialogue of as many turns
+   * before the current one (each one's user message and final reply, when small).
+   */
   minTailTurns: z.number().int().nonnegative().default(2),
   /** Largest summary, in tokens (also capped at 10% of the usable window). */
   summaryMaxTokens: tokens.default(6_000),
