@@ -111,7 +111,14 @@ function estimatePlan(
     if (summaries > 0 && expected > budget) return undefined;
     summaryTokens.push(Math.min(budget, Math.ceil(expected)));
   }
-  const net = netSaving(messages, segments, segmentTokens, summaryTokens, context);
+  // A summarizer that calls a model is paid before anything is saved: the plan must cover it too.
+  const price = context.summarizer.price;
+  let summarizing = 0;
+  if (price !== undefined)
+    segmentTokens.forEach((tokens, index) => {
+      summarizing += tokens * price.input + summaryTokens[index]! * price.output;
+    });
+  const net = netSaving(messages, segments, segmentTokens, summaryTokens, context) - summarizing;
   return { segments, segmentTokens, summaryTokens, net };
 }
 
@@ -133,7 +140,10 @@ export function learnSummarySize(
   guard.summarySizeRatio = 0.5 * (guard.summarySizeRatio ?? 1) + 0.5 * ratio;
 }
 
-/** Saving of a plan over the expected remaining requests minus re-writing the cached prefix after its start. */
+/**
+ * Saving of a plan over the expected remaining requests minus re-writing the cached prefix after its start (not
+ * counting the summaries' own price, spent by the time this decides whether to apply them).
+ */
 export function netSaving(
   messages: readonly Message[],
   segments: readonly Segment[],
@@ -155,7 +165,7 @@ export function netSaving(
  * what follows the newest one (earlier summaries, and the cached prefix up to them, stay), or one summary
  * merging the earlier ones with it (smaller, but re-written from further back) — and for each, its later pieces
  * alone (when leaving the earliest as they are saves more). The plan that saves the most over the expected
- * remaining requests wins.
+ * remaining requests, net of the summarizer's price when it calls a model, wins.
  */
 export function planSettledCompaction(
   messages: readonly Message[],

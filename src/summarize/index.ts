@@ -1,4 +1,4 @@
-export type { SummarizeRequest, Summarizer } from "./summarizer.ts";
+export type { SummarizeRequest, Summarizer, SummarizerPrice } from "./summarizer.ts";
 export {
   charEstimateCounter,
   createExtractiveSummarizer,

@@ -125,6 +125,17 @@ describe("createLlmSummarizer with the AI SDK mock model", () => {
     expect(model.doGenerateCalls[1]!.tools ?? []).toEqual([]);
   });
 
+  it("states its price so governance can weigh it: the same model by default, twice with verification", () => {
+    const model = new MockLanguageModelV4({ doGenerate: [answer(SNAPSHOT)] });
+    expect(createLlmSummarizer({ model }).price).toEqual({ input: 1, output: 5 });
+    expect(createLlmSummarizer({ model, verify: true }).price).toEqual({ input: 2, output: 10 });
+    expect(createLlmSummarizer({ model, price: { input: 0.2, output: 0.8 } }).price).toEqual({
+      input: 0.2,
+      output: 0.8,
+    });
+    expect(() => createLlmSummarizer({ model, price: { input: -1, output: 1 } })).toThrow(ValidationError);
+  });
+
   it("keeps the draft when the verification call fails", async () => {
     let calls = 0;
     const model = new MockLanguageModelV4({

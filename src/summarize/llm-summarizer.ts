@@ -7,7 +7,7 @@ import type { TokenCounter } from "../tokens/token-counter.ts";
 import { charEstimateCounter, createExtractiveSummarizer } from "./extractive-summarizer.ts";
 import { transcriptParts, type TranscriptLimits } from "./render-transcript.ts";
 import { summarizeRequestSchema, trimmedMarker } from "./summarize-request-schema.ts";
-import type { SummarizeRequest, Summarizer } from "./summarizer.ts";
+import type { SummarizeRequest, Summarizer, SummarizerPrice } from "./summarizer.ts";
 import {
   SUMMARY_SYSTEM_PROMPT,
   snapshotPrompt,
@@ -36,6 +36,11 @@ export interface LlmSummarizerOptions {
   readonly temperature?: number;
   /** Told when the fallback summarizer (or the static marker) stood in for the model. */
   readonly onFallback?: (notice: { readonly error: unknown; readonly usedMarker: boolean }) => void;
+  /**
+   * Price of one token read and written by the summary model, in units of the governed model's uncached input
+   * price. Default: the same model, output at five times input (Anthropic's ratio; OpenAI's is four).
+   */
+  readonly price?: SummarizerPrice;
 }
 
 const optionsSchema = z.object({
@@ -64,6 +69,7 @@ const optionsSchema = z.object({
     .optional(),
   temperature: z.number().min(0).max(2).optional(),
   onFallback: z.custom<unknown>((value) => typeof value === "function", "expected a function").optional(),
+  price: z.object({ input: z.number().nonnegative(), output: z.number().nonnegative() }).optional(),
 });
 
 /** The transcript never gets less than this, however large the previous summary. */
@@ -152,8 +158,12 @@ export function createLlmSummarizer(options: LlmSummarizerOptions): Summarizer {
     return previousSummary ? `${previousSummary}\n\n${marker}` : marker;
   }
 
+  const price = settings.price ?? { input: 1, output: 5 };
+  // The verification pass reads the history again and writes the snapshot again.
+  const calls = settings.verify ? 2 : 1;
   return {
     name: `llm:${languageModelName(settings.model)}`,
+    price: { input: price.input * calls, output: price.output * calls },
     async summarize(request: SummarizeRequest): Promise<string> {
       validate(summarizeRequestSchema, request, "summarize request");
       request.signal?.throwIfAborted();

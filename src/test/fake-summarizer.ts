@@ -1,5 +1,5 @@
 import { messageText, toolCallsOf } from "../model/blocks.ts";
-import type { Summarizer, SummarizeRequest } from "../summarize/summarizer.ts";
+import type { Summarizer, SummarizerPrice, SummarizeRequest } from "../summarize/summarizer.ts";
 
 /**
  * A scripted summarizer for tests. By default it writes one short line per message it was given (and keeps the
@@ -12,10 +12,18 @@ import type { Summarizer, SummarizeRequest } from "../summarize/summarizer.ts";
 export class FakeSummarizer implements Summarizer {
   readonly name = "fake";
   readonly requests: SummarizeRequest[] = [];
+  readonly price: SummarizerPrice | undefined;
   readonly #respond: ((request: SummarizeRequest) => string | Promise<string>) | undefined;
 
-  constructor(options: { respond?: (request: SummarizeRequest) => string | Promise<string> } = {}) {
+  constructor(
+    options: {
+      respond?: (request: SummarizeRequest) => string | Promise<string>;
+      /** Makes it priced like a model (see `Summarizer.price`); free by default. */
+      price?: SummarizerPrice;
+    } = {},
+  ) {
     this.#respond = options.respond;
+    this.price = options.price;
   }
 
   async summarize(request: SummarizeRequest): Promise<string> {

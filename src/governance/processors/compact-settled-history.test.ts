@@ -162,6 +162,28 @@ describe("compactSettledHistory", () => {
     expect(openai.some((message) => message.kind === "summary")).toBe(true);
   });
 
+  it("weighs what a summarizer that calls a model costs before calling it", async () => {
+    const free = new FakeSummarizer();
+    const priced = new FakeSummarizer({ price: { input: 1, output: 5 } });
+    const messages = longRun(12);
+    const withFree = await compactSettledHistory.process(
+      messages,
+      context({ summarizer: free, requestsSoFar: 20 }),
+    );
+    expect(withFree.some((message) => message.kind === "summary")).toBe(true);
+    // Reading ~10k tokens at the full input price is more than ten requests of cached reads would save.
+    expect(
+      await compactSettledHistory.process(messages, context({ summarizer: priced, requestsSoFar: 20 })),
+    ).toBe(messages);
+    expect(priced.requests).toHaveLength(0);
+    // A long session expects many more requests: then summarising pays even at that price.
+    const long = await compactSettledHistory.process(
+      messages,
+      context({ summarizer: priced, requestsSoFar: 200 }),
+    );
+    expect(long.some((message) => message.kind === "summary")).toBe(true);
+  });
+
   it("never trims history when the summarizer fails, and waits for the retry margin before calling it again", async () => {
     const failing = new FakeSummarizer({
       respond: () => {
