@@ -17,6 +17,7 @@ const prepareStep = ctxkitPrepareStep({
   contextWindow: 128_000,
   counter,
   summarizer: createExtractiveSummarizer(),
+  policy: { pricing: "openai" }, // rewrite history when it pays at OpenAI's cache prices
   tools,
 });
 const result = await generateText({

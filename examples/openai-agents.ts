@@ -11,6 +11,7 @@ const session = new CtxkitAgentsSession({
   contextWindow: 128_000,
   counter: await counterForModel("gpt-4.1"),
   summarizer: createExtractiveSummarizer(),
+  policy: { pricing: "openai" }, // rewrite history when it pays at OpenAI's cache prices
 });
 const agent = new Agent({ name: "Support", instructions: "Help the customer." });
 const result = await run(agent, "Where is my order?", { session });
