@@ -1,15 +1,9 @@
 // Claude Code's context policy, from its documented behaviour (../shared/DESIGN.md, "What peers do").
+import { leadingSystemEnd } from "../../src/governance/compaction-plan.ts";
 import type { Processor } from "../../src/governance/processor.ts";
 import { toolResultText } from "../../src/model/blocks.ts";
 import type { Message } from "../../src/model/message.ts";
-import {
-  commitCompaction,
-  leadingSystem,
-  newestStepStart,
-  payloadTokens,
-  summaryOf,
-  windowScale,
-} from "./peer-support.ts";
+import { commitCompaction, newestStepStart, payloadTokens, summaryOf, windowScale } from "./peer-support.ts";
 
 const READ_TOOLS = /^(read|read_file|view|cat)$/i;
 /** After a compaction Claude Code re-reads up to 5 recent files, ≤ 5k tokens each, ≤ 50k in all (scaled). */
@@ -54,7 +48,7 @@ export const claudeCodeCompaction: Processor = {
   name: "claude-code-compaction",
   async process(messages, context) {
     if (payloadTokens(messages, context) <= 0.835 * context.window.contextWindow) return messages;
-    const start = leadingSystem(messages);
+    const start = leadingSystemEnd(messages);
     const newest = newestStepStart(messages);
     const end = newest < messages.length && newest > start ? newest : messages.length;
     if (end <= start) return messages;

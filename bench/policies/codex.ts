@@ -1,11 +1,11 @@
 // Codex CLI's context policy, from its documented behaviour (../shared/DESIGN.md, "What peers do").
+import { leadingSystemEnd } from "../../src/governance/compaction-plan.ts";
 import type { Processor } from "../../src/governance/processor.ts";
 import { headTail } from "../../src/governance/truncate-text.ts";
 import type { Message } from "../../src/model/message.ts";
 import { opensTurn } from "../../src/model/turns.ts";
 import {
   commitCompaction,
-  leadingSystem,
   marked,
   newestStepStart,
   payloadTokens,
@@ -46,7 +46,7 @@ export const codexCompaction: Processor = {
   name: "codex-compaction",
   async process(messages, context) {
     if (payloadTokens(messages, context) <= 0.9 * context.window.contextWindow) return messages;
-    const start = leadingSystem(messages);
+    const start = leadingSystemEnd(messages);
     const newest = newestStepStart(messages);
     const end = newest < messages.length && newest > start ? newest : messages.length;
     const kept: Message[] = [];

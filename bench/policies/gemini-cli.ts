@@ -1,11 +1,11 @@
 // Gemini CLI's context policy, from its documented behaviour (../shared/DESIGN.md, "What peers do").
+import { leadingSystemEnd } from "../../src/governance/compaction-plan.ts";
 import type { Processor } from "../../src/governance/processor.ts";
 import { headTail } from "../../src/governance/truncate-text.ts";
 import type { Message } from "../../src/model/message.ts";
 import { opensTurn } from "../../src/model/turns.ts";
 import {
   commitCompaction,
-  leadingSystem,
   marked,
   outputChars,
   payloadTokens,
@@ -67,7 +67,7 @@ export const geminiCompression: Processor = {
   name: "gemini-cli-compression",
   async process(messages, context) {
     if (payloadTokens(messages, context) <= 0.5 * context.window.contextWindow) return messages;
-    const start = leadingSystem(messages);
+    const start = leadingSystemEnd(messages);
     const chars = messages.map((message) => JSON.stringify(message.content).length);
     const total = chars.reduce((sum, value) => sum + value, 0);
     let split = -1;

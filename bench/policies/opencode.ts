@@ -1,9 +1,9 @@
 // OpenCode's context policy, from its documented behaviour (../shared/DESIGN.md, "What peers do").
+import { leadingSystemEnd } from "../../src/governance/compaction-plan.ts";
 import type { Processor } from "../../src/governance/processor.ts";
 import { sumTokens } from "../../src/governance/processor.ts";
 import {
   commitCompaction,
-  leadingSystem,
   marked,
   newestStepStart,
   payloadTokens,
@@ -56,7 +56,7 @@ export const opencodeCompaction: Processor = {
   name: "opencode-compaction",
   async process(messages, context) {
     if (payloadTokens(messages, context) < context.window.usable) return messages;
-    const start = leadingSystem(messages);
+    const start = leadingSystemEnd(messages);
     const starts = turnStarts(messages);
     let tail = starts.length >= 2 ? starts.at(-2)! : (starts.at(-1) ?? newestStepStart(messages));
     const newest = newestStepStart(messages);

@@ -162,10 +162,3 @@ export function commitCompaction(
   });
   return after;
 }
-
-/** Leading system messages (kept by every policy). */
-export function leadingSystem(messages: readonly Message[]): number {
-  let index = 0;
-  while (index < messages.length && messages[index]!.role === "system") index++;
-  return index;
-}
