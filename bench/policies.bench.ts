@@ -2,6 +2,7 @@
 // all replayed through the same machinery, summarizer and window.
 import { writeFile } from "node:fs/promises";
 import { cachePricing, type CachePricingName } from "../src/governance/cache-economics.ts";
+import { cacheProfiles } from "../src/pricing/cache-profile.ts";
 import { RetentionTracker } from "../src/metrics/index.ts";
 import type { Message } from "../src/model/message.ts";
 import {
@@ -238,8 +239,8 @@ export default async function policies(): Promise<BenchSection> {
       "recorded agent: input · cost A / O",
     ],
     corpus.map((entry, row) => {
-      const recordedA = recordedSpend(entry.conversation.messages, cachePricing.anthropic);
-      const recordedO = recordedSpend(entry.conversation.messages, cachePricing.openai);
+      const recordedA = recordedSpend(entry.conversation.messages, cacheProfiles.anthropic);
+      const recordedO = recordedSpend(entry.conversation.messages, cacheProfiles.openai);
       return [
         entry.name.length > 60 ? `…${entry.name.slice(-57)}` : entry.name,
         agentOf(entry.name),

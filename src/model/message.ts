@@ -87,6 +87,8 @@ export interface Usage {
   readonly cacheRead?: number;
   /** Prompt tokens written to the provider's cache. */
   readonly cacheWrite?: number;
+  /** Of `cacheWrite`, the tokens written to long-lived entries (Anthropic's 1-hour cache, billed at 2×). */
+  readonly cacheWriteLong?: number;
   /** Output tokens spent on hidden reasoning (included in `output`). */
   readonly reasoning?: number;
 }

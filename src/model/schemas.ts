@@ -77,6 +77,7 @@ export const usageSchema = z.object({
   output: tokenCount,
   cacheRead: tokenCount.optional(),
   cacheWrite: tokenCount.optional(),
+  cacheWriteLong: tokenCount.optional(),
   reasoning: tokenCount.optional(),
 });
 

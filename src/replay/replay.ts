@@ -1,9 +1,12 @@
 import { CtxkitError } from "../errors/ctxkit-error.ts";
-import { cachePricing } from "../governance/cache-economics.ts";
 import type { GovernanceEvent } from "../governance/events.ts";
 import { createGovernor, type GovernorOptions } from "../governance/governor.ts";
 import type { Message } from "../model/message.ts";
-import { PrefixCache } from "./prefix-cache.ts";
+import { cacheProfiles, type CacheProfile } from "../pricing/cache-profile.ts";
+import type { SummarizerPrice } from "../summarize/summarizer.ts";
+import type { BreakpointPlacement } from "./breakpoint-placement.ts";
+import { meteredSummarizer } from "./metered-summarizer.ts";
+import { ReplayMeter, type MeteredRequest } from "./replay-meter.ts";
 
 /** Scores how much of what governance changed is still visible (see DESIGN.md, Retention). */
 export interface RetentionScorer {
@@ -16,14 +19,38 @@ export interface RetentionScorer {
 /** One replayed model request. */
 export interface ReplayRequest {
   readonly index: number;
+  /** When the request was sent (the recorded time of the last message before it), ms since the epoch. */
+  readonly at: number;
   /** Tokens the request would have cost with no governance. */
   readonly rawTokens: number;
   readonly governedTokens: number;
-  /** Governed tokens served from the provider's prompt cache (longest identical prefix with the previous). */
+  /** Governed tokens the provider's cache served (cache model: breakpoints, expiry). */
   readonly cachedTokens: number;
+  /** Governed tokens written to the cache. */
+  readonly cacheWriteTokens: number;
+  /** The request's input cost, in units of the uncached input price. */
+  readonly costUnits: number;
+  /** What reading again the spans its reply used but the view lacked would have cost. */
+  readonly rereadCostUnits: number;
+  /** Share of the spans its recorded reply copied from context that the view still showed. */
+  readonly grounding?: number;
+  /** The spans the view lacked (at most 20), as `kind: text`. */
+  readonly missing?: readonly string[];
   readonly events: readonly GovernanceEvent["type"][];
   /** The refused request's error code, when governance refused to send it. */
   readonly error?: string;
+}
+
+/** The cache model a replay was priced with. */
+export interface ReplayCacheModel {
+  readonly provider: CacheProfile["provider"];
+  readonly model?: string;
+  readonly read: number;
+  readonly write: number;
+  readonly output: number;
+  readonly ttlSeconds: number;
+  readonly minTokens: number;
+  readonly breakpoints: BreakpointPlacement;
 }
 
 /** Totals of a replay. */
@@ -32,27 +59,53 @@ export interface ReplayTotals {
   readonly rawInputTokens: number;
   readonly governedInputTokens: number;
   readonly cachedInputTokens: number;
-  /** Input cost in units of the uncached input price, governed. */
+  readonly cacheWriteTokens: number;
+  /** Governed input cost as run (an offline summarizer is free), in units of the uncached input price. */
   readonly costUnits: number;
-  /** The same for the raw (ungoverned) requests, cached as a provider would. */
+  /** The same for the raw (ungoverned) requests, cached as the provider would. */
   readonly rawCostUnits: number;
+  readonly summaryCalls: number;
+  /** The summaries billed as LLM calls (the summarizing model's input and output prices). */
+  readonly summarizerCostUnits: number;
+  readonly rereads: number;
+  readonly rereadCostUnits: number;
+  /** The headline: `costUnits + summarizerCostUnits + rereadCostUnits`. */
+  readonly costWithRereads: number;
+  /** Mean next-step grounding over the requests whose reply copied something (1 when none did). */
+  readonly grounding: number;
+  /** Share of edit anchors (lines the recorded edits replaced) still in view. */
+  readonly anchorsKept: number;
+  readonly groundingWorst?: { readonly index: number; readonly score: number };
   readonly maxGovernedTokens: number;
   readonly maxRawTokens: number;
   readonly compactions: number;
   readonly refused: number;
+  /** Keyword retention (DESIGN.md; secondary). */
   readonly retention: number;
   /** Tokens per request outside the messages (system prompt, tools), included in every figure above. */
   readonly fixedTokens: number;
+  readonly cacheModel: ReplayCacheModel;
   /** What the recorded agent really spent, from the provider usage in the transcript (when it has any). */
   readonly recorded?: { readonly requests: number; readonly inputTokens: number; readonly costUnits: number };
 }
 
 /** Options of `replayConversation`. */
 export interface ReplayOptions extends Omit<GovernorOptions, "onEvent"> {
-  readonly pricing?: keyof typeof cachePricing;
+  /** The provider cache that bills the requests. Default: Anthropic's reference profile. */
+  readonly cache?: CacheProfile;
+  /** Who placed Anthropic breakpoints. Default `ctxkit`. */
+  readonly breakpoints?: BreakpointPlacement;
+  /** Anthropic 1-hour cache entries. */
+  readonly longTtl?: boolean;
+  /** The summarizing model's prices, in units of the session model's input price (default: the same model). */
+  readonly summaryPrices?: SummarizerPrice;
   readonly retention?: RetentionScorer;
-  /** Called with each governed request (e.g. to dump it). */
-  readonly onRequest?: (index: number, view: readonly Message[]) => void | Promise<void>;
+  /** Called with each governed request (e.g. to dump it) and what it measured. */
+  readonly onRequest?: (
+    index: number,
+    view: readonly Message[],
+    measured: MeteredRequest,
+  ) => void | Promise<void>;
   readonly onProgress?: (done: number, total: number) => void;
   /**
    * Tokens of the system prompt and tools, which transcripts do not record. `recorded` (default) derives them
@@ -69,18 +122,21 @@ export function replayableMessages(messages: readonly Message[]): Message[] {
 /** What the recorded agent spent: its provider-reported input per request, priced with the cache ratios. */
 export function recordedSpend(
   messages: readonly Message[],
-  pricing: { read: number; write: number },
+  pricing: Pick<CacheProfile, "read" | "write" | "writeLong">,
 ): ReplayTotals["recorded"] {
   let requests = 0;
   let inputTokens = 0;
   let costUnits = 0;
   for (const message of messages) {
     if (message.role !== "assistant" || message.usage === undefined) continue;
-    const { input, cacheRead = 0, cacheWrite = 0 } = message.usage;
+    const { input, cacheRead = 0, cacheWrite = 0, cacheWriteLong = 0 } = message.usage;
     requests++;
     inputTokens += input;
     costUnits +=
-      cacheRead * pricing.read + cacheWrite * pricing.write + Math.max(0, input - cacheRead - cacheWrite);
+      cacheRead * pricing.read +
+      (cacheWrite - cacheWriteLong) * pricing.write +
+      cacheWriteLong * pricing.writeLong +
+      Math.max(0, input - cacheRead - cacheWrite);
   }
   return requests === 0 ? undefined : { requests, inputTokens, costUnits };
 }
@@ -96,10 +152,38 @@ export function requestPoints(messages: readonly Message[]): number[] {
   return points;
 }
 
+/** The recorded reply to the request made at `point`: the assistant messages from there on. */
+export function recordedReply(messages: readonly Message[], point: number): Message[] {
+  const reply: Message[] = [];
+  for (let at = point; at < messages.length && messages[at]!.role === "assistant"; at++)
+    reply.push(messages[at]!);
+  return reply;
+}
+
+/**
+ * When the request at `point` was sent: the recorded time of the message before it. Transcripts without times
+ * (epoch 0) replay back to back.
+ */
+export function requestTime(messages: readonly Message[], point: number): number {
+  return timeOf(messages[point - 1]);
+}
+
+/** When the reply to the request at `point` arrived (the provider keeps what it cached for its TTL from then). */
+export function replyTime(messages: readonly Message[], point: number): number {
+  return Math.max(requestTime(messages, point), timeOf(messages[point]));
+}
+
+function timeOf(message: Message | undefined): number {
+  const time = Date.parse(message?.createdAt ?? "");
+  return Number.isFinite(time) ? time : 0;
+}
+
 /**
  * Replays a recorded conversation as the agent lived it: one model request per assistant reply, the history so
- * far passed through governance. Reports, per request, raw and governed tokens and what the prompt cache would
- * have served, and totals with cache-weighted cost.
+ * far passed through governance. Each request is priced by the provider's prompt-cache model (breakpoints,
+ * expiry from the recorded times), each summary as the LLM call it would be, and each request is scored for
+ * next-step grounding against the reply the recorded agent gave — with the re-reads a missing span would have
+ * cost. The same history ungoverned is priced beside it.
  *
  * @example
  * const { totals } = await replayConversation(conversation.messages, { contextWindow: 200_000, counter, summarizer });
@@ -109,81 +193,135 @@ export async function replayConversation(
   options: ReplayOptions,
 ): Promise<{ requests: ReplayRequest[]; totals: ReplayTotals }> {
   const messages = replayableMessages(transcript);
-  const pricing = cachePricing[options.pricing ?? "anthropic"];
+  const cache = options.cache ?? cacheProfiles.anthropic;
   let events: GovernanceEvent["type"][] = [];
-  const governor = createGovernor({ ...options, onEvent: (event) => events.push(event.type) });
-  const governedCache = new PrefixCache();
+  const meterOptions = {
+    cache,
+    // The governor counts each message once; the meters share its cache.
+    tokensOf: (message: Message) => governor.tokensOf(message),
+    ...(options.breakpoints !== undefined && { breakpoints: options.breakpoints }),
+    ...(options.longTtl !== undefined && { longTtl: options.longTtl }),
+    ...(options.summaryPrices !== undefined && { summaryPrices: options.summaryPrices }),
+  };
+  const meter = new ReplayMeter(meterOptions);
+  const summarizer = meteredSummarizer(options.summarizer, options.counter, (call) => meter.summary(call));
+  const governor = createGovernor({ ...options, summarizer, onEvent: (event) => events.push(event.type) });
+  const rawMeter = new ReplayMeter({ ...meterOptions, grounding: false });
   const requests: ReplayRequest[] = [];
   const points = requestPoints(messages);
   let rawRunning = 0;
   let rawCounted = 0;
-  let previousRawTokens = 0;
-  const totals = {
-    rawInputTokens: 0,
-    governedInputTokens: 0,
-    cachedInputTokens: 0,
-    costUnits: 0,
-    rawCostUnits: 0,
-    maxGovernedTokens: 0,
-    maxRawTokens: 0,
-    compactions: 0,
-    refused: 0,
-  };
-  let fixed = typeof options.fixedTokens === "number" ? options.fixedTokens : 0;
-  if (options.fixedTokens === undefined || options.fixedTokens === "recorded") {
-    const first = points[0] === undefined ? undefined : messages[points[0]];
-    if (first?.usage) {
-      let before = 0;
-      for (const message of messages.slice(0, points[0])) before += governor.tokensOf(message);
-      fixed = Math.max(0, first.usage.input - before);
-      // The recorded agent's own system prompt may not fit a smaller window chosen for the replay: leave it out.
-      if (fixed > 0.25 * (options.contextWindow - governor.window.reservedOutput)) fixed = 0;
-    }
-  }
+  const totals = { maxGovernedTokens: 0, maxRawTokens: 0, compactions: 0, refused: 0 };
+  const fixedTokens = replayFixedTokens(messages, points, options, governor);
+  const fixed = { identity: "recorded system prompt and tools", tokens: fixedTokens };
   for (const [index, end] of points.entries()) {
     const history = messages.slice(0, end);
+    const reply = recordedReply(messages, end);
+    const at = requestTime(messages, end);
+    const refreshedAt = replyTime(messages, end);
     for (; rawCounted < end; rawCounted++) rawRunning += governor.tokensOf(messages[rawCounted]!);
-    const rawTokens = fixed + rawRunning;
-    // Ungoverned history only grows at its end: the previous request is entirely a cached prefix.
-    const rawCachedTokens = previousRawTokens;
-    previousRawTokens = rawTokens;
-    totals.rawInputTokens += rawTokens;
+    const rawTokens = fixedTokens + rawRunning;
     totals.maxRawTokens = Math.max(totals.maxRawTokens, rawTokens);
-    totals.rawCostUnits += rawCachedTokens * pricing.read + (rawTokens - rawCachedTokens) * pricing.write;
+    rawMeter.request({ at, refreshedAt, fixed, history, view: history, reply });
     events = [];
     try {
-      const request = await governor.prepare(history, { fixedTokens: fixed });
-      const common = governedCache.observe(request.messages);
-      // The system prompt and tools open every request: after the first, the provider serves them from cache.
-      let cachedTokens = index === 0 ? 0 : fixed;
-      for (let position = 0; position < common; position++)
-        cachedTokens += governor.tokensOf(request.messages[position]!);
+      const request = await governor.prepare(history, { fixedTokens });
+      const measured = meter.request({ at, refreshedAt, fixed, history, view: request.messages, reply });
       const governedTokens = request.tokens.total;
-      totals.governedInputTokens += governedTokens;
-      totals.cachedInputTokens += cachedTokens;
-      totals.costUnits += cachedTokens * pricing.read + (governedTokens - cachedTokens) * pricing.write;
       totals.maxGovernedTokens = Math.max(totals.maxGovernedTokens, governedTokens);
       totals.compactions += events.filter((type) => type === "compaction-end").length;
       options.retention?.observe(history, request.messages);
-      await options.onRequest?.(index, request.messages);
-      requests.push({ index, rawTokens, governedTokens, cachedTokens, events });
+      await options.onRequest?.(index, request.messages, measured);
+      const grounding = measured.grounding;
+      requests.push({
+        index,
+        at,
+        rawTokens,
+        governedTokens,
+        cachedTokens: measured.bill.cacheRead,
+        cacheWriteTokens: measured.bill.cacheWrite,
+        costUnits: measured.bill.costUnits,
+        rereadCostUnits: measured.rereadCostUnits,
+        ...(grounding?.score !== undefined && { grounding: grounding.score }),
+        ...(grounding !== undefined &&
+          grounding.missing.length > 0 && {
+            missing: grounding.missing.slice(0, 20).map(({ span }) => `${span.kind}: ${span.text}`),
+          }),
+        events,
+      });
     } catch (error) {
       if (!CtxkitError.isInstance(error)) throw error;
       totals.refused++;
-      requests.push({ index, rawTokens, governedTokens: 0, cachedTokens: 0, events, error: error.code });
+      requests.push({
+        index,
+        at,
+        rawTokens,
+        governedTokens: 0,
+        cachedTokens: 0,
+        cacheWriteTokens: 0,
+        costUnits: 0,
+        rereadCostUnits: 0,
+        events,
+        error: error.code,
+      });
     }
     governor.recordSuccess();
     options.onProgress?.(index + 1, points.length);
   }
-  const recorded = recordedSpend(transcript, pricing);
+  const metered = meter.totals;
+  const grounding = meter.grounding!.totals;
+  const recorded = recordedSpend(transcript, cache);
   return {
     requests,
     totals: {
       requests: requests.length,
+      rawInputTokens: rawMeter.totals.inputTokens,
+      governedInputTokens: metered.inputTokens,
+      cachedInputTokens: metered.cacheReadTokens,
+      cacheWriteTokens: metered.cacheWriteTokens,
+      costUnits: metered.costUnits,
+      rawCostUnits: rawMeter.totals.costUnits,
+      summaryCalls: metered.summaryCalls,
+      summarizerCostUnits: metered.summarizerCostUnits,
+      rereads: metered.rereads,
+      rereadCostUnits: metered.rereadCostUnits,
+      costWithRereads: metered.costWithRereads,
+      grounding: grounding.mean,
+      anchorsKept: grounding.anchorShare,
+      ...(grounding.worst !== undefined && { groundingWorst: grounding.worst }),
       ...totals,
       retention: options.retention?.mean() ?? 1,
-      fixedTokens: fixed,
+      fixedTokens,
+      cacheModel: {
+        provider: cache.provider,
+        ...(cache.model !== undefined && { model: cache.model }),
+        read: cache.read,
+        write: options.longTtl === true ? cache.writeLong : cache.write,
+        output: cache.output,
+        ttlSeconds: (options.longTtl === true ? cache.longTtlMs : cache.ttlMs) / 1000,
+        minTokens: cache.minTokens,
+        breakpoints: options.breakpoints ?? "ctxkit",
+      },
       ...(recorded !== undefined && { recorded }),
     },
   };
+}
+
+/**
+ * The system prompt and tools of a replay: given, or derived from the first request's reported usage minus the
+ * messages before it — unless that would not fit a smaller window chosen for the replay.
+ */
+function replayFixedTokens(
+  messages: readonly Message[],
+  points: readonly number[],
+  options: ReplayOptions,
+  governor: { tokensOf(message: Message): number; window: { reservedOutput: number } },
+): number {
+  if (typeof options.fixedTokens === "number") return options.fixedTokens;
+  const first = points[0] === undefined ? undefined : messages[points[0]];
+  if (first?.usage === undefined) return 0;
+  let before = 0;
+  for (const message of messages.slice(0, points[0])) before += governor.tokensOf(message);
+  const fixed = Math.max(0, first.usage.input - before);
+  return fixed > 0.25 * (options.contextWindow - governor.window.reservedOutput) ? 0 : fixed;
 }

@@ -16,7 +16,7 @@ import { portabilityCases } from "./conformance/portability.case.ts";
 import { propertyCases } from "./conformance/property.case.ts";
 import { queryCases } from "./conformance/queries.case.ts";
 import { turnCases } from "./conformance/turns.case.ts";
-import { createPriceTable } from "./pricing.ts";
+import { createPriceTable } from "../pricing/model-prices.ts";
 import type { SessionStore, SessionStoreOptions } from "./session-store.ts";
 
 export type { ConformanceBackend } from "./conformance/conformance-fixtures.ts";

@@ -1,5 +1,5 @@
 import { NotFoundError, ValidationError } from "../errors/errors.ts";
-import type { PriceTable } from "./pricing.ts";
+import type { PriceTable } from "../pricing/model-prices.ts";
 import type { SessionRecord, StoredRow } from "./session-store.ts";
 import { usageDelta } from "./usage-totals.ts";
 

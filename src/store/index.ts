@@ -4,7 +4,7 @@
  */
 export type * from "./session-store.ts";
 export * from "./blob-store.ts";
-export * from "./pricing.ts";
+export * from "../pricing/model-prices.ts";
 export { EMPTY_USAGE_TOTALS, addUsage, usageDelta, type UsageDelta } from "./usage-totals.ts";
 export {
   DEFAULT_INLINE_MEDIA_LIMIT,

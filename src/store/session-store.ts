@@ -10,7 +10,7 @@
 import type { Clock, IdGenerator } from "../model/ids.ts";
 import type { JsonValue, Message, MessageInput, Usage } from "../model/message.ts";
 import type { BlobStore } from "./blob-store.ts";
-import type { PriceTable } from "./pricing.ts";
+import type { PriceTable } from "../pricing/model-prices.ts";
 
 /** Token totals of a session, summed over provider-reported usage. */
 export interface UsageTotals {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { randomIds, systemClock, type Clock, type IdGenerator } from "../model/ids.ts";
 import { validate } from "../model/schemas.ts";
 import { DEFAULT_INLINE_MEDIA_LIMIT } from "./media-blobs.ts";
-import { DEFAULT_PRICES, type PriceTable } from "./pricing.ts";
+import { DEFAULT_PRICES, type PriceTable } from "../pricing/model-prices.ts";
 import type { SessionStoreOptions } from "./session-store.ts";
 
 /** Store options with their defaults applied; shared by every backend. */

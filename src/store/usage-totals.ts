@@ -1,5 +1,5 @@
 import type { Message, Usage } from "../model/message.ts";
-import { findPrice, usageCost, type PriceTable } from "./pricing.ts";
+import { findPrice, usageCost, type PriceTable } from "../pricing/model-prices.ts";
 import type { ModelUsage, UsageTotals } from "./session-store.ts";
 
 /** Totals of a session with no usage yet. */

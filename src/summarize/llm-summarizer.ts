@@ -75,6 +75,56 @@ const optionsSchema = z.object({
 /** The transcript never gets less than this, however large the previous summary. */
 const MIN_TRANSCRIPT_TOKENS = 1_000;
 
+/** The transcript of a summary request in parts, each small enough for one call's `maxInputTokens`. */
+function promptParts(
+  request: SummarizeRequest,
+  settings: { readonly maxInputTokens: number; readonly verify: boolean },
+  counter: Pick<TokenCounter, "countText">,
+  limits: TranscriptLimits,
+): ReturnType<typeof transcriptParts> {
+  const fixed = counter.countText(snapshotPrompt({ transcript: "", focus: request.focus, maxTokens: 0 }));
+  const previousTokens = Math.max(counter.countText(request.previousSummary ?? ""), request.maxTokens);
+  const budget = Math.max(
+    MIN_TRANSCRIPT_TOKENS,
+    settings.maxInputTokens - fixed - previousTokens - (settings.verify ? request.maxTokens : 0),
+  );
+  return transcriptParts(request.messages, budget, (text) => counter.countText(text), limits);
+}
+
+/**
+ * What `createLlmSummarizer` (default options) would read and write to produce `summary` for `request`: per
+ * part of the transcript, its system prompt and snapshot prompt (with the summary so far), and the summary. Used
+ * to bill summaries made offline as if an LLM had made them.
+ *
+ * @example
+ * const { inputTokens, outputTokens } = llmSummaryTokens(request, summary, counter);
+ */
+export function llmSummaryTokens(
+  request: SummarizeRequest,
+  summary: string,
+  counter: Pick<TokenCounter, "countText">,
+): { inputTokens: number; outputTokens: number } {
+  const limits: TranscriptLimits = { maxToolOutputChars: 2_000 * 4, headShare: 0.2 };
+  const parts = promptParts(request, { maxInputTokens: 60_000, verify: false }, counter, limits);
+  const system = counter.countText(SUMMARY_SYSTEM_PROMPT);
+  const summaryTokens = counter.countText(summary);
+  let inputTokens = 0;
+  parts.forEach((part, index) => {
+    const previousSummary = index === 0 ? request.previousSummary : summary;
+    inputTokens +=
+      system +
+      counter.countText(
+        snapshotPrompt({
+          transcript: part.text,
+          previousSummary,
+          focus: request.focus,
+          maxTokens: request.maxTokens,
+        }),
+      );
+  });
+  return { inputTokens, outputTokens: summaryTokens * Math.max(1, parts.length) };
+}
+
 /** `provider:model` of an AI SDK model, for the summarizer's name. */
 export function languageModelName(model: LanguageModel): string {
   return typeof model === "string" ? model : `${model.provider}:${model.modelId}`;
@@ -167,13 +217,7 @@ export function createLlmSummarizer(options: LlmSummarizerOptions): Summarizer {
     async summarize(request: SummarizeRequest): Promise<string> {
       validate(summarizeRequestSchema, request, "summarize request");
       request.signal?.throwIfAborted();
-      const fixed = counter.countText(snapshotPrompt({ transcript: "", focus: request.focus, maxTokens: 0 }));
-      const previousTokens = Math.max(counter.countText(request.previousSummary ?? ""), request.maxTokens);
-      const budget = Math.max(
-        MIN_TRANSCRIPT_TOKENS,
-        settings.maxInputTokens - fixed - previousTokens - (settings.verify ? request.maxTokens : 0),
-      );
-      const parts = transcriptParts(request.messages, budget, (text) => counter.countText(text), limits);
+      const parts = promptParts(request, settings, counter, limits);
       let summary = request.previousSummary;
       let start = 0;
       for (const part of parts) {

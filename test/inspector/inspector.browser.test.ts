@@ -9,7 +9,7 @@ import { MemoryKeyStore } from "../../src/server/auth/memory-key-store.ts";
 import { startServer, type RunningServer } from "../../src/server/start-server.ts";
 import { MemorySessionStore } from "../../src/store/memory/index.ts";
 import { conversationDump } from "../../src/store/jsonl/conversation-dump.ts";
-import { DEFAULT_PRICES } from "../../src/store/pricing.ts";
+import { DEFAULT_PRICES } from "../../src/pricing/model-prices.ts";
 import { startFakeOpenAIServer, type FakeOpenAIServer } from "../../src/test/fake-openai-server.ts";
 import { FakeSummarizer } from "../../src/test/fake-summarizer.ts";
 import { FakeTokenCounter } from "../../src/test/fake-token-counter.ts";

@@ -9,7 +9,7 @@ import {
   type ServerHarness,
 } from "../../src/server/test-support/server-harness.test-helpers.ts";
 import { conversationDump } from "../../src/store/jsonl/conversation-dump.ts";
-import { DEFAULT_PRICES } from "../../src/store/pricing.ts";
+import { DEFAULT_PRICES } from "../../src/pricing/model-prices.ts";
 import { createExtractiveSummarizer } from "../../src/summarize/index.ts";
 import { FakeTokenCounter } from "../../src/test/fake-token-counter.ts";
 import { transcriptFiles } from "../support/transcripts.ts";

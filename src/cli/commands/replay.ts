@@ -11,6 +11,7 @@ import { importTranscriptFile, type ImportedConversation } from "../../formats/t
 import { replayConversation, type ReplayRequest, type ReplayTotals } from "../../replay/replay.ts";
 import { counterForModel } from "../../tokens/counter-for-model.ts";
 import { defaultModelRegistry } from "../../tokens/model-registry.ts";
+import { cacheProfileFor, cacheProfiles } from "../../pricing/cache-profile.ts";
 import { reservedOutputTokens } from "../../tokens/model-info.ts";
 import { createExtractiveSummarizer } from "../../summarize/index.ts";
 import { RetentionTracker } from "../../metrics/index.ts";
@@ -27,8 +28,13 @@ const optionsSchema = z.object({
   window: z.coerce.number().int().positive("--window must be a positive number of tokens").optional(),
   preset: z.string().optional(),
   config: z.string().optional(),
-  pricing: z.enum(["anthropic", "openai", "gemini"]).default("anthropic"),
+  pricing: z.enum(["anthropic", "openai", "gemini", "none"]).optional(),
+  breakpoints: z.enum(["ctxkit", "newest"]).default("ctxkit"),
+  cacheTtl: z.enum(["5m", "1h"]).default("5m"),
   json: z.boolean().default(false),
+  explain: z
+    .preprocess((value) => (value === true ? 5 : value), z.coerce.number().int().positive())
+    .optional(),
   dump: z.string().optional(),
 });
 
@@ -87,6 +93,11 @@ async function runReplay(file: string, raw: Record<string, unknown>, io: CliIo):
   const contextWindow = options.window ?? model.contextWindow;
   const counter = await counterForModel(model);
   const policy = await policyFrom(options);
+  // Priced as the recorded model's provider bills it, unless told otherwise.
+  const cache =
+    options.pricing === undefined
+      ? cacheProfileFor(modelId, model.provider === "google" ? { provider: "gemini" } : {})
+      : cacheProfiles[options.pricing];
   const retention = new RetentionTracker();
   if (options.dump !== undefined) await mkdir(options.dump, { recursive: true });
   const progress = progressBar(io, "replay");
@@ -95,8 +106,10 @@ async function runReplay(file: string, raw: Record<string, unknown>, io: CliIo):
     reservedOutputTokens: reservedOutputTokens({ contextWindow, maxOutputTokens: model.maxOutputTokens }),
     counter,
     summarizer: createExtractiveSummarizer({ counter }),
-    policy: { ...policy, pricing: options.pricing },
-    pricing: options.pricing,
+    policy: { pricing: cache.provider, ...policy },
+    cache,
+    breakpoints: options.breakpoints,
+    longTtl: options.cacheTtl === "1h",
     retention,
     onProgress: (done, total) => progress.update(done, total),
     ...(options.dump !== undefined && {
@@ -112,21 +125,31 @@ async function runReplay(file: string, raw: Record<string, unknown>, io: CliIo):
     return;
   }
   io.stdout.write(
-    `${describe(conversation, modelId, contextWindow, options.pricing)}\n\n${renderTotals(totals)}\n\n${renderRequests(requests)}\n`,
+    `${describe(conversation, modelId, contextWindow, totals)}\n\n${renderTotals(totals)}\n\n${renderRequests(requests)}\n`,
   );
+  if (options.explain !== undefined) io.stdout.write(`\n${explainWorst(requests, options.explain)}\n`);
 }
 
 function describe(
   conversation: ImportedConversation,
   model: string,
   window: number,
-  pricing: string,
+  totals: ReplayTotals,
 ): string {
-  return `Replayed ${conversation.id} (${conversation.format}, ${conversation.messages.length} messages) with ${model}, window ${window.toLocaleString("en-US")}, ${pricing} cache prices.`;
+  const cache = totals.cacheModel;
+  const prices =
+    cache.provider === "none"
+      ? "no prompt cache"
+      : `${cache.provider} prompt cache (${cache.model ?? "reference model"}: read ${cache.read}×, write ${cache.write}×, ` +
+        `output ${cache.output}×, entries live ${cache.ttlSeconds / 60} min${cache.provider === "anthropic" ? `, ${cache.breakpoints} breakpoints` : ""})`;
+  return (
+    `Replayed ${conversation.id} (${conversation.format}, ${conversation.messages.length} messages) with ${model}, ` +
+    `window ${window.toLocaleString("en-US")}, priced by the ${prices}.`
+  );
 }
 
 function renderTotals(totals: ReplayTotals): string {
-  const saved = totals.rawCostUnits === 0 ? 0 : 1 - totals.costUnits / totals.rawCostUnits;
+  const saved = totals.rawCostUnits === 0 ? 0 : 1 - totals.costWithRereads / totals.rawCostUnits;
   const recorded = totals.recorded;
   const headers = ["", "without ctxkit", "with ctxkit", ...(recorded ? ["recorded agent"] : [])];
   const row = (label: string, raw: number, governed: number, spent?: number): (string | number)[] => [
@@ -139,17 +162,42 @@ function renderTotals(totals: ReplayTotals): string {
     formatTable(headers, [
       row("input tokens", totals.rawInputTokens, totals.governedInputTokens, recorded?.inputTokens),
       row(
-        "cost units (cache-weighted)",
+        "cost units (billed: cache, summaries, re-reads)",
         Math.round(totals.rawCostUnits),
-        Math.round(totals.costUnits),
+        Math.round(totals.costWithRereads),
         recorded && Math.round(recorded.costUnits),
       ),
       row("largest request", totals.maxRawTokens, totals.maxGovernedTokens),
     ]) +
-    `\n\n${totals.requests} requests (system prompt and tools: ${totals.fixedTokens.toLocaleString("en-US")} tokens each), ` +
-    `${totals.compactions} compactions, ${totals.cachedInputTokens.toLocaleString("en-US")} tokens from the prompt cache, ` +
-    `${totals.refused} refused; cost ${(saved * 100).toFixed(1)}% lower; retention ${(totals.retention * 100).toFixed(1)}%.`
+    `\n\n${totals.requests} requests (system prompt and tools: ${number(totals.fixedTokens)} tokens each), ` +
+    `${totals.compactions} compactions, ${number(totals.cachedInputTokens)} tokens read from the prompt cache and ` +
+    `${number(totals.cacheWriteTokens)} written, ${totals.refused} refused.\n` +
+    `Cost with ctxkit: ${number(totals.costUnits)} units as run, + ${number(totals.summarizerCostUnits)} for ` +
+    `${totals.summaryCalls} summaries billed as LLM calls, + ${number(totals.rereadCostUnits)} for ${totals.rereads} ` +
+    `re-reads = ${number(totals.costWithRereads)} (${(saved * 100).toFixed(1)}% below no governance).\n` +
+    `Next-step grounding ${percent(totals.grounding)} (edit anchors ${percent(totals.anchorsKept)}` +
+    `${totals.groundingWorst === undefined ? "" : `; worst request ${totals.groundingWorst.index} at ${percent(totals.groundingWorst.score)}`}); ` +
+    `keyword retention ${percent(totals.retention)}.`
   );
+}
+
+const number = (value: number) => Math.round(value).toLocaleString("en-US");
+const percent = (value: number) => `${(value * 100).toFixed(1)}%`;
+
+/** The `count` requests with the lowest grounding and the spans their views lacked. */
+function explainWorst(requests: readonly ReplayRequest[], count: number): string {
+  const worst = requests
+    .filter((request) => request.grounding !== undefined && request.grounding < 1)
+    .sort((a, b) => a.grounding! - b.grounding! || a.index - b.index)
+    .slice(0, count);
+  if (worst.length === 0) return "Every span the recorded replies used was in view.";
+  return worst
+    .map(
+      (request) =>
+        `request ${request.index}: grounding ${percent(request.grounding!)}, missing:\n` +
+        (request.missing ?? []).map((span) => `  - ${span}`).join("\n"),
+    )
+    .join("\n");
 }
 
 function renderRequests(requests: readonly ReplayRequest[]): string {
@@ -184,8 +232,21 @@ export const registerReplay: CommandRegistration = (program: Command, io: CliIo)
     .option("--window <tokens>", "context window in tokens (default: the model's)")
     .option("--preset <name>", `governance preset: ${presetNames.join("|")}`)
     .option("--config <file>", "JSON file with { preset?, policy? } governance settings")
-    .option("--pricing <provider>", "cache price ratios: anthropic|openai|gemini", "anthropic")
+    .option(
+      "--pricing <provider>",
+      "price with this provider's prompt cache: anthropic|openai|gemini|none (default: the recorded model's)",
+    )
+    .option(
+      "--breakpoints <placement>",
+      "Anthropic cache breakpoints: ctxkit|newest (Claude Code's)",
+      "ctxkit",
+    )
+    .option("--cache-ttl <ttl>", "Anthropic cache entry lifetime: 5m|1h", "5m")
     .option("--json", "print { requests, totals } as JSON")
+    .option(
+      "--explain [count]",
+      "list the spans missing from the views of the worst-grounded requests (default 5)",
+    )
     .option("--dump <dir>", "write each governed request as request-<index>.json (OpenAI chat format)")
     .action((file: string, options: Record<string, unknown>) => runReplay(file, options, io));
 };

@@ -42,7 +42,7 @@ const blockKeys: { readonly [Type in ContentBlock["type"]]: readonly string[] } 
 /** Fields of a `conversation` record, in the order they are written. */
 export const conversationRecordKeys = ["type", "id", "format", "source", "title", "sidechain", "metadata"];
 
-const usageKeys = ["input", "output", "cacheRead", "cacheWrite", "reasoning"];
+const usageKeys = ["input", "output", "cacheRead", "cacheWrite", "cacheWriteLong", "reasoning"];
 const summaryKeys = ["fromSeq", "toSeq", "messageCount"];
 
 /**

@@ -182,10 +182,12 @@ function usageOf(usage: ClaudeUsage): Usage | undefined {
   if (usage.input_tokens === undefined && usage.output_tokens === undefined) return undefined;
   const cacheRead = usage.cache_read_input_tokens ?? undefined;
   const cacheWrite = usage.cache_creation_input_tokens ?? undefined;
+  const longWrite = usage.cache_creation?.ephemeral_1h_input_tokens ?? 0;
   return definedEntries({
     input: (usage.input_tokens ?? 0) + (cacheRead ?? 0) + (cacheWrite ?? 0),
     output: usage.output_tokens ?? 0,
     cacheRead,
     cacheWrite,
+    cacheWriteLong: longWrite > 0 ? longWrite : undefined,
   }) as Usage;
 }

@@ -33,6 +33,7 @@ const usageSchema = z.looseObject({
   output_tokens: z.number().optional(),
   cache_creation_input_tokens: z.number().nullish(),
   cache_read_input_tokens: z.number().nullish(),
+  cache_creation: z.looseObject({ ephemeral_1h_input_tokens: z.number().nullish() }).nullish(),
 });
 
 /** The `message` of a `user` or `assistant` record. */

@@ -2,7 +2,7 @@ import type { Hono } from "hono";
 import { z } from "zod";
 import type { PreparedRequest } from "../../engine/prepared-request.ts";
 import { toOpenAIChatJson } from "../../formats/providers/openai-chat/index.ts";
-import { cachePricing } from "../../governance/cache-economics.ts";
+import { cacheProfiles, type CacheProvider } from "../../pricing/cache-profile.ts";
 import { replayConversation } from "../../replay/replay.ts";
 import { HttpError } from "../http/http-error.ts";
 import { readJson } from "../http/json-body.ts";
@@ -75,15 +75,15 @@ export function registerInspectionRoutes(app: Hono<ServerEnv>, context: ServerCo
     const tenant = c.get("tenant");
     const id = c.req.param("id");
     await directory.requireStored(tenant, id);
-    const pricing = c.req.query("pricing") ?? "anthropic";
-    if (!(pricing in cachePricing)) {
+    const settings = (await engines.engine(tenant)).settings;
+    const pricing = c.req.query("pricing") ?? settings.policy.pricing ?? "anthropic";
+    if (!(pricing in cacheProfiles)) {
       throw new HttpError(
         400,
         "invalid_input",
-        `pricing must be one of ${Object.keys(cachePricing).join(", ")}`,
+        `pricing must be one of ${Object.keys(cacheProfiles).join(", ")}`,
       );
     }
-    const settings = (await engines.engine(tenant)).settings;
     const rows = (await store.dumpSession(id)).rows;
     const messages = rows.map((row) => row.message).sort((a, b) => a.seq - b.seq);
     const result = await replayConversation(messages, {
@@ -92,7 +92,7 @@ export function registerInspectionRoutes(app: Hono<ServerEnv>, context: ServerCo
       counter: settings.counter,
       summarizer: settings.summarizer,
       policy: settings.policy,
-      pricing: pricing as keyof typeof cachePricing,
+      cache: cacheProfiles[pricing as CacheProvider],
     });
     return c.json(result);
   });

@@ -1,6 +1,6 @@
 import type { ImportedConversation } from "../../formats/transcripts/imported-conversation.ts";
 import type { JsonValue, Message } from "../../model/message.ts";
-import type { PriceTable } from "../pricing.ts";
+import type { PriceTable } from "../../pricing/model-prices.ts";
 import type { SessionDump, SessionOrigin } from "../session-store.ts";
 import { normalizeTitle, titleFromMessages } from "../session-title.ts";
 import { usageDelta } from "../usage-totals.ts";

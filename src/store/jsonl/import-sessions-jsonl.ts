@@ -4,7 +4,7 @@ import { readCtxkitJsonl, type CtxkitConversationRecord } from "../../formats/ct
 import type { Message } from "../../model/message.ts";
 import { checkDump } from "../dump-check.ts";
 import { DEFAULT_INLINE_MEDIA_LIMIT } from "../media-blobs.ts";
-import { DEFAULT_PRICES, type PriceTable } from "../pricing.ts";
+import { DEFAULT_PRICES, type PriceTable } from "../../pricing/model-prices.ts";
 import type { BlobData, SessionDump, SessionStore, StoredRow } from "../session-store.ts";
 import { existingSessionError } from "../session-updates.ts";
 import { conversationDump } from "./conversation-dump.ts";

@@ -1,6 +1,6 @@
 import { importTranscriptFile } from "../../formats/transcripts/import-transcript.ts";
 import type { TranscriptFormat } from "../../formats/transcripts/imported-conversation.ts";
-import { DEFAULT_PRICES, type PriceTable } from "../pricing.ts";
+import { DEFAULT_PRICES, type PriceTable } from "../../pricing/model-prices.ts";
 import type { SessionStore } from "../session-store.ts";
 import { checkDump } from "../dump-check.ts";
 import { DEFAULT_INLINE_MEDIA_LIMIT } from "../media-blobs.ts";

@@ -14,10 +14,11 @@ export interface ModelPrice {
 export type PriceTable = { readonly [model: string]: ModelPrice };
 
 /**
- * List prices (USD per million tokens, standard tier, short context) published by the providers in 2025.
+ * List prices (USD per million tokens, standard tier, short context) published by the providers in 2025–2026.
  * They change: pass your own table to `createPriceTable` to override any entry.
  */
 export const DEFAULT_PRICES: PriceTable = Object.freeze({
+  "claude-opus-4-6": { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 },
   "claude-opus-4-5": { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 },
   "claude-opus-4-1": { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75 },
   "claude-opus-4": { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75 },
@@ -37,6 +38,7 @@ export const DEFAULT_PRICES: PriceTable = Object.freeze({
   "gpt-4o-mini": { input: 0.15, output: 0.6, cacheRead: 0.075 },
   o3: { input: 2, output: 8, cacheRead: 0.5 },
   "o4-mini": { input: 1.1, output: 4.4, cacheRead: 0.275 },
+  "gemini-3-pro": { input: 2, output: 12, cacheRead: 0.2 },
   "gemini-2.5-pro": { input: 1.25, output: 10, cacheRead: 0.31 },
   "gemini-2.5-flash": { input: 0.3, output: 2.5, cacheRead: 0.075 },
   "gemini-2.5-flash-lite": { input: 0.1, output: 0.4, cacheRead: 0.025 },

@@ -1,0 +1,144 @@
+import { toolResultText } from "../model/blocks.ts";
+import type { Message } from "../model/message.ts";
+import { filePathsIn } from "./fact-patterns.ts";
+import { stringLeaves } from "./facts.ts";
+
+/**
+ * The units a grounding span is matched by: a whole source line (`line:`…, for edit anchors) or a token
+ * (`token:`…, for paths, identifiers and literals). A span is "in" a text when its unit is one of the text's
+ * units: whole lines and whole tokens, never fragments, so `foo` is not found inside `foobar`.
+ */
+export type GroundingUnit = `line:${string}` | `token:${string}`;
+
+/**
+ * Line prefixes that are not part of the text they show: `cat -n` / Read gutters (`   12→`, `  12\t`),
+ * and `grep -n` / ripgrep positions (`src/a.ts:12:`, `12:`, `12-`).
+ */
+const LINE_GUTTER = /^\s*\d+(?:→|\t)|^[^\s:]+:\d+[:-]|^\d+[:-](?=\S)/;
+
+/** A line is worth matching when it has this many non-space characters, of which this many letters or digits. */
+const MIN_LINE_CHARS = 8;
+const MIN_LINE_ALNUM = 3;
+
+/**
+ * A source line as an anchor is compared: gutter removed, ends trimmed. Undefined for lines too short or too
+ * plain to tell anything (`}`, `});`, blank).
+ *
+ * @example
+ * anchorLine("    12→  return total;") // "return total;"
+ * anchorLine("  });") // undefined
+ */
+export function anchorLine(line: string): string | undefined {
+  const text = line.replace(LINE_GUTTER, "").trim();
+  if (text.replace(/\s/g, "").length < MIN_LINE_CHARS) return undefined;
+  if ((text.match(/[A-Za-z0-9]/g)?.length ?? 0) < MIN_LINE_ALNUM) return undefined;
+  return text;
+}
+
+/** Maximal runs of characters identifiers, paths and literals are made of. */
+const TOKEN_RUN = /[\w$.~@+/-]+/g;
+const URL = /\bhttps?:\/\/[^\s"'`<>()[\]{}]+/g;
+const IDENTIFIER = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/;
+const HEX = /^(?=.*\d)(?=.*[a-f])[0-9a-f]{7,64}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const LONG_NUMBER = /^\d{5,}$/;
+const MIN_IDENTIFIER = 4;
+
+/**
+ * True for an identifier distinctive enough that seeing it in a reply means it was taken from somewhere:
+ * camelCase or PascalCase with two humps, snake_case, letters mixed with digits, or a dotted access
+ * (`config.maxTokens`). Plain words (`return`, `Summary`) are not.
+ *
+ * @example
+ * isDistinctiveIdentifier("parseConfig") // true
+ * isDistinctiveIdentifier("function") // false
+ */
+export function isDistinctiveIdentifier(token: string): boolean {
+  if (token.length < MIN_IDENTIFIER || !IDENTIFIER.test(token)) return false;
+  if (/[a-z][A-Z]/.test(token) || /[A-Z]{2}[a-z]/.test(token)) return true;
+  if (/[A-Za-z0-9]_[A-Za-z0-9]/.test(token)) return true;
+  if (/[A-Za-z]/.test(token) && /\d/.test(token)) return true;
+  const parts = token.split(".");
+  return parts.length >= 2 && parts.every((part) => part.length >= 2);
+}
+
+/** The kinds of token a reply can copy. */
+export type TokenKind = "path" | "identifier" | "literal";
+
+/**
+ * The distinctive tokens of a text, each with its kind: file paths (as `filePathsIn` finds them), URLs, hashes,
+ * UUIDs and long numbers (literals), and distinctive identifiers.
+ *
+ * @example
+ * distinctiveTokens("fix parseConfig in src/config.ts") // [["src/config.ts", "path"], ["parseConfig", "identifier"]]
+ */
+export function distinctiveTokens(text: string): [string, TokenKind][] {
+  const found = new Map<string, TokenKind>();
+  for (const path of filePathsIn(text)) found.set(path, "path");
+  for (const match of text.matchAll(URL)) found.set(match[0].replace(/[.,;:!?]+$/, ""), "literal");
+  for (const match of text.matchAll(TOKEN_RUN)) {
+    const token = match[0].replace(/^[.-]+|[.,:;!?-]+$/g, "");
+    if (found.has(token)) continue;
+    if (HEX.test(token) || UUID.test(token) || LONG_NUMBER.test(token)) found.set(token, "literal");
+    else if (isDistinctiveIdentifier(token)) {
+      found.set(token, "identifier");
+      // `config.maxTokens` also shows `maxTokens`.
+      if (token.includes("."))
+        for (const part of token.split("."))
+          if (!found.has(part) && isDistinctiveIdentifier(part)) found.set(part, "identifier");
+    }
+  }
+  return [...found];
+}
+
+/** The texts of a message an agent can read: text, tool-call arguments, tool results (not reasoning). */
+export function readableTexts(message: Pick<Message, "content">): string[] {
+  const texts: string[] = [];
+  for (const block of message.content) {
+    if (block.type === "text") texts.push(block.text);
+    else if (block.type === "tool-call") texts.push(block.name, ...stringLeaves(block.input));
+    else if (block.type === "tool-result") texts.push(toolResultText(block.content));
+  }
+  return texts;
+}
+
+/**
+ * Path tokens also stand for their shorter tails (`/repo/src/a.ts` shows `src/a.ts` and `a.ts`), so a relative
+ * path copied from an absolute one is found.
+ */
+function pathTails(path: string): string[] {
+  const tails: string[] = [];
+  for (let slash = path.indexOf("/"); slash >= 0; slash = path.indexOf("/", slash + 1)) {
+    const tail = path.slice(slash + 1);
+    if (tail.length >= MIN_IDENTIFIER) tails.push(tail);
+  }
+  return tails;
+}
+
+const unitsByMessage = new WeakMap<Message, ReadonlySet<GroundingUnit>>();
+
+/**
+ * Every unit of a message — its anchor lines and distinctive tokens (with path tails) — computed once per
+ * message object.
+ *
+ * @example
+ * messageUnits(readResult).has("line:return total;")
+ */
+export function messageUnits(message: Message): ReadonlySet<GroundingUnit> {
+  let units = unitsByMessage.get(message);
+  if (units !== undefined) return units;
+  const found = new Set<GroundingUnit>();
+  for (const text of readableTexts(message)) {
+    for (const line of text.split("\n")) {
+      const anchor = anchorLine(line);
+      if (anchor !== undefined) found.add(`line:${anchor}`);
+    }
+    for (const [token, kind] of distinctiveTokens(text)) {
+      found.add(`token:${token}`);
+      if (kind === "path") for (const tail of pathTails(token)) found.add(`token:${tail}`);
+    }
+  }
+  units = found;
+  unitsByMessage.set(message, units);
+  return units;
+}

@@ -1,0 +1,158 @@
+import type { Message } from "../model/message.ts";
+import { messageUnits, type GroundingUnit } from "./grounding-units.ts";
+import { replySpans, type ReplySpan } from "./reply-spans.ts";
+
+/** A span the reply used that the view did not show. */
+export interface MissingSpan {
+  readonly span: ReplySpan;
+  /** The newest message of the history that held it: what the agent would have had to read again. */
+  readonly source: Message;
+}
+
+/** Grounding of one request (DESIGN.md, "What the agent needs next"). */
+export interface GroundingObservation {
+  /** Spans of the reply that the history held before the request (copied from context). */
+  readonly spans: number;
+  /** Of those, the spans still present in the view sent. */
+  readonly kept: number;
+  /** Edit anchors among the spans, and how many the view kept. */
+  readonly anchors: number;
+  readonly anchorsKept: number;
+  /** `kept / spans`; undefined when the reply copied nothing. */
+  readonly score: number | undefined;
+  readonly missing: readonly MissingSpan[];
+}
+
+/** Grounding over the requests of one replay. */
+export interface GroundingTotals {
+  readonly requests: number;
+  /** Requests whose reply copied at least one span. */
+  readonly scoredRequests: number;
+  /** Mean of the per-request scores (1 when no request copied anything). */
+  readonly mean: number;
+  readonly spans: number;
+  readonly kept: number;
+  readonly anchors: number;
+  readonly anchorsKept: number;
+  /** `anchorsKept / anchors` (1 when there were none). */
+  readonly anchorShare: number;
+  /** The lowest-scoring request. */
+  readonly worst?: { readonly index: number; readonly score: number };
+}
+
+/**
+ * Next-step grounding, request by request: of the spans the recorded agent's reply to request k copied from its
+ * context (edit anchors, paths, identifiers, literals — see `replySpans`), the share still present in the view
+ * k sent. A span the history never held was invented by the agent and does not count. Summaries are part of
+ * the view, so a span a summary kept counts as kept.
+ *
+ * Work per request is proportional to what changed: history units are indexed once per new message, the view's
+ * unit counts are updated only for the messages that differ from the previous view, and each span is one map
+ * look-up.
+ *
+ * @example
+ * const grounding = new GroundingTracker();
+ * const observation = grounding.observe(history, request.messages, recordedReply);
+ * grounding.totals.mean;
+ */
+export class GroundingTracker {
+  /** Unit → the newest history message holding it. */
+  #history = new Map<GroundingUnit, Message>();
+  #indexed: Message[] = [];
+  #view: readonly Message[] = [];
+  readonly #inView = new Map<GroundingUnit, number>();
+  #requests = 0;
+  #scored = 0;
+  #scoreSum = 0;
+  #spans = 0;
+  #kept = 0;
+  #anchors = 0;
+  #anchorsKept = 0;
+  #worst: { index: number; score: number } | undefined;
+
+  /** Scores one request: `history` is every message before it, `view` what was sent, `reply` what came back. */
+  observe(
+    history: readonly Message[],
+    view: readonly Message[],
+    reply: readonly Message[],
+  ): GroundingObservation {
+    const index = this.#requests++;
+    this.#indexHistory(history);
+    this.#updateView(view);
+    let spans = 0;
+    let kept = 0;
+    let anchors = 0;
+    let anchorsKept = 0;
+    const missing: MissingSpan[] = [];
+    for (const span of replySpans(reply)) {
+      const source = this.#history.get(span.unit);
+      if (source === undefined) continue;
+      const present = (this.#inView.get(span.unit) ?? 0) > 0;
+      spans++;
+      if (span.kind === "anchor") anchors++;
+      if (present) {
+        kept++;
+        if (span.kind === "anchor") anchorsKept++;
+      } else missing.push({ span, source });
+    }
+    const score = spans === 0 ? undefined : kept / spans;
+    this.#spans += spans;
+    this.#kept += kept;
+    this.#anchors += anchors;
+    this.#anchorsKept += anchorsKept;
+    if (score !== undefined) {
+      this.#scored++;
+      this.#scoreSum += score;
+      if (this.#worst === undefined || score < this.#worst.score) this.#worst = { index, score };
+    }
+    return { spans, kept, anchors, anchorsKept, score, missing };
+  }
+
+  /** Totals over the requests observed so far. */
+  get totals(): GroundingTotals {
+    return {
+      requests: this.#requests,
+      scoredRequests: this.#scored,
+      mean: this.#scored === 0 ? 1 : this.#scoreSum / this.#scored,
+      spans: this.#spans,
+      kept: this.#kept,
+      anchors: this.#anchors,
+      anchorsKept: this.#anchorsKept,
+      anchorShare: this.#anchors === 0 ? 1 : this.#anchorsKept / this.#anchors,
+      ...(this.#worst !== undefined && { worst: this.#worst }),
+    };
+  }
+
+  #indexHistory(history: readonly Message[]): void {
+    const known = this.#indexed.length;
+    const continues =
+      history.length >= known && (known === 0 || history[known - 1] === this.#indexed[known - 1]);
+    if (!continues) {
+      this.#history = new Map();
+      this.#indexed = [];
+    }
+    for (let position = this.#indexed.length; position < history.length; position++) {
+      const message = history[position]!;
+      this.#indexed.push(message);
+      // Governance's own summaries and markers are not the conversation's context.
+      if (message.kind !== undefined) continue;
+      for (const unit of messageUnits(message)) this.#history.set(unit, message);
+    }
+  }
+
+  #updateView(view: readonly Message[]): void {
+    const previous = this.#view;
+    let same = 0;
+    while (same < view.length && same < previous.length && view[same] === previous[same]) same++;
+    for (let position = same; position < previous.length; position++)
+      for (const unit of messageUnits(previous[position]!)) {
+        const count = this.#inView.get(unit)! - 1;
+        if (count === 0) this.#inView.delete(unit);
+        else this.#inView.set(unit, count);
+      }
+    for (let position = same; position < view.length; position++)
+      for (const unit of messageUnits(view[position]!))
+        this.#inView.set(unit, (this.#inView.get(unit) ?? 0) + 1);
+    this.#view = view;
+  }
+}
