@@ -1,38 +1,124 @@
-// Every policy the cost-and-retention bench replays: none, ctxkit's default, and the peers reimplemented as
-// ctxkit processors so all share the replay machinery, the summarizer and the window.
+// Every policy the cost-and-grounding bench replays: none, ctxkit's presets, the peers reimplemented as ctxkit
+// processors (so all share the replay machinery, the summarizer and the meters), and LangChain v1 run for real.
 import { preset } from "../../src/governance/presets.ts";
 import type { GovernancePolicyInput } from "../../src/governance/policy.ts";
 import type { Processor } from "../../src/governance/processor.ts";
+import { anthropicClearToolUses } from "./anthropic-context-editing.ts";
 import { claudeCodeCompaction } from "./claude-code.ts";
 import { coCliTrimming, coCliWindow } from "./co-cli.ts";
 import { codexCompaction, codexTruncation } from "./codex.ts";
 import { cowAgentTrimming, cowAgentTruncation } from "./cowagent.ts";
 import { geminiCompression, geminiMasking } from "./gemini-cli.ts";
+import type { LangChainContextSize } from "./langchain.ts";
 import { opencodeCompaction, opencodePrune } from "./opencode.ts";
 import { peerPolicy } from "./peer-support.ts";
 
-/** A named governance configuration for `replayConversation`. */
-export interface BenchPolicy {
-  readonly name: string;
-  readonly policy: GovernancePolicyInput;
-  /** Undefined: ctxkit's default processors. */
-  readonly processors?: readonly Processor[];
-  /**
-   * Its checkpoints weigh the provider's cache prices (ctxkit's): replayed once per price list, as an engine
-   * on that provider's model would run it. The peers decide the same way whatever the prices.
-   */
-  readonly pricedByProvider?: boolean;
-}
+/** The window a policy runs with at its users' real settings: a number, or the recorded agent's own. */
+export type RealWindow = number | "recorded";
 
-/** No governance, ctxkit's default, then the peers. */
+/** How a policy is replayed. */
+export type BenchPolicy =
+  | {
+      /** A governor with ctxkit's processors (or a peer's, with `processors`). */
+      readonly kind: "governor";
+      readonly name: string;
+      readonly policy: GovernancePolicyInput;
+      readonly processors?: readonly Processor[];
+      /**
+       * Its checkpoints weigh the provider's cache prices and the summarizer's price (ctxkit): replayed once per
+       * provider, with a summarizer priced as an LLM (the headline) and with the free offline one (as run).
+       */
+      readonly ctxkit?: boolean;
+      /** Who places Anthropic breakpoints in its payloads (default ctxkit's placement). */
+      readonly breakpoints?: "ctxkit" | "newest";
+      readonly window: RealWindow;
+      /** Where the window and the peer's settings come from, for the tables. */
+      readonly note?: string;
+    }
+  | {
+      /** The real `langchain` package's `createAgent` with its middleware. */
+      readonly kind: "langchain";
+      readonly name: string;
+      readonly trigger: LangChainContextSize;
+      readonly keep: LangChainContextSize;
+      readonly window: RealWindow;
+      readonly note?: string;
+    };
+
+const M = 1_048_576;
+
+/** No governance, ctxkit's default and aggressive presets, then the peers at their users' windows. */
 export const benchPolicies: readonly BenchPolicy[] = [
-  { name: "no governance", policy: preset("off") },
-  { name: "ctxkit default", policy: {}, pricedByProvider: true },
-  { name: "ctxkit aggressive", policy: preset("aggressive"), pricedByProvider: true },
-  { name: "Gemini CLI", policy: peerPolicy, processors: [geminiMasking, geminiCompression] },
-  { name: "OpenCode", policy: peerPolicy, processors: [opencodePrune, opencodeCompaction] },
-  { name: "Codex CLI", policy: peerPolicy, processors: [codexTruncation, codexCompaction] },
-  { name: "Claude Code", policy: peerPolicy, processors: [claudeCodeCompaction] },
-  { name: "co-cli", policy: peerPolicy, processors: [coCliTrimming, coCliWindow] },
-  { name: "CowAgent", policy: peerPolicy, processors: [cowAgentTruncation, cowAgentTrimming] },
+  { kind: "governor", name: "no governance", policy: preset("off"), window: "recorded" },
+  { kind: "governor", name: "ctxkit default", policy: {}, ctxkit: true, window: "recorded" },
+  {
+    kind: "governor",
+    name: "ctxkit aggressive",
+    policy: preset("aggressive"),
+    ctxkit: true,
+    window: "recorded",
+  },
+  {
+    kind: "governor",
+    name: "Claude Code",
+    policy: peerPolicy,
+    processors: [claudeCodeCompaction],
+    breakpoints: "newest",
+    window: 200_000,
+    note: "200k (Claude models)",
+  },
+  {
+    kind: "governor",
+    name: "Gemini CLI",
+    policy: peerPolicy,
+    processors: [geminiMasking, geminiCompression],
+    window: M,
+    note: "1M (Gemini 2.5 Pro), compression at 0.5",
+  },
+  {
+    kind: "governor",
+    name: "Codex CLI",
+    policy: peerPolicy,
+    processors: [codexTruncation, codexCompaction],
+    window: 272_000,
+    note: "272k (GPT-5 Codex input window)",
+  },
+  {
+    kind: "governor",
+    name: "OpenCode",
+    policy: peerPolicy,
+    processors: [opencodePrune, opencodeCompaction],
+    window: 200_000,
+    note: "200k (its common Claude models)",
+  },
+  {
+    kind: "governor",
+    name: "co-cli",
+    policy: peerPolicy,
+    processors: [coCliTrimming, coCliWindow],
+    window: "recorded",
+  },
+  {
+    kind: "governor",
+    name: "CowAgent",
+    policy: peerPolicy,
+    processors: [cowAgentTruncation, cowAgentTrimming],
+    window: "recorded",
+  },
+  {
+    kind: "governor",
+    name: "Anthropic context editing*",
+    policy: peerPolicy,
+    processors: [anthropicClearToolUses],
+    window: "recorded",
+    note: "clear_tool_uses_20250919 defaults, reimplemented from the documentation",
+  },
+  {
+    kind: "langchain",
+    name: "LangChain v1",
+    trigger: { fraction: 0.8 },
+    keep: { fraction: 0.3 },
+    window: "recorded",
+    note: "createAgent + summarizationMiddleware (docs example: trigger 0.8, keep 0.3) + contextEditingMiddleware defaults",
+  },
 ];

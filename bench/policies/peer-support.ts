@@ -28,9 +28,12 @@ export const peerPolicy: GovernancePolicyInput = {
   smallHistoryTurns: 0,
 };
 
-/** Peers' absolute budgets are for ~200k windows; the replay window is smaller, so they scale by this. */
+/**
+ * Peers' absolute budgets are set for windows of 200k tokens and more: at their users' real windows they apply
+ * as documented; in a smaller common window (the same-window comparison) they shrink by this.
+ */
 export function windowScale(context: ProcessorContext): number {
-  return context.window.contextWindow / 200_000;
+  return Math.min(1, context.window.contextWindow / 200_000);
 }
 
 /** Payload tokens of a view (system prompt and tools included). */

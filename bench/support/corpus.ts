@@ -39,6 +39,18 @@ export async function loadCorpus(counter: TokenCounter): Promise<CorpusConversat
   return corpus;
 }
 
+/**
+ * The window the recorded agent really had: Claude Code 200k, Codex its GPT-5 input window (272k), Gemini CLI
+ * 1M, the OpenAI-chat (tau-bench) and SWE-agent recordings 128k (GPT-4o).
+ */
+export function recordedWindow(name: string): number {
+  const agent = agentOf(name);
+  if (agent === "Claude Code") return 200_000;
+  if (agent === "Codex") return 272_000;
+  if (agent === "Gemini CLI") return 1_048_576;
+  return 128_000;
+}
+
 /** The agent family of a corpus file, from its folder (for tables). */
 export function agentOf(name: string): string {
   if (name.startsWith("tau-bench/")) return "tau-bench";

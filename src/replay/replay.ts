@@ -1,12 +1,12 @@
 import { CtxkitError } from "../errors/ctxkit-error.ts";
 import type { GovernanceEvent } from "../governance/events.ts";
-import { createGovernor, type GovernorOptions } from "../governance/governor.ts";
+import { createGovernor, type Governor, type GovernorOptions } from "../governance/governor.ts";
 import type { Message } from "../model/message.ts";
 import { cacheProfiles, type CacheProfile } from "../pricing/cache-profile.ts";
 import type { SummarizerPrice } from "../summarize/summarizer.ts";
 import type { BreakpointPlacement } from "./breakpoint-placement.ts";
 import { meteredSummarizer } from "./metered-summarizer.ts";
-import { ReplayMeter, type MeteredRequest } from "./replay-meter.ts";
+import { ReplayMeter, type MeteredRequest, type SummaryCall } from "./replay-meter.ts";
 
 /** Scores how much of what governance changed is still visible (see DESIGN.md, Retention). */
 export interface RetentionScorer {
@@ -178,6 +178,92 @@ function timeOf(message: Message | undefined): number {
   return Number.isFinite(time) ? time : 0;
 }
 
+/** One request of a governed replay: what was sent, around what the recorded agent lived. */
+export interface GovernedStep {
+  readonly index: number;
+  /** When it was sent, and when its reply arrived (ms since the epoch; 0 when the transcript has no times). */
+  readonly at: number;
+  readonly refreshedAt: number;
+  /** Every message before the request, and the recorded reply to it. */
+  readonly history: readonly Message[];
+  readonly reply: readonly Message[];
+  /** Tokens of a request with no governance (system prompt and tools included). */
+  readonly rawTokens: number;
+  /** The governed messages sent; undefined when governance refused the request. */
+  readonly view?: readonly Message[];
+  /** Their tokens with the system prompt and tools. */
+  readonly governedTokens: number;
+  readonly events: readonly GovernanceEvent["type"][];
+  /** The refused request's error code. */
+  readonly error?: string;
+}
+
+/** Options of `governedReplay`. */
+export interface GovernedReplayOptions extends Omit<GovernorOptions, "onEvent"> {
+  /** Told of every summary the governor asked for, as the LLM call it would have been. */
+  readonly onSummary?: (call: SummaryCall) => void;
+  /** See `ReplayOptions.fixedTokens`. */
+  readonly fixedTokens?: number | "recorded";
+}
+
+/**
+ * The requests of a recorded conversation passed through a governor, one per recorded assistant reply, with the
+ * times and replies a meter needs. `fixedTokens` (the system prompt and tools) are resolved once, before the
+ * first step, and reported by `fixed()`.
+ *
+ * @example
+ * const replay = governedReplay(messages, { contextWindow, counter, summarizer });
+ * for await (const step of replay.steps) meter.request({ ...step, fixed: replay.fixed(), view: step.view ?? [] });
+ */
+export function governedReplay(
+  transcript: readonly Message[],
+  options: GovernedReplayOptions,
+): { governor: Governor; fixed: { identity: string; tokens: number }; steps: AsyncGenerator<GovernedStep> } {
+  const messages = replayableMessages(transcript);
+  let events: GovernanceEvent["type"][] = [];
+  const summarizer =
+    options.onSummary === undefined
+      ? options.summarizer
+      : meteredSummarizer(options.summarizer, options.counter, options.onSummary);
+  const governor = createGovernor({ ...options, summarizer, onEvent: (event) => events.push(event.type) });
+  const points = requestPoints(messages);
+  const fixedTokens =
+    typeof options.fixedTokens === "number"
+      ? options.fixedTokens
+      : recordedFixedTokens(messages, points, governor.tokensOf, governor.window.usable);
+  async function* steps(): AsyncGenerator<GovernedStep> {
+    let rawRunning = 0;
+    let rawCounted = 0;
+    for (const [index, end] of points.entries()) {
+      for (; rawCounted < end; rawCounted++) rawRunning += governor.tokensOf(messages[rawCounted]!);
+      const common = {
+        index,
+        at: requestTime(messages, end),
+        refreshedAt: replyTime(messages, end),
+        history: messages.slice(0, end),
+        reply: recordedReply(messages, end),
+        rawTokens: fixedTokens + rawRunning,
+      };
+      events = [];
+      let step: GovernedStep;
+      try {
+        const request = await governor.prepare(common.history, { fixedTokens });
+        step = { ...common, view: request.messages, governedTokens: request.tokens.total, events };
+      } catch (error) {
+        if (!CtxkitError.isInstance(error)) throw error;
+        step = { ...common, governedTokens: 0, events, error: error.code };
+      }
+      governor.recordSuccess();
+      yield step;
+    }
+  }
+  return {
+    governor,
+    fixed: { identity: "recorded system prompt and tools", tokens: fixedTokens },
+    steps: steps(),
+  };
+}
+
 /**
  * Replays a recorded conversation as the agent lived it: one model request per assistant reply, the history so
  * far passed through governance. Each request is priced by the provider's prompt-cache model (breakpoints,
@@ -192,65 +278,27 @@ export async function replayConversation(
   transcript: readonly Message[],
   options: ReplayOptions,
 ): Promise<{ requests: ReplayRequest[]; totals: ReplayTotals }> {
-  const messages = replayableMessages(transcript);
   const cache = options.cache ?? cacheProfiles.anthropic;
-  let events: GovernanceEvent["type"][] = [];
   const meterOptions = {
     cache,
     // The governor counts each message once; the meters share its cache.
-    tokensOf: (message: Message) => governor.tokensOf(message),
+    tokensOf: (message: Message) => replay.governor.tokensOf(message),
     ...(options.breakpoints !== undefined && { breakpoints: options.breakpoints }),
     ...(options.longTtl !== undefined && { longTtl: options.longTtl }),
     ...(options.summaryPrices !== undefined && { summaryPrices: options.summaryPrices }),
   };
   const meter = new ReplayMeter(meterOptions);
-  const summarizer = meteredSummarizer(options.summarizer, options.counter, (call) => meter.summary(call));
-  const governor = createGovernor({ ...options, summarizer, onEvent: (event) => events.push(event.type) });
   const rawMeter = new ReplayMeter({ ...meterOptions, grounding: false });
+  const replay = governedReplay(transcript, { ...options, onSummary: (call) => meter.summary(call) });
+  const { fixed } = replay;
   const requests: ReplayRequest[] = [];
-  const points = requestPoints(messages);
-  let rawRunning = 0;
-  let rawCounted = 0;
   const totals = { maxGovernedTokens: 0, maxRawTokens: 0, compactions: 0, refused: 0 };
-  const fixedTokens = replayFixedTokens(messages, points, options, governor);
-  const fixed = { identity: "recorded system prompt and tools", tokens: fixedTokens };
-  for (const [index, end] of points.entries()) {
-    const history = messages.slice(0, end);
-    const reply = recordedReply(messages, end);
-    const at = requestTime(messages, end);
-    const refreshedAt = replyTime(messages, end);
-    for (; rawCounted < end; rawCounted++) rawRunning += governor.tokensOf(messages[rawCounted]!);
-    const rawTokens = fixedTokens + rawRunning;
+  const total = requestPoints(replayableMessages(transcript)).length;
+  for await (const step of replay.steps) {
+    const { index, at, refreshedAt, history, reply, rawTokens, events } = step;
     totals.maxRawTokens = Math.max(totals.maxRawTokens, rawTokens);
     rawMeter.request({ at, refreshedAt, fixed, history, view: history, reply });
-    events = [];
-    try {
-      const request = await governor.prepare(history, { fixedTokens });
-      const measured = meter.request({ at, refreshedAt, fixed, history, view: request.messages, reply });
-      const governedTokens = request.tokens.total;
-      totals.maxGovernedTokens = Math.max(totals.maxGovernedTokens, governedTokens);
-      totals.compactions += events.filter((type) => type === "compaction-end").length;
-      options.retention?.observe(history, request.messages);
-      await options.onRequest?.(index, request.messages, measured);
-      const grounding = measured.grounding;
-      requests.push({
-        index,
-        at,
-        rawTokens,
-        governedTokens,
-        cachedTokens: measured.bill.cacheRead,
-        cacheWriteTokens: measured.bill.cacheWrite,
-        costUnits: measured.bill.costUnits,
-        rereadCostUnits: measured.rereadCostUnits,
-        ...(grounding?.score !== undefined && { grounding: grounding.score }),
-        ...(grounding !== undefined &&
-          grounding.missing.length > 0 && {
-            missing: grounding.missing.slice(0, 20).map(({ span }) => `${span.kind}: ${span.text}`),
-          }),
-        events,
-      });
-    } catch (error) {
-      if (!CtxkitError.isInstance(error)) throw error;
+    if (step.view === undefined) {
       totals.refused++;
       requests.push({
         index,
@@ -262,11 +310,33 @@ export async function replayConversation(
         costUnits: 0,
         rereadCostUnits: 0,
         events,
-        error: error.code,
+        ...(step.error !== undefined && { error: step.error }),
+      });
+    } else {
+      const measured = meter.request({ at, refreshedAt, fixed, history, view: step.view, reply });
+      totals.maxGovernedTokens = Math.max(totals.maxGovernedTokens, step.governedTokens);
+      totals.compactions += events.filter((type) => type === "compaction-end").length;
+      options.retention?.observe(history, step.view);
+      await options.onRequest?.(index, step.view, measured);
+      const grounding = measured.grounding;
+      requests.push({
+        index,
+        at,
+        rawTokens,
+        governedTokens: step.governedTokens,
+        cachedTokens: measured.bill.cacheRead,
+        cacheWriteTokens: measured.bill.cacheWrite,
+        costUnits: measured.bill.costUnits,
+        rereadCostUnits: measured.rereadCostUnits,
+        ...(grounding?.score !== undefined && { grounding: grounding.score }),
+        ...(grounding !== undefined &&
+          grounding.missing.length > 0 && {
+            missing: grounding.missing.slice(0, 20).map(({ span }) => `${span.kind}: ${span.text}`),
+          }),
+        events,
       });
     }
-    governor.recordSuccess();
-    options.onProgress?.(index + 1, points.length);
+    options.onProgress?.(index + 1, total);
   }
   const metered = meter.totals;
   const grounding = meter.grounding!.totals;
@@ -291,7 +361,7 @@ export async function replayConversation(
       ...(grounding.worst !== undefined && { groundingWorst: grounding.worst }),
       ...totals,
       retention: options.retention?.mean() ?? 1,
-      fixedTokens,
+      fixedTokens: fixed.tokens,
       cacheModel: {
         provider: cache.provider,
         ...(cache.model !== undefined && { model: cache.model }),
@@ -308,20 +378,23 @@ export async function replayConversation(
 }
 
 /**
- * The system prompt and tools of a replay: given, or derived from the first request's reported usage minus the
- * messages before it — unless that would not fit a smaller window chosen for the replay.
+ * The system prompt and tools of a recorded conversation, which transcripts do not record: the first request's
+ * reported input minus the messages before it (the provider's number is the truth). 0 without usage, or when
+ * it would take more than a quarter of `usableWindow` (a smaller window chosen for a replay).
+ *
+ * @example
+ * recordedFixedTokens(messages, requestPoints(messages), governor.tokensOf, 120_000)
  */
-function replayFixedTokens(
+export function recordedFixedTokens(
   messages: readonly Message[],
   points: readonly number[],
-  options: ReplayOptions,
-  governor: { tokensOf(message: Message): number; window: { reservedOutput: number } },
+  tokensOf: (message: Message) => number,
+  usableWindow: number,
 ): number {
-  if (typeof options.fixedTokens === "number") return options.fixedTokens;
   const first = points[0] === undefined ? undefined : messages[points[0]];
   if (first?.usage === undefined) return 0;
   let before = 0;
-  for (const message of messages.slice(0, points[0])) before += governor.tokensOf(message);
+  for (const message of messages.slice(0, points[0])) before += tokensOf(message);
   const fixed = Math.max(0, first.usage.input - before);
-  return fixed > 0.25 * (options.contextWindow - governor.window.reservedOutput) ? 0 : fixed;
+  return fixed > 0.25 * usableWindow ? 0 : fixed;
 }
