@@ -4,6 +4,7 @@ import { messageText, toolResultText } from "../model/blocks.ts";
 import { toolMessageText } from "./tool-output-text.ts";
 import { sequentialIds } from "../model/ids.ts";
 import type { Message } from "../model/message.ts";
+import { pairToolCalls } from "../model/tool-pairing.ts";
 import { FakeSummarizer } from "../test/fake-summarizer.ts";
 import { FakeTokenCounter } from "../test/fake-token-counter.ts";
 import { HistoryBuilder } from "../test/history-builder.ts";
@@ -301,5 +302,80 @@ describe("isContextOverflowError", () => {
     ]) {
       expect(isContextOverflowError(error)).toBe(false);
     }
+  });
+});
+
+describe("Governor: what is sent fits the window by the figure governance decides on", () => {
+  /** A run whose second request brings five big outputs at once: the view before the checkpoint is 5× the window. */
+  async function fiveBigReads(ratio: number) {
+    const { instance, events } = governor();
+    const builder = new HistoryBuilder().user("read the five logs");
+    const first = await instance.prepare(builder.build());
+    instance.observeUsage(first.tokens, ratio * first.tokens.total);
+    builder.step(
+      ["a", "b", "c", "d", "e"].map((name) => ({
+        name: "read_file",
+        input: { path: `${name}.log` },
+        output: big(name, 36_000),
+      })),
+    );
+    return { request: await instance.prepare(builder.build()), events };
+  }
+
+  it("anchors the view a checkpoint produced, not the one before it (the provider counts 2×)", async () => {
+    // Before: the correction measured on the pre-checkpoint view was kept: "needs 39,045 tokens", refused.
+    const { request } = await fiveBigReads(2);
+    expect(request.checkpoint).toBe(true);
+    expect(request.tokens.anchoredTotal).toBe(2 * request.tokens.total);
+    expect(request.tokens.anchoredTotal! + request.tokens.reservedOutput).toBeLessThanOrEqual(20_000);
+  });
+
+  it("anchors the view a checkpoint produced when the provider counts less (relaxed by at most 10%)", async () => {
+    // Before: 20,999 counted tokens were sent, 18,900 by ctxkit's own adjusted count: 900 over the window.
+    const { request } = await fiveBigReads(0.5);
+    expect(request.tokens.anchoredTotal).toBe(Math.ceil(0.9 * request.tokens.total));
+    expect(request.tokens.anchoredTotal! + request.tokens.reservedOutput).toBeLessThanOrEqual(20_000);
+  });
+
+  it("counts what orphan repair adds before deciding that the request fits", async () => {
+    const builder = new HistoryBuilder()
+      .user("deploy it")
+      .step([{ name: "bash", input: { command: "make" }, output: big("build", 8_000) }])
+      // An interrupted step: its call never got a result, so one is synthesised when the view is sent.
+      .message({ role: "assistant", content: [{ type: "tool-call", id: "lost", name: "bash", input: {} }] })
+      .user("did it deploy?");
+    const history = builder.build();
+    const policy = {
+      compactionTrigger: 1,
+      compactSettledHistory: false,
+      truncateToolResultsAbove: 0,
+      offloadMinPrunableTokens: 0,
+      elideToolInputsAbove: 0,
+      budgetExitShare: 0,
+    };
+    const probe = governor({ policy }).instance;
+    const viewTokens = history.reduce((sum, message) => sum + probe.tokensOf(message), 0);
+    // The view alone fills the usable window exactly; the synthesised result would push it over.
+    // Before: nothing was done (the view fitted) and the repaired request went over the window.
+    const { instance, events } = governor({ policy });
+    const request = await instance.prepare(history, { fixedTokens: 18_000 - viewTokens });
+    expect(request.tokens.total + request.tokens.reservedOutput).toBeLessThanOrEqual(20_000);
+    expect(events.map((event) => event.type)).toContain("overflow-prevented");
+    expect(pairToolCalls(request.messages).pairs.every((pair) => pair.result !== undefined)).toBe(true);
+  });
+
+  it("drops older history, summaries included, rather than refuse a request whose protected part fits", async () => {
+    const { instance, events } = governor();
+    const history = new HistoryBuilder()
+      .user(`first task ${big("spec", 2_000)}`)
+      .reply("done")
+      .user("second task")
+      .build();
+    const instructionTokens = instance.tokensOf(history.at(-1)!);
+    // Room for the instruction, not for a summary of the first turn next to it.
+    const request = await instance.prepare(history, { fixedTokens: 18_000 - instructionTokens - 5 });
+    expect(request.messages).toEqual([history.at(-1)]);
+    const prevented = events.find((event) => event.type === "overflow-prevented");
+    expect(prevented?.messageIds.length).toBeGreaterThan(0);
   });
 });

@@ -1,7 +1,7 @@
 import { ContextOverflowError } from "../errors/errors.ts";
 import { randomIds, systemClock, type Clock, type IdGenerator } from "../model/ids.ts";
 import type { Message } from "../model/message.ts";
-import { opensTurn } from "../model/turns.ts";
+import { currentTurnStart, opensTurn } from "../model/turns.ts";
 import { repairOrphans } from "../conversation/orphan-repair.ts";
 import type { Summarizer } from "../summarize/summarizer.ts";
 import type { TokenCounter } from "../tokens/token-counter.ts";
@@ -31,6 +31,7 @@ import {
 import { elidableInputTokens } from "./processors/elide-older-tool-inputs.ts";
 import { fitNewestStep } from "./processors/truncate-tool-results.ts";
 import { budgetExitNotice } from "./budget-exit.ts";
+import { leadingSystemEnd } from "./compaction-plan.ts";
 import { offloadThresholds } from "./boundaries.ts";
 
 /** Options of `createGovernor`. */
@@ -199,51 +200,47 @@ export class Governor {
     this.#lastCoveredId = history.at(-1)?.id;
     const counted = options.fixedTokens ?? 0;
     const loop = await this.#ingest(fresh, counted, publish, options.signal);
-    // Decisions use the provider-anchored total: what the local counter misses (hidden framing, a different
-    // tokenizer) is carried as if it were part of the fixed tokens.
-    const fixed = counted + this.#anchorCorrection(counted + this.#viewTokens);
 
+    // Every decision is taken on the provider-anchored total of what would be sent (orphan repair included),
+    // re-derived for the view being decided on: the view before a checkpoint, the one after, the notice.
     const { policy, window } = this;
-    const total = fixed + this.#viewTokens;
+    let repaired = this.#sent(this.#view);
+    const total = this.#anchored(counted, repaired.tokens);
     const overflow = total + window.reservedOutput > window.contextWindow;
     const mustCompact = policy.compactionTrigger > 0 && total > policy.compactionTrigger * window.usable;
     const turnsOver = policy.maxTurns > 0 && this.#turnsInView > policy.maxTurns;
     const mandatory = overflow || mustCompact || turnsOver || (rebuilt && history.length > 0);
     let checkpoint = false;
     if (mandatory || this.#optionalCandidate()) {
-      checkpoint = await this.#checkpoint(fixed, mandatory, publish, options.signal);
+      checkpoint = await this.#checkpoint(counted, mandatory, publish, options.signal);
     }
 
-    let messages: readonly Message[] = this.#view;
-    const sent = fixed + this.#viewTokens;
-    if (policy.budgetExitShare > 0 && sent > policy.budgetExitShare * window.usable) {
-      const notice = budgetExitNotice(this.#view, sent, window, this.#ids, this.#clock);
-      if (notice && sent + this.tokensOf(notice) + window.reservedOutput <= window.contextWindow) {
-        messages = [...messages, notice];
-        publish({
-          type: "budget-exit-notice",
-          tokensBefore: sent,
-          tokensAfter: sent + this.tokensOf(notice),
-          messageIds: [],
-        });
-      }
-    }
-    const repaired = repairOrphans(messages);
-    if (repaired.messages !== messages) {
+    if (checkpoint) repaired = this.#sent(this.#view);
+    if (repaired.messages !== this.#view) {
       publish({
         type: "orphans-repaired",
         synthesized: repaired.report.synthesized.length,
         dropped: repaired.report.dropped.length,
-        tokensBefore: sumTokens(messages, this.tokensOf),
-        tokensAfter: sumTokens(repaired.messages, this.tokensOf),
+        tokensBefore: this.#anchored(counted, this.#viewTokens),
+        tokensAfter: this.#anchored(counted, repaired.tokens),
         messageIds: [],
       });
     }
-    const messageTokens =
-      repaired.messages === this.#view ? this.#viewTokens : sumTokens(repaired.messages, this.tokensOf);
+    const messages = repaired.messages === this.#view ? [...this.#view] : [...repaired.messages];
+    let messageTokens = repaired.tokens;
+    const sent = this.#anchored(counted, messageTokens);
+    if (policy.budgetExitShare > 0 && sent > policy.budgetExitShare * window.usable) {
+      const notice = budgetExitNotice(this.#view, sent, window, this.#ids, this.#clock);
+      const withNotice = notice ? this.#anchored(counted, messageTokens + this.tokensOf(notice)) : Infinity;
+      if (notice && withNotice + window.reservedOutput <= window.contextWindow) {
+        messages.push(notice);
+        messageTokens += this.tokensOf(notice);
+        publish({ type: "budget-exit-notice", tokensBefore: sent, tokensAfter: withNotice, messageIds: [] });
+      }
+    }
     const counterTotal = counted + messageTokens;
     return {
-      messages: repaired.messages === this.#view ? [...this.#view] : repaired.messages,
+      messages,
       events,
       tokens: {
         ...window,
@@ -251,7 +248,7 @@ export class Governor {
         messages: messageTokens,
         total: counterTotal,
         ...(this.#usageAnchor.reported !== undefined && {
-          anchoredTotal: counterTotal + this.#anchorCorrection(counterTotal),
+          anchoredTotal: this.#usageAnchor.estimate(counterTotal),
         }),
       },
       checkpoint,
@@ -314,10 +311,34 @@ export class Governor {
     this.#usageAnchor.observe(prepared.total, reportedInputTokens);
   }
 
-  /** What to add to a locally counted total to anchor it on the last reported usage (at most 10% less). */
-  #anchorCorrection(countedTotal: number): number {
-    const anchored = this.#usageAnchor.estimate(countedTotal);
-    return Math.max(anchored - countedTotal, -Math.floor(countedTotal / 10));
+  /** The provider-anchored tokens of a payload of `fixed` tokens plus messages of `messageTokens`. */
+  #anchored(fixed: number, messageTokens: number): number {
+    return this.#usageAnchor.estimate(fixed + messageTokens);
+  }
+
+  /** What is sent for `view`: the view, orphan-repaired (the view itself when nothing needed repair). */
+  #sent(view: readonly Message[]): ReturnType<typeof repairOrphans> & { tokens: number } {
+    const repaired = repairOrphans(view);
+    const tokens =
+      repaired.messages === this.#view ? this.#viewTokens : sumTokens(repaired.messages, this.tokensOf);
+    return { ...repaired, tokens };
+  }
+
+  /**
+   * The window in the local counter's units, as the processors see it: the model's window divided by the anchor's
+   * scale. A processor comparing `fixedTokens + sumTokens(view)` with shares of it decides on the anchored figure.
+   */
+  #counterWindow(): WindowBudget {
+    const scale = this.#usageAnchor.scale;
+    if (scale === 1) return this.window;
+    const contextWindow = Math.floor(this.window.contextWindow / scale);
+    const usable = Math.floor(this.window.usable / scale);
+    return { contextWindow, reservedOutput: contextWindow - usable, usable };
+  }
+
+  /** The offload thresholds the processors apply (in the counter's units, like their window). */
+  #thresholds(): ReturnType<typeof offloadThresholds> {
+    return offloadThresholds({ policy: this.policy, window: this.#counterWindow() });
   }
 
   /** Call after a successful model response: ends an emergency sequence. */
@@ -385,7 +406,7 @@ export class Governor {
    */
   #optionalCandidate(): boolean {
     const { policy } = this;
-    const { protect, minPrunable } = offloadThresholds(this);
+    const { protect, minPrunable } = this.#thresholds();
     const settledReady =
       policy.compactSettledHistory &&
       policy.compactionTrigger > 0 &&
@@ -409,7 +430,7 @@ export class Governor {
     const pending: GovernanceEvent[] = [];
     const context = this.#context(fixed, false, (event) => pending.push(event), signal);
     let next = await runPipeline(this.#processors, this.#view, context);
-    let nextTokens = sumTokens(next, this.tokensOf);
+    const nextTokens = sumTokens(next, this.tokensOf);
     if (!mandatory && this.policy.cacheAware && next !== this.#view) {
       const firstChange = next.findIndex((message, index) => message !== this.#view[index]);
       const rewritten = sumTokens(next.slice(firstChange < 0 ? next.length : firstChange), this.tokensOf);
@@ -427,29 +448,25 @@ export class Governor {
           type: "checkpoint-skipped",
           reason:
             "rewriting the cached prefix would cost more than it saves over the expected remaining requests",
-          tokensBefore: fixed + this.#viewTokens,
-          tokensAfter: fixed + nextTokens,
+          tokensBefore: this.#anchored(fixed, this.#viewTokens),
+          tokensAfter: this.#anchored(fixed, nextTokens),
           messageIds: [],
         });
         return false;
       }
     }
     const { window } = this;
-    if (this.policy.preflight && fixed + nextTokens + window.reservedOutput > window.contextWindow) {
-      const forced = this.#context(fixed, true, (event) => pending.push(event), signal);
-      next = await runPipeline([compactHistory, compressSmallHistory], next, forced);
-      nextTokens = sumTokens(next, this.tokensOf);
-      if (fixed + nextTokens + window.reservedOutput > window.contextWindow) {
-        next = await fitNewestStep(next, window.contextWindow - window.reservedOutput - fixed, forced);
-        nextTokens = sumTokens(next, this.tokensOf);
-      }
-      const required = fixed + nextTokens + window.reservedOutput;
-      if (required > window.contextWindow) {
+    const required = (view: readonly Message[]) =>
+      this.#anchored(fixed, this.#sent(view).tokens) + window.reservedOutput;
+    if (this.policy.preflight && required(next) > window.contextWindow) {
+      const fitted = await this.#fit(next, fixed, pending, signal);
+      next = fitted.view;
+      if (required(next) > window.contextWindow) {
         for (const event of pending) publish(event);
         this.#commit(next);
         throw new ContextOverflowError(
           {
-            requiredTokens: required,
+            requiredTokens: required(next),
             windowTokens: window.contextWindow,
             reservedOutputTokens: window.reservedOutput,
           },
@@ -459,9 +476,9 @@ export class Governor {
       pending.push({
         type: "overflow-prevented",
         windowTokens: window.contextWindow,
-        tokensBefore: fixed + this.#viewTokens,
-        tokensAfter: fixed + nextTokens,
-        messageIds: [],
+        tokensBefore: this.#anchored(fixed, this.#viewTokens),
+        tokensAfter: required(next) - window.reservedOutput,
+        messageIds: fitted.dropped,
       });
     }
     for (const event of pending) publish(event);
@@ -474,9 +491,61 @@ export class Governor {
     return true;
   }
 
+  /**
+   * Shrinks a view that would overflow, each stage only when the ones before did not suffice: compaction with a
+   * minimal tail; the newest step's results cut to share what is left of the window; and, when even that leaves
+   * no room because of older history (summaries included), the protected part alone — leading system messages,
+   * the current instruction and the newest step — its results cut to fit (unless compaction is off, and only
+   * when that fits). Returns the ids it dropped.
+   */
+  async #fit(
+    view: readonly Message[],
+    fixed: number,
+    pending: GovernanceEvent[],
+    signal: AbortSignal | undefined,
+  ): Promise<{ view: readonly Message[]; dropped: string[] }> {
+    const { window } = this;
+    const fits = (candidate: readonly Message[]) =>
+      this.#anchored(fixed, this.#sent(candidate).tokens) + window.reservedOutput <= window.contextWindow;
+    // What the messages may use, in the counter's tokens: the anchored usable window less the fixed tokens and
+    // what orphan repair will add.
+    const budget = (candidate: readonly Message[]) =>
+      this.#usageAnchor.countedLimit(window.usable) -
+      fixed -
+      (this.#sent(candidate).tokens - sumTokens(candidate, this.tokensOf));
+    const forced = this.#context(fixed, true, (event) => pending.push(event), signal);
+    const compacted = await runPipeline([compactHistory, compressSmallHistory], view, forced);
+    if (fits(compacted)) return { view: compacted, dropped: [] };
+    const capped: GovernanceEvent[] = [];
+    const fitted = await fitNewestStep(compacted, budget(compacted), {
+      ...forced,
+      emit: (event) => capped.push(event),
+    });
+    // Dropping older history is compaction too: not when it is off.
+    const minimal = this.policy.compactionTrigger > 0 ? protectedPart(compacted) : compacted;
+    if (fits(fitted) || minimal.length === compacted.length) {
+      pending.push(...capped);
+      return { view: fitted, dropped: [] };
+    }
+    const minimalEvents: GovernanceEvent[] = [];
+    const fittedMinimal = await fitNewestStep(minimal, budget(minimal), {
+      ...forced,
+      emit: (event) => minimalEvents.push(event),
+    });
+    if (!fits(fittedMinimal)) {
+      // Refused anyway: the view keeps its older history for the requests after this one.
+      pending.push(...capped);
+      return { view: fitted, dropped: [] };
+    }
+    pending.push(...minimalEvents);
+    const kept = new Set(minimal);
+    const dropped = compacted.filter((message) => !kept.has(message)).map((message) => message.id);
+    return { view: fittedMinimal, dropped };
+  }
+
   /** An optional checkpoint was not taken: consider the next one only after more tool traffic piled up. */
   #postponeOptionalCheck(): void {
-    const step = Math.max(1_000, offloadThresholds(this).minPrunable / 2);
+    const step = Math.max(1_000, this.#thresholds().minPrunable / 2);
     this.#nextSettledCheckAt = this.#unsettledTokens + step;
     this.#nextOptionalCheckAt = this.#ungovernedToolTokens + this.#elidableInputTokens + step;
   }
@@ -485,7 +554,7 @@ export class Governor {
     this.#view = [...next];
     this.#viewTokens = sumTokens(this.#view, this.tokensOf);
     this.#turnsInView = this.#view.filter(opensTurn).length;
-    const { protect } = offloadThresholds(this);
+    const { protect } = this.#thresholds();
     let recentTools = 0;
     for (const message of this.#view)
       if (message.role === "tool" && !isGoverned(message)) recentTools += this.tokensOf(message);
@@ -506,8 +575,9 @@ export class Governor {
   ): ProcessorContext {
     return {
       policy: this.policy,
-      window: this.window,
-      fixedTokens,
+      // In the counter's units (see #counterWindow); an offset the counter misses is carried as fixed tokens.
+      window: this.#counterWindow(),
+      fixedTokens: fixedTokens + Math.ceil(this.#usageAnchor.offset / this.#usageAnchor.scale),
       tokensOf: this.tokensOf,
       summarizer: this.#options.summarizer,
       offloadStore: this.#offloadStore,
@@ -521,6 +591,18 @@ export class Governor {
       emit,
     };
   }
+}
+
+/** What a request cannot do without: leading system messages, the current instruction, its run's newest step. */
+function protectedPart(view: readonly Message[]): Message[] {
+  const start = currentTurnStart(view);
+  const instruction = view[start];
+  const newestStep = view.findLastIndex((message) => message.role === "assistant");
+  return [
+    ...view.slice(0, leadingSystemEnd(view)),
+    ...(instruction !== undefined && opensTurn(instruction) ? [instruction] : []),
+    ...(newestStep > start ? view.slice(newestStep) : []),
+  ];
 }
 
 function isGoverned(message: Message): boolean {

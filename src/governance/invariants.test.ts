@@ -8,51 +8,9 @@ import { pairToolCalls } from "../model/tool-pairing.ts";
 import { opensTurn } from "../model/turns.ts";
 import { FakeSummarizer } from "../test/fake-summarizer.ts";
 import { FakeTokenCounter } from "../test/fake-token-counter.ts";
-import { HistoryBuilder } from "../test/history-builder.ts";
 import { createGovernor } from "./governor.ts";
 import { presetNames, preset } from "./presets.ts";
-
-const call = fc.record({
-  name: fc.constantFrom("bash", "read_file", "grep"),
-  argument: fc.string({ maxLength: 12 }),
-  size: fc.integer({ min: 0, max: 16_000 }),
-  /** Characters of a written file's content passed as an argument (0: none). */
-  written: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 12_000 })),
-  isError: fc.boolean(),
-});
-const turn = fc.record({
-  instruction: fc.string({ minLength: 1, maxLength: 200 }),
-  steps: fc.array(fc.array(call, { minLength: 1, maxLength: 3 }), { maxLength: 10 }),
-  reply: fc.boolean(),
-});
-
-/** A random history plus the request points an agent would make (after each user message and tool block). */
-type TurnSpec = typeof turn extends fc.Arbitrary<infer T> ? T : never;
-
-function build(turns: TurnSpec[]): { history: Message[]; requestAt: number[] } {
-  const builder = new HistoryBuilder();
-  const requestAt: number[] = [];
-  for (const spec of turns) {
-    builder.user(spec.instruction);
-    requestAt.push(builder.build().length);
-    for (const step of spec.steps) {
-      builder.step(
-        step.map((entry) => ({
-          name: entry.name,
-          input: {
-            path: entry.argument,
-            ...(entry.written > 0 && { content: `${entry.argument}\n${"w".repeat(entry.written)}` }),
-          },
-          output: `${entry.name} ${entry.argument}\n${"z".repeat(entry.size)}`,
-          isError: entry.isError,
-        })),
-      );
-      requestAt.push(builder.build().length);
-    }
-    if (spec.reply) builder.reply(`done: ${spec.instruction}`);
-  }
-  return { history: builder.build(), requestAt };
-}
+import { agentTurn, buildAgentHistory } from "./test-support/agent-history.ts";
 
 const withoutNotices = (messages: readonly Message[]) =>
   messages.filter((message) => message.metadata?.["notice"] === undefined);
@@ -63,10 +21,10 @@ describe("governance invariants (property tests over random histories)", () => {
       const seen = { requests: 0, refused: 0, checkpoints: 0, summaries: 0, elisions: 0 };
       await fc.assert(
         fc.asyncProperty(
-          fc.array(turn, { minLength: 1, maxLength: 8 }),
+          fc.array(agentTurn(), { minLength: 1, maxLength: 8 }),
           fc.integer({ min: 12_000, max: 60_000 }),
           async (turns, contextWindow) => {
-            const { history, requestAt } = build(turns);
+            const { history, requestAt } = buildAgentHistory(turns);
             const governor = createGovernor({
               contextWindow,
               reservedOutputTokens: 2_000,

@@ -40,11 +40,17 @@ export interface CompactionGuard {
   summarySizeRatio?: number;
 }
 
-/** What every processor may use. */
+/**
+ * What every processor may use. Token figures are in the token counter's units, anchored on the provider's
+ * reported usage (src/governance/usage-anchor.ts): `window` is the model's window divided by the anchor's scale
+ * and `fixedTokens` carries any offset the counter misses, so comparing `fixedTokens + sumTokens(messages)` with
+ * shares of `window` decides on the provider-anchored figure of whatever view a processor is looking at.
+ */
 export interface ProcessorContext {
   readonly policy: GovernancePolicy;
+  /** The window in the counter's units (the model's own, until a provider reported its usage). */
   readonly window: WindowBudget;
-  /** Payload tokens outside the messages: system prompt, tool definitions. */
+  /** Payload tokens outside the messages: system prompt, tool definitions (and an offset the counter misses). */
   readonly fixedTokens: number;
   /** Token count of one message (cached: each message is counted once). */
   readonly tokensOf: (message: Message) => number;

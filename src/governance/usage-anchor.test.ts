@@ -17,7 +17,7 @@ describe("UsageAnchor", () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 100, max: 200_000 }),
-        fc.double({ min: 0.6, max: 1.9, noNaN: true }),
+        fc.double({ min: 0.91, max: 2, noNaN: true }),
         fc.integer({ min: 0, max: 50_000 }),
         (estimated, ratio, growth) => {
           const anchor = new UsageAnchor();
@@ -27,6 +27,51 @@ describe("UsageAnchor", () => {
           const grown = anchor.estimate(estimated + growth);
           expect(grown).toBeGreaterThanOrEqual(reported);
           expect(Math.abs(grown - (reported + growth * (reported / estimated)))).toBeLessThanOrEqual(1);
+        },
+      ),
+    );
+  });
+
+  it("estimates a view a checkpoint shrank by the measured ratio, not by the anchored figure minus the change", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1_000, max: 200_000 }),
+        fc.integer({ min: 32, max: 128 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (estimated, sixtyFourths, kept) => {
+          const ratio = sixtyFourths / 64;
+          const anchor = new UsageAnchor();
+          anchor.observe(estimated, ratio * estimated);
+          const shrunk = Math.floor(estimated * kept);
+          // Never relaxed by more than 10%: 90% of the local count when the provider counts less than that.
+          expect(anchor.estimate(shrunk)).toBe(Math.ceil(Math.max(ratio, 0.9) * shrunk));
+        },
+      ),
+    );
+  });
+
+  it("never relaxes a local count by more than 10%, and carries what a ratio above 2 does not explain as an offset", () => {
+    const anchor = new UsageAnchor();
+    anchor.observe(1_000, 300); // the provider counts 30%: taken as 90%
+    expect([anchor.scale, anchor.offset, anchor.estimate(2_000)]).toEqual([0.9, 0, 1_800]);
+    anchor.observe(1_000, 5_000); // five times the count: 2× per token, and 3,000 tokens the counter misses
+    expect([anchor.scale, anchor.offset]).toEqual([2, 3_000]);
+    expect(anchor.estimate(1_000)).toBe(5_000);
+    expect(anchor.estimate(200)).toBe(3_400); // a smaller view is never estimated above the report
+  });
+
+  it("inverts its estimate: countedLimit is the largest count whose estimate stays within a limit", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 100_000 }),
+        fc.double({ min: 0.1, max: 5, noNaN: true }),
+        fc.integer({ min: 0, max: 300_000 }),
+        (estimated, ratio, limit) => {
+          const anchor = new UsageAnchor();
+          anchor.observe(estimated, estimated * ratio);
+          const counted = anchor.countedLimit(limit);
+          if (counted >= 0) expect(anchor.estimate(counted)).toBeLessThanOrEqual(limit);
+          expect(anchor.estimate(counted + 1)).toBeGreaterThan(limit);
         },
       ),
     );
