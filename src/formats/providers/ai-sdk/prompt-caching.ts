@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { LanguageModel } from "ai";
 import type { CacheTtl } from "../anthropic/cache-breakpoints.ts";
 import type { ProviderOptions } from "./ai-sdk-types.ts";
@@ -19,9 +20,26 @@ export interface PromptCachingOptions {
   readonly cacheTtl?: CacheTtl;
   /**
    * OpenAI's `prompt_cache_key` (`providerOptions.openai.promptCacheKey`), which routes requests with the same
-   * key to the same cache, for OpenAI models. Default: the session id, when there is one; false sends none.
+   * key to the same cache, for OpenAI models. Default: the session id, when there is one; false sends none. Keys
+   * longer than OpenAI's 64 characters are shortened with a hash (`promptCacheKeyFor`).
    */
   readonly promptCacheKey?: string | false;
+}
+
+/** OpenAI rejects a `prompt_cache_key` longer than this (`string_above_max_length`). */
+export const MAX_PROMPT_CACHE_KEY_LENGTH = 64;
+
+/**
+ * An OpenAI `prompt_cache_key` for a session id: the id itself when it fits in 64 characters, otherwise its first
+ * 47 characters, a colon and 16 hex digits of its SHA-256 (stable, and distinct for ids sharing a prefix).
+ *
+ * @example
+ * promptCacheKeyFor("support-42"); // "support-42"
+ */
+export function promptCacheKeyFor(sessionId: string): string {
+  if (sessionId.length <= MAX_PROMPT_CACHE_KEY_LENGTH) return sessionId;
+  const digest = createHash("sha256").update(sessionId).digest("hex").slice(0, 16);
+  return `${sessionId.slice(0, MAX_PROMPT_CACHE_KEY_LENGTH - 17)}:${digest}`;
 }
 
 /** The providers whose prompt caching ctxkit steers. */
@@ -109,7 +127,10 @@ export function withPromptCaching<
   if (target?.provider === "openai" && typeof key === "string" && openai?.["promptCacheKey"] === undefined)
     return {
       ...unchanged,
-      providerOptions: { ...input.providerOptions, openai: { ...openai, promptCacheKey: key } },
+      providerOptions: {
+        ...input.providerOptions,
+        openai: { ...openai, promptCacheKey: promptCacheKeyFor(key) },
+      },
     };
   return unchanged;
 }
