@@ -10,6 +10,7 @@ import {
 } from "../../formats/providers/ai-sdk/prompt-caching.ts";
 import { ephemeralTail } from "../../formats/providers/anthropic/ephemeral-tail.ts";
 import { Governor, type GovernedRequest, type GovernorOptions } from "../../governance/governor.ts";
+import type { Message } from "../../model/message.ts";
 import { isContextOverflowError } from "../../governance/overflow-recognition.ts";
 import { bridgePrompt, unbridgePrompt, type BridgedPrompt } from "./prompt-bridge.ts";
 
@@ -47,6 +48,8 @@ export function ctxkitMiddleware(
   const governor = new Governor(options);
   const sessionId = options.sessionId ?? "ai-sdk";
   const originals = new WeakMap<LanguageModelV4CallOptions, BridgedPrompt>();
+  /** Every message bridged so far: the governor's view keeps the ones it did not rewrite. */
+  const bridged = new WeakSet<Message>();
 
   /** The governed call with the model's prompt-cache hints (Anthropic breakpoints or OpenAI's cache key). */
   function withCaching(
@@ -91,7 +94,8 @@ export function ctxkitMiddleware(
       ...(params.abortSignal !== undefined && { signal: params.abortSignal }),
     });
     options.onRequest?.(request);
-    const prompt = unbridgePrompt(request.messages, bridge);
+    for (const message of bridge.messages) bridged.add(message);
+    const prompt = unbridgePrompt(request.messages, bridge, (message) => bridged.has(message));
     const governed = withCaching(params, prompt, model, ephemeralTail(request.messages));
     originals.set(governed, bridge);
     return governed;
