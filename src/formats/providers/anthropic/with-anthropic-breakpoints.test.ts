@@ -101,7 +101,10 @@ describe("withAnthropicBreakpoints", () => {
       "messages[2][0]",
       "messages[4][0]",
     ]);
-    const bare = withAnthropicBreakpoints({ messages: agentLoop() }, { minTokens: 0 });
+    const bare: AnthropicCacheableRequest = withAnthropicBreakpoints(
+      { messages: agentLoop() },
+      { minTokens: 0 },
+    );
     expect(markers(bare).map((marker) => marker.at)).toEqual(["messages[2][0]", "messages[4][0]"]);
     expect(bare.tools).toBeUndefined();
     expect(bare.system).toBeUndefined();
