@@ -207,7 +207,7 @@ describe("PreparedRequest.toAiSdk", () => {
   });
 
   it("gives an OpenAI model the session id as promptCacheKey, and other models nothing", async () => {
-    const reply = (): LanguageModelV4GenerateResult => ({
+    const reply = async (): Promise<LanguageModelV4GenerateResult> => ({
       content: [{ type: "text", text: "ok" }],
       finishReason: { unified: "stop", raw: "stop" },
       usage: {
