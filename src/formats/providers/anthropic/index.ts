@@ -16,6 +16,7 @@ export {
 export { DEFAULT_MIN_CACHEABLE_TOKENS, anthropicMinimumCacheableTokens } from "./cache-minimums.ts";
 export { ephemeralTail } from "./ephemeral-tail.ts";
 export {
+  anthropicBreakpointsOf,
   countAnthropicBreakpoints,
   withAnthropicBreakpoints,
   type AnthropicBreakpointOptions,

@@ -7,8 +7,10 @@ import type {
   AnthropicRequestPayload,
   AnthropicTool,
 } from "./anthropic-message.ts";
+import { fromAnthropic } from "./from-anthropic.ts";
 import { toAnthropic } from "./to-anthropic.ts";
 import {
+  anthropicBreakpointsOf,
   countAnthropicBreakpoints,
   withAnthropicBreakpoints,
   type AnthropicCacheableRequest,
@@ -247,6 +249,31 @@ describe("withAnthropicBreakpoints", () => {
       "messages[2][0]",
       "messages[4][0]",
     ]);
+  });
+
+  it("reports the breakpoints a payload carries, and an imported payload brings none back", () => {
+    const marked = withAnthropicBreakpoints({ tools, system: "S", messages: agentLoop() }, { minTokens: 0 });
+    expect(anthropicBreakpointsOf(marked)).toEqual([
+      { position: { at: "tools" }, ttl: "5m" },
+      { position: { at: "system" }, ttl: "5m" },
+      { position: { at: "message", index: 2 }, ttl: "5m" },
+      { position: { at: "message", index: 4 }, ttl: "5m" },
+    ]);
+    // Markers are per request: importing a marked payload (tool_use extras included) and sending it again
+    // carries none of them, so they never take a slot from the next request's breakpoints.
+    const messages = agentLoop();
+    messages[3] = {
+      role: "assistant",
+      content: [
+        { type: "tool_use", id: "c2", name: "bash", input: {}, caller: "direct", cache_control: FIVE },
+      ],
+    };
+    const again = toAnthropic(fromAnthropic({ system: marked.system, messages }));
+    expect(countAnthropicBreakpoints(again)).toBe(0);
+    expect(again.messages[3]).toEqual({
+      role: "assistant",
+      content: [{ caller: "direct", type: "tool_use", id: "c2", name: "bash", input: {} }],
+    });
   });
 
   it("property: never a fifth breakpoint on any payload, the caller's kept, TTLs in order", () => {

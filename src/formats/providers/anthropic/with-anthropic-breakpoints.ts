@@ -50,8 +50,15 @@ function blocksOf(message: AnthropicMessage): readonly Block[] {
   return typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
 }
 
-/** Every `cache_control` the caller already set, one entry per marker, at the position it belongs to. */
-function existingBreakpoints(request: AnthropicCacheableRequest): CacheBreakpoint[] {
+/**
+ * The `cache_control` breakpoints of an Anthropic Messages request, one entry per marker, at the position it
+ * belongs to (a marker anywhere in a message counts for that message; the request-level automatic one for the
+ * last message), in request order — e.g. to price the breakpoints a payload carries.
+ *
+ * @example
+ * anthropicBreakpointsOf(withAnthropicBreakpoints(request)); // [{ position: { at: "system" }, ttl: "5m" }, …]
+ */
+export function anthropicBreakpointsOf(request: AnthropicCacheableRequest): CacheBreakpoint[] {
   const found: CacheBreakpoint[] = [];
   const add = (position: BreakpointPosition, control: AnthropicCacheControl | undefined) => {
     if (control !== undefined) found.push({ position, ttl: ttlOf(control) });
@@ -147,7 +154,7 @@ export function withAnthropicBreakpoints<Request extends AnthropicCacheableReque
     hasSystem,
     tokensThrough: (position) =>
       through(position.at === "tools" ? 0 : position.at === "system" ? 1 : 2 + position.index),
-    existing: existingBreakpoints(request),
+    existing: anthropicBreakpointsOf(request),
     minTokens,
     ...(options.ttl !== undefined && { ttl: options.ttl }),
   });
@@ -179,5 +186,5 @@ export function withAnthropicBreakpoints<Request extends AnthropicCacheableReque
  * countAnthropicBreakpoints(withAnthropicBreakpoints(request)); // <= 4
  */
 export function countAnthropicBreakpoints(request: AnthropicCacheableRequest): number {
-  return existingBreakpoints(request).length;
+  return anthropicBreakpointsOf(request).length;
 }
