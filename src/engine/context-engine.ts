@@ -51,7 +51,7 @@ export interface ContextEngineOptions {
  * const session = engine.session("support-42");
  * await session.addUser("Where is my order?");
  * const request = await session.prepare({ system: "You are a support agent." });
- * const reply = await generateText({ model, messages: request.toOpenAIChat() ... });
+ * const reply = await generateText({ model, ...request.toAiSdk({ model }) }); // with the provider's cache hints
  * await session.recordAssistant({ content: reply.text, usage });
  * await session.commit();
  * ```

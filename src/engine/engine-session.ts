@@ -131,6 +131,7 @@ export class EngineSession {
     this.#lastPrepared = governed.tokens;
     const payload = assemblePayload(system, governed.messages);
     return new PreparedRequest({
+      sessionId: this.id,
       payload,
       tools,
       tokens: governed.tokens,

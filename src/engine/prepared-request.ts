@@ -3,7 +3,16 @@ import type { Payload } from "../assembly/payload.ts";
 import type { GovernanceEvent } from "../governance/events.ts";
 import type { RequestTokens } from "../governance/governor.ts";
 import type { LoopDetection } from "../governance/loop-detector.ts";
-import { toAnthropic } from "../formats/providers/anthropic/index.ts";
+import type { LanguageModel, ModelMessage, SystemModelMessage } from "ai";
+import { toAiSdk } from "../formats/providers/ai-sdk/to-ai-sdk.ts";
+import type { ProviderOptions } from "../formats/providers/ai-sdk/ai-sdk-types.ts";
+import { withPromptCaching, type PromptCachingOptions } from "../formats/providers/ai-sdk/prompt-caching.ts";
+import type { AnthropicRequestPayload } from "../formats/providers/anthropic/anthropic-message.ts";
+import { toAnthropicTools } from "../formats/providers/anthropic/anthropic-tools.ts";
+import type { CacheTtl } from "../formats/providers/anthropic/cache-breakpoints.ts";
+import { ephemeralTail } from "../formats/providers/anthropic/ephemeral-tail.ts";
+import { toAnthropic } from "../formats/providers/anthropic/to-anthropic.ts";
+import { withAnthropicBreakpoints } from "../formats/providers/anthropic/with-anthropic-breakpoints.ts";
 import { toGemini } from "../formats/providers/gemini/index.ts";
 import { toOpenAIChat } from "../formats/providers/openai-chat/index.ts";
 import type { JsonValue } from "../model/message.ts";
@@ -15,11 +24,40 @@ export interface ToolDefinition {
   readonly inputSchema?: JsonValue;
 }
 
+/** Options of `PreparedRequest.toAnthropic`. */
+export interface AnthropicRequestOptions {
+  /**
+   * Prompt-cache breakpoints (`cache_control`) on the last tool, the system prompt and the two newest stable
+   * messages (see `withAnthropicBreakpoints`). Default true; false sends none.
+   */
+  readonly cacheBreakpoints?: boolean;
+  /** TTL of the breakpoints: `5m` (default) or `1h`. */
+  readonly cacheTtl?: CacheTtl;
+  /** The Anthropic model the request is for: sets the minimum cacheable prefix (default 1,024 tokens). */
+  readonly model?: string;
+}
+
+/** Options of `PreparedRequest.toAiSdk`: the model it is for, and how to ask it to cache the prompt. */
+export interface AiSdkRequestOptions extends PromptCachingOptions {
+  /** The model the request goes to; its provider decides the caching hints (none without it). */
+  readonly model?: LanguageModel;
+}
+
+/** What `generateText` / `streamText` take from a prepared request. */
+export interface AiSdkRequest {
+  instructions?: SystemModelMessage[];
+  messages: ModelMessage[];
+  /** Call-level options (OpenAI's `promptCacheKey`), when the model's provider takes any. */
+  providerOptions?: ProviderOptions;
+}
+
 /**
  * A governed, assembled request, provider-neutral, with converters to each provider's format and the
  * inspection report (tokens per channel, governance events).
  */
 export class PreparedRequest {
+  /** The session the request belongs to (the default OpenAI prompt-cache key). */
+  readonly sessionId: string;
   readonly payload: Payload;
   readonly tools: readonly ToolDefinition[];
   readonly tokens: RequestTokens;
@@ -31,6 +69,7 @@ export class PreparedRequest {
 
   /** @internal Created by `EngineSession.prepare()`. */
   constructor(fields: {
+    sessionId: string;
     payload: Payload;
     tools: readonly ToolDefinition[];
     tokens: RequestTokens;
@@ -39,6 +78,7 @@ export class PreparedRequest {
     checkpoint: boolean;
     loop: LoopDetection | undefined;
   }) {
+    this.sessionId = fields.sessionId;
     this.payload = fields.payload;
     this.tools = fields.tools;
     this.tokens = fields.tokens;
@@ -63,9 +103,49 @@ export class PreparedRequest {
     return toOpenAIChat(this.#withSystem());
   }
 
-  /** Anthropic Messages `{ system, messages }`. */
-  toAnthropic(): ReturnType<typeof toAnthropic> {
-    return toAnthropic(this.#withSystem());
+  /**
+   * Anthropic Messages `{ tools, system, messages }` (`tools` only when the request has some), with prompt-cache
+   * breakpoints unless `cacheBreakpoints: false`. The budget-exit notice, sent with this request only, gets no
+   * breakpoint: the newest stable block before it does.
+   *
+   * @example
+   * const body = request.toAnthropic({ model: "claude-sonnet-4-5" });
+   * await anthropic.messages.create({ model: "claude-sonnet-4-5", max_tokens: 4096, ...body });
+   */
+  toAnthropic(options: AnthropicRequestOptions = {}): AnthropicRequestPayload {
+    const converted = toAnthropic(this.#withSystem());
+    const payload: AnthropicRequestPayload =
+      this.tools.length === 0 ? converted : { tools: toAnthropicTools(this.tools), ...converted };
+    if (options.cacheBreakpoints === false) return payload;
+    const tail = this.payload.messages.slice(
+      this.payload.messages.length - ephemeralTail(this.payload.messages),
+    );
+    return withAnthropicBreakpoints(payload, {
+      ...(options.model !== undefined && { model: options.model }),
+      ...(options.cacheTtl !== undefined && { ttl: options.cacheTtl }),
+      ephemeralBlocks: tail.reduce((sum, message) => sum + message.content.length, 0),
+    });
+  }
+
+  /**
+   * AI SDK `{ instructions, messages, providerOptions }` for `generateText` / `streamText`, with the prompt-cache
+   * hints of `model`'s provider: Anthropic breakpoints (`providerOptions.anthropic.cacheControl` on the system
+   * prompt and the two newest stable messages) or OpenAI's `promptCacheKey` (the session id by default).
+   *
+   * @example
+   * const result = streamText({ model, ...request.toAiSdk({ model }) });
+   */
+  toAiSdk(options: AiSdkRequestOptions = {}): AiSdkRequest {
+    const prompt = toAiSdk(this.#withSystem());
+    const cached = withPromptCaching(
+      { system: prompt.instructions ?? [], messages: prompt.messages },
+      { ...options, sessionId: this.sessionId, ephemeralTail: ephemeralTail(this.payload.messages) },
+    );
+    return {
+      ...(cached.system.length > 0 && { instructions: cached.system }),
+      messages: cached.messages,
+      ...(cached.providerOptions !== undefined && { providerOptions: cached.providerOptions }),
+    };
   }
 
   /** Gemini `{ systemInstruction, contents }`. */

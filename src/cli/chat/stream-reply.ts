@@ -3,7 +3,6 @@ import { streamText, type LanguageModelUsage, type TextStreamPart, type ToolSet 
 import type { AssistantInput } from "../../conversation/conversation.ts";
 import type { PreparedRequest } from "../../engine/prepared-request.ts";
 import { InterruptedError } from "../../errors/errors.ts";
-import { toAiSdk } from "../../formats/providers/ai-sdk/index.ts";
 import type { ContentBlock, Usage } from "../../model/message.ts";
 import { classifyProviderError, type ProviderErrorContext } from "../../providers/classify-provider-error.ts";
 import { withRetries, type RetryNotice } from "../../providers/with-retries.ts";
@@ -46,11 +45,10 @@ function toUsage(usage: LanguageModelUsage | undefined): Usage | undefined {
 /** Starts the call and reads up to its first content: failures before any output can be retried safely. */
 async function openStream(options: StreamReplyOptions, signal: AbortSignal): Promise<[Stream, Part[]]> {
   const { request } = options;
-  const prompt = toAiSdk(request.messages);
   const result = streamText({
     model: options.model,
-    messages: prompt.messages,
-    ...(request.system !== "" && { instructions: request.system }),
+    // With the provider's prompt-cache hints (Anthropic breakpoints, OpenAI's cache key).
+    ...request.toAiSdk({ model: options.model }),
     abortSignal: signal,
     maxRetries: 0,
     // Errors arrive as stream parts and are thrown classified; the SDK's default would log them to stderr.

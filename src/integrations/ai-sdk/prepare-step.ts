@@ -1,6 +1,19 @@
-import { asSchema, type Instructions, type ModelMessage, type ToolSet } from "ai";
+import {
+  asSchema,
+  type Instructions,
+  type LanguageModel,
+  type ModelMessage,
+  type SystemModelMessage,
+  type ToolSet,
+} from "ai";
+import type { ProviderOptions } from "../../formats/providers/ai-sdk/ai-sdk-types.ts";
 import { fromAiSdk } from "../../formats/providers/ai-sdk/from-ai-sdk.ts";
+import {
+  withPromptCaching,
+  type PromptCachingOptions,
+} from "../../formats/providers/ai-sdk/prompt-caching.ts";
 import { toAiSdk, type AiSdkOptions } from "../../formats/providers/ai-sdk/to-ai-sdk.ts";
+import { ephemeralTail } from "../../formats/providers/anthropic/ephemeral-tail.ts";
 import {
   Governor,
   type GovernedRequest,
@@ -9,9 +22,15 @@ import {
 } from "../../governance/governor.ts";
 import type { Message } from "../../model/message.ts";
 
-/** Options of `ctxkitPrepareStep`: the governor's, plus the session id, the tools, and a hook per request. */
-export interface CtxkitPrepareStepOptions extends GovernorOptions, AiSdkOptions {
-  /** Stamped on the converted messages (events and memory entries carry it). Default "ai-sdk". */
+/**
+ * Options of `ctxkitPrepareStep`: the governor's, plus the session id, the tools, prompt caching and a hook per
+ * request.
+ */
+export interface CtxkitPrepareStepOptions extends GovernorOptions, AiSdkOptions, PromptCachingOptions {
+  /**
+   * Stamped on the converted messages (events and memory entries carry it); when given, it is also OpenAI's
+   * prompt-cache key (`promptCacheKey`). Default "ai-sdk".
+   */
   sessionId?: string;
   /**
    * The tools given to `generateText`/`streamText`: their definitions are counted as part of every request.
@@ -27,19 +46,37 @@ export interface CtxkitPrepareStepOptions extends GovernorOptions, AiSdkOptions 
  * function fits `generateText`/`streamText` whatever the tools.
  */
 export interface PrepareStepInput {
+  /** The step's model: its provider decides the prompt-cache hints (none without it). */
+  readonly model?: LanguageModel;
   readonly steps: readonly { readonly usage: { readonly inputTokens: number | undefined } }[];
   readonly stepNumber: number;
   readonly instructions: Instructions | undefined;
   readonly messages: ModelMessage[];
 }
 
+/** What `ctxkitPrepareStep` returns for a step: the governed messages, and the prompt-cache hints. */
+export interface PreparedStep {
+  messages: ModelMessage[];
+  /** The instructions with Anthropic's system breakpoint, when one was set. */
+  instructions?: SystemModelMessage[];
+  /** OpenAI's `promptCacheKey`, when set. */
+  providerOptions?: ProviderOptions;
+}
+
 /**
  * The `prepareStep` function (it returns the governed `messages` of the step), with the governor behind it
  * (its view, offload store and policy).
  */
-export type CtxkitPrepareStep = ((step: PrepareStepInput) => Promise<{ messages: ModelMessage[] }>) & {
+export type CtxkitPrepareStep = ((step: PrepareStepInput) => Promise<PreparedStep>) & {
   readonly governor: Governor;
 };
+
+function instructionList(instructions: Instructions | undefined): SystemModelMessage[] {
+  if (instructions === undefined) return [];
+  if (typeof instructions === "string")
+    return instructions === "" ? [] : [{ role: "system", content: instructions }];
+  return Array.isArray(instructions) ? instructions : [instructions];
+}
 
 function instructionText(instructions: Instructions | undefined): string {
   if (instructions === undefined) return "";
@@ -153,6 +190,10 @@ class MessageBridge {
  * decisions are anchored on them. Keep one per conversation: reusing it for the next `generateText` call of the
  * same chat (with the earlier messages passed again) continues the same governed view.
  *
+ * When the step's model is an Anthropic one, the instructions and the two newest stable messages carry cache
+ * breakpoints (`providerOptions.anthropic.cacheControl`, on copies); for an OpenAI model given a `sessionId`,
+ * the step's `providerOptions.openai.promptCacheKey` is that id (see `PromptCachingOptions`).
+ *
  * Unlike `ctxkitMiddleware`, it sees the SDK's own messages (`ModelMessage`) and never the provider call, so it
  * cannot retry after a provider overflow error; combine the two when that matters.
  *
@@ -169,6 +210,8 @@ export function ctxkitPrepareStep(options: CtxkitPrepareStepOptions): CtxkitPrep
   let instructionsTokens = { text: "", tokens: 0 };
   let sources: ModelMessage[] = [];
   let returned: ModelMessage[] | undefined;
+  /** The instructions last returned, and the caller's they stand for (the SDK hands them back next step). */
+  let marked: { returned: SystemModelMessage[]; original: Instructions | undefined } | undefined;
   let prepared: RequestTokens | undefined;
 
   const fixedTokens = async (instructions: Instructions | undefined): Promise<number> => {
@@ -200,7 +243,9 @@ export function ctxkitPrepareStep(options: CtxkitPrepareStepOptions): CtxkitPrep
     });
   };
 
-  const prepareStep = async (step: PrepareStepInput): Promise<{ messages: ModelMessage[] }> => {
+  const prepareStep = async (step: PrepareStepInput): Promise<PreparedStep> => {
+    const instructions =
+      marked !== undefined && marked.returned === step.instructions ? marked.original : step.instructions;
     const last = step.steps.at(-1);
     if (prepared !== undefined && last !== undefined) {
       governor.recordSuccess();
@@ -214,11 +259,31 @@ export function ctxkitPrepareStep(options: CtxkitPrepareStepOptions): CtxkitPrep
       current.set(converted, source);
       history.push(...converted);
     }
-    const request = await governor.prepare(history, { fixedTokens: await fixedTokens(step.instructions) });
+    const request = await governor.prepare(history, { fixedTokens: await fixedTokens(instructions) });
     prepared = request.tokens;
     options.onRequest?.(request);
-    returned = bridge.restore(request.messages, current);
-    return { messages: returned };
+    const system = instructionList(instructions);
+    const cached = withPromptCaching(
+      { system, messages: bridge.restore(request.messages, current) },
+      {
+        ...options,
+        model: step.model,
+        sessionId: options.sessionId,
+        ephemeralTail: ephemeralTail(request.messages),
+        countTokens: (text) => options.counter.countText(text),
+      },
+    );
+    returned = cached.messages;
+    // Once instructions were returned, the SDK keeps sending them: return them every step from then on, so a
+    // breakpoint never outlives the step it was planned for.
+    const override =
+      marked !== undefined || cached.system.some((message, index) => message !== system[index]);
+    if (override) marked = { returned: cached.system, original: instructions };
+    return {
+      messages: returned,
+      ...(override && { instructions: cached.system }),
+      ...(cached.providerOptions !== undefined && { providerOptions: cached.providerOptions }),
+    };
   };
   return Object.assign(prepareStep, { governor });
 }

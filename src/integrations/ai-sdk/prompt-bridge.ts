@@ -17,6 +17,8 @@ export interface BridgedPrompt {
   readonly origins: ReadonlyMap<Message, readonly { block: ContentBlock; part: Part }[]>;
   /** The original V4 message of each bridged message (tool messages share theirs). */
   readonly sources: ReadonlyMap<Message, LanguageModelV4Message>;
+  /** Each bridged message by id (ids depend on position and content, so equal prompts share them). */
+  readonly byId: ReadonlyMap<string, Message>;
 }
 
 function outputToResult(part: LanguageModelV4ToolResultPart): ToolResultBlock {
@@ -83,6 +85,7 @@ export function bridgePrompt(prompt: LanguageModelV4Prompt, sessionId: string): 
   const messages: Message[] = [];
   const origins = new Map<Message, { block: ContentBlock; part: Part }[]>();
   const sources = new Map<Message, LanguageModelV4Message>();
+  const byId = new Map<string, Message>();
   let turn = 0;
   const push = (
     source: LanguageModelV4Message,
@@ -105,6 +108,7 @@ export function bridgePrompt(prompt: LanguageModelV4Prompt, sessionId: string): 
     messages.push(message);
     origins.set(message, pairs);
     sources.set(message, source);
+    byId.set(id, message);
   };
   for (const source of prompt) {
     if (source.role === "system") {
@@ -131,7 +135,7 @@ export function bridgePrompt(prompt: LanguageModelV4Prompt, sessionId: string): 
     }
     push(source, source.role, pairs, `${source.role}:${canonicalJson(source.content)}`);
   }
-  return { messages, origins, sources };
+  return { messages, origins, sources, byId };
 }
 
 function rebuildPart(
@@ -161,10 +165,17 @@ function rebuildPart(
 /**
  * Writes governed ctxkit messages back as an AI SDK prompt. Messages governance did not touch come out as the
  * very parts they came from; consecutive tool messages are merged into one tool message, as the SDK expects.
+ * `untouched` recognises a message bridged by an earlier call and kept as it was (the governor's view keeps
+ * those objects): it comes out as this call's message with the same id, provider options included.
  */
-export function unbridgePrompt(messages: readonly Message[], bridge: BridgedPrompt): LanguageModelV4Prompt {
+export function unbridgePrompt(
+  governed: readonly Message[],
+  bridge: BridgedPrompt,
+  untouched: (message: Message) => boolean = () => false,
+): LanguageModelV4Prompt {
   const prompt: LanguageModelV4Prompt = [];
-  for (const message of messages) {
+  for (const kept of governed) {
+    const message = bridge.origins.has(kept) || !untouched(kept) ? kept : (bridge.byId.get(kept.id) ?? kept);
     const origins = bridge.origins.get(message) ?? [];
     const source = bridge.sources.get(message);
     if (message.role === "system") {

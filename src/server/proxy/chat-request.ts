@@ -1,7 +1,9 @@
 import { z } from "zod";
 import type { ToolDefinition } from "../../engine/prepared-request.ts";
+import { promptCacheKeyFor } from "../../formats/providers/ai-sdk/prompt-caching.ts";
 import type { JsonValue } from "../../model/message.ts";
 import { validate } from "../../model/schemas.ts";
+import type { UpstreamOptions } from "../upstream/upstream-options.ts";
 
 /** The fields of a chat completions request the proxy reads; every other field is forwarded untouched. */
 export const chatRequestSchema = z.looseObject({
@@ -68,4 +70,22 @@ export function upstreamBody(
   if (model !== undefined) body["model"] = model;
   if (request.stream === true) body["stream_options"] = { ...request.stream_options, include_usage: true };
   return body;
+}
+
+/**
+ * An upstream body with OpenAI's `prompt_cache_key` set to the session's key (`promptCacheKeyFor`), unless the
+ * client set one or the upstream has `promptCacheKey: false`.
+ *
+ * @example
+ * withPromptCacheKey(body, session.id, upstream); // { ...body, prompt_cache_key: "chat-1" }
+ */
+export function withPromptCacheKey(
+  body: unknown,
+  sessionId: string,
+  upstream: Pick<UpstreamOptions, "promptCacheKey">,
+): unknown {
+  const record = asRecord(body);
+  if (record === undefined || upstream.promptCacheKey === false || record["prompt_cache_key"] != null)
+    return body;
+  return { ...record, prompt_cache_key: promptCacheKeyFor(sessionId) };
 }

@@ -9,6 +9,7 @@ import type { SessionLease } from "../tenancy/tenant-engines.ts";
 import type { AssistantReply } from "../upstream/assistant-reply.ts";
 import { callUpstream, type UpstreamResponse } from "../upstream/call-upstream.ts";
 import type { UpstreamOptions } from "../upstream/upstream-options.ts";
+import { withPromptCacheKey } from "./chat-request.ts";
 import { appendInputs, clientSystemPrompt, type ClientTurn } from "./session-inputs.ts";
 
 /** Options of `openExchange`. */
@@ -81,7 +82,7 @@ export async function openExchange(options: ExchangeOptions): Promise<OpenExchan
     let headersMs = 0;
     const send = async (request: PreparedRequest) => {
       const messages = await upstreamMessages(request, options.blobs);
-      const body = options.body(messages);
+      const body = withPromptCacheKey(options.body(messages), session.id, options.upstream);
       try {
         const response = await callUpstream(options.upstream, body, {
           timeoutMs: options.timeoutMs,

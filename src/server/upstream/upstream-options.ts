@@ -11,6 +11,11 @@ export interface UpstreamOptions {
   readonly model?: string;
   /** Extra headers for the upstream (e.g. an organisation id). */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * In stateful mode, send the session id as OpenAI's `prompt_cache_key` (better cache hit rates across a fleet)
+   * when the client did not set one. Default true; false for OpenAI-compatible servers that reject unknown fields.
+   */
+  readonly promptCacheKey?: boolean;
 }
 
 /**

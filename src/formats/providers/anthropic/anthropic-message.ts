@@ -1,9 +1,18 @@
 import type { JsonValue } from "../../../model/message.ts";
+import type { CacheTtl } from "./cache-breakpoints.ts";
+
+/** A prompt-cache breakpoint: the prefix up to and including the block that carries it is cached. */
+export interface AnthropicCacheControl {
+  type: "ephemeral";
+  /** Default `5m`. */
+  ttl?: CacheTtl;
+}
 
 /** A text block. */
 export interface AnthropicTextBlock {
   type: "text";
   text: string;
+  cache_control?: AnthropicCacheControl;
 }
 
 /** Where an image's bytes are. */
@@ -16,6 +25,7 @@ export type AnthropicImageSource =
 export interface AnthropicImageBlock {
   type: "image";
   source: AnthropicImageSource;
+  cache_control?: AnthropicCacheControl;
 }
 
 /** Where a document's content is (`text` sources hold plain text, not base64). */
@@ -30,6 +40,7 @@ export interface AnthropicDocumentBlock {
   type: "document";
   source: AnthropicDocumentSource;
   title?: string;
+  cache_control?: AnthropicCacheControl;
 }
 
 /** Extended thinking, with the signature Anthropic needs to accept it back. */
@@ -69,6 +80,7 @@ export interface AnthropicToolResultBlock {
   tool_use_id: string;
   content: string | (AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock)[];
   is_error?: boolean;
+  cache_control?: AnthropicCacheControl;
 }
 
 /** Blocks of a user message. */
@@ -98,4 +110,18 @@ export type AnthropicMessage = AnthropicUserMessage | AnthropicAssistantMessage;
 export interface AnthropicPayload {
   system?: string | AnthropicTextBlock[];
   messages: AnthropicMessage[];
+}
+
+/** A client tool definition (other fields, such as a server tool's `type`, pass through). */
+export interface AnthropicTool {
+  name: string;
+  description?: string;
+  input_schema: JsonValue;
+  cache_control?: AnthropicCacheControl;
+  [extra: string]: unknown;
+}
+
+/** A Messages payload with the request's tool definitions, ready for the remaining request fields. */
+export interface AnthropicRequestPayload extends AnthropicPayload {
+  tools?: AnthropicTool[];
 }

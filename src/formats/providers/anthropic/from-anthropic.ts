@@ -118,7 +118,11 @@ export function fromAnthropic(payload: unknown, options: ImportOptions = {}): Me
     if (typeof message.content !== "string")
       for (const block of message.content)
         if (block.type === "tool_use")
-          extras.add(`tool_use:${block.id}`, extrasOf(block, ["type", "id", "name", "input"]));
+          // cache_control directs one request's caching; it is not part of the call (ctxkit places its own).
+          extras.add(
+            `tool_use:${block.id}`,
+            extrasOf(block, ["type", "id", "name", "input", "cache_control"]),
+          );
     const content =
       typeof message.content === "string"
         ? message.content === ""

@@ -3,3 +3,22 @@ export { BLOCK_EXTRAS_KEY } from "./anthropic-message.ts";
 export { anthropicPayloadSchema } from "./anthropic-schema.ts";
 export { toAnthropic } from "./to-anthropic.ts";
 export { fromAnthropic } from "./from-anthropic.ts";
+export { toAnthropicTools, type NeutralToolDefinition } from "./anthropic-tools.ts";
+export {
+  MAX_ANTHROPIC_BREAKPOINTS,
+  comparePositions,
+  planAnthropicBreakpoints,
+  type BreakpointPlanInput,
+  type BreakpointPosition,
+  type CacheBreakpoint,
+  type CacheTtl,
+} from "./cache-breakpoints.ts";
+export { DEFAULT_MIN_CACHEABLE_TOKENS, anthropicMinimumCacheableTokens } from "./cache-minimums.ts";
+export { ephemeralTail } from "./ephemeral-tail.ts";
+export {
+  anthropicBreakpointsOf,
+  countAnthropicBreakpoints,
+  withAnthropicBreakpoints,
+  type AnthropicBreakpointOptions,
+  type AnthropicCacheableRequest,
+} from "./with-anthropic-breakpoints.ts";

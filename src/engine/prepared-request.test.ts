@@ -1,0 +1,233 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { LanguageModelV4GenerateResult } from "@ai-sdk/provider";
+import { generateText, streamText } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
+import { afterEach, describe, expect, it } from "vitest";
+import { toAnthropic } from "../formats/providers/anthropic/to-anthropic.ts";
+import { sequentialIds } from "../model/ids.ts";
+import { resolveModel } from "../providers/resolve-model.ts";
+import { MemorySessionStore } from "../store/memory/index.ts";
+import { FakeSummarizer } from "../test/fake-summarizer.ts";
+import { FakeTokenCounter } from "../test/fake-token-counter.ts";
+import { createContextEngine } from "./context-engine.ts";
+import type { ToolDefinition } from "./prepared-request.ts";
+
+const SYSTEM = "You are a careful coding agent. Read a file before you edit it. ".repeat(80);
+const TOOLS: ToolDefinition[] = [
+  { name: "read_file", description: "Read a file", inputSchema: { type: "object" } },
+  { name: "bash", inputSchema: { type: "object", properties: { command: { type: "string" } } } },
+];
+
+async function engine(policy = {}) {
+  return createContextEngine({
+    store: new MemorySessionStore(),
+    policy,
+    contextWindow: 100_000,
+    maxOutputTokens: 2_000,
+    tokenCounter: new FakeTokenCounter(),
+    summarizer: new FakeSummarizer(),
+    ids: sequentialIds(),
+    clock: () => new Date("2026-03-01T12:00:00Z"),
+  });
+}
+
+/** A session inside a run: user, assistant (tool call), tool result, assistant (tool call), tool result. */
+async function midRun(policy = {}, id = "s1") {
+  const session = (await engine(policy)).session(id);
+  await session.addUser("Fix the failing test");
+  for (const [index, path] of ["a.ts", "b.ts"].entries()) {
+    await session.prepare({ system: SYSTEM, tools: TOOLS });
+    await session.recordAssistant({
+      content: [{ type: "tool-call", id: `c${index}`, name: "read_file", input: { path } }],
+    });
+    await session.recordToolResults([
+      { callId: `c${index}`, toolName: "read_file", content: `// ${path}\n${"const a = 1;\n".repeat(50)}` },
+    ]);
+  }
+  return session;
+}
+
+/** Where the cache_control markers of an Anthropic request body sit. */
+function markerPlaces(body: {
+  tools?: { cache_control?: unknown }[];
+  system?: unknown;
+  messages: { content: unknown }[];
+}): string[] {
+  const places: string[] = [];
+  body.tools?.forEach((tool, index) => tool.cache_control !== undefined && places.push(`tools[${index}]`));
+  if (Array.isArray(body.system))
+    (body.system as { cache_control?: unknown }[]).forEach(
+      (block, index) => block.cache_control !== undefined && places.push(`system[${index}]`),
+    );
+  body.messages.forEach((message, index) => {
+    if (!Array.isArray(message.content)) return;
+    (message.content as { cache_control?: unknown }[]).forEach(
+      (block, position) =>
+        block.cache_control !== undefined && places.push(`messages[${index}][${position}]`),
+    );
+  });
+  return places;
+}
+
+describe("PreparedRequest.toAnthropic", () => {
+  it("sends the tools and breakpoints on the last tool, the system prompt and the two sliding messages", async () => {
+    const request = await (await midRun()).prepare({ system: SYSTEM, tools: TOOLS });
+    const body = request.toAnthropic({ model: "claude-sonnet-4-5" });
+    expect(body.tools?.map((tool) => tool.name)).toEqual(["read_file", "bash"]);
+    expect(body.tools?.[1]?.input_schema).toEqual(TOOLS[1]!.inputSchema);
+    // user 0, assistant 1, tool result 2, assistant 3, tool result 4. The tools alone are below 1,024 tokens.
+    expect(markerPlaces(body)).toEqual(["system[0]", "messages[2][0]", "messages[4][0]"]);
+    // Tool definitions long enough to be cached on their own get the fourth breakpoint.
+    const documented = [...TOOLS, { name: "edit", description: "Replace text in a file. ".repeat(300) }];
+    const withTools = await (await midRun({}, "s2")).prepare({ system: SYSTEM, tools: documented });
+    expect(markerPlaces(withTools.toAnthropic({ model: "claude-sonnet-4-5" }))).toEqual([
+      "tools[2]",
+      "system[0]",
+      "messages[2][0]",
+      "messages[4][0]",
+    ]);
+  });
+
+  it("without breakpoints is exactly the converter's payload plus the tools", async () => {
+    const request = await (await midRun()).prepare({ system: SYSTEM, tools: TOOLS });
+    const plain = request.toAnthropic({ cacheBreakpoints: false });
+    expect(JSON.stringify(plain)).not.toContain("cache_control");
+    const { tools, ...conversation } = plain;
+    expect(tools).toHaveLength(2);
+    const system = {
+      ...request.messages[0]!,
+      role: "system" as const,
+      content: [{ type: "text" as const, text: request.system }],
+    };
+    expect(conversation).toEqual(toAnthropic([system, ...request.messages]));
+  });
+
+  it("puts the newest breakpoint on the tool result before the budget-exit notice, not on the notice", async () => {
+    const request = await (await midRun({ budgetExitShare: 0.01 })).prepare({ system: SYSTEM, tools: TOOLS });
+    expect(request.messages.at(-1)?.metadata?.["notice"]).toBe("budget-exit");
+    const body = request.toAnthropic();
+    const last = body.messages.at(-1)!.content as { type: string; cache_control?: unknown }[];
+    expect(last.map((block) => block.type)).toEqual(["tool_result", "text"]);
+    expect(markerPlaces(body)).toEqual(["system[0]", "messages[2][0]", "messages[4][0]"]);
+    expect(last[1]!.cache_control).toBeUndefined();
+  });
+
+  it("uses the 1-hour TTL when asked", async () => {
+    const request = await (await midRun()).prepare({ system: SYSTEM, tools: TOOLS });
+    const body = request.toAnthropic({ cacheTtl: "1h" });
+    expect(JSON.stringify(body).match(/"cache_control":\{"type":"ephemeral","ttl":"1h"\}/g)).toHaveLength(3);
+  });
+});
+
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+});
+
+/** A loopback server answering Anthropic Messages requests (JSON or SSE) and recording their bodies. */
+async function anthropicServer(): Promise<{ url: string; bodies: Record<string, unknown>[] }> {
+  const bodies: Record<string, unknown>[] = [];
+  const server = createServer((request, response) => {
+    let raw = "";
+    request.setEncoding("utf8");
+    request.on("data", (chunk: string) => (raw += chunk));
+    request.on("end", () => {
+      const body = JSON.parse(raw) as Record<string, unknown>;
+      bodies.push(body);
+      const usage = {
+        input_tokens: 900,
+        output_tokens: 2,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+      };
+      const message = { id: "msg_1", type: "message", role: "assistant", model: String(body["model"]) };
+      if (body["stream"] !== true) {
+        response.writeHead(200, { "content-type": "application/json" });
+        response.end(
+          JSON.stringify({
+            ...message,
+            content: [{ type: "text", text: "Done." }],
+            stop_reason: "end_turn",
+            stop_sequence: null,
+            usage,
+          }),
+        );
+        return;
+      }
+      const events: [string, unknown][] = [
+        [
+          "message_start",
+          { type: "message_start", message: { ...message, content: [], stop_reason: null, usage } },
+        ],
+        [
+          "content_block_start",
+          { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+        ],
+        [
+          "content_block_delta",
+          { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Done." } },
+        ],
+        ["content_block_stop", { type: "content_block_stop", index: 0 }],
+        [
+          "message_delta",
+          { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 2 } },
+        ],
+        ["message_stop", { type: "message_stop" }],
+      ];
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.end(
+        events.map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`).join(""),
+      );
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, bodies };
+}
+
+describe("PreparedRequest.toAiSdk", () => {
+  it("an engine request sent to an Anthropic model carries the breakpoints on the wire (generate and stream)", async () => {
+    const fake = await anthropicServer();
+    const model = await resolveModel(`anthropic:claude-sonnet-4-5@${fake.url}`, {
+      env: { ANTHROPIC_API_KEY: "test-key" },
+    });
+    const request = await (await midRun()).prepare({ system: SYSTEM });
+    const generated = await generateText({ model, ...request.toAiSdk({ model }), maxRetries: 0 });
+    expect(generated.text).toBe("Done.");
+    const streamed = streamText({ model, ...request.toAiSdk({ model }), maxRetries: 0 });
+    expect(await streamed.text).toBe("Done.");
+    expect(fake.bodies).toHaveLength(2);
+    for (const body of fake.bodies) {
+      const sent = body as Parameters<typeof markerPlaces>[0];
+      // user 0, assistant 1, tool result 2, assistant 3, tool result 4 (the AI SDK puts tool results in user turns).
+      expect(markerPlaces(sent)).toEqual(["system[0]", "messages[2][0]", "messages[4][0]"]);
+      expect((sent.messages[4]!.content as { type: string }[])[0]!.type).toBe("tool_result");
+    }
+  });
+
+  it("gives an OpenAI model the session id as promptCacheKey, and other models nothing", async () => {
+    const reply = async (): Promise<LanguageModelV4GenerateResult> => ({
+      content: [{ type: "text", text: "ok" }],
+      finishReason: { unified: "stop", raw: "stop" },
+      usage: {
+        inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+        outputTokens: { total: 1, text: 1, reasoning: 0 },
+      },
+      warnings: [],
+    });
+    const openai = new MockLanguageModelV4({
+      provider: "openai.responses",
+      modelId: "gpt-4.1",
+      doGenerate: reply,
+    });
+    const request = await (await midRun({}, "support-42")).prepare({ system: SYSTEM });
+    await generateText({ model: openai, ...request.toAiSdk({ model: openai }) });
+    expect(openai.doGenerateCalls[0]!.providerOptions?.["openai"]?.["promptCacheKey"]).toBe("support-42");
+    expect(request.toAiSdk({ model: openai, promptCacheKey: false }).providerOptions).toBeUndefined();
+    const google = new MockLanguageModelV4({ provider: "google.generative-ai", modelId: "gemini-2.5-pro" });
+    const neutral = request.toAiSdk({ model: google });
+    expect(neutral.providerOptions).toBeUndefined();
+    expect(JSON.stringify(neutral)).not.toContain("cacheControl");
+  });
+});
