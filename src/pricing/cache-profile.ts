@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { validate } from "../model/schemas.ts";
 import { defaultModelRegistry } from "../tokens/model-registry.ts";
+import { anthropicMinimumCacheableTokens } from "./cache-minimums.ts";
 import { DEFAULT_PRICES, findPrice, type PriceTable } from "./model-prices.ts";
 
 /** The providers whose prompt caches ctxkit models, and `none` (no cache). */
@@ -44,7 +45,7 @@ const MINUTE = 60_000;
  * - Anthropic prompt caching: reads 0.1×, writes 1.25× (5-minute TTL, refreshed each time an entry is read) or
  *   2× (1-hour TTL); only prefixes ending at a `cache_control` breakpoint are written, at most 4 per request; a
  *   breakpoint also finds a prefix cached up to ~20 blocks before it; minimum 1,024 tokens on Sonnet 4/4.5
- *   (see `anthropicMinimumTokens` for the others). Output costs 5× input on every current Claude model.
+ *   (see `anthropicMinimumCacheableTokens` for the others). Output costs 5× input on every current Claude model.
  * - OpenAI prompt caching: automatic from 1,024 tokens, in 128-token increments; entries are evicted after 5–10
  *   minutes of inactivity (up to an hour off-peak; 24 h with extended retention) — we count 5. Reads at the
  *   model's cached price: 0.1× on the GPT-5 family, 0.25× on GPT-4.1, 0.5× on GPT-4o; no write premium.
@@ -105,29 +106,6 @@ export const cacheProfiles: Readonly<Record<CacheProvider, CacheProfile>> = Obje
   },
 });
 
-/**
- * Anthropic's minimum cacheable prefix per model family (prompt-caching documentation, checked 2026): shorter
- * prefixes are never written, so a breakpoint there is wasted.
- */
-const ANTHROPIC_MINIMUMS: readonly (readonly [RegExp, number])[] = [
-  [/^claude-(?:opus-4-5|opus-4-6|haiku-4-5)/, 4_096],
-  [/^claude-(?:opus-4-7|sonnet-4-6|3-5-haiku|3-haiku)/, 2_048],
-  [/^claude-(?:opus-5|sonnet-5|haiku-5|fable-5|mythos-5)/, 512],
-];
-
-/**
- * The shortest prefix Anthropic caches for a model: 4,096 tokens on Opus 4.5/4.6 and Haiku 4.5, 2,048 on Opus
- * 4.7, Sonnet 4.6 and Haiku 3/3.5, 512 on the Claude 5 family, 1,024 on the others.
- *
- * @example
- * anthropicMinimumTokens("claude-opus-4-5-20251101"); // 4096
- */
-export function anthropicMinimumTokens(model: string): number {
-  const name = model.toLowerCase().replace(/^.*[/:]/, "");
-  for (const [pattern, minimum] of ANTHROPIC_MINIMUMS) if (pattern.test(name)) return minimum;
-  return 1_024;
-}
-
 const GEMINI_FLASH = /flash/;
 
 /**
@@ -156,7 +134,7 @@ export function cacheProfileFor(
         output: price.output / price.input,
         ...(price.cacheRead !== undefined && { read: price.cacheRead / price.input }),
       }),
-    ...(provider === "anthropic" && { minTokens: anthropicMinimumTokens(name) }),
+    ...(provider === "anthropic" && { minTokens: anthropicMinimumCacheableTokens(name) }),
     ...(provider === "gemini" && { minTokens: GEMINI_FLASH.test(name) ? 1_024 : 2_048 }),
   };
 }

@@ -4,7 +4,7 @@ import {
   type CacheBreakpoint,
   type CacheTtl,
 } from "../anthropic/cache-breakpoints.ts";
-import { anthropicMinimumCacheableTokens } from "../anthropic/cache-minimums.ts";
+import { anthropicMinimumCacheableTokens } from "../../../pricing/cache-minimums.ts";
 import { countableText, estimateClaudeTokens, prefixTokens } from "../anthropic/prefix-tokens.ts";
 import type { ProviderOptions } from "./ai-sdk-types.ts";
 

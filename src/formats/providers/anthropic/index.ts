@@ -13,7 +13,10 @@ export {
   type CacheBreakpoint,
   type CacheTtl,
 } from "./cache-breakpoints.ts";
-export { DEFAULT_MIN_CACHEABLE_TOKENS, anthropicMinimumCacheableTokens } from "./cache-minimums.ts";
+export {
+  DEFAULT_MIN_CACHEABLE_TOKENS,
+  anthropicMinimumCacheableTokens,
+} from "../../../pricing/cache-minimums.ts";
 export { ephemeralTail } from "./ephemeral-tail.ts";
 export {
   anthropicBreakpointsOf,

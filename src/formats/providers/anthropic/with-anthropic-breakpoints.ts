@@ -10,7 +10,7 @@ import {
   type CacheBreakpoint,
   type CacheTtl,
 } from "./cache-breakpoints.ts";
-import { anthropicMinimumCacheableTokens } from "./cache-minimums.ts";
+import { anthropicMinimumCacheableTokens } from "../../../pricing/cache-minimums.ts";
 import { countableText, estimateClaudeTokens, prefixTokens } from "./prefix-tokens.ts";
 
 /** Options of `withAnthropicBreakpoints`. */
