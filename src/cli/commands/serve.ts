@@ -4,6 +4,7 @@ import { Option, type Command } from "commander";
 import { loadSettings } from "../../config/index.ts";
 import { ConfigError } from "../../errors/errors.ts";
 import { preset } from "../../governance/presets.ts";
+import { validate } from "../../model/schemas.ts";
 import { resolveModel } from "../../providers/resolve-model.ts";
 import { JsonFileKeyStore } from "../../server/auth/json-file-key-store.ts";
 import { tenantSchema } from "../../server/auth/key-store.ts";
@@ -206,7 +207,7 @@ function registerKeys(serveCommand: Command, io: CliIo): void {
     .option("--label <text>", "a note to recognise the key by")
     .addOption(keysOption())
     .action(async (tenant: string, options: { label?: string; keys?: string }) => {
-      tenantSchema.parse(tenant);
+      validate(tenantSchema, tenant, "tenant");
       const store = new JsonFileKeyStore(keyFile(options.keys));
       const { key, record } = await store.create(tenant, options.label);
       io.stdout.write(`${key}\n`);
