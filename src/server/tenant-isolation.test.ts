@@ -290,9 +290,7 @@ describe("session ids are per tenant", () => {
       id: "acme-fork",
       parentId: sessionId,
     });
-    expect(((await intoTaken.json()) as { session: Record<string, unknown> }).session.id).toBe(
-      "acme-fork-target",
-    );
+    expect(((await intoTaken.json()) as { session: { id: string } }).session.id).toBe("acme-fork-target");
     expect(
       (
         await harness.call(`/v1/sessions/${sessionId}/fork`, {
