@@ -159,7 +159,17 @@ describe("ctxkit serve keys", () => {
     expect(readFileSync(defaultFile, "utf8")).toBe(before);
     expect(runSync("serve", "keys", "list", "--keys", file).stdout).toMatch(new RegExp(`^${id}  initech `));
 
-    const served = await serve("--db", join(home, "flag-keys.db"), "--keys", file);
+    const upstreamKey = "AIzaSyUpstream0123456789abcdefghijklmn";
+    const served = await serve(
+      "--db",
+      join(home, "flag-keys.db"),
+      "--keys",
+      file,
+      "--upstream",
+      `http://127.0.0.1:9/v1?key=${upstreamKey}`,
+    );
+    expect(served.stdout()).toContain("upstream: http://127.0.0.1:9/v1?key=[redacted]");
+    expect(served.stdout()).not.toContain(upstreamKey);
     try {
       const me = (secret: string) =>
         fetch(`${served.url}/v1/me`, { headers: { authorization: `Bearer ${secret}` } });

@@ -3,6 +3,7 @@ import { dirname, join } from "node:path";
 import { Option, type Command } from "commander";
 import { loadSettings } from "../../config/index.ts";
 import { ConfigError } from "../../errors/errors.ts";
+import { redactSecrets } from "../../errors/redact-secrets.ts";
 import { preset } from "../../governance/presets.ts";
 import { validate } from "../../model/schemas.ts";
 import { resolveModel } from "../../providers/resolve-model.ts";
@@ -165,7 +166,7 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     `  store:    ${stores.location}${stores.memories === undefined ? " (memory off)" : " (with memory)"}`,
     upstream === undefined
       ? "  upstream: none; /v1/chat/completions and turns answer 503 (pass --upstream <url> or --model provider:model)"
-      : `  upstream: ${upstream.baseURL}${upstream.model === undefined ? " (the request's model)" : ` model ${upstream.model}`}`,
+      : `  upstream: ${redactSecrets(upstream.baseURL)}${upstream.model === undefined ? " (the request's model)" : ` model ${upstream.model}`}`,
     flags.auth
       ? `  auth:     API keys in ${keysPath} (${keyCount} now; add one with: ctxkit serve keys add <tenant>)`
       : "  auth:     OFF",
