@@ -3,6 +3,7 @@ import { MemorySessionStore } from "../store/memory/index.ts";
 import { MemoryKeyStore } from "./auth/memory-key-store.ts";
 import { createServer } from "./create-server.ts";
 import { serverError } from "../test/fake-openai-responses.ts";
+import { readSse } from "./test-support/read-sse.test-helpers.ts";
 import { startHarness, type ServerHarness } from "./test-support/server-harness.test-helpers.ts";
 
 /** A 1×1 PNG padded so the store moves it to the blob store (inline media over 1,024 characters). */
@@ -272,6 +273,23 @@ describe("session ids are per tenant", () => {
       expect(text, path).not.toContain("globex/");
       expect(text, path).not.toContain("secret");
     }
+    for (const [method, path, json] of [
+      ["PATCH", "", { title: "globex's title" }],
+      ["POST", "/compact", {}],
+      ["POST", "/clear", {}],
+    ] as const) {
+      const answer = await harness.call(`/v1/sessions/${sessionId}${path}`, {
+        method,
+        key: harness.globex,
+        json,
+      });
+      expect(answer.status, `${method} ${path}`).toBe(200);
+      expect(await answer.text(), path).not.toContain("globex/");
+    }
+    const acmeSession = await harness.call(`/v1/sessions/${sessionId}`);
+    expect(((await acmeSession.json()) as { session: { title: string } }).session.title).toBe(
+      "acme's secret prompt",
+    );
     // A fork into an id acme uses is globex's own, and names its parent by globex's id.
     const fork = await harness.call(`/v1/sessions/${sessionId}/fork`, {
       method: "POST",
@@ -334,6 +352,29 @@ describe("session ids are per tenant", () => {
       expect((await harness.call(`/v1/sessions/${id}`)).status, route.path).toBe(200);
       expect((await harness.call(`/v1/sessions/${id}`, { key: harness.globex })).status).toBe(404);
     }
+  });
+
+  it("live events name a tenant's session by its own id, whatever the store id", async () => {
+    const controller = new AbortController();
+    const events = await harness.call("/v1/events", { key: harness.globex, signal: controller.signal });
+    const reading = readSse(events, (event) => event.event === "deleted");
+    const id = "acme-private-events";
+    await harness.call("/v1/sessions", { method: "POST", json: { id } }); // acme holds the plain id
+    const answer = await harness.call("/v1/chat/completions", {
+      method: "POST",
+      key: harness.globex,
+      headers: { "x-ctxkit-session": id },
+      json: { model: "m", messages: [{ role: "user", content: "globex speaks" }] },
+    });
+    expect(answer.status).toBe(200);
+    await harness.call(`/v1/sessions/${id}`, { method: "DELETE", key: harness.globex });
+    const received = await reading;
+    controller.abort();
+    expect(received.map((event) => event.event).filter((name) => name !== "governance")).toEqual([
+      "committed",
+      "deleted",
+    ]);
+    for (const event of received) expect(event.data).toMatchObject({ sessionId: id });
   });
 
   it("a request that fails reserves nothing", async () => {
