@@ -1,4 +1,5 @@
 import { CtxkitError, type CtxkitErrorCode } from "../errors/ctxkit-error.ts";
+import { redactSecrets } from "../errors/redact-secrets.ts";
 
 /** Exit code for each error code: 2 for bad input the user can fix, 1 for everything else. */
 const exitCodes: Partial<Record<CtxkitErrorCode, number>> = {
@@ -17,9 +18,14 @@ export function exitCodeFor(error: unknown): number {
   return exitCodes[error.code] ?? 1;
 }
 
-/** One line describing an error for a terminal user: never a stack trace. */
-export function describeError(error: unknown): string {
-  if (CtxkitError.isInstance(error)) return `ctxkit: ${error.message}`;
-  if (error instanceof Error) return `ctxkit: ${error.message}`;
-  return `ctxkit: ${String(error)}`;
+/**
+ * One line describing an error for a terminal user: never a stack trace, never a key (known key shapes and the
+ * values of secret-looking variables of `env` are redacted).
+ */
+export function describeError(
+  error: unknown,
+  env: Readonly<Record<string, string | undefined>> = {},
+): string {
+  const message = CtxkitError.isInstance(error) || error instanceof Error ? error.message : String(error);
+  return `ctxkit: ${redactSecrets(message, { env })}`;
 }

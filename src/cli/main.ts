@@ -11,7 +11,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
-    io.stderr.write(`${describeError(error)}\n`);
+    io.stderr.write(`${describeError(error, io.env)}\n`);
     return exitCodeFor(error);
   }
 }

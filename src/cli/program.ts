@@ -22,6 +22,9 @@ export function createProgram(commands: readonly CommandRegistration[], io: CliI
     .description("The context engine for LLM agents: govern, persist and inspect conversation context.")
     .version(packageJson.version)
     .showHelpAfterError()
+    // A command's options belong to the command they follow (inherited by every subcommand): `serve` and
+    // `serve keys add` both have --keys, and without this `serve keys add --keys F` gave F to `serve`.
+    .enablePositionalOptions()
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),

@@ -30,7 +30,13 @@ export {
   settingEntries,
   describeEntrySource,
   governancePolicyFromSettings,
-  maskSecret,
   type SettingEntry,
   type EntrySource,
 } from "./setting-entries.ts";
+export {
+  maskSecret,
+  maskUrlPassword,
+  holdsSecret,
+  shownSettingValue,
+  echoedSettingValue,
+} from "./secret-settings.ts";

@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { ConfigError } from "../errors/errors.ts";
+import { holdsSecret } from "./secret-settings.ts";
 import { settingDefinition, settingDefinitions, type SettingDefinition } from "./setting-definitions.ts";
 import { validateSettingValue } from "./setting-value.ts";
 import { readSettingsObject, type SettingsObject } from "./settings-file.ts";
@@ -92,6 +93,26 @@ function writeAtomically(file: string, text: string, mode: number): void {
   }
 }
 
+/** True when any setting of a settings object holds a secret (an API key, a URL with a password). */
+function holdsAnySecret(object: SettingsObject): boolean {
+  return settingDefinitions.some((definition) => {
+    if (definition.secret === undefined) return false;
+    let node: unknown = object;
+    for (const part of definition.key.split("."))
+      node = (node as Record<string, unknown> | undefined)?.[part];
+    return holdsSecret(definition, node);
+  });
+}
+
+/** True when a file exists and only its owner may read it. */
+function isPrivate(file: string): boolean {
+  try {
+    return (statSync(file).mode & 0o077) === 0;
+  } catch {
+    return false;
+  }
+}
+
 function update(
   scope: SettingsScope,
   key: string,
@@ -103,9 +124,11 @@ function update(
   const current = readSettingsObject(file);
   if (current === undefined && value === undefined) return { key, value, file };
   const next = withValue(current ?? {}, key.split("."), value);
+  // A file that holds a key or a password (or may: the user file), or that was already private, is written
+  // readable by its owner only — also when it existed with wider rights, since the rename replaces it.
+  const mode = scope === "user" || holdsAnySecret(next) || isPrivate(file) ? 0o600 : 0o644;
   try {
-    // User files may hold API keys: keep them private to the user.
-    writeAtomically(file, `${JSON.stringify(next, null, 2)}\n`, scope === "user" ? 0o600 : 0o644);
+    writeAtomically(file, `${JSON.stringify(next, null, 2)}\n`, mode);
   } catch (error) {
     const reason = (error as Error).message;
     throw new ConfigError(key, `could not write ${file} (${reason}); check that its folder is writable`, {

@@ -24,8 +24,11 @@ export interface SettingDefinition {
   readonly defaultValue?: (context: DefaultContext) => unknown;
   /** Allowed values in words, when the schema alone does not say it well. */
   readonly allowed?: string;
-  /** Masked when listed. */
-  readonly secret?: boolean;
+  /**
+   * A secret, masked when listed and kept in files only their owner can read: `true` for the whole value (an
+   * API key), `"url-password"` for the password inside a URL.
+   */
+  readonly secret?: true | "url-password";
   /** A filesystem path: `~/` expands to home, relative paths resolve against the file's project (or cwd). */
   readonly isPath?: boolean;
 }
@@ -124,6 +127,7 @@ const drafts: Draft[] = [
     schema: z.string().regex(/^postgres(ql)?:\/\//),
     description: "PostgreSQL connection URL; when set, sessions are stored there instead of SQLite",
     allowed: "a postgres:// or postgresql:// URL",
+    secret: "url-password",
   },
   {
     key: "sessionRetentionDays",

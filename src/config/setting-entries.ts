@@ -1,6 +1,7 @@
 import type { GovernancePolicy } from "../governance/policy.ts";
 import { preset } from "../governance/presets.ts";
 import { settingDefinitions, type SettingDefinition } from "./setting-definitions.ts";
+import { shownSettingValue } from "./secret-settings.ts";
 import { allowedValues } from "./setting-value.ts";
 import { describeSource, type LoadedSettings, type SettingSource, type Settings } from "./settings.ts";
 
@@ -11,7 +12,7 @@ export type EntrySource =
 /** One row of `ctxkit config list`. */
 export interface SettingEntry {
   readonly key: string;
-  /** The effective value (secrets masked unless revealed); undefined when unset. */
+  /** The effective value (API keys and URL passwords masked unless revealed); undefined when unset. */
   readonly value: unknown;
   readonly source: EntrySource;
   /** The environment variable that overrides it, if any. */
@@ -30,16 +31,6 @@ export function governancePolicyFromSettings(
   settings: Pick<Settings, "preset" | "policy">,
 ): GovernancePolicy {
   return preset(settings.preset, settings.policy);
-}
-
-/**
- * Hides all but the last four characters of a secret.
- *
- * @example
- * maskSecret("sk-abcdefghijkl"); // "••••ijkl"
- */
-export function maskSecret(value: string): string {
-  return value.length > 8 ? `••••${value.slice(-4)}` : "••••";
 }
 
 function valueAt(settings: Settings, key: string): unknown {
@@ -63,8 +54,7 @@ function entryFor(
   const source = loaded.sources[definition.key];
   const value = valueAt(loaded.settings, definition.key);
   if (source !== undefined) {
-    const shown =
-      definition.secret === true && !revealSecrets && typeof value === "string" ? maskSecret(value) : value;
+    const shown = revealSecrets ? value : shownSettingValue(definition, value);
     return { ...common, value: shown, source };
   }
   if (definition.key.startsWith("policy.")) {

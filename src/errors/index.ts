@@ -2,3 +2,4 @@ export { CtxkitError, type CtxkitErrorCode, type CtxkitErrorOptions } from "./ct
 export * from "./errors.ts";
 export * from "./provider-errors.ts";
 export * from "./settings-file-error.ts";
+export * from "./redact-secrets.ts";

@@ -1,4 +1,5 @@
 import { CtxkitError, type CtxkitErrorCode, type CtxkitErrorOptions } from "./ctxkit-error.ts";
+import { redactSecrets } from "./redact-secrets.ts";
 
 /** Which kind of provider failure this is, for retry and recovery decisions. */
 export type ProviderErrorKind = "overflow" | "rate_limit" | "auth" | "timeout" | "network" | "other";
@@ -12,7 +13,10 @@ const codeOfKind: Record<ProviderErrorKind, CtxkitErrorCode> = {
   other: "provider_error",
 };
 
-/** A model provider's failure, classified. `retryAfterMs` is set for rate limits that said when to retry. */
+/**
+ * A model provider's failure, classified. `retryAfterMs` is set for rate limits that said when to retry. The
+ * message never holds a key: providers quote the key they rejected, so it is redacted here (`redactSecrets`).
+ */
 export class ProviderError extends CtxkitError {
   readonly kind: ProviderErrorKind;
   readonly status: number | undefined;
@@ -22,7 +26,7 @@ export class ProviderError extends CtxkitError {
     message: string,
     details: { status?: number; retryAfterMs?: number } & CtxkitErrorOptions = {},
   ) {
-    super(codeOfKind[kind], message, details);
+    super(codeOfKind[kind], redactSecrets(message), details);
     this.kind = kind;
     this.status = details.status;
     this.retryAfterMs = details.retryAfterMs;

@@ -1,5 +1,5 @@
 import { ConfigError } from "../errors/errors.ts";
-import { providerCatalog, type ApiKeyName, type ProviderName } from "./provider-catalog.ts";
+import { providerCatalog, providerNames, type ApiKeyName, type ProviderName } from "./provider-catalog.ts";
 
 /** Where API keys are looked up: the environment first, then the `apiKeys` settings. */
 export interface ApiKeySources {
@@ -28,5 +28,22 @@ export function apiKeyFor(provider: ProviderName, sources: ApiKeySources): strin
     `apiKeys.${entry.keySetting}`,
     `no API key for ${provider}; set ${variables} in the environment ` +
       `(or run: ctxkit config set apiKeys.${entry.keySetting} <key> --user)`,
+  );
+}
+
+/**
+ * Every API key the sources hold, for every provider: what error messages must never show (pass them as
+ * `secrets` to `classifyProviderError` or `redactSecrets`).
+ *
+ * @example
+ * classifyProviderError(error, { secrets: knownApiKeys({ env: process.env, apiKeys: settings.apiKeys }) });
+ */
+export function knownApiKeys(sources: ApiKeySources): string[] {
+  const keys = providerNames.flatMap((provider) => [
+    ...providerCatalog[provider].keyVariables.map((variable) => sources.env[variable]),
+    sources.apiKeys?.[providerCatalog[provider].keySetting],
+  ]);
+  return [...new Set(keys.filter((key): key is string => key !== undefined && key.trim() !== ""))].map(
+    (key) => key.trim(),
   );
 }

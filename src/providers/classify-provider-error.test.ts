@@ -406,3 +406,46 @@ describe("classifyProviderError: SDK and ctxkit errors", () => {
     expect(isRetryableProviderError(failure)).toBe(false);
   });
 });
+
+describe("classifyProviderError: no key in any message", () => {
+  it.each([
+    [
+      "an OpenAI key",
+      urls.openai,
+      401,
+      "Incorrect API key provided: sk-proj-Quoted0123456789abcdef.",
+      "sk-proj-Quoted0123456789abcdef",
+    ],
+    [
+      "a Gemini key in the URL",
+      `${urls.gemini}?key=AIzaSyQuoted0123456789abcdefghijklmnop`,
+      404,
+      "models/x is not found; see https://x/?key=AIzaSyQuoted0123456789abcdefghijklmnop",
+      "AIzaSyQuoted0123456789abcdefghijklmnop",
+    ],
+    [
+      "a bearer token",
+      urls.ollama,
+      500,
+      "upstream said: Authorization: Bearer tok_local_0123456789",
+      "tok_local_0123456789",
+    ],
+  ])("%s is redacted from the typed error", (_label, url, status, message, key) => {
+    const failure = classifyProviderError(apiError(url, status, { error: { message } }, message));
+    expect(failure).toBeInstanceOf(ProviderError);
+    expect(failure.message).not.toContain(key);
+    expect(failure.message).toContain("[redacted]");
+  });
+
+  it("a key of any shape given as context.secrets is redacted too, and so is one the caller typed itself", () => {
+    const key = "plain-local-key-4711";
+    const error = apiError(urls.ollama, 401, {}, `Incorrect API key provided: ${key}`);
+    expect(classifyProviderError(error).message).toContain(key); // unknown shape, not named: cannot be known
+    const failure = classifyProviderError(error, { secrets: [key, undefined] });
+    expect(failure.message).not.toContain(key);
+    expect(failure).toMatchObject({ kind: "auth", status: 401 });
+    expect(new ProviderError("other", "refused sk-ant-api03-Typed0123456789abcdef").message).toBe(
+      "refused [redacted]",
+    );
+  });
+});

@@ -1,6 +1,7 @@
 import { APICallError, LoadAPIKeyError } from "@ai-sdk/provider";
 import { CtxkitError } from "../errors/ctxkit-error.ts";
 import { ProviderError, type ProviderErrorKind } from "../errors/provider-errors.ts";
+import { redactSecrets } from "../errors/redact-secrets.ts";
 import { isContextOverflowError } from "../governance/overflow-recognition.ts";
 import { errorChain, transportFailure, type TransportFailure } from "./error-chain.ts";
 import { providerCatalog, type ProviderName } from "./provider-catalog.ts";
@@ -12,6 +13,8 @@ export interface ProviderErrorContext {
   provider?: ProviderName;
   /** The base URL that was called, when the error does not carry one. */
   baseURL?: string;
+  /** Keys the call may have used, removed from the message whatever their shape (see `knownApiKeys`). */
+  secrets?: readonly (string | undefined)[];
 }
 
 const hostKeyVariables: readonly (readonly [RegExp, string])[] = [
@@ -134,13 +137,26 @@ function fromStatus(error: APICallError, context: ProviderErrorContext, cause: u
  * Turns whatever a provider call threw into a ProviderError whose `kind` drives recovery: `overflow` (compact
  * and retry), `rate_limit` (wait `retryAfterMs`), `auth` (fix the key), `timeout` and `network` (retry), `other`.
  * Understands AI SDK errors (APICallError, RetryError, LoadAPIKeyError), Node and undici socket errors, and
- * overflow messages of OpenAI, Anthropic, Gemini, Ollama, vLLM and llama.cpp. A ProviderError is returned as is.
+ * overflow messages of OpenAI, Anthropic, Gemini, Ollama, vLLM and llama.cpp. A ProviderError is returned as is
+ * (but for `context.secrets`). The message never holds a key: known key shapes, and the values in
+ * `context.secrets`, are redacted.
  *
  * @example
  * try { await generateText({ model, prompt }); }
  * catch (error) { const failure = classifyProviderError(error); if (failure.kind === "overflow") await compact(); }
  */
 export function classifyProviderError(error: unknown, context: ProviderErrorContext = {}): ProviderError {
+  const failure = classify(error, context);
+  const secrets = (context.secrets ?? []).filter((secret) => secret !== undefined && secret.length >= 6);
+  if (!secrets.some((secret) => failure.message.includes(secret!))) return failure;
+  return new ProviderError(failure.kind, redactSecrets(failure.message, { secrets }), {
+    cause: failure.cause,
+    ...(failure.status !== undefined && { status: failure.status }),
+    ...(failure.retryAfterMs !== undefined && { retryAfterMs: failure.retryAfterMs }),
+  });
+}
+
+function classify(error: unknown, context: ProviderErrorContext): ProviderError {
   if (error instanceof ProviderError) return error;
   if (CtxkitError.isInstance(error) && error.code !== "context_overflow") {
     return new ProviderError("other", error.message, { cause: error });

@@ -27,6 +27,7 @@ import { DEFAULT_LIMITS, LOCAL_TENANT, type ServerOptions } from "./server-optio
 import { EventHub } from "./tenancy/event-hub.ts";
 import { SessionDirectory } from "./tenancy/session-directory.ts";
 import { TenantEngines } from "./tenancy/tenant-engines.ts";
+import { publicSessionId } from "./tenancy/tenant-session-id.ts";
 
 /**
  * Builds the server as a Hono app (serve it with `startServer`, or call `app.request()` in tests): sessions,
@@ -63,7 +64,7 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
         options.memory !== undefined && { contextMemory: options.memory }),
       onEvent: (tenant, sessionId, event) => {
         metrics.governanceEvents.inc({ type: event.type });
-        hub.publish(tenant, { type: "governance", sessionId, event });
+        hub.publish(tenant, { type: "governance", sessionId: publicSessionId(tenant, sessionId), event });
       },
     }),
     hub,

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemorySessionStore } from "../store/memory/index.ts";
 import { MemoryKeyStore } from "./auth/memory-key-store.ts";
 import { createServer } from "./create-server.ts";
+import { serverError } from "../test/fake-openai-responses.ts";
+import { readSse } from "./test-support/read-sse.test-helpers.ts";
 import { startHarness, type ServerHarness } from "./test-support/server-harness.test-helpers.ts";
 
 /** A 1×1 PNG padded so the store moves it to the blob store (inline media over 1,024 characters). */
@@ -54,7 +56,10 @@ let blobRef: string;
 
 beforeAll(async () => {
   harness = await startHarness({
-    responses: (request) => (request.index === 0 ? "acme's secret reply" : "a reply"),
+    responses: (request) => {
+      if (JSON.stringify(request.body.messages).includes("fail this")) return serverError();
+      return request.index === 0 ? "acme's secret reply" : "a reply";
+    },
   });
   sessionId = "acme-private";
   const answer = await harness.call("/v1/chat/completions", {
@@ -117,19 +122,15 @@ describe("tenant isolation", () => {
     for (const route of withIds) expect(covered, route).toContain(route);
   });
 
-  it("every route answers another tenant's id exactly as an unknown id: 404, same body, no data", async () => {
+  it("every route answers another tenant's id exactly as an unknown id: same status, same body, no data", async () => {
     const real = { session: sessionId, memory: memoryId, ref: blobRef };
     const unknown = { session: "no-such-session", memory: "mem_nosuch", ref: `blob:${"0".repeat(64)}` };
-    for (const route of ROUTES) {
+    for (const route of ROUTES.filter((candidate) => candidate.creates !== true)) {
       const foreign = await send(route, harness.globex, real);
       const label = `${route.method} ${route.path}`;
       expect(foreign.status, label).toBe(404);
       const foreignBody = await foreign.text();
       expect(foreignBody, label).not.toContain("secret");
-      if (route.creates === true) {
-        expect(foreignBody.replaceAll(sessionId, "ID"), label).toMatch(/"code":"not_found"/);
-        continue;
-      }
       const missing = await send(route, harness.globex, unknown);
       expect(missing.status, label).toBe(404);
       const missingBody = await missing.text();
@@ -190,6 +191,7 @@ describe("tenant isolation", () => {
       sessions: { id: string }[];
     };
     expect(list.sessions.map((session) => session.id)).not.toContain(sessionId);
+    expect(JSON.stringify(list)).not.toContain("secret");
     const search = await harness.call("/v1/sessions?q=secret", { key: harness.globex });
     expect(((await search.json()) as { sessions: unknown[] }).sessions).toEqual([]);
     const acmeSearch = await harness.call("/v1/sessions?q=secret");
@@ -203,15 +205,202 @@ describe("tenant isolation", () => {
     };
     expect(own.sessions.find((session) => session["id"] === sessionId)).not.toHaveProperty("owner");
   });
+});
 
-  it("creating a session with an id another tenant uses is a conflict, not access", async () => {
-    const taken = await harness.call("/v1/sessions", {
+describe("session ids are per tenant", () => {
+  const creating = ROUTES.filter((route) => route.creates === true);
+
+  /** A session's messages as `key`'s tenant sees them, as [role, text] pairs. */
+  async function conversation(id: string, key: string) {
+    const answer = await harness.call(`/v1/sessions/${id}/messages`, { key });
+    expect(answer.status).toBe(200);
+    const { messages } = (await answer.json()) as {
+      messages: { role: string; sessionId: string; content: { text?: string }[] }[];
+    };
+    for (const message of messages) expect(message.sessionId).toBe(id);
+    return messages.map((message) => [message.role, message.content.map((block) => block.text).join("")]);
+  }
+
+  it("writing to another tenant's id makes the writer's own session, answered exactly like a new id", async () => {
+    for (const [index, route] of creating.entries()) {
+      const label = `${route.method} ${route.path}`;
+      const foreign = await send(route, harness.globex, { session: sessionId, memory: "", ref: "" });
+      const fresh = await send(route, harness.globex, {
+        session: `globex-new-${index}`,
+        memory: "",
+        ref: "",
+      });
+      expect(foreign.status, label).toBe(fresh.status);
+      expect(foreign.status, label).toBe(200);
+      const [foreignBody, freshBody] = [await foreign.text(), await fresh.text()];
+      expect(foreignBody, label).not.toContain("secret");
+      // The same answer but for the session id and what differs by nature (message ids, times, durations).
+      const shape = (text: string, id: string) =>
+        text
+          .replaceAll(id, "ID")
+          .replace(/"(id|chatcmpl[^"]*)":"[^"]*"/g, '"$1":"…"')
+          .replace(/"[^"]*"|\d+/g, (token) =>
+            /^\d+$/.test(token) || /\d{4}-\d\d-\d\dT/.test(token) ? "N" : token,
+          );
+      expect(shape(foreignBody, sessionId), label).toBe(shape(freshBody, `globex-new-${index}`));
+    }
+    // globex's "acme-private" holds globex's turns only; acme's is untouched; the model never saw acme's words.
+    const globexTurns = await conversation(sessionId, harness.globex);
+    expect(globexTurns.map(([role]) => role)).toEqual(["user", "assistant", "user", "assistant"]);
+    expect(JSON.stringify(globexTurns)).not.toContain("secret");
+    expect(await conversation(sessionId, harness.acme)).toEqual([
+      ["user", "acme's secret prompt"],
+      ["assistant", "acme's secret reply"],
+    ]);
+    for (const request of harness.upstream.requests.slice(1)) {
+      expect(JSON.stringify(request.body.messages)).not.toContain("secret");
+    }
+    // Every route shows globex its session by the id it chose, never by how it is stored.
+    for (const path of [
+      "",
+      "/messages",
+      "/messages?strategy=all",
+      "/stats",
+      "/context",
+      "/replay",
+      "/timeline",
+      "/timeline/0",
+      "/export",
+    ]) {
+      const answer = await harness.call(`/v1/sessions/${sessionId}${path}`, { key: harness.globex });
+      expect(answer.status, path).toBe(200);
+      const text = await answer.text();
+      expect(text, path).not.toContain("globex/");
+      expect(text, path).not.toContain("secret");
+    }
+    for (const [method, path, json] of [
+      ["PATCH", "", { title: "globex's title" }],
+      ["POST", "/compact", {}],
+      ["POST", "/clear", {}],
+    ] as const) {
+      const answer = await harness.call(`/v1/sessions/${sessionId}${path}`, {
+        method,
+        key: harness.globex,
+        json,
+      });
+      expect(answer.status, `${method} ${path}`).toBe(200);
+      expect(await answer.text(), path).not.toContain("globex/");
+    }
+    const acmeSession = await harness.call(`/v1/sessions/${sessionId}`);
+    expect(((await acmeSession.json()) as { session: { title: string } }).session.title).toBe(
+      "acme's secret prompt",
+    );
+    // A fork into an id acme uses is globex's own, and names its parent by globex's id.
+    const fork = await harness.call(`/v1/sessions/${sessionId}/fork`, {
       method: "POST",
       key: harness.globex,
-      json: { id: sessionId },
+      json: { id: sessionId.replace("private", "fork") },
     });
-    expect(taken.status).toBe(409);
-    expect(await taken.text()).not.toContain("secret");
+    await harness.call("/v1/sessions", { method: "POST", json: { id: "acme-fork-target" } });
+    const intoTaken = await harness.call(`/v1/sessions/${sessionId}/fork`, {
+      method: "POST",
+      key: harness.globex,
+      json: { id: "acme-fork-target" },
+    });
+    expect(fork.status).toBe(201);
+    expect(intoTaken.status).toBe(201);
+    expect(((await fork.json()) as { session: Record<string, unknown> }).session).toMatchObject({
+      id: "acme-fork",
+      parentId: sessionId,
+    });
+    expect(((await intoTaken.json()) as { session: { id: string } }).session.id).toBe("acme-fork-target");
+    expect(
+      (
+        await harness.call(`/v1/sessions/${sessionId}/fork`, {
+          method: "POST",
+          key: harness.globex,
+          json: { id: "acme-fork-target" },
+        })
+      ).status,
+    ).toBe(409); // globex's own id now
+    const list = (await (await harness.call("/v1/sessions", { key: harness.globex })).json()) as {
+      sessions: { id: string; title?: string }[];
+    };
+    expect(list.sessions.map((session) => session.id)).toContain(sessionId);
+    expect(JSON.stringify(list)).not.toContain("secret");
+    expect(JSON.stringify(list)).not.toContain("globex/");
+  });
+
+  it("no tenant can take or block another's future ids, on any route that creates one", async () => {
+    for (const route of [{ method: "POST", path: "/v1/sessions", json: { id: ":id" } }, ...creating]) {
+      const id = `future-${route.path.replaceAll(/\W/g, "")}`;
+      const json = route.json !== undefined && "id" in (route.json as object) ? { id } : route.json;
+      const taken = await send({ ...route, json }, harness.globex, { session: id, memory: "", ref: "" });
+      expect(taken.status, route.path).toBeLessThan(300);
+      // acme creates the same id, uses it, and sees only its own turn.
+      const created = await harness.call("/v1/sessions", { method: "POST", json: { id } });
+      expect(created.status, route.path).toBe(201);
+      const used = await harness.call("/v1/chat/completions", {
+        method: "POST",
+        headers: { "x-ctxkit-session": id },
+        json: { model: "m", messages: [{ role: "user", content: "acme's turn" }] },
+      });
+      expect(used.status, route.path).toBe(200);
+      expect(await conversation(id, harness.acme)).toEqual([
+        ["user", "acme's turn"],
+        ["assistant", "a reply"],
+      ]);
+      // Deleting one tenant's session leaves the other's.
+      expect(
+        (await harness.call(`/v1/sessions/${id}`, { method: "DELETE", key: harness.globex })).status,
+      ).toBe(204);
+      expect((await harness.call(`/v1/sessions/${id}`)).status, route.path).toBe(200);
+      expect((await harness.call(`/v1/sessions/${id}`, { key: harness.globex })).status).toBe(404);
+    }
+  });
+
+  it("live events name a tenant's session by its own id, whatever the store id", async () => {
+    const controller = new AbortController();
+    const events = await harness.call("/v1/events", { key: harness.globex, signal: controller.signal });
+    const reading = readSse(events, (event) => event.event === "deleted");
+    const id = "acme-private-events";
+    await harness.call("/v1/sessions", { method: "POST", json: { id } }); // acme holds the plain id
+    const answer = await harness.call("/v1/chat/completions", {
+      method: "POST",
+      key: harness.globex,
+      headers: { "x-ctxkit-session": id },
+      json: { model: "m", messages: [{ role: "user", content: "globex speaks" }] },
+    });
+    expect(answer.status).toBe(200);
+    await harness.call(`/v1/sessions/${id}`, { method: "DELETE", key: harness.globex });
+    const received = await reading;
+    controller.abort();
+    expect(received.map((event) => event.event).filter((name) => name !== "governance")).toEqual([
+      "committed",
+      "deleted",
+    ]);
+    for (const event of received) expect(event.data).toMatchObject({ sessionId: id });
+  });
+
+  it("a request that fails reserves nothing", async () => {
+    const failing = [
+      {
+        method: "POST",
+        path: "/v1/sessions/:id/turns",
+        json: { message: "fail this" },
+      },
+      {
+        method: "POST",
+        path: "/v1/chat/completions",
+        json: { model: "m", messages: [{ role: "user", content: "fail this" }] },
+        headers: { "x-ctxkit-session": ":id" },
+      },
+    ];
+    for (const [index, route] of failing.entries()) {
+      const id = `ghost-${index}`;
+      const answer = await send(route, harness.globex, { session: id, memory: "", ref: "" });
+      await answer.text();
+      expect((await harness.call(`/v1/sessions/${id}`, { key: harness.globex })).status, route.path).toBe(
+        404,
+      );
+      const list = await (await harness.call("/v1/sessions", { key: harness.globex })).text();
+      expect(list).not.toContain(id);
+    }
   });
 });
 

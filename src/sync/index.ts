@@ -25,7 +25,7 @@ export * from "./cli-prompt.ts";
 export * from "./cli-reply.ts";
 export * from "./cli-output.ts";
 export * from "./language-model-prompt.ts";
-export * from "./redact-secrets.ts";
+export { redactSecrets, type RedactOptions } from "../errors/redact-secrets.ts";
 export { runCliCommand, type CliCommandSpec, type CliCommandOutput } from "./run-cli-command.ts";
 export * from "./cli-model.ts";
 export { CliModelError, type CliModelFailure, type CliModelErrorDetails } from "../errors/cli-model-error.ts";

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { basename } from "node:path";
 import { CliModelError, type CliModelFailure } from "../errors/cli-model-error.ts";
-import { redactSecrets } from "./redact-secrets.ts";
+import { redactSecrets } from "../errors/redact-secrets.ts";
 
 /** One run of a command: the prompt goes to stdin, stdout is the reply. */
 export interface CliCommandSpec {
@@ -29,7 +29,7 @@ const KILL_GRACE_MS = 2_000;
 
 /** The last lines of stderr, secrets redacted, for an error message. */
 export function stderrTail(stderr: string, env: Readonly<Record<string, string | undefined>> = {}): string {
-  const redacted = redactSecrets(stderr, env).trim();
+  const redacted = redactSecrets(stderr, { env, unknownTokens: true }).trim();
   return redacted.length <= STDERR_TAIL_CHARS ? redacted : `…${redacted.slice(-STDERR_TAIL_CHARS)}`;
 }
 

@@ -1,5 +1,6 @@
 import { AuthRequired, getJson, storeKey, storedKey } from "./api.ts";
 import { el, replaceChildren } from "./dom.ts";
+import { KEY_REQUIRED_PROMPT } from "./key-prompt.ts";
 import { renderSession } from "./session-view.ts";
 import { renderSessions, showError } from "./sessions-view.ts";
 
@@ -69,9 +70,7 @@ async function route(): Promise<void> {
     if (error instanceof AuthRequired) {
       replaceChildren(who);
       keyForm(
-        storedKey() === undefined
-          ? "This server requires an API key (create one with ctxkit serve --create-key <tenant>)."
-          : "The server refused this key. Enter another one.",
+        storedKey() === undefined ? KEY_REQUIRED_PROMPT : "The server refused this key. Enter another one.",
       );
       if (storedKey() !== undefined) storeKey(undefined);
       return;

@@ -1,3 +1,4 @@
+import { redactSecrets } from "../../errors/redact-secrets.ts";
 import type { GovernanceEvent } from "../../governance/events.ts";
 import type { JsonValue, Usage } from "../../model/message.ts";
 import type { CliIo } from "../program.ts";
@@ -138,7 +139,12 @@ export function createChatOutput(io: CliIo, options: { json: boolean; interactiv
   return {
     interactive: options.interactive,
     json: options.json,
-    emit(event) {
+    emit(original) {
+      // Errors quote what providers and stores said, which can include a key; nothing printed keeps one.
+      const event =
+        original.type === "error" || original.type === "retry"
+          ? { ...original, message: redactSecrets(original.message, { env: io.env }) }
+          : original;
       if (options.json) io.stdout.write(`${JSON.stringify(event)}\n`);
       else renderText(event);
     },

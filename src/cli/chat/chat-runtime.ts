@@ -10,6 +10,7 @@ import type { Message } from "../../model/message.ts";
 import type { ChatOutput } from "./chat-output.ts";
 import type { OpenedStores } from "../open-stores.ts";
 import { streamReply } from "./stream-reply.ts";
+import { knownApiKeys } from "../../providers/api-key.ts";
 import type { ProviderErrorContext } from "../../providers/classify-provider-error.ts";
 import { providerNames, type ProviderName } from "../../providers/provider-catalog.ts";
 
@@ -80,7 +81,10 @@ export class ChatRuntime {
 
   #providerContext(): ProviderErrorContext {
     const name = providerOf(this.model);
-    return (providerNames as readonly string[]).includes(name) ? { provider: name as ProviderName } : {};
+    const secrets = knownApiKeys({ env: this.location.env ?? process.env, apiKeys: this.settings.apiKeys });
+    return (providerNames as readonly string[]).includes(name)
+      ? { provider: name as ProviderName, secrets }
+      : { secrets };
   }
 
   /** True while a turn is being requested or saved. */

@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { requireSettingDefinition, saveSetting } from "../../config/save-setting.ts";
+import { echoedSettingValue } from "../../config/secret-settings.ts";
 import { parseSettingText } from "../../config/setting-value.ts";
 import { NotFoundError, ValidationError } from "../../errors/errors.ts";
 import type { JsonValue } from "../../model/message.ts";
@@ -93,7 +94,7 @@ const commands: Readonly<Record<string, SlashCommand>> = {
         });
         applied = true;
       }
-      const shown = definition.secret === true ? "(secret)" : JSON.stringify(saved.value);
+      const shown = JSON.stringify(echoedSettingValue(definition, saved.value));
       const when = applied ? "in use now" : "applies from the next ctxkit chat";
       return {
         text: `${key} = ${shown} saved in ${saved.file}; ${when}`,

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
@@ -108,6 +108,72 @@ describe("ctxkit config", () => {
     expect(line("policy.compactionTrigger")).toBe("policy.compactionTrigger 0.8 preset default");
     expect(line("sessionRetentionDays")).toBe("sessionRetentionDays 30 default");
     expect(result.stdout).not.toContain("sk-proj-0123456789abcd");
+  });
+
+  it("set, list and list --json hide the PostgreSQL password; get and --show-secrets show it", async () => {
+    const where = sandbox();
+    const url = "postgres://ctxkit:hunter2pw@db.internal:5432/ctxkit";
+    const masked = "postgres://ctxkit:••••@db.internal:5432/ctxkit";
+    const set = await run(["config", "set", "pgUrl", url, "--user"], where);
+    expect(set.stdout).toBe(`pgUrl = "${masked}" in ${where.userFile}\n`);
+    const setJson = await run(["config", "set", "pgUrl", url, "--user", "--json"], where);
+    expect(JSON.parse(setJson.stdout)).toMatchObject({ value: masked });
+    const list = await run(["config", "list"], where);
+    expect(list.stdout).toContain(masked);
+    const listJson = await run(["config", "list", "--json"], where);
+    expect(listJson.stdout).toContain(masked);
+    for (const output of [set, setJson, list, listJson]) {
+      expect(output.stdout + output.stderr).not.toContain("hunter2pw");
+    }
+    expect((await run(["config", "list", "--show-secrets"], where)).stdout).toContain(url);
+    expect((await run(["config", "get", "pgUrl"], where)).stdout).toBe(`${url}\n`);
+    // A URL without a password is shown as it is.
+    await run(["config", "set", "pgUrl", "postgres://db.internal/ctxkit", "--user"], where);
+    expect((await run(["config", "list"], where)).stdout).toContain("postgres://db.internal/ctxkit");
+  });
+
+  it("a settings file that holds a key or a password is private (0600), also one that was not", async () => {
+    const where = sandbox();
+    const mode = (file: string) => statSync(file).mode & 0o777;
+    await run(["config", "set", "model", "openai:gpt-4.1"], where);
+    expect(mode(where.projectFile)).toBe(0o644); // nothing secret in it
+    const secret = await run(["config", "set", "apiKeys.openai", "sk-proj-0123456789abcd"], where);
+    expect(secret.stderr).toMatch(/project settings are often committed/);
+    expect(mode(where.projectFile)).toBe(0o600);
+    await run(["config", "set", "policy.maxTurns", "30"], where);
+    expect(mode(where.projectFile)).toBe(0o600); // stays private while it holds the key
+
+    const other = sandbox();
+    await run(["config", "set", "pgUrl", "postgres://u:pw123456@db/x"], other);
+    expect(mode(other.projectFile)).toBe(0o600);
+
+    // A user file someone made readable by everyone is made private again when it is rewritten.
+    mkdirSync(join(where.home, ".config", "ctxkit"), { recursive: true });
+    writeFileSync(where.userFile, JSON.stringify({ apiKeys: { anthropic: "sk-ant-0123456789abcdef" } }));
+    chmodSync(where.userFile, 0o644);
+    await run(["config", "set", "preset", "minimal", "--user"], where);
+    expect(mode(where.userFile)).toBe(0o600);
+  });
+
+  it("a key pasted into the wrong setting is not echoed back, whatever its shape", async () => {
+    const where = sandbox();
+    const stderr = capture();
+    const previous = process.cwd();
+    process.chdir(where.repo);
+    try {
+      const io: CliIo = {
+        stdout: capture().stream,
+        stderr: stderr.stream,
+        env: { HOME: where.home, MY_LLM_API_KEY: "opaque-key-0123" },
+      };
+      expect(await runCli(["config", "set", "model", "sk-ant-api03-Pasted0123456789abcdef"], io)).toBe(2);
+      expect(await runCli(["config", "set", "model", "opaque-key-0123"], io)).toBe(2);
+    } finally {
+      process.chdir(previous);
+    }
+    expect(stderr.text()).toMatch(/^ctxkit: setting "model": "\[redacted\]" is not allowed/);
+    expect(stderr.text()).not.toContain("Pasted0123456789");
+    expect(stderr.text()).not.toContain("opaque-key-0123");
   });
 
   it("list --json and get --json carry the source; get prints the bare value", async () => {

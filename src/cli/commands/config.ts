@@ -11,6 +11,7 @@ import {
 } from "../../config/save-setting.ts";
 import { describeEntrySource, settingEntries, type SettingEntry } from "../../config/setting-entries.ts";
 import { parseSettingText } from "../../config/setting-value.ts";
+import { echoedSettingValue, holdsSecret } from "../../config/secret-settings.ts";
 import type { CliIo, CommandRegistration } from "../program.ts";
 
 /** Where the command looks for settings; tests point it at a sandbox. */
@@ -126,12 +127,12 @@ export function configCommand(options: ConfigCommandOptions = {}): CommandRegist
         const definition = requireSettingDefinition(key);
         const scope = scopeOf(flags);
         const saved = saveSetting(scope, key, parseSettingText(definition, text), location());
-        if (flags.json === true) print(JSON.stringify({ key, value: saved.value, scope, file: saved.file }));
-        else
-          print(
-            `${key} = ${JSON.stringify(definition.secret === true ? "(secret)" : saved.value)} in ${saved.file}`,
-          );
-        if (definition.secret === true && scope === "project") {
+        if (flags.json === true) {
+          const value = echoedSettingValue(definition, saved.value);
+          print(JSON.stringify({ key, value, scope, file: saved.file }));
+        } else
+          print(`${key} = ${JSON.stringify(echoedSettingValue(definition, saved.value))} in ${saved.file}`);
+        if (holdsSecret(definition, saved.value) && scope === "project") {
           io.stderr.write(
             "note: project settings are often committed; prefer --user or the provider's environment variable\n",
           );

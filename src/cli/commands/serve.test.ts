@@ -28,6 +28,16 @@ function runSync(...args: string[]) {
   return spawnSync(node, [bin, ...args], { cwd: home, env: childEnv(), encoding: "utf8", timeout: 60_000 });
 }
 
+/** Runs a CLI command as a process without waiting for it, so several can run at once. */
+function run(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(node, [bin, ...args], { cwd: home, env: childEnv() });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.once("close", (status) => resolve({ status, stdout, stderr })));
+}
+
 interface Served {
   readonly url: string;
   readonly stdout: () => string;
@@ -127,6 +137,81 @@ describe("ctxkit serve keys", () => {
     const bad = runSync("serve", "keys", "add", "no spaces allowed");
     expect(bad.status).not.toBe(0);
     expect(bad.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("a bad tenant name is one actionable line and exit 2", () => {
+    const bad = runSync("serve", "keys", "add", "bad tenant!", "--keys", join(home, "bad-tenant-keys.json"));
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/^ctxkit: invalid tenant: .*letters, digits, '\.', '_' or '-'\n$/);
+    expect(bad.stdout).toBe("");
+  });
+
+  it("keys add|list|revoke --keys F use F, and a server started with --keys F accepts F's keys", async () => {
+    const file = join(home, "flag-keys.json");
+    const defaultFile = join(home, ".ctxkit", "server-keys.json");
+    const before = readFileSync(defaultFile, "utf8");
+    const added = runSync("serve", "keys", "add", "initech", "--keys", file);
+    expect(added.status, added.stderr).toBe(0);
+    const flagKey = added.stdout.trim();
+    const id = flagKey.slice(5, 17);
+    expect(added.stderr).toContain(file);
+    expect(readFileSync(file, "utf8")).toContain(id);
+    expect(readFileSync(defaultFile, "utf8")).toBe(before);
+    expect(runSync("serve", "keys", "list", "--keys", file).stdout).toMatch(new RegExp(`^${id}  initech `));
+
+    const upstreamKey = "AIzaSyUpstream0123456789abcdefghijklmn";
+    const served = await serve(
+      "--db",
+      join(home, "flag-keys.db"),
+      "--keys",
+      file,
+      "--upstream",
+      `http://127.0.0.1:9/v1?key=${upstreamKey}`,
+    );
+    expect(served.stdout()).toContain("upstream: http://127.0.0.1:9/v1?key=[redacted]");
+    expect(served.stdout()).not.toContain(upstreamKey);
+    try {
+      const me = (secret: string) =>
+        fetch(`${served.url}/v1/me`, { headers: { authorization: `Bearer ${secret}` } });
+      expect(await (await me(flagKey)).json()).toEqual({ tenant: "initech", auth: true });
+      expect((await me(key)).status).toBe(401); // a key of the default file is not valid here
+      expect(runSync("serve", "keys", "revoke", id, "--keys", file).status).toBe(0);
+      expect((await me(flagKey)).status).toBe(401);
+    } finally {
+      await served.stop("SIGTERM");
+    }
+  });
+
+  it("parallel keys add processes lose no key, and a revoke racing adds really revokes", async () => {
+    const file = join(home, "parallel-keys.json");
+    const adds = Array.from({ length: 12 }, (_, index) =>
+      run("serve", "keys", "add", `t${index}`, "--keys", file),
+    );
+    const results = await Promise.all(adds);
+    for (const result of results) expect(result.status, result.stderr).toBe(0);
+    const stored = JSON.parse(readFileSync(file, "utf8")) as { keys: { id: string; tenant: string }[] };
+    expect(stored.keys.map((record) => record.tenant).sort()).toEqual(
+      Array.from({ length: 12 }, (_, index) => `t${index}`).sort(),
+    );
+
+    const victim = results[0]!.stdout.trim();
+    const served = await serve("--db", join(home, "parallel-keys.db"), "--keys", file);
+    try {
+      const status = async (secret: string) =>
+        (await fetch(`${served.url}/v1/me`, { headers: { authorization: `Bearer ${secret}` } })).status;
+      expect(await status(victim)).toBe(200);
+      const racing = await Promise.all([
+        run("serve", "keys", "revoke", victim.slice(5, 17), "--keys", file),
+        ...Array.from({ length: 11 }, (_, index) => run("serve", "keys", "add", `r${index}`, "--keys", file)),
+      ]);
+      for (const result of racing) expect(result.status, result.stderr).toBe(0);
+      expect(racing[0].stdout).toBe(`revoked ${victim.slice(5, 17)}\n`);
+      expect(await status(victim)).toBe(401);
+      for (const result of racing.slice(1)) expect(await status(result.stdout.trim())).toBe(200);
+      for (const result of results.slice(1)) expect(await status(result.stdout.trim())).toBe(200);
+    } finally {
+      await served.stop("SIGTERM");
+    }
   });
 });
 

@@ -3,7 +3,9 @@ import { dirname, join } from "node:path";
 import { Option, type Command } from "commander";
 import { loadSettings } from "../../config/index.ts";
 import { ConfigError } from "../../errors/errors.ts";
+import { redactSecrets } from "../../errors/redact-secrets.ts";
 import { preset } from "../../governance/presets.ts";
+import { validate } from "../../model/schemas.ts";
 import { resolveModel } from "../../providers/resolve-model.ts";
 import { JsonFileKeyStore } from "../../server/auth/json-file-key-store.ts";
 import { tenantSchema } from "../../server/auth/key-store.ts";
@@ -164,7 +166,7 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     `  store:    ${stores.location}${stores.memories === undefined ? " (memory off)" : " (with memory)"}`,
     upstream === undefined
       ? "  upstream: none; /v1/chat/completions and turns answer 503 (pass --upstream <url> or --model provider:model)"
-      : `  upstream: ${upstream.baseURL}${upstream.model === undefined ? " (the request's model)" : ` model ${upstream.model}`}`,
+      : `  upstream: ${redactSecrets(upstream.baseURL)}${upstream.model === undefined ? " (the request's model)" : ` model ${upstream.model}`}`,
     flags.auth
       ? `  auth:     API keys in ${keysPath} (${keyCount} now; add one with: ctxkit serve keys add <tenant>)`
       : "  auth:     OFF",
@@ -206,7 +208,7 @@ function registerKeys(serveCommand: Command, io: CliIo): void {
     .option("--label <text>", "a note to recognise the key by")
     .addOption(keysOption())
     .action(async (tenant: string, options: { label?: string; keys?: string }) => {
-      tenantSchema.parse(tenant);
+      validate(tenantSchema, tenant, "tenant");
       const store = new JsonFileKeyStore(keyFile(options.keys));
       const { key, record } = await store.create(tenant, options.label);
       io.stdout.write(`${key}\n`);

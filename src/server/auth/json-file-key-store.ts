@@ -1,8 +1,10 @@
-import { mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { z } from "zod";
-import { ConfigError } from "../../errors/errors.ts";
+import { ConfigError, StoreError } from "../../errors/errors.ts";
 import { systemClock, type Clock } from "../../model/ids.ts";
+import { withFileLock } from "./file-lock.ts";
 import {
   newKeyRecord,
   verifyAgainst,
@@ -27,7 +29,9 @@ const fileSchema = z.object({
 /**
  * Keys in a JSON file (`{ "version": 1, "keys": [{ id, tenant, hash, createdAt }] }`, mode 0600), written
  * atomically. The file is read again when it changes, so keys created by `ctxkit serve keys add` work in a
- * running server without a restart.
+ * running server without a restart. Every change is a read-modify-write under an exclusive lock file
+ * (`<file>.lock`), so parallel `keys add`/`revoke` processes never lose each other's updates; a revoke reads
+ * the file back and throws if the key is still there.
  *
  * @example
  * const keys = new JsonFileKeyStore("/var/lib/ctxkit/server-keys.json");
@@ -36,7 +40,7 @@ const fileSchema = z.object({
 export class JsonFileKeyStore implements KeyStore {
   readonly path: string;
   readonly #clock: Clock;
-  #cache: { mtimeMs: number; size: number; records: Map<string, ApiKeyRecord> } | undefined;
+  #cache: { ino: number; mtimeMs: number; size: number; records: Map<string, ApiKeyRecord> } | undefined;
 
   constructor(path: string, options: { clock?: Clock } = {}) {
     this.path = path;
@@ -51,7 +55,11 @@ export class JsonFileKeyStore implements KeyStore {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return new Map();
       throw error;
     }
-    if (this.#cache?.mtimeMs === info.mtimeMs && this.#cache.size === info.size) return this.#cache.records;
+    // Every save renames a new file in, so the inode tells a rewrite apart even within one mtime tick.
+    const cache = this.#cache;
+    if (cache?.ino === info.ino && cache.mtimeMs === info.mtimeMs && cache.size === info.size) {
+      return cache.records;
+    }
     const text = await readFile(this.path, "utf8");
     let parsed;
     try {
@@ -63,25 +71,41 @@ export class JsonFileKeyStore implements KeyStore {
       );
     }
     const records = new Map<string, ApiKeyRecord>(parsed.keys.map((record) => [record.id, record]));
-    this.#cache = { mtimeMs: info.mtimeMs, size: info.size, records };
+    this.#cache = { ino: info.ino, mtimeMs: info.mtimeMs, size: info.size, records };
     return records;
   }
 
   async #save(records: Map<string, ApiKeyRecord>): Promise<void> {
+    const temporary = `${this.path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+    try {
+      await writeFile(
+        temporary,
+        `${JSON.stringify({ version: 1, keys: [...records.values()] }, null, 2)}\n`,
+        { mode: 0o600, flush: true },
+      );
+      await rename(temporary, this.path);
+    } finally {
+      await rm(temporary, { force: true });
+      this.#cache = undefined;
+    }
+  }
+
+  /** Applies `change` to the records on disk under the file's lock; saves when it returns true. */
+  async #modify(change: (records: Map<string, ApiKeyRecord>) => boolean): Promise<void> {
     await mkdir(dirname(this.path), { recursive: true });
-    const temporary = `${this.path}.${process.pid}.tmp`;
-    await writeFile(temporary, `${JSON.stringify({ version: 1, keys: [...records.values()] }, null, 2)}\n`, {
-      mode: 0o600,
+    await withFileLock(this.path, async () => {
+      this.#cache = undefined; // another process may have written since the last read
+      const records = new Map(await this.#load());
+      if (change(records)) await this.#save(records);
     });
-    await rename(temporary, this.path);
-    this.#cache = undefined;
   }
 
   async create(tenant: string, label?: string): Promise<{ key: string; record: ApiKeyRecord }> {
-    const records = new Map(await this.#load());
     const created = newKeyRecord(tenant, this.#clock(), label);
-    records.set(created.record.id, created.record);
-    await this.#save(records);
+    await this.#modify((records) => {
+      records.set(created.record.id, created.record);
+      return true;
+    });
     return created;
   }
 
@@ -95,9 +119,15 @@ export class JsonFileKeyStore implements KeyStore {
   }
 
   async revoke(id: string): Promise<boolean> {
-    const records = new Map(await this.#load());
-    if (!records.delete(id)) return false;
-    await this.#save(records);
+    let found = false;
+    await this.#modify((records) => (found = records.delete(id)));
+    if (!found) return false;
+    this.#cache = undefined;
+    if ((await this.#load()).has(id)) {
+      throw new StoreError(
+        `key ${id} is still in ${this.path} after revoking it; check that nothing else rewrites the file and revoke again`,
+      );
+    }
     return true;
   }
 }

@@ -3,7 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ServerEnv } from "../server-context.ts";
 import { errorAnswer, errorBody, openAIErrorBody, type ErrorAnswer } from "./error-response.ts";
 import { HttpError } from "./http-error.ts";
-import { redact } from "./redact.ts";
+import { redactSecrets } from "../../errors/redact-secrets.ts";
 
 /** Routes whose clients are OpenAI SDKs: their errors have the OpenAI shape. */
 const OPENAI_ROUTES = new Set(["/v1/chat/completions"]);
@@ -28,7 +28,7 @@ export function renderError(log: (line: string) => void): ErrorHandler<ServerEnv
   return (error: Error, c: Context<ServerEnv>) => {
     const answer = answerOf(error);
     if (answer.status >= 500 && answer.code === "internal_error") {
-      log(`error ${c.get("requestId") ?? "-"} ${error.name}: ${redact(error.message)}`);
+      log(`error ${c.get("requestId") ?? "-"} ${error.name}: ${redactSecrets(error.message)}`);
     }
     const body = OPENAI_ROUTES.has(c.req.path) ? openAIErrorBody(answer) : errorBody(answer);
     return c.json(body, answer.status as 400, { ...answer.headers });

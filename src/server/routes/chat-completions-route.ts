@@ -133,11 +133,12 @@ async function stateful(
   started: number,
 ): Promise<Response> {
   const tenant = c.get("tenant");
-  const turn = clientTurn(fromOpenAIChat(request.messages, { sessionId }));
-  await context.directory.claim(tenant, sessionId);
-  const lease = await context.engines.lease(tenant, sessionId);
+  const claim = await context.directory.claim(tenant, sessionId);
+  let lease;
   let exchange;
   try {
+    const turn = clientTurn(fromOpenAIChat(request.messages, { sessionId: claim.storeId }));
+    lease = await context.engines.lease(tenant, claim.storeId);
     exchange = await openExchange({
       lease,
       blobs: context.store.blobs,
@@ -150,13 +151,19 @@ async function stateful(
       onUpstream: (status) => context.metrics.upstreamRequests.inc({ status }),
     });
   } catch (error) {
-    lease.release();
+    lease?.release();
+    claim.release();
     throw error;
   }
+  const held = lease;
+  const end = () => {
+    held.release();
+    claim.release();
+  };
   const { prepared, upstream: call } = exchange;
   const complete = async (reply: AssistantReply) => {
     await exchange.complete(reply);
-    await commitFollowUp(context, tenant, sessionId);
+    await commitFollowUp(context, tenant, claim);
     const upstreamMs = exchange.upstreamHeadersMs + call.bodyMs();
     context.metrics.upstreamDuration.observe({}, upstreamMs / 1000);
     context.metrics.proxyOverhead.observe({}, (performance.now() - started - upstreamMs) / 1000);
@@ -177,12 +184,12 @@ async function stateful(
         try {
           await complete(reply);
         } finally {
-          lease.release();
+          end();
         }
       },
       fail: () => {
-        lease.discard();
-        lease.release();
+        held.discard();
+        end();
       },
       errorObject: (reason) => openAIErrorBody(errorAnswer(reason)).error,
     });
@@ -193,9 +200,9 @@ async function stateful(
     await complete(replyFromCompletion(parseJsonAnswer(text)));
     return new Response(text, { status: call.response.status, headers });
   } catch (error) {
-    lease.discard();
+    held.discard();
     throw error;
   } finally {
-    lease.release();
+    end();
   }
 }

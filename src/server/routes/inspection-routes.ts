@@ -4,10 +4,11 @@ import type { PreparedRequest } from "../../engine/prepared-request.ts";
 import { toOpenAIChatJson } from "../../formats/providers/openai-chat/index.ts";
 import { cacheProfiles, type CacheProvider } from "../../pricing/cache-profile.ts";
 import { replayConversation } from "../../replay/replay.ts";
-import { HttpError } from "../http/http-error.ts";
+import { HttpError, notFound } from "../http/http-error.ts";
 import { readJson } from "../http/json-body.ts";
 import { clientSystemPrompt } from "../proxy/session-inputs.ts";
 import type { ServerContext, ServerEnv } from "../server-context.ts";
+import { publicMessages } from "../tenancy/tenant-session-id.ts";
 import { storedSessionJson } from "./session-json.ts";
 
 const compactSchema = z.object({ focus: z.string().max(2_000).optional() });
@@ -15,11 +16,13 @@ const compactSchema = z.object({ focus: z.string().max(2_000).optional() });
 /**
  * The inspection form of a prepared request: the governed messages, the same payload as OpenAI chat messages
  * (media kept in the blob store shown as placeholders), tokens per channel, the token budget and the events.
+ * Session ids are the tenant's.
  *
  * @example
- * c.json(contextJson("ses_1", "prepared", prepared, new Date().toISOString()));
+ * c.json(contextJson("acme", "ses_1", "prepared", prepared, new Date().toISOString()));
  */
 export function contextJson(
+  tenant: string,
   sessionId: string,
   source: string,
   prepared: PreparedRequest,
@@ -30,7 +33,7 @@ export function contextJson(
     sessionId,
     source,
     system: prepared.system,
-    messages: prepared.messages,
+    messages: publicMessages(tenant, prepared.messages),
     openai: [...system, ...toOpenAIChatJson(prepared.messages, { reasoning: "omit" })],
     channels: prepared.inspection.channels,
     tokens: prepared.tokens,
@@ -52,29 +55,29 @@ export function registerInspectionRoutes(app: Hono<ServerEnv>, context: ServerCo
 
   app.get("/v1/sessions/:id/stats", async (c) => {
     const tenant = c.get("tenant");
-    const id = c.req.param("id");
-    await directory.requireStored(tenant, id);
-    const { stored, ...stats } = await engines.withSession(tenant, id, (lease) => lease.session.stats());
-    return c.json({ stats, ...(stored !== undefined && { session: storedSessionJson(stored) }) });
+    const { id, storeId } = await directory.requireStored(tenant, c.req.param("id"));
+    const { stored, ...stats } = await engines.withSession(tenant, storeId, (lease) => lease.session.stats());
+    return c.json({
+      stats: { ...stats, sessionId: id },
+      ...(stored !== undefined && { session: storedSessionJson(stored, tenant) }),
+    });
   });
 
   app.get("/v1/sessions/:id/context", async (c) => {
     const tenant = c.get("tenant");
-    const id = c.req.param("id");
-    await directory.requireStored(tenant, id);
-    const answer = await engines.withSession(tenant, id, async (lease) => {
+    const { id, storeId } = await directory.requireStored(tenant, c.req.param("id"));
+    const answer = await engines.withSession(tenant, storeId, async (lease) => {
       const last = lease.memo.lastRequest;
-      if (last !== undefined) return contextJson(id, "last-request", last.prepared, last.at);
+      if (last !== undefined) return contextJson(tenant, id, "last-request", last.prepared, last.at);
       const prepared = await lease.session.prepare(clientSystemPrompt(lease.memo.system));
-      return contextJson(id, "prepared", prepared, context.clock().toISOString());
+      return contextJson(tenant, id, "prepared", prepared, context.clock().toISOString());
     });
     return c.json(answer);
   });
 
   app.get("/v1/sessions/:id/replay", async (c) => {
     const tenant = c.get("tenant");
-    const id = c.req.param("id");
-    await directory.requireStored(tenant, id);
+    const { storeId } = await directory.requireStored(tenant, c.req.param("id"));
     const settings = (await engines.engine(tenant)).settings;
     const pricing = c.req.query("pricing") ?? settings.policy.pricing ?? "anthropic";
     if (!(pricing in cacheProfiles)) {
@@ -84,7 +87,7 @@ export function registerInspectionRoutes(app: Hono<ServerEnv>, context: ServerCo
         `pricing must be one of ${Object.keys(cacheProfiles).join(", ")}`,
       );
     }
-    const rows = (await store.dumpSession(id)).rows;
+    const rows = (await store.dumpSession(storeId)).rows;
     const messages = rows.map((row) => row.message).sort((a, b) => a.seq - b.seq);
     const result = await replayConversation(messages, {
       contextWindow: settings.contextWindow,
@@ -99,10 +102,9 @@ export function registerInspectionRoutes(app: Hono<ServerEnv>, context: ServerCo
 
   app.post("/v1/sessions/:id/compact", async (c) => {
     const tenant = c.get("tenant");
-    const id = c.req.param("id");
-    await directory.requireStored(tenant, id);
+    const { storeId } = await directory.requireStored(tenant, c.req.param("id"));
     const { focus } = await readJson(c, compactSchema, "compaction");
-    const events = await engines.withSession(tenant, id, async (lease) => {
+    const events = await engines.withSession(tenant, storeId, async (lease) => {
       lease.memo.lastRequest = undefined;
       // Governance compacts the view it holds: prepare first so a session loaded after a restart has one.
       await lease.session.prepare(clientSystemPrompt(lease.memo.system));
@@ -113,12 +115,13 @@ export function registerInspectionRoutes(app: Hono<ServerEnv>, context: ServerCo
 
   app.post("/v1/sessions/:id/clear", async (c) => {
     const tenant = c.get("tenant");
-    const id = c.req.param("id");
-    await directory.requireStored(tenant, id);
-    await engines.withSession(tenant, id, async (lease) => {
+    const { storeId } = await directory.requireStored(tenant, c.req.param("id"));
+    await engines.withSession(tenant, storeId, async (lease) => {
       lease.memo.lastRequest = undefined;
       await lease.session.clear();
     });
-    return c.json({ session: storedSessionJson(await directory.requireStored(tenant, id)) });
+    const record = await store.getSession(storeId);
+    if (record === undefined) throw notFound("session", c.req.param("id"));
+    return c.json({ session: storedSessionJson(record, tenant) });
   });
 }

@@ -4,6 +4,7 @@ import { messageText } from "../../model/blocks.ts";
 import { createExtractiveSummarizer } from "../../summarize/index.ts";
 import { HttpError, notFound } from "../http/http-error.ts";
 import type { ServerContext, ServerEnv } from "../server-context.ts";
+import { publicMessages } from "../tenancy/tenant-session-id.ts";
 import { buildTimeline, type Timeline } from "./inspector-timeline.ts";
 
 /** How many sessions' timelines are kept between requests (a timeline is rebuilt when its session changed). */
@@ -50,11 +51,11 @@ export function registerInspectorRoutes(app: Hono<ServerEnv>, context: ServerCon
   const cache = new TimelineCache();
 
   const timelineOf = async (tenant: string, id: string): Promise<Timeline> => {
-    const record = await directory.requireStored(tenant, id);
+    const { record, storeId } = await directory.requireStored(tenant, id);
     const version = `${record.updatedAt}|${record.messageCount}|${record.nextSeq}`;
-    return cache.get(`${tenant}\u0000${id}`, version, async () => {
+    return cache.get(`${tenant}\u0000${storeId}`, version, async () => {
       const settings = (await engines.engine(tenant)).settings;
-      const rows = (await store.dumpSession(id)).rows;
+      const rows = (await store.dumpSession(storeId)).rows;
       const messages = rows.map((row) => row.message).sort((a, b) => a.seq - b.seq);
       return buildTimeline(messages, {
         contextWindow: settings.contextWindow,
@@ -81,9 +82,10 @@ export function registerInspectorRoutes(app: Hono<ServerEnv>, context: ServerCon
 
   app.get("/v1/sessions/:id/timeline/:index", async (c) => {
     const id = c.req.param("id");
-    const timeline = await timelineOf(c.get("tenant"), id);
+    const tenant = c.get("tenant");
+    const timeline = await timelineOf(tenant, id);
     const index = requestIndex(c.req.param("index"), timeline);
-    const messages = timeline.views[index]!;
+    const messages = publicMessages(tenant, timeline.views[index]!);
     return c.json({
       sessionId: id,
       request: timeline.requests[index],

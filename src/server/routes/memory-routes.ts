@@ -4,6 +4,7 @@ import { MEMORY_KINDS, type Memory, type MemoryKind, type MemoryStore } from "..
 import { HttpError, notFound } from "../http/http-error.ts";
 import { readJson } from "../http/json-body.ts";
 import type { ServerContext, ServerEnv } from "../server-context.ts";
+import { publicSessionId } from "../tenancy/tenant-session-id.ts";
 
 const addSchema = z.object({
   kind: z.enum(MEMORY_KINDS),
@@ -15,14 +16,15 @@ const addSchema = z.object({
 });
 
 /**
- * A memory as the API shows it: without its owner.
+ * A memory as the API shows it to its tenant: without its owner, its source session by the tenant's id.
  *
  * @example
- * c.json({ memory: memoryJson(memory) });
+ * c.json({ memory: memoryJson(memory, tenant) });
  */
-export function memoryJson(memory: Memory): Omit<Memory, "owner"> {
+export function memoryJson(memory: Memory, tenant: string): Omit<Memory, "owner"> {
   const { owner: _owner, ...rest } = memory;
-  return rest;
+  if (rest.sourceSessionId === undefined) return rest;
+  return { ...rest, sourceSessionId: publicSessionId(tenant, rest.sourceSessionId) };
 }
 
 function kindsOf(value: string | undefined): MemoryKind[] | undefined {
@@ -72,22 +74,27 @@ export function registerMemoryRoutes(app: Hono<ServerEnv>, context: ServerContex
     const query = c.req.query("q");
     if (query !== undefined && query.trim() !== "") {
       const hits = await memoryStore().search(query, filter);
-      return c.json({ hits: hits.map((hit) => ({ ...hit, memory: memoryJson(hit.memory) })) });
+      return c.json({ hits: hits.map((hit) => ({ ...hit, memory: memoryJson(hit.memory, owner) })) });
     }
-    return c.json({ memories: (await memoryStore().list(filter)).map(memoryJson) });
+    return c.json({
+      memories: (await memoryStore().list(filter)).map((memory) => memoryJson(memory, owner)),
+    });
   });
 
   app.post("/v1/memory", async (c) => {
     const input = await readJson(c, addSchema, "memory");
     const result = await memoryStore().add({ ...input, owner: c.get("tenant") });
-    return c.json({ memory: memoryJson(result.memory), deduplicated: result.deduplicated }, 201);
+    return c.json(
+      { memory: memoryJson(result.memory, c.get("tenant")), deduplicated: result.deduplicated },
+      201,
+    );
   });
 
   app.get("/v1/memory/:id", async (c) => {
     const id = c.req.param("id");
     const memory = await memoryStore().get(id, { owner: c.get("tenant") });
     if (memory === undefined) throw notFound("memory", id);
-    return c.json({ memory: memoryJson(memory) });
+    return c.json({ memory: memoryJson(memory, c.get("tenant")) });
   });
 
   app.delete("/v1/memory/:id", async (c) => {

@@ -4,6 +4,7 @@ import { EXPORT_HEADER, sessionJsonlLines } from "../../store/jsonl/export-sessi
 import type { LoadStrategy } from "../../store/session-store.ts";
 import { HttpError, notFound } from "../http/http-error.ts";
 import type { ServerContext, ServerEnv } from "../server-context.ts";
+import { publicDump, publicMessages } from "../tenancy/tenant-session-id.ts";
 
 const STRATEGIES: readonly LoadStrategy[] = ["full", "recent", "all"];
 
@@ -18,9 +19,9 @@ export function registerSessionDataRoutes(app: Hono<ServerEnv>, context: ServerC
   const { store, directory } = context;
 
   app.get("/v1/sessions/:id/export", async (c) => {
-    const id = c.req.param("id");
-    await directory.requireStored(c.get("tenant"), id);
-    const dump = await store.dumpSession(id);
+    const tenant = c.get("tenant");
+    const { id, storeId } = await directory.requireStored(tenant, c.req.param("id"));
+    const dump = publicDump(tenant, await store.dumpSession(storeId));
     c.header("Content-Type", "application/x-ndjson; charset=utf-8");
     c.header(
       "Content-Disposition",
@@ -33,26 +34,27 @@ export function registerSessionDataRoutes(app: Hono<ServerEnv>, context: ServerC
   });
 
   app.get("/v1/sessions/:id/messages", async (c) => {
-    const id = c.req.param("id");
-    const owned = await directory.require(c.get("tenant"), id);
+    const tenant = c.get("tenant");
+    const owned = await directory.require(tenant, c.req.param("id"));
     const strategy = (c.req.query("strategy") ?? "full") as LoadStrategy;
     if (!STRATEGIES.includes(strategy)) {
       throw new HttpError(400, "invalid_input", `strategy must be one of ${STRATEGIES.join(", ")}`);
     }
     if (owned.kind === "reserved") return c.json({ messages: [] });
-    if (strategy !== "all") return c.json({ messages: await store.loadMessages(id, { strategy }) });
-    const dump = await store.dumpSession(id);
+    const load = async (loading: LoadStrategy) =>
+      publicMessages(tenant, await store.loadMessages(owned.storeId, { strategy: loading }));
+    if (strategy !== "all") return c.json({ messages: await load(strategy) });
+    const dump = await store.dumpSession(owned.storeId);
     const summarizedBy: Record<string, number> = {};
     for (const row of dump.rows)
       if (row.summarizedBy !== undefined) summarizedBy[String(row.message.seq)] = row.summarizedBy;
-    return c.json({ messages: await store.loadMessages(id, { strategy: "all" }), summarizedBy });
+    return c.json({ messages: await load("all"), summarizedBy });
   });
 
   app.get("/v1/sessions/:id/blobs/:ref", async (c) => {
-    const id = c.req.param("id");
     const ref = c.req.param("ref");
-    await directory.requireStored(c.get("tenant"), id);
-    const linked = (await store.blobs.list(id)).find((blob) => blob.ref === ref);
+    const { storeId } = await directory.requireStored(c.get("tenant"), c.req.param("id"));
+    const linked = (await store.blobs.list(storeId)).find((blob) => blob.ref === ref);
     const bytes = linked === undefined ? undefined : await store.blobs.getBytes(ref);
     if (linked === undefined || bytes === undefined) throw notFound("blob", ref);
     return c.body(new Uint8Array(bytes), 200, {

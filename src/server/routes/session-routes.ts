@@ -3,6 +3,7 @@ import { z } from "zod";
 import { HttpError } from "../http/http-error.ts";
 import { readJson } from "../http/json-body.ts";
 import type { ServerContext, ServerEnv } from "../server-context.ts";
+import { publicSessionId } from "../tenancy/tenant-session-id.ts";
 import { reservedSessionJson, sessionJson, storedSessionJson } from "./session-json.ts";
 
 const sessionId = z
@@ -17,6 +18,9 @@ const forkSchema = z.object({
   id: sessionId.optional(),
   title: z.string().max(200).optional(),
 });
+const conflict = (id: string) =>
+  new HttpError(409, "conflict", `session id "${id}" is taken; choose another id or leave it out`);
+
 const limitOf = (value: string | undefined, fallback: number) => {
   const limit = value === undefined ? fallback : Number.parseInt(value, 10);
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
@@ -44,9 +48,9 @@ export function registerSessionRoutes(app: Hono<ServerEnv>, context: ServerConte
         limit: limitOf(c.req.query("limit"), 20),
       });
       return c.json({
-        sessions: hits.map((hit) => storedSessionJson(hit.session)),
+        sessions: hits.map((hit) => storedSessionJson(hit.session, tenant)),
         hits: hits.map((hit) => ({
-          sessionId: hit.session.id,
+          sessionId: publicSessionId(tenant, hit.session.id),
           ...(hit.seq !== undefined && { seq: hit.seq }),
           snippet: hit.snippet,
         })),
@@ -60,7 +64,7 @@ export function registerSessionRoutes(app: Hono<ServerEnv>, context: ServerConte
     });
     const reserved = cursor === undefined ? directory.reservations(tenant).map(reservedSessionJson) : [];
     return c.json({
-      sessions: [...reserved, ...page.sessions.map(storedSessionJson)],
+      sessions: [...reserved, ...page.sessions.map((record) => storedSessionJson(record, tenant))],
       ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }),
     });
   });
@@ -72,52 +76,50 @@ export function registerSessionRoutes(app: Hono<ServerEnv>, context: ServerConte
   });
 
   app.get("/v1/sessions/:id", async (c) => {
-    return c.json({ session: sessionJson(await directory.require(c.get("tenant"), c.req.param("id"))) });
+    const tenant = c.get("tenant");
+    return c.json({ session: sessionJson(await directory.require(tenant, c.req.param("id")), tenant) });
   });
 
   app.patch("/v1/sessions/:id", async (c) => {
     const tenant = c.get("tenant");
-    const id = c.req.param("id");
-    await directory.requireStored(tenant, id);
+    const { storeId } = await directory.requireStored(tenant, c.req.param("id"));
     const { title } = await readJson(c, renameSchema, "session update");
-    return c.json({ session: storedSessionJson(await store.renameSession(id, title)) });
+    return c.json({ session: storedSessionJson(await store.renameSession(storeId, title), tenant) });
   });
 
   app.delete("/v1/sessions/:id", async (c) => {
     const tenant = c.get("tenant");
-    const id = c.req.param("id");
-    const owned = await directory.require(tenant, id);
-    await engines.withSession(tenant, id, async () => {
-      directory.settle(id);
-      if (owned.kind === "stored") await store.deleteSession(id);
-      await engines.forget(tenant, id);
+    const owned = await directory.require(tenant, c.req.param("id"));
+    await engines.withSession(tenant, owned.storeId, async () => {
+      directory.settle(owned.storeId);
+      if (owned.kind === "stored") await store.deleteSession(owned.storeId);
+      await engines.forget(tenant, owned.storeId);
     });
-    hub.publish(tenant, { type: "deleted", sessionId: id });
+    hub.publish(tenant, { type: "deleted", sessionId: owned.id });
     return c.body(null, 204);
   });
 
   app.post("/v1/sessions/:id/fork", async (c) => {
     const tenant = c.get("tenant");
-    const id = c.req.param("id");
-    await directory.requireStored(tenant, id);
+    const { storeId } = await directory.requireStored(tenant, c.req.param("id"));
     const body = await readJson(c, forkSchema, "fork");
-    const record = await engines.withSession(tenant, id, async () => {
-      const atSeq = body.atSeq ?? (await store.loadMessages(id)).at(-1)?.seq;
-      if (atSeq === undefined)
-        throw new HttpError(400, "invalid_input", "the session has no message to fork at");
-      if (body.id !== undefined && (await directory.isTaken(body.id))) {
-        throw new HttpError(
-          409,
-          "conflict",
-          `session id "${body.id}" is taken; choose another id or leave it out`,
-        );
-      }
-      return store.forkSession(id, {
-        atSeq,
-        ...(body.id !== undefined && { id: body.id }),
-        ...(body.title !== undefined && { title: body.title }),
+    // The new id is held like a request's first turn, so no other request takes it while the fork is written.
+    const target = body.id === undefined ? undefined : await directory.claim(tenant, body.id);
+    try {
+      if (target?.created === false) throw conflict(target.id);
+      const record = await engines.withSession(tenant, storeId, async () => {
+        const atSeq = body.atSeq ?? (await store.loadMessages(storeId)).at(-1)?.seq;
+        if (atSeq === undefined)
+          throw new HttpError(400, "invalid_input", "the session has no message to fork at");
+        return store.forkSession(storeId, {
+          atSeq,
+          ...(target !== undefined && { id: target.storeId }),
+          ...(body.title !== undefined && { title: body.title }),
+        });
       });
-    });
-    return c.json({ session: storedSessionJson(record) }, 201);
+      return c.json({ session: storedSessionJson(record, tenant) }, 201);
+    } finally {
+      target?.release();
+    }
   });
 }

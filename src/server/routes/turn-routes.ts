@@ -10,6 +10,7 @@ import { openExchange } from "../proxy/session-exchange.ts";
 import type { ClientTurn } from "../proxy/session-inputs.ts";
 import type { ServerContext, ServerEnv } from "../server-context.ts";
 import { readChatStream } from "../upstream/read-chat-stream.ts";
+import { publicMessages } from "../tenancy/tenant-session-id.ts";
 import { storedSessionJson } from "./session-json.ts";
 import { commitFollowUp, requireUpstream } from "./turn-support.ts";
 
@@ -68,13 +69,14 @@ export function registerTurnRoutes(app: Hono<ServerEnv>, context: ServerContext)
     const id = c.req.param("id");
     const upstream = requireUpstream(context);
     const body = await readJson(c, turnSchema, "turn");
-    await context.directory.claim(tenant, id);
     const model = upstream.model ?? body.model;
     if (model === undefined)
       throw new HttpError(400, "invalid_input", "name the model: this server has no default model");
-    const lease = await context.engines.lease(tenant, id);
+    const claim = await context.directory.claim(tenant, id);
+    let lease;
     let exchange;
     try {
+      lease = await context.engines.lease(tenant, claim.storeId);
       exchange = await openExchange({
         lease,
         blobs: context.store.blobs,
@@ -95,7 +97,8 @@ export function registerTurnRoutes(app: Hono<ServerEnv>, context: ServerContext)
         onUpstream: (status) => context.metrics.upstreamRequests.inc({ status }),
       });
     } catch (error) {
-      lease.release();
+      lease?.release();
+      claim.release();
       throw error;
     }
     const { upstream: call } = exchange;
@@ -118,18 +121,17 @@ export function registerTurnRoutes(app: Hono<ServerEnv>, context: ServerContext)
             "the upstream stream ended before the reply was complete",
           );
         const message = await exchange.complete(outcome.reply);
-        await commitFollowUp(context, tenant, id);
+        const record = await commitFollowUp(context, tenant, claim);
         const upstreamMs = exchange.upstreamHeadersMs + call.bodyMs();
         context.metrics.upstreamDuration.observe({}, upstreamMs / 1000);
         context.metrics.proxyOverhead.observe({}, (performance.now() - started - upstreamMs) / 1000);
-        const record = await context.store.getSession(id);
         await stream.writeSSE({
           event: "done",
           data: JSON.stringify({
-            message,
+            message: publicMessages(tenant, [message])[0],
             usage: outcome.reply.usage ?? null,
             finishReason: outcome.reply.finishReason ?? null,
-            session: record === undefined ? null : storedSessionJson(record),
+            session: record === undefined ? null : storedSessionJson(record, tenant),
           }),
         });
       } catch (error) {
@@ -142,6 +144,7 @@ export function registerTurnRoutes(app: Hono<ServerEnv>, context: ServerContext)
           });
       } finally {
         lease.release();
+        claim.release();
       }
     });
   });

@@ -1,3 +1,4 @@
+import type { SessionRecord } from "../../store/session-store.ts";
 import { HttpError } from "../http/http-error.ts";
 import type { ServerContext } from "../server-context.ts";
 import type { UpstreamOptions } from "../upstream/upstream-options.ts";
@@ -21,27 +22,29 @@ export function requireUpstream(context: ServerContext): UpstreamOptions {
 
 /**
  * What follows a stored request: the session's reservation (if it was just created) is settled and the title
- * it was created with applied, and the tenant's live event stream hears of the commit.
+ * it was created with applied, and the tenant's live event stream hears of the commit. Returns the stored
+ * session.
  *
  * @example
  * await exchange.complete(reply);
- * await commitFollowUp(context, tenant, sessionId);
+ * await commitFollowUp(context, tenant, claim);
  */
 export async function commitFollowUp(
   context: ServerContext,
   tenant: string,
-  sessionId: string,
-): Promise<void> {
-  const reservation = context.directory.settle(sessionId);
-  let record = await context.store.getSession(sessionId);
+  session: { readonly id: string; readonly storeId: string },
+): Promise<SessionRecord | undefined> {
+  const reservation = context.directory.settle(session.storeId);
+  let record = await context.store.getSession(session.storeId);
   if (reservation?.title !== undefined && record !== undefined) {
-    record = await context.store.renameSession(sessionId, reservation.title);
+    record = await context.store.renameSession(session.storeId, reservation.title);
   }
-  if (record === undefined) return;
+  if (record === undefined) return undefined;
   context.hub.publish(tenant, {
     type: "committed",
-    sessionId,
+    sessionId: session.id,
     messageCount: record.messageCount,
     turnCount: record.turnCount,
   });
+  return record;
 }

@@ -2,52 +2,107 @@ import { NotFoundError } from "../../errors/errors.ts";
 import { systemClock, type Clock, type IdGenerator, randomIds } from "../../model/ids.ts";
 import type { SessionRecord, SessionStore } from "../../store/session-store.ts";
 import { HttpError, notFound } from "../http/http-error.ts";
+import { scopedSessionId } from "./tenant-session-id.ts";
 
 /** A session created with `POST /v1/sessions` that has no stored turn yet. */
 export interface Reservation {
+  /** The id the tenant knows it by. */
   readonly id: string;
+  /** The id it will be stored under (see `tenant-session-id.ts`). */
+  readonly storeId: string;
   readonly tenant: string;
   readonly createdAt: string;
   readonly title?: string;
 }
 
-/** A tenant's session: stored, or reserved until its first turn. */
+/** A tenant's session: stored, or reserved until its first turn. `id` is the tenant's, `storeId` the store's. */
 export type OwnedSession =
-  | { readonly kind: "stored"; readonly record: SessionRecord }
-  | { readonly kind: "reserved"; readonly reservation: Reservation };
+  | { readonly kind: "stored"; readonly id: string; readonly storeId: string; readonly record: SessionRecord }
+  | {
+      readonly kind: "reserved";
+      readonly id: string;
+      readonly storeId: string;
+      readonly reservation: Reservation;
+    };
 
-/** Most sessions without a turn one tenant may hold. */
-const MAX_RESERVATIONS_PER_TENANT = 10_000;
+/** A tenant's stored session. */
+export type StoredSession = Extract<OwnedSession, { kind: "stored" }>;
 
 /**
- * Who owns which session. A stored session belongs to the tenant in its `owner`; a session created over the API
- * but not yet stored (the store creates a session with its first turn) is reserved in memory. Every lookup
- * answers `undefined` — and every `require` the same 404 — for an unknown id and for another tenant's id alike.
+ * A session a request writes to; `release()` when the request has ended, stored or not. `created` is true when
+ * this claim made the session (the id was free for the tenant).
+ */
+export type SessionClaim = OwnedSession & { readonly created: boolean; release(): void };
+
+/** Options of `SessionDirectory`. */
+export interface SessionDirectoryOptions {
+  readonly clock?: Clock;
+  readonly ids?: IdGenerator;
+  /** Most sessions without a turn one tenant may hold (default 10,000). */
+  readonly maxReservationsPerTenant?: number;
+  /** Most sessions without a turn all tenants together may hold (default 100,000). */
+  readonly maxReservations?: number;
+}
+
+interface Entry {
+  readonly reservation: Reservation;
+  /** Made by `POST /v1/sessions`: kept until its first turn is stored or it is deleted. */
+  explicit: boolean;
+  /** Requests writing to it now; a request's own entry goes when the last of them ends. */
+  holders: number;
+}
+
+const conflict = (id: string) =>
+  new HttpError(409, "conflict", `session id "${id}" is taken; choose another id or leave it out`);
+
+/**
+ * Who owns which session, with session ids scoped to their tenant: two tenants may each have a session "abc",
+ * and nothing one tenant does (create, claim, delete) changes what another sees or may do. Every lookup answers
+ * `undefined` — and every `require` the same 404 — for an unknown id and for another tenant's id alike.
+ *
+ * A session created over the API is reserved in memory until its first turn is stored; a request that writes
+ * to a new id holds a reservation only while it runs, so a failed request leaves nothing behind. Reservations
+ * are bounded per tenant and in total.
  *
  * @example
  * const owned = await directory.require("acme", "ses_1"); // 404 HttpError when foreign or unknown
+ * await store.loadMessages(owned.storeId);
  */
 export class SessionDirectory {
   readonly #store: SessionStore;
   readonly #clock: Clock;
   readonly #ids: IdGenerator;
-  readonly #reserved = new Map<string, Reservation>();
+  readonly #maxPerTenant: number;
+  readonly #maxTotal: number;
+  /** Every reservation by store id. */
+  readonly #entries = new Map<string, Entry>();
+  /** Explicit reservations by tenant, oldest first. */
+  readonly #explicit = new Map<string, Map<string, Reservation>>();
+  #explicitCount = 0;
 
-  constructor(store: SessionStore, options: { clock?: Clock; ids?: IdGenerator } = {}) {
+  constructor(store: SessionStore, options: SessionDirectoryOptions = {}) {
     this.#store = store;
     this.#clock = options.clock ?? systemClock;
     this.#ids = options.ids ?? randomIds;
+    this.#maxPerTenant = options.maxReservationsPerTenant ?? 10_000;
+    this.#maxTotal = options.maxReservations ?? 100_000;
   }
 
-  /** The tenant's session with this id, or undefined (unknown or foreign). */
+  /** The tenant's session with this id, or undefined (unknown or another tenant's). */
   async find(tenant: string, id: string): Promise<OwnedSession | undefined> {
-    const record = await this.#store.getSession(id);
-    if (record !== undefined) {
-      this.#reserved.delete(id);
-      return record.owner === tenant ? { kind: "stored", record } : undefined;
+    if (id.includes("/")) return undefined;
+    for (const storeId of [id, scopedSessionId(tenant, id)]) {
+      const record = await this.#store.getSession(storeId);
+      if (record !== undefined) {
+        if (record.owner === tenant) return { kind: "stored", id, storeId, record };
+        continue;
+      }
+      const entry = this.#entries.get(storeId);
+      if (entry?.reservation.tenant === tenant) {
+        return { kind: "reserved", id, storeId, reservation: entry.reservation };
+      }
     }
-    const reservation = this.#reserved.get(id);
-    return reservation?.tenant === tenant ? { kind: "reserved", reservation } : undefined;
+    return undefined;
   }
 
   /** Like `find`, but a missing session is a 404. */
@@ -58,74 +113,146 @@ export class SessionDirectory {
   }
 
   /** The tenant's stored session; 404 when unknown, foreign, or reserved without a turn yet. */
-  async requireStored(tenant: string, id: string): Promise<SessionRecord> {
+  async requireStored(tenant: string, id: string): Promise<StoredSession> {
     const owned = await this.require(tenant, id);
     if (owned.kind === "reserved") throw new NotFoundError("session", id, "it has no stored turn yet");
-    return owned.record;
+    return owned;
   }
 
   /**
-   * Makes sure the tenant may write to `id`: its own session, or a new id (reserved for it from now on).
-   * Another tenant's id is a 404.
+   * The session a request writes to: the tenant's own, or a new one held for the request until `release()`
+   * (then forgotten unless the request stored a turn). Another tenant's session with the same id is not
+   * touched: the new one gets its own store id.
    */
-  async claim(tenant: string, id: string): Promise<OwnedSession> {
-    const owned = await this.find(tenant, id);
-    if (owned !== undefined) return owned;
-    const taken = this.#reserved.get(id) ?? (await this.#store.getSession(id));
-    if (taken !== undefined) throw notFound("session", id);
-    return { kind: "reserved", reservation: this.#reserve(tenant, id, undefined) };
+  async claim(tenant: string, id: string): Promise<SessionClaim> {
+    if (id.includes("/")) throw notFound("session", id);
+    for (;;) {
+      const owned = await this.find(tenant, id);
+      if (owned?.kind === "stored") return { ...owned, created: false, release: () => undefined };
+      if (owned === undefined) {
+        const { owned: made, entry, created } = await this.#reserve(tenant, id, undefined, false);
+        const release = entry === undefined ? () => undefined : this.#holder(entry);
+        return { ...made, created, release };
+      }
+      // Held in the same tick as it is checked: a reservation that went meanwhile (its request ended) is looked
+      // up again, as stored or free.
+      const entry = this.#entries.get(owned.storeId);
+      if (entry?.reservation.tenant === tenant) {
+        entry.holders++;
+        return { ...owned, created: false, release: this.#holder(entry) };
+      }
+    }
   }
 
-  /** Creates a session for `tenant` (reserved until its first turn); 409 when the id is taken by anyone. */
+  /** Creates a session for `tenant` (reserved until its first turn); 409 when the tenant already has the id. */
   async create(tenant: string, id: string | undefined, title: string | undefined): Promise<Reservation> {
     const sessionId = id ?? this.#ids("ses");
-    const taken = this.#reserved.has(sessionId) || (await this.#store.getSession(sessionId)) !== undefined;
-    // Checked again after the await: another request may have reserved the id meanwhile.
-    if (taken || this.#reserved.has(sessionId)) {
-      throw new HttpError(
-        409,
-        "conflict",
-        `session id "${sessionId}" is taken; choose another id or leave it out`,
-      );
-    }
-    return this.#reserve(tenant, sessionId, title);
+    if ((await this.find(tenant, sessionId)) !== undefined) throw conflict(sessionId);
+    const { owned } = await this.#reserve(tenant, sessionId, title, true);
+    if (owned.kind === "stored") throw conflict(sessionId);
+    return owned.reservation;
   }
 
-  /** True when any tenant has a session (stored or reserved) with this id. */
-  async isTaken(id: string): Promise<boolean> {
-    return this.#reserved.has(id) || (await this.#store.getSession(id)) !== undefined;
+  /**
+   * Forgets the reservation of a session whose first turn was stored, or that was deleted. Returns it when
+   * there was one.
+   */
+  settle(storeId: string): Reservation | undefined {
+    const entry = this.#entries.get(storeId);
+    if (entry === undefined) return undefined;
+    this.#entries.delete(storeId);
+    if (entry.explicit) this.#forgetExplicit(entry.reservation);
+    return entry.reservation;
   }
 
-  /** Forgets a reservation (its session was stored, or deleted). Returns it when there was one. */
-  settle(id: string): Reservation | undefined {
-    const reservation = this.#reserved.get(id);
-    this.#reserved.delete(id);
-    return reservation;
-  }
-
-  /** The tenant's reservations, newest first. */
+  /** The tenant's reservations made with `create`, newest first. */
   reservations(tenant: string): Reservation[] {
-    return [...this.#reserved.values()].filter((entry) => entry.tenant === tenant).reverse();
+    return [...(this.#explicit.get(tenant)?.values() ?? [])].reverse();
   }
 
-  #reserve(tenant: string, id: string, title: string | undefined): Reservation {
-    const full =
-      this.#reserved.size >= MAX_RESERVATIONS_PER_TENANT &&
-      this.reservations(tenant).length >= MAX_RESERVATIONS_PER_TENANT;
-    if (full) {
+  #forgetExplicit(reservation: Reservation): void {
+    const mine = this.#explicit.get(reservation.tenant);
+    if (mine?.delete(reservation.storeId) !== true) return;
+    this.#explicitCount--;
+    if (mine.size === 0) this.#explicit.delete(reservation.tenant);
+  }
+
+  /** What lets one request go of its hold on a reservation; a request's own one is dropped by the last. */
+  #holder(entry: Entry): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      entry.holders--;
+      const storeId = entry.reservation.storeId;
+      if (entry.holders === 0 && !entry.explicit && this.#entries.get(storeId) === entry) {
+        this.#entries.delete(storeId);
+      }
+    };
+  }
+
+  /**
+   * Reserves a store id for the tenant's new session: its plain id when free, else `<tenant>/<id>`. The entry
+   * is made (and, for a request, held) before the store is asked, so two requests can never both take a free
+   * id; a stored session found there is the tenant's own (returned) or another's (the next form is tried).
+   */
+  async #reserve(
+    tenant: string,
+    id: string,
+    title: string | undefined,
+    explicit: boolean,
+  ): Promise<{ owned: OwnedSession; entry?: Entry; created: boolean }> {
+    if (explicit) this.#checkRoom(tenant);
+    for (const storeId of [id, scopedSessionId(tenant, id)]) {
+      const existing = this.#entries.get(storeId);
+      if (existing !== undefined) {
+        if (existing.reservation.tenant !== tenant) continue;
+        if (explicit) throw conflict(id);
+        existing.holders++;
+        const owned: OwnedSession = { kind: "reserved", id, storeId, reservation: existing.reservation };
+        return { owned, entry: existing, created: false };
+      }
+      const reservation: Reservation = {
+        id,
+        storeId,
+        tenant,
+        createdAt: this.#clock().toISOString(),
+        ...(title !== undefined && { title }),
+      };
+      const entry: Entry = { reservation, explicit, holders: explicit ? 0 : 1 };
+      this.#entries.set(storeId, entry);
+      let record: SessionRecord | undefined;
+      try {
+        record = await this.#store.getSession(storeId);
+      } catch (error) {
+        if (this.#entries.get(storeId) === entry) this.#entries.delete(storeId);
+        throw error;
+      }
+      if (record === undefined) {
+        if (explicit) this.#remember(reservation);
+        return { owned: { kind: "reserved", id, storeId, reservation }, entry, created: true };
+      }
+      if (this.#entries.get(storeId) === entry) this.#entries.delete(storeId);
+      if (record.owner === tenant) return { owned: { kind: "stored", id, storeId, record }, created: false };
+    }
+    throw conflict(id); // both forms used by others: only possible with sessions imported outside the server
+  }
+
+  #checkRoom(tenant: string): void {
+    const mine = this.#explicit.get(tenant)?.size ?? 0;
+    if (mine >= this.#maxPerTenant || this.#explicitCount >= this.#maxTotal) {
       throw new HttpError(
         409,
         "conflict",
-        `${MAX_RESERVATIONS_PER_TENANT} sessions have no turn yet; send a turn to one of them or delete some`,
+        `too many sessions have no turn yet (${mine} of this key's tenant); send a turn to one of them or delete some`,
       );
     }
-    const reservation: Reservation = {
-      id,
-      tenant,
-      createdAt: this.#clock().toISOString(),
-      ...(title !== undefined && { title }),
-    };
-    this.#reserved.set(id, reservation);
-    return reservation;
+  }
+
+  #remember(reservation: Reservation): void {
+    const mine = this.#explicit.get(reservation.tenant) ?? new Map<string, Reservation>();
+    mine.set(reservation.storeId, reservation);
+    this.#explicit.set(reservation.tenant, mine);
+    this.#explicitCount++;
   }
 }

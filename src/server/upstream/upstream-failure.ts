@@ -1,7 +1,7 @@
 import { isContextOverflowError } from "../../governance/overflow-recognition.ts";
 import { retryAfterMs } from "../../providers/retry-after.ts";
 import { HttpError } from "../http/http-error.ts";
-import { redact } from "../http/redact.ts";
+import { redactSecrets } from "../../errors/redact-secrets.ts";
 
 /** The upstream's own explanation: `error.message` of a JSON body, else the text, one line, ≤ 300 characters. */
 function detailOf(body: string): string {
@@ -38,7 +38,7 @@ export function upstreamFailure(
   body: string,
   secrets: readonly (string | undefined)[] = [],
 ): HttpError {
-  const detail = redact(detailOf(body), secrets);
+  const detail = redactSecrets(detailOf(body), { secrets });
   if (isContextOverflowError({ status, message: body })) {
     return new HttpError(
       400,

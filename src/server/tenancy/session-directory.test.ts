@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import { MemorySessionStore } from "../../store/memory/index.ts";
+import { HttpError } from "../http/http-error.ts";
+import { SessionDirectory } from "./session-directory.ts";
+
+const turn = (text: string) => [{ role: "user" as const, content: [{ type: "text" as const, text }] }];
+
+async function storeWith(sessions: Record<string, string | undefined>) {
+  const store = new MemorySessionStore();
+  for (const [id, owner] of Object.entries(sessions)) {
+    await store.appendTurn(id, turn(`${owner ?? "cli"} says hi`), {
+      ...(owner !== undefined && { session: { owner } }),
+    });
+  }
+  return store;
+}
+
+describe("SessionDirectory", () => {
+  it("scopes ids to their tenant: the plain id when free, <tenant>/<id> when someone else uses it", async () => {
+    const store = await storeWith({ abc: "acme", "cli-only": undefined });
+    const directory = new SessionDirectory(store);
+    expect(await directory.find("acme", "abc")).toMatchObject({ kind: "stored", id: "abc", storeId: "abc" });
+    expect(await directory.find("globex", "abc")).toBeUndefined();
+    expect(await directory.find("globex", "cli-only")).toBeUndefined();
+
+    const claimed = await directory.claim("globex", "abc");
+    expect(claimed).toMatchObject({ kind: "reserved", id: "abc", storeId: "globex/abc", created: true });
+    await store.appendTurn(claimed.storeId, turn("globex's own"), { session: { owner: "globex" } });
+    claimed.release();
+    expect(await directory.find("globex", "abc")).toMatchObject({ kind: "stored", storeId: "globex/abc" });
+    expect(await directory.find("acme", "abc")).toMatchObject({ kind: "stored", storeId: "abc" });
+    expect((await directory.claim("globex", "cli-only")).storeId).toBe("globex/cli-only");
+    expect((await directory.claim("globex", "fresh")).storeId).toBe("fresh");
+  });
+
+  it("two tenants claiming one free id at once get two sessions, never one", async () => {
+    const store = new MemorySessionStore();
+    const directory = new SessionDirectory(store);
+    for (let round = 0; round < 20; round++) {
+      const id = `race-${round}`;
+      const [first, second] = await Promise.all([directory.claim("acme", id), directory.claim("globex", id)]);
+      // One gets the plain id, the other its own scoped one.
+      expect([first.storeId, second.storeId]).toContain(id);
+      expect([`acme/${id}`, `globex/${id}`]).toContain(first.storeId === id ? second.storeId : first.storeId);
+      expect(first.storeId).not.toBe(second.storeId);
+      first.release();
+      second.release();
+    }
+  });
+
+  it("a request's claim is forgotten when it ends without storing, and an explicit one is kept", async () => {
+    const directory = new SessionDirectory(new MemorySessionStore());
+    const first = await directory.claim("acme", "ghost");
+    const second = await directory.claim("acme", "ghost");
+    expect(second).toMatchObject({ storeId: first.storeId, created: false });
+    first.release();
+    expect(await directory.find("acme", "ghost")).toMatchObject({ kind: "reserved" }); // still held
+    second.release();
+    second.release(); // twice is harmless
+    expect(await directory.find("acme", "ghost")).toBeUndefined();
+    expect(directory.reservations("acme")).toEqual([]);
+
+    await directory.create("acme", "kept", "a title");
+    const writing = await directory.claim("acme", "kept");
+    writing.release();
+    expect(await directory.find("acme", "kept")).toMatchObject({ kind: "reserved" });
+    expect(directory.reservations("acme").map((entry) => entry.id)).toEqual(["kept"]);
+    await expect(directory.create("acme", "kept", undefined)).rejects.toMatchObject({ status: 409 });
+    expect((await directory.create("globex", "kept", undefined)).storeId).toBe("globex/kept");
+  });
+
+  it("bounds reservations per tenant and in total, and frees room when one is settled", async () => {
+    const directory = new SessionDirectory(new MemorySessionStore(), {
+      maxReservationsPerTenant: 3,
+      maxReservations: 5,
+    });
+    for (let index = 0; index < 3; index++) await directory.create("acme", `a${index}`, undefined);
+    const full = await directory.create("acme", "a3", undefined).catch((error: unknown) => error);
+    expect(full).toBeInstanceOf(HttpError);
+    expect(full).toMatchObject({ status: 409, message: expect.stringMatching(/no turn yet/) });
+    await directory.create("globex", "g0", undefined);
+    await directory.create("globex", "g1", undefined);
+    await expect(directory.create("initech", "i0", undefined)).rejects.toMatchObject({ status: 409 });
+    directory.settle("a0");
+    expect((await directory.create("initech", "i0", undefined)).storeId).toBe("i0");
+    expect(directory.reservations("acme").map((entry) => entry.id)).toEqual(["a2", "a1"]);
+  });
+});
