@@ -1,6 +1,6 @@
 import { createContextEngine } from "../engine/context-engine.ts";
 import type { PreparedRequest } from "../engine/prepared-request.ts";
-import { cachePricing } from "../governance/cache-economics.ts";
+import { cacheProfiles } from "../pricing/cache-profile.ts";
 import type { GovernanceEvent } from "../governance/events.ts";
 import { messageText } from "../model/blocks.ts";
 import type { Message } from "../model/message.ts";
@@ -91,7 +91,7 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
   const compactions: DemoCompaction[] = [];
   const eventCounts: Record<string, number> = {};
   const cache = new PrefixCache();
-  const pricing = cachePricing.anthropic;
+  const pricing = cacheProfiles.anthropic;
   let rawCostUnits = 0;
   let costUnits = 0;
   let previousRaw = 0;

@@ -1,36 +1,22 @@
-/** Provider cache prices relative to the uncached input price. */
-export interface CachePricing {
-  /** Price of a cached (read) input token. */
-  readonly read: number;
-  /** Price of an input token written to the cache. */
-  readonly write: number;
-}
+import type { CacheProfile, CacheProvider } from "../pricing/cache-profile.ts";
 
-/** Cache price ratios per provider (DESIGN.md cost model). */
-export const cachePricing: Record<"anthropic" | "openai" | "gemini" | "none", CachePricing> = {
-  anthropic: { read: 0.1, write: 1.25 },
-  openai: { read: 0.5, write: 1 },
-  gemini: { read: 0.25, write: 1 },
-  none: { read: 1, write: 1 },
-};
+/** Provider cache prices relative to the uncached input price (a `CacheProfile`'s read and write). */
+export type CachePricing = Pick<CacheProfile, "read" | "write">;
 
-/** The name of a provider's cache prices in `cachePricing`. */
-export type CachePricingName = keyof typeof cachePricing;
-
-const pricingByProvider: Readonly<Record<string, CachePricingName>> = {
+const pricingByProvider: Readonly<Record<string, CacheProvider>> = {
   anthropic: "anthropic",
   openai: "openai",
   google: "gemini",
 };
 
 /**
- * The cache prices of a model's provider (as the model registry names it), or undefined when ctxkit does not
- * know them — the policy's default applies then.
+ * The cache profile name of a model's provider (as the model registry names it), or undefined when ctxkit does
+ * not know its cache — the policy's default applies then.
  *
  * @example
- * pricingForProvider("openai") // "openai"
+ * pricingForProvider("google") // "gemini"
  */
-export function pricingForProvider(provider: string): CachePricingName | undefined {
+export function pricingForProvider(provider: string): CacheProvider | undefined {
   return pricingByProvider[provider];
 }
 

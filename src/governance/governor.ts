@@ -6,7 +6,8 @@ import { repairOrphans } from "../conversation/orphan-repair.ts";
 import type { Summarizer } from "../summarize/summarizer.ts";
 import type { TokenCounter } from "../tokens/token-counter.ts";
 import { UsageAnchor } from "./usage-anchor.ts";
-import { cachePricing, checkpointPays, expectedRemainingRequests } from "./cache-economics.ts";
+import { cacheProfiles } from "../pricing/cache-profile.ts";
+import { checkpointPays, expectedRemainingRequests } from "./cache-economics.ts";
 import { emergencyView } from "./emergency.ts";
 import type { GovernanceEvent, GovernanceEventListener } from "./events.ts";
 import { LoopDetector, type LoopDetection } from "./loop-detector.ts";
@@ -440,7 +441,7 @@ export class Governor {
           rewrittenTokens: rewritten,
           remainingRequests: expectedRemainingRequests(this.#requests),
         },
-        cachePricing[this.policy.pricing],
+        cacheProfiles[this.policy.pricing],
       );
       if (!pays) {
         this.#postponeOptionalCheck();

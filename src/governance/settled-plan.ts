@@ -3,7 +3,8 @@ import type { Message } from "../model/message.ts";
 import { stepEnd } from "../model/tool-pairing.ts";
 import { groupTurns, opensTurn } from "../model/turns.ts";
 import { computeBoundaries, offloadThresholds } from "./boundaries.ts";
-import { cachePricing, expectedRemainingRequests } from "./cache-economics.ts";
+import { cacheProfiles } from "../pricing/cache-profile.ts";
+import { expectedRemainingRequests } from "./cache-economics.ts";
 import { leadingSystemEnd, type Segment } from "./compaction-plan.ts";
 import { summaryBudget } from "./processors/compact-history.ts";
 import { sumTokens, type CompactionGuard, type ProcessorContext } from "./processor.ts";
@@ -155,7 +156,7 @@ export function netSaving(
   let saved = 0;
   segmentTokens.forEach((tokens, index) => (saved += tokens - summaryTokens[index]!));
   const rewritten = sumTokens(messages.slice(segments[0]!.start), context.tokensOf) - saved;
-  const pricing = cachePricing[context.policy.pricing];
+  const pricing = cacheProfiles[context.policy.pricing];
   const remaining = expectedRemainingRequests(context.requestsSoFar ?? 0);
   return saved * pricing.read * remaining - rewritten * (pricing.write - pricing.read);
 }

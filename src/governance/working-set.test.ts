@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { Message } from "../model/message.ts";
 import { FakeTokenCounter } from "../test/fake-token-counter.ts";
 import { HistoryBuilder } from "../test/history-builder.ts";
-import { cachePricing } from "./cache-economics.ts";
+import { cacheProfiles } from "../pricing/cache-profile.ts";
+import type { CachePricing } from "./cache-economics.ts";
 import { workingSet, type WorkingSetOptions } from "./working-set.ts";
 
 const counter = new FakeTokenCounter();
@@ -12,7 +13,7 @@ const file = (name: string, tokens: number) => `// ${name}\n${"x".repeat(tokens 
 
 function options(overrides: Partial<WorkingSetOptions> = {}): WorkingSetOptions {
   return {
-    pricing: cachePricing.anthropic,
+    pricing: cacheProfiles.anthropic,
     payloadTokens: 40_000,
     budget: 16_000,
     protectedFrom: Number.POSITIVE_INFINITY,
@@ -49,7 +50,11 @@ describe("workingSet", () => {
   });
 
   it("lets an output go once the rent paid outweighs the chance of reading it again", () => {
-    const keptAfter = (idleSteps: number, pricing = cachePricing.anthropic, tokens = 4_000) => {
+    const keptAfter = (
+      idleSteps: number,
+      pricing: CachePricing = cacheProfiles.anthropic,
+      tokens = 4_000,
+    ) => {
       const builder = new HistoryBuilder()
         .user("look around")
         .step([{ name: "Read", input: { file_path: "src/big.ts" }, output: file("big", tokens) }]);
@@ -62,13 +67,14 @@ describe("workingSet", () => {
     // a chance of 0.15 / (idle + 1): kept while 400 × (idle + 1) ≤ 0.15 × 9,000 ≈ 1,350, up to 2 idle steps.
     expect(keptAfter(2)).toBe(true);
     expect(keptAfter(3)).toBe(false);
-    // OpenAI reads cost half the input price, so keeping is dearer and the file goes sooner: rent about 2,000;
-    // reading again 40,000 × 0.5 + 4,000 = 24,000, times 0.15 = 3,600: only while it is idle no step.
-    expect(keptAfter(0, cachePricing.openai)).toBe(true);
-    expect(keptAfter(1, cachePricing.openai)).toBe(false);
+    // Where cached reads cost half the input price (GPT-4o), keeping is dearer and the file goes sooner: rent about
+    // 2,000; reading again 40,000 × 0.5 + 4,000 = 24,000, times 0.15 = 3,600: only while it is idle no step.
+    const halfPriceReads = { read: 0.5, write: 1 };
+    expect(keptAfter(0, halfPriceReads)).toBe(true);
+    expect(keptAfter(1, halfPriceReads)).toBe(false);
     // A small file costs little rent: kept far longer (about 50 a request against 0.15 × 4,600 ≈ 690).
-    expect(keptAfter(12, cachePricing.anthropic, 500)).toBe(true);
-    expect(keptAfter(13, cachePricing.anthropic, 500)).toBe(false);
+    expect(keptAfter(12, cacheProfiles.anthropic, 500)).toBe(true);
+    expect(keptAfter(13, cacheProfiles.anthropic, 500)).toBe(false);
   });
 
   it("treats a file whose newest read was offloaded as seen: an older verbatim read would be stale", () => {

@@ -3,7 +3,8 @@ import type { JsonValue, Message } from "../model/message.ts";
 import { stepEnd } from "../model/tool-pairing.ts";
 import { touchedPaths } from "../summarize/history-digest.ts";
 import { computeBoundaries, offloadThresholds } from "./boundaries.ts";
-import { cachePricing, type CachePricing } from "./cache-economics.ts";
+import { cacheProfiles } from "../pricing/cache-profile.ts";
+import type { CachePricing } from "./cache-economics.ts";
 import type { ProcessorContext } from "./processor.ts";
 import { sumTokens } from "./processor.ts";
 import { resultsOf } from "./tool-output-text.ts";
@@ -60,7 +61,7 @@ export interface WorkingSetOptions {
  *
  * @example
  * const keep = workingSet(view, tokensOf, {
- *   pricing: cachePricing.anthropic, payloadTokens: 40_000, budget: 16_000, protectedFrom: view.length,
+ *   pricing: cacheProfiles.anthropic, payloadTokens: 40_000, budget: 16_000, protectedFrom: view.length,
  * });
  */
 export function workingSet(
@@ -119,7 +120,7 @@ export function workingSetOf(
   );
   return workingSet(messages, context.tokensOf, {
     protectedFrom: protectedToolsFrom,
-    pricing: cachePricing[context.policy.pricing],
+    pricing: cacheProfiles[context.policy.pricing],
     payloadTokens: context.fixedTokens + sumTokens(messages, context.tokensOf),
     budget: Math.min(context.policy.workingSetTokens, Math.floor(context.window.usable * 0.15)),
   });

@@ -75,7 +75,8 @@ const RECENT_REQUESTS = 32;
  */
 export class PromptCache {
   readonly profile: CacheProfile;
-  #segments: readonly PayloadSegment[] = [];
+  /** The previous payload's segments (a copy: callers may grow their array in place). */
+  #segments: PayloadSegment[] = [];
   #chain: string[] = [];
   #through: number[] = [];
   #blocks: number[] = [];
@@ -186,6 +187,9 @@ export class PromptCache {
     const previous = this.#segments;
     let same = 0;
     while (same < segments.length && same < previous.length && segments[same] === previous[same]) same++;
+    if (same === previous.length)
+      for (let index = same; index < segments.length; index++) previous.push(segments[index]!);
+    else this.#segments = segments.slice();
     // Entries keep references to the arrays (with their length): grow them in place while the payload only
     // grows at its end (O(new)), copy the shared part when it changed (a checkpoint).
     const grows = same === previous.length;
@@ -198,7 +202,6 @@ export class PromptCache {
       through.push((index === 0 ? 0 : through[index - 1]!) + segment.tokens);
       blocks.push((index === 0 ? 0 : blocks[index - 1]!) + Math.max(1, segment.blocks));
     }
-    this.#segments = segments;
     this.#chain = chain;
     this.#through = through;
     this.#blocks = blocks;

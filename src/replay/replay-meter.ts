@@ -81,6 +81,9 @@ export class ReplayMeter {
   readonly #cache: PromptCache;
   readonly #grounding: GroundingTracker | undefined;
   #previousView: readonly Message[] = [];
+  /** The previous request's payload segments: the fixed ones, then one per message of `#previousView`. */
+  #segments: PayloadSegment[] = [];
+  #fixedCount = 0;
   #rereadSources = new Set<Message>();
   #requests = 0;
   #inputTokens = 0;
@@ -119,9 +122,22 @@ export class ReplayMeter {
     readonly reply: readonly Message[];
   }): MeteredRequest {
     const { cache, tokensOf } = this.#options;
-    const segments: PayloadSegment[] = [];
-    if (input.fixed.tokens > 0) segments.push(fixedSegment(input.fixed.identity, input.fixed.tokens));
-    for (const message of input.view) segments.push(messageSegment(message, tokensOf(message)));
+    const previous = this.#previousView;
+    let same = 0;
+    while (same < previous.length && same < input.view.length && input.view[same] === previous[same]) same++;
+    const fixed = input.fixed.tokens > 0 ? [fixedSegment(input.fixed.identity, input.fixed.tokens)] : [];
+    // The previous request's segments are reused, and grown in place while the view only grows: per-request work
+    // stays with what changed (the loop above only compares references).
+    const grows =
+      same === previous.length && this.#segments[0] === fixed[0] && this.#fixedCount === fixed.length;
+    if (!grows)
+      this.#segments = [...fixed, ...this.#segments.slice(this.#fixedCount, this.#fixedCount + same)];
+    this.#fixedCount = fixed.length;
+    for (let index = same; index < input.view.length; index++) {
+      const message = input.view[index]!;
+      this.#segments.push(messageSegment(message, tokensOf(message)));
+    }
+    const segments = this.#segments;
     const bill = this.#cache.bill({
       at: input.at,
       ...(input.refreshedAt !== undefined && { refreshedAt: input.refreshedAt }),
@@ -138,7 +154,7 @@ export class ReplayMeter {
     this.#cacheRead += bill.cacheRead;
     this.#cacheWrite += bill.cacheWrite;
     this.#costUnits += bill.costUnits;
-    if (!continues(this.#previousView, input.view)) this.#rereadSources = new Set();
+    if (same < previous.length) this.#rereadSources = new Set();
     this.#previousView = input.view;
     const grounding = this.#grounding?.observe(input.history, input.view, input.reply);
     let rereadCostUnits = 0;
@@ -187,12 +203,4 @@ export class ReplayMeter {
       costWithRereads: this.#costUnits + summarizerCostUnits + this.#rereadCost,
     };
   }
-}
-
-/** True when `view` keeps `previous` as its prefix, object for object (no checkpoint in between). */
-function continues(previous: readonly Message[], view: readonly Message[]): boolean {
-  if (view.length < previous.length) return false;
-  for (let index = previous.length - 1; index >= 0; index--)
-    if (view[index] !== previous[index]) return false;
-  return true;
 }
