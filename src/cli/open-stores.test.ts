@@ -33,7 +33,7 @@ describe("chooseDatabase", () => {
 describe("openStores", () => {
   it("creates the SQLite folder, opens sessions and memories in one file, and closes both", async () => {
     const path = join(mkdtempSync(join(tmpdir(), "ctxkit-open-stores-")), "nested", "ctxkit.db");
-    const stores = await openStores({ kind: "sqlite", path }, { memory: true, retentionDays: 30 });
+    const stores = await openStores({ kind: "sqlite", path }, { memory: true });
     try {
       expect(stores.location).toBe(`SQLite ${path}`);
       expect(stores.memories).toBeDefined();
@@ -42,7 +42,7 @@ describe("openStores", () => {
     } finally {
       await stores.close();
     }
-    const withoutMemory = await openStores({ kind: "sqlite", path }, { memory: false, retentionDays: 0 });
+    const withoutMemory = await openStores({ kind: "sqlite", path }, { memory: false });
     expect(withoutMemory.memories).toBeUndefined();
     await withoutMemory.close();
   });

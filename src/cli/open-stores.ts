@@ -57,18 +57,22 @@ export interface OpenedStores {
 export interface OpenStoresOptions {
   /** Open the long-term memory store too, in the same database. */
   readonly memory: boolean;
-  /** Session retention applied at open (days; 0 keeps everything). */
-  readonly retentionDays: number;
+  /**
+   * @deprecated Ignored: opening a store never deletes sessions. Retention runs only when asked, with
+   * `ctxkit sessions prune` (`store.cleanup(days)`).
+   */
+  readonly retentionDays?: number;
   /** PostgreSQL pool size (short-lived commands need few connections). */
   readonly poolSize?: number;
 }
 
 /**
  * Opens the session store (and the memory store, when asked) of `database`; a SQLite file's folder is created.
- * Backends are imported only when used, so SQLite commands never load `pg`.
+ * Opening never deletes a session (retention is `ctxkit sessions prune`). Backends are imported only when used,
+ * so SQLite commands never load `pg`.
  *
  * @example
- * const stores = await openStores(chooseDatabase(flags, settings), { memory: false, retentionDays: 30 });
+ * const stores = await openStores(chooseDatabase(flags, settings), { memory: false });
  * try { await stores.sessions.listSessions(); } finally { await stores.close(); }
  */
 export async function openStores(
@@ -79,7 +83,7 @@ export async function openStores(
     const { path } = database;
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     const { openSqliteSessionStore } = await import("../store/sqlite/index.ts");
-    const sessions = await openSqliteSessionStore({ path, retentionDays: options.retentionDays });
+    const sessions = await openSqliteSessionStore({ path });
     return withMemory(sessions, `SQLite ${path}`, options.memory, async () => {
       const { openSqliteMemoryStore } = await import("../memory/sqlite/index.ts");
       return openSqliteMemoryStore({ path });
@@ -89,7 +93,6 @@ export async function openStores(
   const { openPostgresSessionStore } = await import("../store/postgres/index.ts");
   const sessions = await openPostgresSessionStore({
     connectionString: url,
-    retentionDays: options.retentionDays,
     ...(options.poolSize !== undefined && { poolSize: options.poolSize }),
   });
   return withMemory(sessions, `PostgreSQL ${describePostgres(url)}`, options.memory, async () => {

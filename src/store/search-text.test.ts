@@ -4,11 +4,13 @@ import type { ContentBlock } from "../model/message.ts";
 import { MAX_SEARCH_TEXT, messageSearchSource, searchTextOf } from "./search-text.ts";
 
 const word = fc.string({ unit: fc.constantFrom("a", "b", " ", "\n", "é"), maxLength: 40 });
-const block: fc.Arbitrary<ContentBlock> = fc.oneof(
-  word.map((text) => ({ type: "text", text })),
-  fc.tuple(word, word).map(([name, value]) => ({ type: "tool-call", id: "c1", name, input: { value } })),
-  word.map((content) => ({ type: "tool-result", toolCallId: "c1", toolName: "t", content })),
-  fc.constant({ type: "image", mediaType: "image/png", data: "AAAA" }),
+const block = fc.oneof(
+  word.map((text): ContentBlock => ({ type: "text", text })),
+  fc
+    .tuple(word, word)
+    .map(([name, value]): ContentBlock => ({ type: "tool-call", id: "c1", name, input: { value } })),
+  word.map((content): ContentBlock => ({ type: "tool-result", callId: "c1", toolName: "t", content })),
+  fc.constant<ContentBlock>({ type: "image", mediaType: "image/png", data: "AAAA" }),
 );
 
 describe("messageSearchSource", () => {

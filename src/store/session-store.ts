@@ -226,6 +226,18 @@ export interface RestoreOptions {
   readonly onExisting?: "error" | "replace";
 }
 
+/**
+ * Opt-in retention when a store opens. Off by default: opening a store never deletes anything unless
+ * `retentionDays` is set above 0 (then sessions idle for longer are deleted, as `cleanup(retentionDays)` does,
+ * and `onCleanup` is told what was removed).
+ */
+export interface OpenRetentionOptions {
+  /** Sessions not updated for this many days are deleted when the store opens (default 0: none). */
+  readonly retentionDays?: number;
+  /** Called with what the retention at open removed (only when `retentionDays` is above 0). */
+  readonly onCleanup?: (result: CleanupResult & { readonly olderThanDays: number }) => void;
+}
+
 /** Options every store factory accepts. */
 export interface SessionStoreOptions {
   readonly clock?: Clock;

@@ -45,22 +45,17 @@ export function cliSettings(io: CliIo): Settings {
 
 /**
  * Opens the session store a command names: `--pg`, else `--db`, else the settings (`pgUrl` when set, else the
- * `db` file, whose folder is created). Opening applies the retention policy (`sessionRetentionDays`, default
- * 30 days) unless `retentionDays` says otherwise. Backends are imported only when used.
+ * `db` file, whose folder is created). Opening never deletes a session: retention (`sessionRetentionDays`)
+ * runs only in `ctxkit sessions prune`. Backends are imported only when used.
  *
  * @example
  * const opened = await openCliStore({ db: "/tmp/a.db" }, io);
  * try { await opened.store.listSessions(); } finally { await opened.close(); }
  */
-export async function openCliStore(
-  flags: StoreFlags,
-  io: CliIo,
-  options: { readonly retentionDays?: number } = {},
-): Promise<CliStore> {
+export async function openCliStore(flags: StoreFlags, io: CliIo): Promise<CliStore> {
   const settings = cliSettings(io);
   const opened = await openStores(chooseDatabase(flags, settings), {
     memory: false,
-    retentionDays: options.retentionDays ?? settings.sessionRetentionDays,
     poolSize: 2,
   });
   return { store: opened.sessions, location: opened.location, settings, close: () => opened.close() };
@@ -76,9 +71,8 @@ export async function withCliStore<T>(
   flags: StoreFlags,
   io: CliIo,
   body: (opened: CliStore) => Promise<T>,
-  options: { readonly retentionDays?: number } = {},
 ): Promise<T> {
-  const opened = await openCliStore(flags, io, options);
+  const opened = await openCliStore(flags, io);
   try {
     return await body(opened);
   } finally {

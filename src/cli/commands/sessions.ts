@@ -261,25 +261,19 @@ function prune(io: CliIo) {
   const schema = z.object({ days: count("--days").optional() });
   return async (flags: Flags & Record<string, unknown>) => {
     const options = validate(schema, flags, "sessions prune options");
-    // Opened without the start-up cleanup, so the one below reports what it removed.
-    await withCliStore(
-      flags,
-      io,
-      async ({ store, settings }) => {
-        const days = options.days ?? settings.sessionRetentionDays;
-        const result = await store.cleanup(days);
-        print(
-          io,
-          flags,
-          () => ({ days, ...result }),
-          () =>
-            days === 0
-              ? "retention is 0 days (keep forever): nothing deleted; pass --days N to prune\n"
-              : `deleted ${result.deletedSessions} session${result.deletedSessions === 1 ? "" : "s"} idle for more than ${days} days and ${result.deletedBlobs} unused blob${result.deletedBlobs === 1 ? "" : "s"}\n`,
-        );
-      },
-      { retentionDays: 0 },
-    );
+    await withCliStore(flags, io, async ({ store, settings }) => {
+      const days = options.days ?? settings.sessionRetentionDays;
+      const result = await store.cleanup(days);
+      print(
+        io,
+        flags,
+        () => ({ days, ...result }),
+        () =>
+          days === 0
+            ? "retention is 0 days (keep forever): nothing deleted; pass --days N to prune\n"
+            : `deleted ${result.deletedSessions} session${result.deletedSessions === 1 ? "" : "s"} idle for more than ${days} days and ${result.deletedBlobs} unused blob${result.deletedBlobs === 1 ? "" : "s"}\n`,
+      );
+    });
   };
 }
 
