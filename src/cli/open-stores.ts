@@ -1,5 +1,4 @@
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync } from "node:fs";
 import type { Settings } from "../config/settings.ts";
 import { ValidationError } from "../errors/errors.ts";
 import type { MemoryStore } from "../memory/memory-store.ts";
@@ -62,6 +61,11 @@ export interface OpenStoresOptions {
    * `ctxkit sessions prune` (`store.cleanup(days)`).
    */
   readonly retentionDays?: number;
+  /**
+   * The command only reads: an existing SQLite file is opened read-only (so a file or folder without write
+   * permission can still be listed and exported); a missing one is created as usual.
+   */
+  readonly readOnly?: boolean;
   /** PostgreSQL pool size (short-lived commands need few connections). */
   readonly poolSize?: number;
 }
@@ -81,9 +85,9 @@ export async function openStores(
 ): Promise<OpenedStores> {
   if (database.kind === "sqlite") {
     const { path } = database;
-    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    const readOnly = options.readOnly === true && path !== ":memory:" && existsSync(path);
     const { openSqliteSessionStore } = await import("../store/sqlite/index.ts");
-    const sessions = await openSqliteSessionStore({ path });
+    const sessions = await openSqliteSessionStore({ path, readOnly });
     return withMemory(sessions, `SQLite ${path}`, options.memory, async () => {
       const { openSqliteMemoryStore } = await import("../memory/sqlite/index.ts");
       return openSqliteMemoryStore({ path });

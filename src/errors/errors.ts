@@ -123,6 +123,24 @@ export class CorruptStoreError extends CtxkitError {
   }
 }
 
+/**
+ * A stored message whose row cannot be read back: its JSON was damaged on disk. Names the session and the
+ * message's seq, so the rest can still be exported and the session deleted or restored.
+ */
+export class DamagedMessageError extends CorruptStoreError {
+  readonly sessionId: string;
+  readonly seq: number;
+  constructor(location: string, sessionId: string, seq: number, options?: CtxkitErrorOptions) {
+    const damage = `message seq ${seq} of session "${sessionId}" is damaged (its stored JSON cannot be read)`;
+    super(location, damage, options);
+    this.message =
+      `${location}: ${damage}; export the other sessions, then delete this one ` +
+      `(ctxkit sessions delete ${sessionId}) or restore it from a backup`;
+    this.sessionId = sessionId;
+    this.seq = seq;
+  }
+}
+
 /** The agent repeats itself: the same tool call, a short cycle of calls, or repeated streamed content. */
 export class LoopDetectedError extends CtxkitError {
   readonly pattern: string;

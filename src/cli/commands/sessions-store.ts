@@ -21,6 +21,12 @@ export interface CliStore {
   close(): Promise<void>;
 }
 
+/** How a command uses the store. */
+export interface CliStoreOptions {
+  /** The command only reads: an existing SQLite file is opened read-only, so it works without write access. */
+  readonly readOnly?: boolean;
+}
+
 /**
  * Adds `--db <path>` and `--pg <url>` to a command.
  *
@@ -46,16 +52,22 @@ export function cliSettings(io: CliIo): Settings {
 /**
  * Opens the session store a command names: `--pg`, else `--db`, else the settings (`pgUrl` when set, else the
  * `db` file, whose folder is created). Opening never deletes a session: retention (`sessionRetentionDays`)
- * runs only in `ctxkit sessions prune`. Backends are imported only when used.
+ * runs only in `ctxkit sessions prune`. A command that only reads passes `readOnly`. Backends are imported
+ * only when used.
  *
  * @example
  * const opened = await openCliStore({ db: "/tmp/a.db" }, io);
  * try { await opened.store.listSessions(); } finally { await opened.close(); }
  */
-export async function openCliStore(flags: StoreFlags, io: CliIo): Promise<CliStore> {
+export async function openCliStore(
+  flags: StoreFlags,
+  io: CliIo,
+  options: CliStoreOptions = {},
+): Promise<CliStore> {
   const settings = cliSettings(io);
   const opened = await openStores(chooseDatabase(flags, settings), {
     memory: false,
+    readOnly: options.readOnly === true,
     poolSize: 2,
   });
   return { store: opened.sessions, location: opened.location, settings, close: () => opened.close() };
@@ -71,8 +83,9 @@ export async function withCliStore<T>(
   flags: StoreFlags,
   io: CliIo,
   body: (opened: CliStore) => Promise<T>,
+  options: CliStoreOptions = {},
 ): Promise<T> {
-  const opened = await openCliStore(flags, io);
+  const opened = await openCliStore(flags, io, options);
   try {
     return await body(opened);
   } finally {

@@ -202,7 +202,7 @@ describe("ctxkit sessions on SQLite", () => {
 
     const existing = await run(["sessions", "export", "--all", "-o", file, "--db", db]);
     expect(existing.code).toBe(2);
-    expect(existing.stderr).toBe(`ctxkit: ${file} already exists; choose another file or remove it\n`);
+    expect(existing.stderr).toBe(`ctxkit: ${file}: already exists; choose another file or remove it\n`);
     expect(readFileSync(file, "utf8")).toBe(exported);
     // A reader that goes away (`| head`) ends the export quietly.
     let received = 0;

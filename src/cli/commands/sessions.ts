@@ -1,5 +1,3 @@
-import { once } from "node:events";
-import { createWriteStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { z } from "zod";
@@ -16,6 +14,7 @@ import {
   formatSessionDetails,
   formatSessionTable,
 } from "./sessions-format.ts";
+import { writeNewFile, writeTo } from "./sessions-export-file.ts";
 import { withCliStore, withStoreOptions, type StoreFlags } from "./sessions-store.ts";
 
 interface Flags extends StoreFlags {
@@ -23,6 +22,8 @@ interface Flags extends StoreFlags {
 }
 
 const HINT = "list them with `ctxkit sessions list`";
+/** Commands that only read open an existing SQLite file read-only (they work without write permission). */
+const reading = { readOnly: true };
 const count = (name: string) =>
   z.coerce
     .number({ error: `${name} must be a number` })
@@ -37,21 +38,6 @@ async function sessionOrThrow(store: SessionStore, id: string): Promise<SessionR
   const session = await store.getSession(id);
   if (!session) throw new NotFoundError("session", id, HINT);
   return session;
-}
-
-/** Writes to a stream, waiting when its buffer is full; rejects when the stream fails instead of draining. */
-async function writeTo(stream: NodeJS.WritableStream, chunk: string): Promise<void> {
-  if (stream.write(chunk)) return;
-  await new Promise<void>((resolve, reject) => {
-    const settle = (error?: Error) => {
-      stream.off("drain", settle);
-      stream.off("error", settle);
-      if (error) reject(error);
-      else resolve();
-    };
-    stream.on("drain", settle);
-    stream.on("error", settle);
-  });
 }
 
 /** Thrown to stop an export whose reader went away (`ctxkit sessions export --all | head`). */
@@ -97,80 +83,86 @@ function list(io: CliIo) {
     agent: z.string().optional(),
   });
   return (flags: Flags & Record<string, unknown>) =>
-    withCliStore(flags, io, async ({ store }) => {
-      const options = validate(schema, flags, "sessions list options");
-      const page = await store.listSessions(options);
-      print(
-        io,
-        flags,
-        () => page,
-        () =>
-          formatSessionTable(page.sessions) +
-          (page.nextCursor === undefined ? "" : `more: --cursor ${page.nextCursor}\n`),
-      );
-    });
+    withCliStore(
+      flags,
+      io,
+      async ({ store }) => {
+        const options = validate(schema, flags, "sessions list options");
+        const page = await store.listSessions(options);
+        print(
+          io,
+          flags,
+          () => page,
+          () =>
+            formatSessionTable(page.sessions) +
+            (page.nextCursor === undefined ? "" : `more: --cursor ${page.nextCursor}\n`),
+        );
+      },
+      reading,
+    );
 }
 
 function show(io: CliIo) {
   return (id: string, flags: Flags & { all?: boolean }) =>
-    withCliStore(flags, io, async ({ store }) => {
-      const session = await sessionOrThrow(store, id);
-      const messages = await store.loadMessages(id, { strategy: flags.all === true ? "all" : "full" });
-      print(
-        io,
-        flags,
-        () => ({ session, messages }),
-        () => formatSessionDetails(session, messages),
-      );
-    });
+    withCliStore(
+      flags,
+      io,
+      async ({ store }) => {
+        const session = await sessionOrThrow(store, id);
+        const messages = await store.loadMessages(id, { strategy: flags.all === true ? "all" : "full" });
+        print(
+          io,
+          flags,
+          () => ({ session, messages }),
+          () => formatSessionDetails(session, messages),
+        );
+      },
+      reading,
+    );
 }
 
 function search(io: CliIo) {
   const schema = z.object({ limit: count("--limit").min(1).max(1000).default(20) });
   return (query: string, flags: Flags & Record<string, unknown>) =>
-    withCliStore(flags, io, async ({ store }) => {
-      const { limit } = validate(schema, flags, "sessions search options");
-      const hits = await store.searchSessions(query, { limit });
-      print(
-        io,
-        flags,
-        () => ({ hits }),
-        () => formatSearchHits(hits),
-      );
-    });
+    withCliStore(
+      flags,
+      io,
+      async ({ store }) => {
+        const { limit } = validate(schema, flags, "sessions search options");
+        const hits = await store.searchSessions(query, { limit });
+        print(
+          io,
+          flags,
+          () => ({ hits }),
+          () => formatSearchHits(hits),
+        );
+      },
+      reading,
+    );
 }
 
 function exportCommand(io: CliIo) {
   return (ids: string[], flags: Flags & { all?: boolean; output?: string }) =>
-    withCliStore(flags, io, async ({ store }) => {
-      if (ids.length === 0 && flags.all !== true) {
-        throw new ValidationError("name the sessions to export, or pass --all");
-      }
-      const chosen = flags.all === true ? await allSessionIds(store) : ids;
-      for (const id of chosen) await sessionOrThrow(store, id);
-      if (flags.output === undefined) return exportToStdout(store, chosen, io);
-      const file = createWriteStream(flags.output, { flags: "wx" });
-      await once(file, "open").catch((error: unknown) => {
-        const code = (error as { code?: unknown }).code;
-        throw new ValidationError(
-          code === "EEXIST"
-            ? `${flags.output} already exists; choose another file or remove it`
-            : `cannot write ${flags.output}: ${(error as Error).message}`,
+    withCliStore(
+      flags,
+      io,
+      async ({ store }) => {
+        if (ids.length === 0 && flags.all !== true) {
+          throw new ValidationError("name the sessions to export, or pass --all");
+        }
+        const chosen = flags.all === true ? await allSessionIds(store) : ids;
+        for (const id of chosen) await sessionOrThrow(store, id);
+        if (flags.output === undefined) return exportToStdout(store, chosen, io);
+        await writeNewFile(flags.output, (write) => writeSessionsJsonl(store, chosen, write));
+        print(
+          io,
+          flags,
+          () => ({ file: flags.output, sessions: chosen }),
+          () => `exported ${chosen.length} session${chosen.length === 1 ? "" : "s"} to ${flags.output}\n`,
         );
-      });
-      try {
-        await writeSessionsJsonl(store, chosen, (chunk) => writeTo(file, chunk));
-      } finally {
-        file.end();
-        await once(file, "close");
-      }
-      print(
-        io,
-        flags,
-        () => ({ file: flags.output, sessions: chosen }),
-        () => `exported ${chosen.length} session${chosen.length === 1 ? "" : "s"} to ${flags.output}\n`,
-      );
-    });
+      },
+      reading,
+    );
 }
 
 function importCommand(io: CliIo) {

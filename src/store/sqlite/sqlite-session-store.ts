@@ -118,7 +118,9 @@ export class SqliteSessionStore implements SessionStore {
         parameters.push(session.turnCount - recentTurnCount(options));
       }
       const sql = `${MESSAGE_SELECT} WHERE ${where.join(" AND ")} ${VIEW_ORDER}`;
-      return database.all<MessageRow>(sql, ...parameters).map(messageFromRow);
+      return database
+        .all<MessageRow>(sql, ...parameters)
+        .map((row) => messageFromRow(row, database.location));
     });
     const shaped = strategy === "recent" ? turnEnds(messages) : messages;
     return options.media === "inline" ? inlineMedia(shaped, this.blobs) : shaped;
@@ -314,7 +316,7 @@ export class SqliteSessionStore implements SessionStore {
   #rows(sessionId: string): StoredRow[] {
     return this.#database
       .all<MessageRow>(`${MESSAGE_SELECT} WHERE m.session_id = ? ORDER BY m.seq`, sessionId)
-      .map(storedRowFromRow);
+      .map((row) => storedRowFromRow(row, this.#database.location));
   }
 
   #insert(row: StoredRow): void {
