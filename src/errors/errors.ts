@@ -44,6 +44,15 @@ export class UnknownFormatError extends CtxkitError {
   }
 }
 
+/** A session that is to be created or restored already exists; nothing was written. */
+export class SessionExistsError extends ValidationError {
+  readonly sessionId: string;
+  constructor(sessionId: string, hint: string, options?: CtxkitErrorOptions) {
+    super(`session ${sessionId} already exists; ${hint}`, [], options);
+    this.sessionId = sessionId;
+  }
+}
+
 /** Something that was asked for by id does not exist (or belongs to someone else). */
 export class NotFoundError extends CtxkitError {
   readonly kind: string;

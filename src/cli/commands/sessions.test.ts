@@ -196,7 +196,7 @@ describe("ctxkit sessions on SQLite", () => {
     const again = await run(["sessions", "import", file, "--db", other]);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(
-      /^ctxkit: session .+ already exists; delete it first or import with replace\n$/,
+      /^ctxkit: session .+ already exists; nothing was imported; pass --replace to overwrite existing sessions or --skip-existing to import only the new ones\n$/,
     );
     expect((await run(["sessions", "import", file, "--db", other, "--replace"])).code).toBe(0);
 

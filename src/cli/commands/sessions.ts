@@ -15,6 +15,7 @@ import {
   formatSessionTable,
 } from "./sessions-format.ts";
 import { writeNewFile, writeTo } from "./sessions-export-file.ts";
+import { explainExisting, onExistingOf, withExistingOptions, type ExistingFlags } from "./import-flags.ts";
 import { withCliStore, withStoreOptions, type StoreFlags } from "./sessions-store.ts";
 
 interface Flags extends StoreFlags {
@@ -166,27 +167,31 @@ function exportCommand(io: CliIo) {
 }
 
 function importCommand(io: CliIo) {
-  return (file: string, flags: Flags & { replace?: boolean }) =>
-    withCliStore(flags, io, async ({ store }) => {
+  return (file: string, flags: Flags & ExistingFlags) => {
+    const onExisting = onExistingOf(flags);
+    return withCliStore(flags, io, async ({ store }) => {
       const text = await readFile(file, "utf8").catch((error: unknown) => {
         const code = (error as { code?: unknown }).code;
         if (code === "ENOENT" || code === "ENOTDIR") throw new NotFoundError("file", file, "check the path");
         throw error;
       });
       const progress = progressBar(io, "import");
-      const result = await importSessionsJsonl(store, text, {
-        source: file,
-        onExisting: flags.replace === true ? "replace" : "error",
-        onProgress: (done, total) => progress.update(done, total),
-      });
+      const result = await explainExisting(() =>
+        importSessionsJsonl(store, text, {
+          source: file,
+          onExisting,
+          onProgress: (done, total) => progress.update(done, total),
+        }),
+      );
       progress.done();
       print(
         io,
         flags,
         () => result,
-        () => formatImported(result.sessions),
+        () => formatImported(result.sessions, result.skipped),
       );
     });
+  };
 }
 
 function fork(io: CliIo) {
@@ -303,9 +308,8 @@ export const registerSessions: CommandRegistration = (program: Command, io: CliI
     .option("--all", "every session")
     .option("-o, --output <file>", "write to a new file instead of stdout")
     .action(exportCommand(io));
-  sub("import", "read sessions from a ctxkit JSONL export")
+  withExistingOptions(sub("import", "read sessions from a ctxkit JSONL export, all or nothing"))
     .argument("<file>", "ctxkit JSONL file")
-    .option("--replace", "overwrite sessions that already exist")
     .action(importCommand(io));
   sub("fork", "copy a session up to a message into a new session")
     .argument("<id>", "session id")
