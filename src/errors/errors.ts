@@ -33,6 +33,25 @@ export class ParseError extends CtxkitError {
   }
 }
 
+/**
+ * A JSONL transcript whose last line was cut off mid-record (no newline after it, not JSON), as when its agent
+ * is still writing it. `line` is that line; everything before it is whole.
+ */
+export class PartialLastLineError extends ParseError {
+  constructor(
+    source: string,
+    line: number,
+    hint = "wait until the transcript is complete, or drop that line",
+  ) {
+    super(
+      source,
+      line,
+      "complete JSON lines",
+      `the last line is incomplete (the transcript may still be being written); ${hint}`,
+    );
+  }
+}
+
 /** A transcript whose format could not be recognised. */
 export class UnknownFormatError extends CtxkitError {
   constructor(source: string, options?: CtxkitErrorOptions) {

@@ -120,6 +120,28 @@ describe("ctxkit import", () => {
     expect(text.stdout).toBe(`no new sessions imported\nskipped 200 existing sessions: ${all.join(", ")}\n`);
   });
 
+  it("imports a transcript still being written up to its last whole line, only when told to", async () => {
+    const lines = readFileSync(transcriptPath("claude-code__marot-spotter/short.jsonl"), "utf8")
+      .trimEnd()
+      .split("\n");
+    const path = join(home, "live.jsonl");
+    writeFileSync(path, `${lines.join("\n")}\n${lines[4]!.slice(0, 60)}`);
+    const db = freshDb();
+    const refused = await run(["import", path, "--db", db]);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr).toBe(
+      `ctxkit: ${path}:${lines.length + 1}: the last line is incomplete (the transcript may still be being written); ` +
+        `pass --drop-partial-last-line to import it up to line ${lines.length}; expected complete JSON lines\n`,
+    );
+    const imported = await run(["import", path, "--db", db, "--drop-partial-last-line", "--json"]);
+    expect(imported.code).toBe(0);
+    const whole = join(home, "whole.jsonl");
+    writeFileSync(whole, `${lines.join("\n")}\n`);
+    const reference = await run(["import", whole, "--db", freshDb(), "--json"]);
+    expect(imported.stdout).toBe(reference.stdout);
+  });
+
   it("reports a broken transcript on one line and stores nothing", async () => {
     const lines = readFileSync(transcriptPath("claude-code__marot-spotter/short.jsonl"), "utf8").split("\n");
     const path = join(home, "broken.jsonl");

@@ -1,7 +1,7 @@
-import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { z } from "zod";
 import { NotFoundError, ValidationError } from "../../errors/errors.ts";
+import { readTranscriptText } from "../../formats/transcripts/read-transcript-text.ts";
 import { validate } from "../../model/schemas.ts";
 import { importSessionsJsonl } from "../../store/jsonl/import-sessions-jsonl.ts";
 import { writeSessionsJsonl } from "../../store/jsonl/export-sessions-jsonl.ts";
@@ -170,14 +170,12 @@ function importCommand(io: CliIo) {
   return (file: string, flags: Flags & ExistingFlags) => {
     const onExisting = onExistingOf(flags);
     return withCliStore(flags, io, async ({ store }) => {
-      const text = await readFile(file, "utf8").catch((error: unknown) => {
-        const code = (error as { code?: unknown }).code;
-        if (code === "ENOENT" || code === "ENOTDIR") throw new NotFoundError("file", file, "check the path");
-        throw error;
-      });
+      // A file larger than one string can hold is read line by line.
+      const read = await readTranscriptText(file);
+      if (read === undefined) throw new NotFoundError("file", file, "check the path");
       const progress = progressBar(io, "import");
       const result = await explainExisting(() =>
-        importSessionsJsonl(store, text, {
+        importSessionsJsonl(store, read.text, {
           source: file,
           onExisting,
           onProgress: (done, total) => progress.update(done, total),

@@ -1,5 +1,6 @@
 import { type z } from "zod";
 import { ParseError } from "../../errors/errors.ts";
+import type { TextOrLines } from "../../formats/text-lines.ts";
 import { readCtxkitJsonl, type CtxkitConversationRecord } from "../../formats/ctxkit-jsonl/index.ts";
 import type { Message } from "../../model/message.ts";
 import { checkDump } from "../dump-check.ts";
@@ -95,7 +96,7 @@ function fromSessionLine(
 }
 
 /**
- * Parses and validates a ctxkit JSONL file into session dumps without writing anything. Sessions exported by
+ * Parses and validates a ctxkit JSONL file (its text, or its lines) into session dumps without writing anything. Sessions exported by
  * a store come back exactly; plain conversations (no `session` line) become sessions as a transcript import
  * would make them. A malformed line raises a `ParseError` naming the file and line.
  *
@@ -103,7 +104,7 @@ function fromSessionLine(
  * const dumps = parseSessionsJsonl(text, { source: "backup.jsonl" });
  */
 export function parseSessionsJsonl(
-  text: string,
+  text: TextOrLines,
   options: Omit<ImportSessionsOptions, "onExisting" | "onProgress">,
 ): SessionDump[] {
   const { source } = options;
@@ -197,7 +198,7 @@ export interface ImportResult {
  */
 export async function importSessionsJsonl(
   store: SessionStore,
-  text: string,
+  text: TextOrLines,
   options: ImportSessionsOptions,
 ): Promise<ImportResult> {
   const dumps = parseSessionsJsonl(text, options);

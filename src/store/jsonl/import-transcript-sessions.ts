@@ -12,6 +12,11 @@ export interface ImportTranscriptSessionsOptions extends Pick<
 > {
   /** The transcript format, or `auto` (default) to detect it. */
   readonly format?: TranscriptFormat | "auto";
+  /**
+   * A JSONL transcript's last line cut off mid-record (still being written): `error` (default) raises
+   * `PartialLastLineError`; `drop` imports up to the last whole line.
+   */
+  readonly partialLastLine?: "error" | "drop";
   /** Time stamped as the sessions' `updatedAt` (default: now), so retention counts from the import. */
   readonly now?: string;
   /** Prices for the cost totals (default: `DEFAULT_PRICES`). */
@@ -34,7 +39,10 @@ export async function importTranscriptSessions(
   path: string,
   options: ImportTranscriptSessionsOptions = {},
 ): Promise<ImportResult> {
-  const conversations = await importTranscriptFile(path, { format: options.format ?? "auto" });
+  const conversations = await importTranscriptFile(path, {
+    format: options.format ?? "auto",
+    partialLastLine: options.partialLastLine ?? "error",
+  });
   const context = { now: options.now ?? new Date().toISOString(), prices: options.prices ?? DEFAULT_PRICES };
   const dumps = conversations.map((conversation) => conversationDump(conversation, context));
   return restoreDumps(store, dumps, options);
