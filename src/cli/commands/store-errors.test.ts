@@ -1,19 +1,17 @@
 // Databases and paths the CLI cannot use as asked: each gives one actionable line and exit 2, and a database
 // that cannot be written can still be read. Permissions do not stop root, so when the tests run as root the
 // commands that need them run as `nobody` (a child process with another uid, through the real `bin.ts`).
-import { execFile } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { Writable } from "node:stream";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { runCliChild } from "../../../test/support/run-cli-child.ts";
 import { transcriptPath } from "../../../test/support/transcripts.ts";
 import { SQLITE_APPLICATION_ID, SQLITE_SCHEMA_VERSION } from "../../store/sqlite/index.ts";
 import { runCli } from "../main.ts";
 
-const bin = fileURLToPath(new URL("../bin.ts", import.meta.url));
 const home = mkdtempSync(join(tmpdir(), "ctxkit-store-errors-"));
 chmodSync(home, 0o755);
 afterAll(() => {
@@ -52,23 +50,7 @@ async function run(argv: string[]): Promise<Outcome> {
 }
 
 /** The CLI in a child process, as `nobody` when this process is root; killed after 20 s. */
-function runChild(argv: string[]): Promise<Outcome & { readonly killed: boolean }> {
-  const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
-  // The compile cache makes each child start in a fraction of the time; one per user, who must write it.
-  const cache = join(tmpdir(), `ctxkit-node-compile-cache-${asUser.uid ?? process.getuid?.() ?? "user"}`);
-  const env = { HOME: home, PATH: process.env["PATH"] ?? "", NODE_COMPILE_CACHE: cache };
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [bin, ...argv],
-      { ...asUser, env, timeout: 20_000 },
-      (error, stdout, stderr) => {
-        const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1;
-        resolve({ code, stdout, stderr, killed: error?.killed === true });
-      },
-    );
-  });
-}
+const runChild = (argv: string[]) => runCliChild(argv, { home });
 
 /** One line on stderr, starting `ctxkit: `, exit 2, nothing on stdout. */
 function expectOneLine(outcome: Outcome, pattern: RegExp): void {
