@@ -132,6 +132,19 @@ describe("paths that cannot be used: one actionable line, exit 2", () => {
     );
   });
 
+  it("a transcript or export to import that is a folder", async () => {
+    const folder = fresh("not-a-transcript");
+    mkdirSync(folder);
+    expectOneLine(
+      await run(["import", folder, "--db", fresh("db.db")]),
+      /not-a-transcript: cannot read the file: is a folder, not a file; give a file path/,
+    );
+    expectOneLine(
+      await run(["sessions", "import", folder, "--db", fresh("db.db")]),
+      /not-a-transcript: cannot read the file: is a folder/,
+    );
+  });
+
   it("an export output that is a folder or an existing file", async () => {
     const db = await importedDb(fresh("export-db"));
     const folder = fresh("out-folder");

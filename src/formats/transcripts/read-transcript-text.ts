@@ -39,7 +39,7 @@ export async function readTranscriptText(
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-    throw fromFileSystemError(error, path, "cannot read the transcript");
+    throw fromFileSystemError(error, path, "cannot read the file");
   }
 }
 
