@@ -92,3 +92,18 @@ export async function withCliStore<T>(
     await opened.close();
   }
 }
+
+/**
+ * `withCliStore` for a command that only reads: an existing SQLite file is opened read-only, so the command
+ * works without write permission on it or its folder.
+ *
+ * @example
+ * await withReadOnlyCliStore(flags, io, async ({ store }) => store.listSessions());
+ */
+export function withReadOnlyCliStore<T>(
+  flags: StoreFlags,
+  io: CliIo,
+  body: (opened: CliStore) => Promise<T>,
+): Promise<T> {
+  return withCliStore(flags, io, body, { readOnly: true });
+}

@@ -16,15 +16,13 @@ import {
 } from "./sessions-format.ts";
 import { writeNewFile, writeTo } from "./sessions-export-file.ts";
 import { explainExisting, onExistingOf, withExistingOptions, type ExistingFlags } from "./import-flags.ts";
-import { withCliStore, withStoreOptions, type StoreFlags } from "./sessions-store.ts";
+import { withCliStore, withReadOnlyCliStore, withStoreOptions, type StoreFlags } from "./sessions-store.ts";
 
 interface Flags extends StoreFlags {
   readonly json?: boolean;
 }
 
 const HINT = "list them with `ctxkit sessions list`";
-/** Commands that only read open an existing SQLite file read-only (they work without write permission). */
-const reading = { readOnly: true };
 const count = (name: string) =>
   z.coerce
     .number({ error: `${name} must be a number` })
@@ -84,86 +82,66 @@ function list(io: CliIo) {
     agent: z.string().optional(),
   });
   return (flags: Flags & Record<string, unknown>) =>
-    withCliStore(
-      flags,
-      io,
-      async ({ store }) => {
-        const options = validate(schema, flags, "sessions list options");
-        const page = await store.listSessions(options);
-        print(
-          io,
-          flags,
-          () => page,
-          () =>
-            formatSessionTable(page.sessions) +
-            (page.nextCursor === undefined ? "" : `more: --cursor ${page.nextCursor}\n`),
-        );
-      },
-      reading,
-    );
+    withReadOnlyCliStore(flags, io, async ({ store }) => {
+      const options = validate(schema, flags, "sessions list options");
+      const page = await store.listSessions(options);
+      print(
+        io,
+        flags,
+        () => page,
+        () =>
+          formatSessionTable(page.sessions) +
+          (page.nextCursor === undefined ? "" : `more: --cursor ${page.nextCursor}\n`),
+      );
+    });
 }
 
 function show(io: CliIo) {
   return (id: string, flags: Flags & { all?: boolean }) =>
-    withCliStore(
-      flags,
-      io,
-      async ({ store }) => {
-        const session = await sessionOrThrow(store, id);
-        const messages = await store.loadMessages(id, { strategy: flags.all === true ? "all" : "full" });
-        print(
-          io,
-          flags,
-          () => ({ session, messages }),
-          () => formatSessionDetails(session, messages),
-        );
-      },
-      reading,
-    );
+    withReadOnlyCliStore(flags, io, async ({ store }) => {
+      const session = await sessionOrThrow(store, id);
+      const messages = await store.loadMessages(id, { strategy: flags.all === true ? "all" : "full" });
+      print(
+        io,
+        flags,
+        () => ({ session, messages }),
+        () => formatSessionDetails(session, messages),
+      );
+    });
 }
 
 function search(io: CliIo) {
   const schema = z.object({ limit: count("--limit").min(1).max(1000).default(20) });
   return (query: string, flags: Flags & Record<string, unknown>) =>
-    withCliStore(
-      flags,
-      io,
-      async ({ store }) => {
-        const { limit } = validate(schema, flags, "sessions search options");
-        const hits = await store.searchSessions(query, { limit });
-        print(
-          io,
-          flags,
-          () => ({ hits }),
-          () => formatSearchHits(hits),
-        );
-      },
-      reading,
-    );
+    withReadOnlyCliStore(flags, io, async ({ store }) => {
+      const { limit } = validate(schema, flags, "sessions search options");
+      const hits = await store.searchSessions(query, { limit });
+      print(
+        io,
+        flags,
+        () => ({ hits }),
+        () => formatSearchHits(hits),
+      );
+    });
 }
 
 function exportCommand(io: CliIo) {
   return (ids: string[], flags: Flags & { all?: boolean; output?: string }) =>
-    withCliStore(
-      flags,
-      io,
-      async ({ store }) => {
-        if (ids.length === 0 && flags.all !== true) {
-          throw new ValidationError("name the sessions to export, or pass --all");
-        }
-        const chosen = flags.all === true ? await allSessionIds(store) : ids;
-        for (const id of chosen) await sessionOrThrow(store, id);
-        if (flags.output === undefined) return exportToStdout(store, chosen, io);
-        await writeNewFile(flags.output, (write) => writeSessionsJsonl(store, chosen, write));
-        print(
-          io,
-          flags,
-          () => ({ file: flags.output, sessions: chosen }),
-          () => `exported ${chosen.length} session${chosen.length === 1 ? "" : "s"} to ${flags.output}\n`,
-        );
-      },
-      reading,
-    );
+    withReadOnlyCliStore(flags, io, async ({ store }) => {
+      if (ids.length === 0 && flags.all !== true) {
+        throw new ValidationError("name the sessions to export, or pass --all");
+      }
+      const chosen = flags.all === true ? await allSessionIds(store) : ids;
+      for (const id of chosen) await sessionOrThrow(store, id);
+      if (flags.output === undefined) return exportToStdout(store, chosen, io);
+      await writeNewFile(flags.output, (write) => writeSessionsJsonl(store, chosen, write));
+      print(
+        io,
+        flags,
+        () => ({ file: flags.output, sessions: chosen }),
+        () => `exported ${chosen.length} session${chosen.length === 1 ? "" : "s"} to ${flags.output}\n`,
+      );
+    });
 }
 
 function importCommand(io: CliIo) {
