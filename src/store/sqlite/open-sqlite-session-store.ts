@@ -10,9 +10,10 @@ export interface SqliteSessionStoreOptions
 
 /**
  * Opens the SQLite session store at `path` (created when missing) and migrates its schema. Opening never
- * deletes sessions unless `retentionDays` asks for it (see `OpenRetentionOptions`). Throws `CorruptStoreError`
- * for damaged or foreign files, `SchemaTooNewError` for files written by a newer ctxkit and `StoreError` for
- * unwritable locations — never changing such a file.
+ * deletes sessions unless `retentionDays` asks for it (see `OpenRetentionOptions`); `readOnly` opens an
+ * existing file for reading only. Throws `CorruptStoreError` for damaged or foreign files, `SchemaTooNewError`
+ * for files written by a newer ctxkit and `FileAccessError` for paths it cannot use — never changing such a
+ * file.
  *
  * @example
  * const store = await openSqliteSessionStore({ path: join(homedir(), ".ctxkit", "ctxkit.db") });

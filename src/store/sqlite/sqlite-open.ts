@@ -102,8 +102,9 @@ function checkLocation(location: string, readOnly: boolean): void {
 
 /**
  * The connection. A read-only WAL database in a read-only folder cannot be read the usual way when its `-shm`
- * index is missing (SQLite cannot create it): it is then opened `immutable`, which is safe because nothing
- * can write there — unless a write-ahead log is left, whose commits that way of opening would not see.
+ * index is missing (SQLite cannot create it): it is then opened `immutable`, which is safe because no writer
+ * can keep a write-ahead log in that folder either — unless one is left over, whose commits an immutable
+ * reader would not see (refused).
  */
 function connect(location: string, options: SqliteOpenOptions): DatabaseSync {
   const timeout = options.busyTimeoutMs ?? 5000;
