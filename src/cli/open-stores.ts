@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import type { Settings } from "../config/settings.ts";
 import { ValidationError } from "../errors/errors.ts";
 import type { MemoryStore } from "../memory/memory-store.ts";
-import type { SessionStore } from "../store/session-store.ts";
+import type { OpenRetentionOptions, SessionStore } from "../store/session-store.ts";
 
 /** Which database a command uses. */
 export type DatabaseChoice =
@@ -57,10 +57,12 @@ export interface OpenStoresOptions {
   /** Open the long-term memory store too, in the same database. */
   readonly memory: boolean;
   /**
-   * @deprecated Ignored: opening a store never deletes sessions. Retention runs only when asked, with
-   * `ctxkit sessions prune` (`store.cleanup(days)`).
+   * @deprecated Ignored: opening a store never deletes sessions. Retention runs only when asked: with
+   * `ctxkit sessions prune` (`store.cleanup(days)`), or opted into with `retention`.
    */
   readonly retentionDays?: number;
+  /** Opt-in retention at open (off unless `retentionDays` is above 0), reported to `onCleanup`. */
+  readonly retention?: OpenRetentionOptions;
   /**
    * The command only reads: an existing SQLite file is opened read-only (so a file or folder without write
    * permission can still be listed and exported); a missing one is created as usual.
@@ -87,7 +89,7 @@ export async function openStores(
     const { path } = database;
     const readOnly = options.readOnly === true && path !== ":memory:" && existsSync(path);
     const { openSqliteSessionStore } = await import("../store/sqlite/index.ts");
-    const sessions = await openSqliteSessionStore({ path, readOnly });
+    const sessions = await openSqliteSessionStore({ path, readOnly, ...options.retention });
     return withMemory(sessions, `SQLite ${path}`, options.memory, async () => {
       const { openSqliteMemoryStore } = await import("../memory/sqlite/index.ts");
       return openSqliteMemoryStore({ path });
@@ -97,6 +99,7 @@ export async function openStores(
   const { openPostgresSessionStore } = await import("../store/postgres/index.ts");
   const sessions = await openPostgresSessionStore({
     connectionString: url,
+    ...options.retention,
     ...(options.poolSize !== undefined && { poolSize: options.poolSize }),
   });
   return withMemory(sessions, `PostgreSQL ${describePostgres(url)}`, options.memory, async () => {
