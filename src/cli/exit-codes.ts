@@ -10,6 +10,7 @@ const exitCodes: Partial<Record<CtxkitErrorCode, number>> = {
   config_error: 2,
   schema_too_new: 2,
   corrupt_store: 2,
+  file_access: 2,
 };
 
 /** The process exit code for an error. */

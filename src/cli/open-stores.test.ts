@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../errors/errors.ts";
+import { openSqliteSessionStore } from "../store/sqlite/index.ts";
 import { chooseDatabase, describePostgres, openStores } from "./open-stores.ts";
 
 const settings = { db: "/home/u/.ctxkit/ctxkit.db", pgUrl: undefined };
@@ -33,7 +34,7 @@ describe("chooseDatabase", () => {
 describe("openStores", () => {
   it("creates the SQLite folder, opens sessions and memories in one file, and closes both", async () => {
     const path = join(mkdtempSync(join(tmpdir(), "ctxkit-open-stores-")), "nested", "ctxkit.db");
-    const stores = await openStores({ kind: "sqlite", path }, { memory: true, retentionDays: 30 });
+    const stores = await openStores({ kind: "sqlite", path }, { memory: true });
     try {
       expect(stores.location).toBe(`SQLite ${path}`);
       expect(stores.memories).toBeDefined();
@@ -42,9 +43,27 @@ describe("openStores", () => {
     } finally {
       await stores.close();
     }
-    const withoutMemory = await openStores({ kind: "sqlite", path }, { memory: false, retentionDays: 0 });
+    const withoutMemory = await openStores({ kind: "sqlite", path }, { memory: false });
     expect(withoutMemory.memories).toBeUndefined();
     await withoutMemory.close();
+  });
+
+  it("never deletes at open; retention is an explicit opt-in that reports what it removed", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "ctxkit-open-stores-")), "ctxkit.db");
+    const seed = await openSqliteSessionStore({ path, clock: () => new Date(Date.now() - 90 * 86_400_000) });
+    await seed.appendTurn("idle", [{ role: "user", content: [{ type: "text", text: "old" }] }]);
+    await seed.close();
+    const kept = await openStores({ kind: "sqlite", path }, { memory: false, retentionDays: 30 });
+    expect((await kept.sessions.listSessions()).sessions).toHaveLength(1);
+    await kept.close();
+    const reports: unknown[] = [];
+    const pruned = await openStores(
+      { kind: "sqlite", path },
+      { memory: false, retention: { retentionDays: 30, onCleanup: (result) => reports.push(result) } },
+    );
+    expect((await pruned.sessions.listSessions()).sessions).toEqual([]);
+    expect(reports).toEqual([{ olderThanDays: 30, deletedSessions: 1, deletedBlobs: 0 }]);
+    await pruned.close();
   });
 
   it("never shows a PostgreSQL password", () => {

@@ -1,9 +1,8 @@
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync } from "node:fs";
 import type { Settings } from "../config/settings.ts";
 import { ValidationError } from "../errors/errors.ts";
 import type { MemoryStore } from "../memory/memory-store.ts";
-import type { SessionStore } from "../store/session-store.ts";
+import type { OpenRetentionOptions, SessionStore } from "../store/session-store.ts";
 
 /** Which database a command uses. */
 export type DatabaseChoice =
@@ -57,18 +56,29 @@ export interface OpenedStores {
 export interface OpenStoresOptions {
   /** Open the long-term memory store too, in the same database. */
   readonly memory: boolean;
-  /** Session retention applied at open (days; 0 keeps everything). */
-  readonly retentionDays: number;
+  /**
+   * @deprecated Ignored: opening a store never deletes sessions. Retention runs only when asked: with
+   * `ctxkit sessions prune` (`store.cleanup(days)`), or opted into with `retention`.
+   */
+  readonly retentionDays?: number;
+  /** Opt-in retention at open (off unless `retentionDays` is above 0), reported to `onCleanup`. */
+  readonly retention?: OpenRetentionOptions;
+  /**
+   * The command only reads: an existing SQLite file is opened read-only (so a file or folder without write
+   * permission can still be listed and exported); a missing one is created as usual.
+   */
+  readonly readOnly?: boolean;
   /** PostgreSQL pool size (short-lived commands need few connections). */
   readonly poolSize?: number;
 }
 
 /**
  * Opens the session store (and the memory store, when asked) of `database`; a SQLite file's folder is created.
- * Backends are imported only when used, so SQLite commands never load `pg`.
+ * Opening never deletes a session (retention is `ctxkit sessions prune`). Backends are imported only when used,
+ * so SQLite commands never load `pg`.
  *
  * @example
- * const stores = await openStores(chooseDatabase(flags, settings), { memory: false, retentionDays: 30 });
+ * const stores = await openStores(chooseDatabase(flags, settings), { memory: false });
  * try { await stores.sessions.listSessions(); } finally { await stores.close(); }
  */
 export async function openStores(
@@ -77,9 +87,9 @@ export async function openStores(
 ): Promise<OpenedStores> {
   if (database.kind === "sqlite") {
     const { path } = database;
-    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    const readOnly = options.readOnly === true && path !== ":memory:" && existsSync(path);
     const { openSqliteSessionStore } = await import("../store/sqlite/index.ts");
-    const sessions = await openSqliteSessionStore({ path, retentionDays: options.retentionDays });
+    const sessions = await openSqliteSessionStore({ path, readOnly, ...options.retention });
     return withMemory(sessions, `SQLite ${path}`, options.memory, async () => {
       const { openSqliteMemoryStore } = await import("../memory/sqlite/index.ts");
       return openSqliteMemoryStore({ path });
@@ -89,7 +99,7 @@ export async function openStores(
   const { openPostgresSessionStore } = await import("../store/postgres/index.ts");
   const sessions = await openPostgresSessionStore({
     connectionString: url,
-    retentionDays: options.retentionDays,
+    ...options.retention,
     ...(options.poolSize !== undefined && { poolSize: options.poolSize }),
   });
   return withMemory(sessions, `PostgreSQL ${describePostgres(url)}`, options.memory, async () => {

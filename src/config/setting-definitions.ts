@@ -132,7 +132,8 @@ const drafts: Draft[] = [
   {
     key: "sessionRetentionDays",
     schema: z.number().int().min(0),
-    description: "days an idle session is kept; 0 keeps sessions forever",
+    description:
+      "idle days after which `ctxkit sessions prune` deletes a session (0 keeps all); opening never deletes",
     defaultValue: () => 30,
   },
   {

@@ -14,6 +14,7 @@ export type CtxkitErrorCode =
   | "store_error"
   | "schema_too_new"
   | "corrupt_store"
+  | "file_access"
   | "loop_detected"
   | "summarizer_failed"
   | "interrupted"

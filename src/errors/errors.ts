@@ -33,6 +33,25 @@ export class ParseError extends CtxkitError {
   }
 }
 
+/**
+ * A JSONL transcript whose last line was cut off mid-record (no newline after it, not JSON), as when its agent
+ * is still writing it. `line` is that line; everything before it is whole.
+ */
+export class PartialLastLineError extends ParseError {
+  constructor(
+    source: string,
+    line: number,
+    hint = "wait until the transcript is complete, or drop that line",
+  ) {
+    super(
+      source,
+      line,
+      "complete JSON lines",
+      `the last line is incomplete (the transcript may still be being written); ${hint}`,
+    );
+  }
+}
+
 /** A transcript whose format could not be recognised. */
 export class UnknownFormatError extends CtxkitError {
   constructor(source: string, options?: CtxkitErrorOptions) {
@@ -41,6 +60,15 @@ export class UnknownFormatError extends CtxkitError {
       `${source}: unrecognised transcript format; pass --format claude-code|codex|gemini-cli|openai|swe-agent|ctxkit`,
       options,
     );
+  }
+}
+
+/** A session that is to be created or restored already exists; nothing was written. */
+export class SessionExistsError extends ValidationError {
+  readonly sessionId: string;
+  constructor(sessionId: string, hint: string, options?: CtxkitErrorOptions) {
+    super(`session ${sessionId} already exists; ${hint}`, [], options);
+    this.sessionId = sessionId;
   }
 }
 
@@ -120,6 +148,24 @@ export class CorruptStoreError extends CtxkitError {
       `${location}: ${detail}; restore it from a backup or point ctxkit at another database`,
       options,
     );
+  }
+}
+
+/**
+ * A stored message whose row cannot be read back: its JSON was damaged on disk. Names the session and the
+ * message's seq, so the rest can still be exported and the session deleted or restored.
+ */
+export class DamagedMessageError extends CorruptStoreError {
+  readonly sessionId: string;
+  readonly seq: number;
+  constructor(location: string, sessionId: string, seq: number, options?: CtxkitErrorOptions) {
+    const damage = `message seq ${seq} of session "${sessionId}" is damaged (its stored JSON cannot be read)`;
+    super(location, damage, options);
+    this.message =
+      `${location}: ${damage}; export the other sessions, then delete this one ` +
+      `(ctxkit sessions delete ${sessionId}) or restore it from a backup`;
+    this.sessionId = sessionId;
+    this.seq = seq;
   }
 }
 

@@ -61,3 +61,22 @@ export function checkDump(dump: SessionDump, inlineMediaLimit: number): SessionD
   const session = dump.session.nextSeq > maxSeq ? dump.session : { ...dump.session, nextSeq: maxSeq + 1 };
   return { ...dump, session, rows, blobs: [...blobs.values()].sort((a, b) => (a.ref < b.ref ? -1 : 1)) };
 }
+
+/**
+ * Validates a batch of dumps (each as `checkDump` does) and refuses a session id given twice. Throws
+ * `ValidationError` naming the first problem; nothing is written then.
+ *
+ * @example
+ * const checked = checkDumps(dumps, 1024);
+ */
+export function checkDumps(dumps: readonly SessionDump[], inlineMediaLimit: number): SessionDump[] {
+  const seen = new Set<string>();
+  return dumps.map((dump) => {
+    const checked = checkDump(dump, inlineMediaLimit);
+    if (seen.has(checked.session.id)) {
+      throw new ValidationError(`session ${checked.session.id} appears twice in one batch; restore it once`);
+    }
+    seen.add(checked.session.id);
+    return checked;
+  });
+}

@@ -31,15 +31,30 @@ export function normalizeSearchText(text: string): string {
     .join(" ");
 }
 
-/** The raw searchable text of a message: text, tool calls (name and input) and tool results. */
-export function messageSearchSource(message: Pick<Message, "content">): string {
-  const parts: string[] = [];
+/**
+ * The raw searchable text of a message: text, tool calls (name and input) and tool results, joined by
+ * newlines and cut to `limit` characters. Stops reading once it has enough, so a 50 MB tool output is
+ * never copied whole.
+ *
+ * @example
+ * messageSearchSource(message, 100); // "npm test\n3 passed"
+ */
+export function messageSearchSource(message: Pick<Message, "content">, limit = Infinity): string {
+  let source = "";
+  let parts = 0;
+  const add = (part: string) => {
+    if (parts++ > 0) source += "\n";
+    source += part.slice(0, Math.max(0, limit - source.length));
+  };
   for (const block of message.content) {
-    if (block.type === "text") parts.push(block.text);
-    else if (block.type === "tool-call") parts.push(block.name, JSON.stringify(block.input));
-    else if (block.type === "tool-result") parts.push(toolResultText(block.content));
+    if (source.length >= limit) break;
+    if (block.type === "text") add(block.text);
+    else if (block.type === "tool-call") {
+      add(block.name);
+      add(JSON.stringify(block.input));
+    } else if (block.type === "tool-result") add(toolResultText(block.content));
   }
-  return parts.join("\n");
+  return source.slice(0, limit);
 }
 
 /**
@@ -49,7 +64,7 @@ export function messageSearchSource(message: Pick<Message, "content">): string {
  * searchTextOf(message); // "run the tests npm test 3 passed"
  */
 export function searchTextOf(message: Pick<Message, "content">): string {
-  const normalized = normalizeSearchText(messageSearchSource(message).slice(0, MAX_SEARCH_TEXT * 2));
+  const normalized = normalizeSearchText(messageSearchSource(message, MAX_SEARCH_TEXT * 2));
   if (normalized.length <= MAX_SEARCH_TEXT) return normalized;
   const cut = normalized.lastIndexOf(" ", MAX_SEARCH_TEXT);
   return normalized.slice(0, cut > 0 ? cut : MAX_SEARCH_TEXT);

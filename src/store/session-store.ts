@@ -226,6 +226,37 @@ export interface RestoreOptions {
   readonly onExisting?: "error" | "replace";
 }
 
+/** Options of `restoreSessions`. */
+export interface RestoreSessionsOptions {
+  /**
+   * What to do when a session of the batch already exists: `error` (default) refuses the whole batch before
+   * anything is written; `replace` overwrites it; `skip` leaves it as it is and lists it in `skipped`.
+   */
+  readonly onExisting?: "error" | "replace" | "skip";
+  /** Called after each session is written (inside the transaction: nothing is committed before the end). */
+  readonly onProgress?: (done: number, total: number) => void;
+}
+
+/** What `restoreSessions` wrote and left alone. */
+export interface RestoreSessionsResult {
+  /** The sessions written, in the order of the batch. */
+  readonly restored: readonly SessionRecord[];
+  /** Ids of existing sessions left as they were (`onExisting: "skip"`). */
+  readonly skipped: readonly string[];
+}
+
+/**
+ * Opt-in retention when a store opens. Off by default: opening a store never deletes anything unless
+ * `retentionDays` is set above 0 (then sessions idle for longer are deleted, as `cleanup(retentionDays)` does,
+ * and `onCleanup` is told what was removed).
+ */
+export interface OpenRetentionOptions {
+  /** Sessions not updated for this many days are deleted when the store opens (default 0: none). */
+  readonly retentionDays?: number;
+  /** Called with what the retention at open removed (only when `retentionDays` is above 0). */
+  readonly onCleanup?: (result: CleanupResult & { readonly olderThanDays: number }) => void;
+}
+
 /** Options every store factory accepts. */
 export interface SessionStoreOptions {
   readonly clock?: Clock;
@@ -281,5 +312,13 @@ export interface SessionStore {
   dumpSession(sessionId: string): Promise<SessionDump>;
   /** Writes a dump back verbatim (ids, seqs, times, totals), in one transaction. */
   restoreSession(dump: SessionDump, options?: RestoreOptions): Promise<SessionRecord>;
+  /**
+   * Writes several dumps in one transaction: all of them or, when anything fails (a bad dump, an existing
+   * session under `onExisting: "error"`, a full disk, a kill), none. A session id may appear once per batch.
+   */
+  restoreSessions(
+    dumps: readonly SessionDump[],
+    options?: RestoreSessionsOptions,
+  ): Promise<RestoreSessionsResult>;
   close(): Promise<void>;
 }

@@ -1,9 +1,38 @@
-import { messageText } from "../model/blocks.ts";
 import type { Message } from "../model/message.ts";
 import { opensTurn } from "../model/turns.ts";
 
 /** Longest title kept, in characters. */
 export const MAX_TITLE_LENGTH = 100;
+
+const whitespace = /\s/;
+
+/**
+ * The title of some texts read as one (whitespace collapsed, cut to 100 characters). Scans only as far as
+ * the title needs and never copies the texts: a first prompt can be tens of megabytes.
+ */
+function titleOf(texts: Iterable<string>): string | undefined {
+  const characters: string[] = [];
+  let space = false;
+  scan: for (const text of texts) {
+    space ||= characters.length > 0;
+    for (const character of text) {
+      if (whitespace.test(character)) {
+        space = characters.length > 0;
+        continue;
+      }
+      if (space) characters.push(" ");
+      space = false;
+      characters.push(character);
+      if (characters.length > MAX_TITLE_LENGTH) break scan;
+    }
+  }
+  if (characters.length === 0) return undefined;
+  if (characters.length <= MAX_TITLE_LENGTH) return characters.join("");
+  return `${characters
+    .slice(0, MAX_TITLE_LENGTH - 1)
+    .join("")
+    .trimEnd()}…`;
+}
 
 /**
  * A title: whitespace collapsed, cut to 100 characters (ending in `…` when cut). Undefined when empty.
@@ -12,14 +41,7 @@ export const MAX_TITLE_LENGTH = 100;
  * normalizeTitle("  Fix   the\nbuild "); // "Fix the build"
  */
 export function normalizeTitle(text: string): string | undefined {
-  const collapsed = text.replace(/\s+/g, " ").trim();
-  if (collapsed === "") return undefined;
-  const characters = [...collapsed];
-  if (characters.length <= MAX_TITLE_LENGTH) return collapsed;
-  return `${characters
-    .slice(0, MAX_TITLE_LENGTH - 1)
-    .join("")
-    .trimEnd()}…`;
+  return titleOf([text]);
 }
 
 /**
@@ -32,5 +54,6 @@ export function titleFromMessages(
   messages: readonly Pick<Message, "role" | "kind" | "content">[],
 ): string | undefined {
   const first = messages.find(opensTurn);
-  return first === undefined ? undefined : normalizeTitle(messageText(first));
+  if (first === undefined) return undefined;
+  return titleOf(first.content.flatMap((block) => (block.type === "text" ? [block.text] : [])));
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ValidationError } from "../errors/errors.ts";
+import { SessionExistsError, ValidationError } from "../errors/errors.ts";
 import type { JsonValue } from "../model/message.ts";
 import { jsonValueSchema, validate } from "../model/schemas.ts";
 import { normalizeTitle } from "./session-title.ts";
@@ -47,6 +47,9 @@ export function checkSyncInput(
  * @example
  * throw existingSessionError("s1");
  */
-export function existingSessionError(sessionId: string): ValidationError {
-  return new ValidationError(`session ${sessionId} already exists; delete it first or import with replace`);
+export function existingSessionError(sessionId: string): SessionExistsError {
+  return new SessionExistsError(
+    sessionId,
+    'nothing was written; delete it first, or restore with onExisting "replace" or "skip"',
+  );
 }

@@ -1,12 +1,13 @@
-// Retention runs when a store opens: sessions idle for longer than `retentionDays` (default 30) are deleted with
-// their blobs; 0 keeps everything. (Cleanup on demand is `store.cleanup(days)`, in the conformance suite, and
-// `ctxkit sessions prune`.)
+// Opening a store never deletes (issue 15: every CLI command, `sessions list` and the backup command
+// `sessions export --all` included, deleted sessions idle for 30 days). Retention at open is opt-in: a positive
+// `retentionDays` deletes sessions idle for longer, with their blobs, and `onCleanup` reports what went.
+// (Cleanup on demand is `store.cleanup(days)`, in the conformance suite, and `ctxkit sessions prune`.)
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SessionStore, SessionStoreOptions } from "../../src/store/index.ts";
+import type { OpenRetentionOptions, SessionStore, SessionStoreOptions } from "../../src/store/index.ts";
 import { openPostgresSessionStore } from "../../src/store/postgres/index.ts";
 import { openSqliteSessionStore } from "../../src/store/sqlite/index.ts";
 import { postgresForTests, type TestPostgres } from "./pg-server.ts";
@@ -22,7 +23,7 @@ afterAll(async () => {
   rmSync(folder, { recursive: true, force: true });
 });
 
-type Opener = (options: SessionStoreOptions & { retentionDays?: number }) => Promise<SessionStore>;
+type Opener = (options: SessionStoreOptions & OpenRetentionOptions) => Promise<SessionStore>;
 
 const turn = (text: string) => [
   { role: "user" as const, content: [{ type: "text" as const, text }] },
@@ -31,38 +32,35 @@ const turn = (text: string) => [
 
 function retentionCases(name: string, location: () => Opener): void {
   describe(`${name}: retention when the store opens`, () => {
-    it("deletes sessions idle for more than 30 days by default, keeps recent ones, and keeps all for 0", async () => {
+    it("deletes nothing by default; a positive retentionDays deletes idle sessions and reports them", async () => {
       const open = location();
       const at = (daysAgo: number) => () => new Date(Date.now() - daysAgo * DAY);
-      const writer = await open({ retentionDays: 0, clock: at(45) });
-      await writer.appendTurn("idle-45-days", turn("old"));
-      const blob = await writer.blobs.putText("idle-45-days", "old tool output");
+      const writer = await open({ clock: at(400) });
+      await writer.appendTurn("idle-400-days", turn("old"));
+      const blob = await writer.blobs.putText("idle-400-days", "old tool output");
       await writer.close();
-      const recent = await open({ retentionDays: 0, clock: at(10) });
+      const recent = await open({ clock: at(10) });
       await recent.appendTurn("idle-10-days", turn("recent"));
       await recent.close();
 
-      const keepAll = await open({ retentionDays: 0 });
-      expect((await keepAll.listSessions()).sessions.map((session) => session.id)).toEqual([
-        "idle-10-days",
-        "idle-45-days",
-      ]);
-      await keepAll.close();
+      for (const options of [{}, { retentionDays: 0 }]) {
+        const reports: unknown[] = [];
+        const store = await open({ ...options, onCleanup: (result) => reports.push(result) });
+        expect((await store.listSessions()).sessions.map((session) => session.id)).toEqual([
+          "idle-10-days",
+          "idle-400-days",
+        ]);
+        expect(await store.blobs.stat(blob)).toBeDefined();
+        expect(reports).toEqual([]);
+        await store.close();
+      }
 
-      const custom = await open({ retentionDays: 60 });
-      expect(await custom.getSession("idle-45-days")).toBeDefined();
-      await custom.close();
-
-      const byDefault = await open({});
-      expect((await byDefault.listSessions()).sessions.map((session) => session.id)).toEqual([
-        "idle-10-days",
-      ]);
-      expect(await byDefault.blobs.stat(blob)).toBeUndefined();
-
-      const week = await open({ retentionDays: 7 });
-      expect((await week.listSessions()).sessions).toEqual([]);
-      await week.close();
-      await byDefault.close();
+      const reports: unknown[] = [];
+      const pruning = await open({ retentionDays: 30, onCleanup: (result) => reports.push(result) });
+      expect((await pruning.listSessions()).sessions.map((session) => session.id)).toEqual(["idle-10-days"]);
+      expect(await pruning.blobs.stat(blob)).toBeUndefined();
+      expect(reports).toEqual([{ olderThanDays: 30, deletedSessions: 1, deletedBlobs: 1 }]);
+      await pruning.close();
     });
   });
 }

@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import { loadSettings } from "../../config/index.ts";
@@ -25,7 +25,6 @@ async function demo(options: { db?: string; window: string; temporary?: boolean 
   const database = options.temporary
     ? join(mkdtempSync(join(tmpdir(), "ctxkit-demo-")), "demo.db")
     : (options.db ?? settings.db);
-  mkdirSync(dirname(database), { recursive: true });
   const store = await openSqliteSessionStore({ path: database });
   try {
     const counter = estimatorForModel("claude-sonnet-4-5");

@@ -50,6 +50,7 @@ describe("ctxkit import", () => {
         const stats = conversationStats(conversation);
         return { id: stats.id, messages: stats.messages, turns: stats.turns, toolCalls: stats.toolCalls };
       }),
+      skipped: [],
     });
     expect(Object.keys(printed.sessions[0]!)).toEqual(["id", "messages", "turns", "toolCalls"]);
     // jq -r 'select(.type=="assistant") | .message.content[] | select(.type=="tool_use") | .id' FILE | sort -u | wc -l
@@ -83,15 +84,62 @@ describe("ctxkit import", () => {
     expect(shown.stderr).toMatch(/\rimport \[#+\] 200\/200\n$/);
   });
 
-  it("refuses to import a transcript twice unless told to replace it", async () => {
+  it("refuses to import a transcript twice, naming --replace and --skip-existing", async () => {
     const db = freshDb();
     expect((await run(["import", spotter, "--db", db])).code).toBe(0);
     const again = await run(["import", spotter, "--db", db]);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(
-      /^ctxkit: session [^ ]+ already exists; delete it first or import with replace\n$/,
+      /^ctxkit: session [^ ]+ already exists; nothing was imported; pass --replace to overwrite existing sessions or --skip-existing to import only the new ones\n$/,
     );
     expect((await run(["import", spotter, "--db", db, "--replace"])).code).toBe(0);
+    const both = await run(["import", spotter, "--db", db, "--replace", "--skip-existing"]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toBe(
+      "ctxkit: --replace and --skip-existing contradict each other; give one of them\n",
+    );
+  });
+
+  it("--skip-existing imports the new sessions of a file and reports the existing ones", async () => {
+    const db = freshDb();
+    const first = await run(["import", tauBench, "--db", db, "--json"]);
+    const all = (JSON.parse(first.stdout) as { sessions: { id: string }[] }).sessions.map(
+      (session) => session.id,
+    );
+    const some = all.filter((_, index) => index % 3 === 0);
+    expect((await run(["sessions", "delete", ...some, "--db", db])).code).toBe(0);
+
+    const again = await run(["import", tauBench, "--db", db, "--skip-existing", "--json"]);
+    expect(again.code).toBe(0);
+    const result = JSON.parse(again.stdout) as { sessions: { id: string }[]; skipped: string[] };
+    expect(result.sessions.map((session) => session.id)).toEqual(some);
+    expect(result.skipped).toEqual(all.filter((id) => !some.includes(id)));
+
+    const text = await run(["import", tauBench, "--db", db, "--skip-existing"]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toBe(`no new sessions imported\nskipped 200 existing sessions: ${all.join(", ")}\n`);
+  });
+
+  it("imports a transcript still being written up to its last whole line, only when told to", async () => {
+    const lines = readFileSync(transcriptPath("claude-code__marot-spotter/short.jsonl"), "utf8")
+      .trimEnd()
+      .split("\n");
+    const path = join(home, "live.jsonl");
+    writeFileSync(path, `${lines.join("\n")}\n${lines[4]!.slice(0, 60)}`);
+    const db = freshDb();
+    const refused = await run(["import", path, "--db", db]);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr).toBe(
+      `ctxkit: ${path}:${lines.length + 1}: the last line is incomplete (the transcript may still be being written); ` +
+        `pass --drop-partial-last-line to import it up to line ${lines.length}; expected complete JSON lines\n`,
+    );
+    const imported = await run(["import", path, "--db", db, "--drop-partial-last-line", "--json"]);
+    expect(imported.code).toBe(0);
+    const whole = join(home, "whole.jsonl");
+    writeFileSync(whole, `${lines.join("\n")}\n`);
+    const reference = await run(["import", whole, "--db", freshDb(), "--json"]);
+    expect(imported.stdout).toBe(reference.stdout);
   });
 
   it("reports a broken transcript on one line and stores nothing", async () => {

@@ -1,8 +1,9 @@
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { z } from "zod";
 import { ValidationError } from "../../errors/errors.ts";
+import { fromFileSystemError } from "../../errors/file-access-error.ts";
 import { governancePolicySchema, type GovernancePolicyInput } from "../../governance/policy.ts";
 import { preset, presetNames } from "../../governance/presets.ts";
 import { validate } from "../../model/schemas.ts";
@@ -15,6 +16,7 @@ import { cacheProfileFor, cacheProfiles } from "../../pricing/cache-profile.ts";
 import { reservedOutputTokens } from "../../tokens/model-info.ts";
 import { createExtractiveSummarizer } from "../../summarize/index.ts";
 import { RetentionTracker } from "../../metrics/index.ts";
+import { ensureDirectory } from "../../store/ensure-directory.ts";
 import { formatTable } from "../format-table.ts";
 import { progressBar } from "../progress-bar.ts";
 import type { CliIo, CommandRegistration } from "../program.ts";
@@ -80,6 +82,18 @@ async function policyFrom(options: z.output<typeof optionsSchema>): Promise<Gove
   return options.preset !== undefined ? preset(options.preset, overrides) : overrides;
 }
 
+/**
+ * Carries a failed request dump out of `replayConversation`, which counts ctxkit errors thrown while it
+ * prepares a request as refused requests: a dump that cannot be written must stop the replay instead.
+ */
+class DumpFailed extends Error {
+  readonly failure: unknown;
+  constructor(failure: unknown) {
+    super("the request dump failed");
+    this.failure = failure;
+  }
+}
+
 /** Replays one transcript file and writes the report. */
 async function runReplay(file: string, raw: Record<string, unknown>, io: CliIo): Promise<void> {
   const options = validate(optionsSchema, raw, "replay options");
@@ -99,7 +113,8 @@ async function runReplay(file: string, raw: Record<string, unknown>, io: CliIo):
       ? cacheProfileFor(modelId, model.provider === "google" ? { provider: "gemini" } : {})
       : cacheProfiles[options.pricing];
   const retention = new RetentionTracker();
-  if (options.dump !== undefined) await mkdir(options.dump, { recursive: true });
+  // Not mkdir({ recursive: true }): it spins forever where a folder cannot be created (`/proc/x`).
+  if (options.dump !== undefined) ensureDirectory(options.dump);
   const progress = progressBar(io, "replay");
   const { requests, totals } = await replayConversation(conversation.messages, {
     contextWindow,
@@ -115,9 +130,14 @@ async function runReplay(file: string, raw: Record<string, unknown>, io: CliIo):
     ...(options.dump !== undefined && {
       onRequest: async (index, view) => {
         const body = { index, messages: toOpenAIChatJson(view) };
-        await writeFile(join(options.dump!, `request-${index}.json`), `${JSON.stringify(body, null, 2)}\n`);
+        const path = join(options.dump!, `request-${index}.json`);
+        await writeFile(path, `${JSON.stringify(body, null, 2)}\n`).catch((error: unknown) => {
+          throw new DumpFailed(fromFileSystemError(error, path, "cannot write the request dump"));
+        });
       },
     }),
+  }).catch((error: unknown) => {
+    throw error instanceof DumpFailed ? error.failure : error;
   });
   progress.done();
   if (options.json) {

@@ -110,12 +110,25 @@ export function formatSearchHits(hits: readonly SearchHit[]): string {
 }
 
 /**
- * Imported sessions as a table with a total row when there are several.
+ * Imported sessions as a table with a total row when there are several, then the existing sessions that were
+ * skipped (`--skip-existing`), if any.
  *
  * @example
- * io.stdout.write(formatImported(result.sessions));
+ * io.stdout.write(formatImported(result.sessions, result.skipped));
  */
-export function formatImported(sessions: readonly ImportedSessionSummary[]): string {
+export function formatImported(
+  sessions: readonly ImportedSessionSummary[],
+  skipped: readonly string[] = [],
+): string {
+  const note =
+    skipped.length === 0
+      ? ""
+      : `skipped ${skipped.length} existing session${skipped.length === 1 ? "" : "s"}: ${skipped.join(", ")}\n`;
+  if (sessions.length === 0) return `no new sessions imported\n${note}`;
+  return formatImportedTable(sessions) + note;
+}
+
+function formatImportedTable(sessions: readonly ImportedSessionSummary[]): string {
   const rows: (string | number)[][] = sessions.map((session) => [
     session.id,
     session.messages,

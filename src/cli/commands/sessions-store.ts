@@ -21,6 +21,12 @@ export interface CliStore {
   close(): Promise<void>;
 }
 
+/** How a command uses the store. */
+export interface CliStoreOptions {
+  /** The command only reads: an existing SQLite file is opened read-only, so it works without write access. */
+  readonly readOnly?: boolean;
+}
+
 /**
  * Adds `--db <path>` and `--pg <url>` to a command.
  *
@@ -45,8 +51,9 @@ export function cliSettings(io: CliIo): Settings {
 
 /**
  * Opens the session store a command names: `--pg`, else `--db`, else the settings (`pgUrl` when set, else the
- * `db` file, whose folder is created). Opening applies the retention policy (`sessionRetentionDays`, default
- * 30 days) unless `retentionDays` says otherwise. Backends are imported only when used.
+ * `db` file, whose folder is created). Opening never deletes a session: retention (`sessionRetentionDays`)
+ * runs only in `ctxkit sessions prune`. A command that only reads passes `readOnly`. Backends are imported
+ * only when used.
  *
  * @example
  * const opened = await openCliStore({ db: "/tmp/a.db" }, io);
@@ -55,12 +62,12 @@ export function cliSettings(io: CliIo): Settings {
 export async function openCliStore(
   flags: StoreFlags,
   io: CliIo,
-  options: { readonly retentionDays?: number } = {},
+  options: CliStoreOptions = {},
 ): Promise<CliStore> {
   const settings = cliSettings(io);
   const opened = await openStores(chooseDatabase(flags, settings), {
     memory: false,
-    retentionDays: options.retentionDays ?? settings.sessionRetentionDays,
+    readOnly: options.readOnly === true,
     poolSize: 2,
   });
   return { store: opened.sessions, location: opened.location, settings, close: () => opened.close() };
@@ -76,7 +83,7 @@ export async function withCliStore<T>(
   flags: StoreFlags,
   io: CliIo,
   body: (opened: CliStore) => Promise<T>,
-  options: { readonly retentionDays?: number } = {},
+  options: CliStoreOptions = {},
 ): Promise<T> {
   const opened = await openCliStore(flags, io, options);
   try {
@@ -84,4 +91,19 @@ export async function withCliStore<T>(
   } finally {
     await opened.close();
   }
+}
+
+/**
+ * `withCliStore` for a command that only reads: an existing SQLite file is opened read-only, so the command
+ * works without write permission on it or its folder.
+ *
+ * @example
+ * await withReadOnlyCliStore(flags, io, async ({ store }) => store.listSessions());
+ */
+export function withReadOnlyCliStore<T>(
+  flags: StoreFlags,
+  io: CliIo,
+  body: (opened: CliStore) => Promise<T>,
+): Promise<T> {
+  return withCliStore(flags, io, body, { readOnly: true });
 }

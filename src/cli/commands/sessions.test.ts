@@ -196,13 +196,13 @@ describe("ctxkit sessions on SQLite", () => {
     const again = await run(["sessions", "import", file, "--db", other]);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(
-      /^ctxkit: session .+ already exists; delete it first or import with replace\n$/,
+      /^ctxkit: session .+ already exists; nothing was imported; pass --replace to overwrite existing sessions or --skip-existing to import only the new ones\n$/,
     );
     expect((await run(["sessions", "import", file, "--db", other, "--replace"])).code).toBe(0);
 
     const existing = await run(["sessions", "export", "--all", "-o", file, "--db", db]);
     expect(existing.code).toBe(2);
-    expect(existing.stderr).toBe(`ctxkit: ${file} already exists; choose another file or remove it\n`);
+    expect(existing.stderr).toBe(`ctxkit: ${file}: already exists; choose another file or remove it\n`);
     expect(readFileSync(file, "utf8")).toBe(exported);
     // A reader that goes away (`| head`) ends the export quietly.
     let received = 0;
@@ -282,26 +282,16 @@ describe("ctxkit sessions on SQLite", () => {
     await store.close();
   });
 
-  it("prunes idle sessions on demand, and when it opens the database", async () => {
+  it("prunes idle sessions on demand only", async () => {
     const db = freshDb();
-    const old = await openSqliteSessionStore({
-      path: db,
-      retentionDays: 0,
-      clock: () => new Date(Date.now() - 40 * DAY),
-    });
+    const old = await openSqliteSessionStore({ path: db, clock: () => new Date(Date.now() - 40 * DAY) });
     await old.appendTurn("idle-40", [{ role: "user", content: [{ type: "text", text: "old" }] }]);
     await old.close();
-    const recent = await openSqliteSessionStore({
-      path: db,
-      retentionDays: 0,
-      clock: () => new Date(Date.now() - 10 * DAY),
-    });
+    const recent = await openSqliteSessionStore({ path: db, clock: () => new Date(Date.now() - 10 * DAY) });
     await recent.appendTurn("idle-10", [{ role: "user", content: [{ type: "text", text: "newer" }] }]);
     await recent.close();
 
     const keep = { CTXKIT_SESSION_RETENTION_DAYS: "0" };
-    const listed = await json<{ sessions: SessionRecord[] }>(["sessions", "list", "--db", db], keep);
-    expect(listed.sessions.map((session) => session.id)).toEqual(["idle-10", "idle-40"]);
     const none = await run(["sessions", "prune", "--db", db], keep);
     expect(none.stdout).toBe("retention is 0 days (keep forever): nothing deleted; pass --days N to prune\n");
 
@@ -309,16 +299,24 @@ describe("ctxkit sessions on SQLite", () => {
     expect(pruned).toEqual({ days: 30, deletedSessions: 1, deletedBlobs: 0 });
     const text = await run(["sessions", "prune", "--days", "5", "--db", db]);
     expect(text.stdout).toBe("deleted 1 session idle for more than 5 days and 0 unused blobs\n");
+  });
 
-    const startUp = freshDb();
-    const seed = await openSqliteSessionStore({
-      path: startUp,
-      retentionDays: 0,
-      clock: () => new Date(Date.now() - 40 * DAY),
-    });
-    await seed.appendTurn("idle-40", [{ role: "user", content: [{ type: "text", text: "old" }] }]);
+  it("never deletes a session when a command opens the database (issue 15: list and export --all did)", async () => {
+    const db = freshDb();
+    const seed = await openSqliteSessionStore({ path: db, clock: () => new Date(Date.now() - 400 * DAY) });
+    await seed.appendTurn("idle-400", [{ role: "user", content: [{ type: "text", text: "old" }] }]);
     await seed.close();
-    expect((await json<{ sessions: unknown[] }>(["sessions", "list", "--db", startUp])).sessions).toEqual([]);
+    const ids = async () =>
+      (await json<{ sessions: SessionRecord[] }>(["sessions", "list", "--db", db])).sessions.map(
+        (session) => session.id,
+      );
+    expect(await ids()).toEqual(["idle-400"]);
+    const backup = join(home, `backup-${randomUUID()}.jsonl`);
+    expect((await run(["sessions", "export", "--all", "-o", backup, "--db", db])).code).toBe(0);
+    expect(readFileSync(backup, "utf8")).toContain('"id":"idle-400"');
+    expect((await run(["sessions", "show", "idle-400", "--db", db])).code).toBe(0);
+    expect((await run(["import", short, "--db", db])).code).toBe(0);
+    expect(await ids()).toEqual([SHORT_ID, "idle-400"]);
   });
 });
 

@@ -1,9 +1,7 @@
-import { once } from "node:events";
-import { createWriteStream } from "node:fs";
-import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { z } from "zod";
 import { NotFoundError, ValidationError } from "../../errors/errors.ts";
+import { readTranscriptText } from "../../formats/transcripts/read-transcript-text.ts";
 import { validate } from "../../model/schemas.ts";
 import { importSessionsJsonl } from "../../store/jsonl/import-sessions-jsonl.ts";
 import { writeSessionsJsonl } from "../../store/jsonl/export-sessions-jsonl.ts";
@@ -16,7 +14,9 @@ import {
   formatSessionDetails,
   formatSessionTable,
 } from "./sessions-format.ts";
-import { withCliStore, withStoreOptions, type StoreFlags } from "./sessions-store.ts";
+import { writeNewFile, writeTo } from "./sessions-export-file.ts";
+import { explainExisting, onExistingOf, withExistingOptions, type ExistingFlags } from "./import-flags.ts";
+import { withCliStore, withReadOnlyCliStore, withStoreOptions, type StoreFlags } from "./sessions-store.ts";
 
 interface Flags extends StoreFlags {
   readonly json?: boolean;
@@ -37,21 +37,6 @@ async function sessionOrThrow(store: SessionStore, id: string): Promise<SessionR
   const session = await store.getSession(id);
   if (!session) throw new NotFoundError("session", id, HINT);
   return session;
-}
-
-/** Writes to a stream, waiting when its buffer is full; rejects when the stream fails instead of draining. */
-async function writeTo(stream: NodeJS.WritableStream, chunk: string): Promise<void> {
-  if (stream.write(chunk)) return;
-  await new Promise<void>((resolve, reject) => {
-    const settle = (error?: Error) => {
-      stream.off("drain", settle);
-      stream.off("error", settle);
-      if (error) reject(error);
-      else resolve();
-    };
-    stream.on("drain", settle);
-    stream.on("error", settle);
-  });
 }
 
 /** Thrown to stop an export whose reader went away (`ctxkit sessions export --all | head`). */
@@ -97,7 +82,7 @@ function list(io: CliIo) {
     agent: z.string().optional(),
   });
   return (flags: Flags & Record<string, unknown>) =>
-    withCliStore(flags, io, async ({ store }) => {
+    withReadOnlyCliStore(flags, io, async ({ store }) => {
       const options = validate(schema, flags, "sessions list options");
       const page = await store.listSessions(options);
       print(
@@ -113,7 +98,7 @@ function list(io: CliIo) {
 
 function show(io: CliIo) {
   return (id: string, flags: Flags & { all?: boolean }) =>
-    withCliStore(flags, io, async ({ store }) => {
+    withReadOnlyCliStore(flags, io, async ({ store }) => {
       const session = await sessionOrThrow(store, id);
       const messages = await store.loadMessages(id, { strategy: flags.all === true ? "all" : "full" });
       print(
@@ -128,7 +113,7 @@ function show(io: CliIo) {
 function search(io: CliIo) {
   const schema = z.object({ limit: count("--limit").min(1).max(1000).default(20) });
   return (query: string, flags: Flags & Record<string, unknown>) =>
-    withCliStore(flags, io, async ({ store }) => {
+    withReadOnlyCliStore(flags, io, async ({ store }) => {
       const { limit } = validate(schema, flags, "sessions search options");
       const hits = await store.searchSessions(query, { limit });
       print(
@@ -142,28 +127,14 @@ function search(io: CliIo) {
 
 function exportCommand(io: CliIo) {
   return (ids: string[], flags: Flags & { all?: boolean; output?: string }) =>
-    withCliStore(flags, io, async ({ store }) => {
+    withReadOnlyCliStore(flags, io, async ({ store }) => {
       if (ids.length === 0 && flags.all !== true) {
         throw new ValidationError("name the sessions to export, or pass --all");
       }
       const chosen = flags.all === true ? await allSessionIds(store) : ids;
       for (const id of chosen) await sessionOrThrow(store, id);
       if (flags.output === undefined) return exportToStdout(store, chosen, io);
-      const file = createWriteStream(flags.output, { flags: "wx" });
-      await once(file, "open").catch((error: unknown) => {
-        const code = (error as { code?: unknown }).code;
-        throw new ValidationError(
-          code === "EEXIST"
-            ? `${flags.output} already exists; choose another file or remove it`
-            : `cannot write ${flags.output}: ${(error as Error).message}`,
-        );
-      });
-      try {
-        await writeSessionsJsonl(store, chosen, (chunk) => writeTo(file, chunk));
-      } finally {
-        file.end();
-        await once(file, "close");
-      }
+      await writeNewFile(flags.output, (write) => writeSessionsJsonl(store, chosen, write));
       print(
         io,
         flags,
@@ -174,27 +145,29 @@ function exportCommand(io: CliIo) {
 }
 
 function importCommand(io: CliIo) {
-  return (file: string, flags: Flags & { replace?: boolean }) =>
-    withCliStore(flags, io, async ({ store }) => {
-      const text = await readFile(file, "utf8").catch((error: unknown) => {
-        const code = (error as { code?: unknown }).code;
-        if (code === "ENOENT" || code === "ENOTDIR") throw new NotFoundError("file", file, "check the path");
-        throw error;
-      });
+  return (file: string, flags: Flags & ExistingFlags) => {
+    const onExisting = onExistingOf(flags);
+    return withCliStore(flags, io, async ({ store }) => {
+      // A file larger than one string can hold is read line by line.
+      const read = await readTranscriptText(file);
+      if (read === undefined) throw new NotFoundError("file", file, "check the path");
       const progress = progressBar(io, "import");
-      const result = await importSessionsJsonl(store, text, {
-        source: file,
-        onExisting: flags.replace === true ? "replace" : "error",
-        onProgress: (done, total) => progress.update(done, total),
-      });
+      const result = await explainExisting(() =>
+        importSessionsJsonl(store, read.text, {
+          source: file,
+          onExisting,
+          onProgress: (done, total) => progress.update(done, total),
+        }),
+      );
       progress.done();
       print(
         io,
         flags,
         () => result,
-        () => formatImported(result.sessions),
+        () => formatImported(result.sessions, result.skipped),
       );
     });
+  };
 }
 
 function fork(io: CliIo) {
@@ -261,25 +234,19 @@ function prune(io: CliIo) {
   const schema = z.object({ days: count("--days").optional() });
   return async (flags: Flags & Record<string, unknown>) => {
     const options = validate(schema, flags, "sessions prune options");
-    // Opened without the start-up cleanup, so the one below reports what it removed.
-    await withCliStore(
-      flags,
-      io,
-      async ({ store, settings }) => {
-        const days = options.days ?? settings.sessionRetentionDays;
-        const result = await store.cleanup(days);
-        print(
-          io,
-          flags,
-          () => ({ days, ...result }),
-          () =>
-            days === 0
-              ? "retention is 0 days (keep forever): nothing deleted; pass --days N to prune\n"
-              : `deleted ${result.deletedSessions} session${result.deletedSessions === 1 ? "" : "s"} idle for more than ${days} days and ${result.deletedBlobs} unused blob${result.deletedBlobs === 1 ? "" : "s"}\n`,
-        );
-      },
-      { retentionDays: 0 },
-    );
+    await withCliStore(flags, io, async ({ store, settings }) => {
+      const days = options.days ?? settings.sessionRetentionDays;
+      const result = await store.cleanup(days);
+      print(
+        io,
+        flags,
+        () => ({ days, ...result }),
+        () =>
+          days === 0
+            ? "retention is 0 days (keep forever): nothing deleted; pass --days N to prune\n"
+            : `deleted ${result.deletedSessions} session${result.deletedSessions === 1 ? "" : "s"} idle for more than ${days} days and ${result.deletedBlobs} unused blob${result.deletedBlobs === 1 ? "" : "s"}\n`,
+      );
+    });
   };
 }
 
@@ -317,9 +284,8 @@ export const registerSessions: CommandRegistration = (program: Command, io: CliI
     .option("--all", "every session")
     .option("-o, --output <file>", "write to a new file instead of stdout")
     .action(exportCommand(io));
-  sub("import", "read sessions from a ctxkit JSONL export")
+  withExistingOptions(sub("import", "read sessions from a ctxkit JSONL export, all or nothing"))
     .argument("<file>", "ctxkit JSONL file")
-    .option("--replace", "overwrite sessions that already exist")
     .action(importCommand(io));
   sub("fork", "copy a session up to a message into a new session")
     .argument("<id>", "session id")

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ParseError, SchemaTooNewError } from "../../errors/errors.ts";
+import { textLines, type TextOrLines } from "../text-lines.ts";
 import type { Message } from "../../model/message.ts";
 import { jsonValueSchema, messageSchema } from "../../model/schemas.ts";
 import {
@@ -27,7 +28,7 @@ const conversationSchema = z.object({
 const expectedHeader = `a header line {"type":"ctxkit","version":${CTXKIT_JSONL_VERSION}}`;
 
 /**
- * Reads ctxkit JSONL line by line, yielding each record with its line number. The header must come first;
+ * Reads ctxkit JSONL (a text, or its lines) line by line, yielding each record with its line number. The header must come first;
  * a file written by a newer ctxkit raises `SchemaTooNewError`. Message lines are validated against the
  * message schema; `session` and `blob` lines are yielded as written, for the store to interpret. Any
  * malformed line raises a `ParseError` naming the file, the line and what was expected.
@@ -36,15 +37,11 @@ const expectedHeader = `a header line {"type":"ctxkit","version":${CTXKIT_JSONL_
  * for (const { record } of readCtxkitJsonl(text, "export.jsonl"))
  *   if (record.type === "message") console.log(record.message.role);
  */
-export function* readCtxkitJsonl(text: string, source: string): Generator<CtxkitJsonlLine> {
-  let start = 0;
+export function* readCtxkitJsonl(text: TextOrLines, source: string): Generator<CtxkitJsonlLine> {
   let lineNumber = 0;
   let headerSeen = false;
-  while (start < text.length) {
-    const newline = text.indexOf("\n", start);
-    const end = newline === -1 ? text.length : newline;
-    const line = text.slice(start, end).trim();
-    start = end + 1;
+  for (const raw of textLines(text)) {
+    const line = raw.trim();
     lineNumber++;
     if (line === "") continue;
     const record = parseRecord(line, source, lineNumber, headerSeen);

@@ -1,4 +1,5 @@
 import { activeBranch, type ClaudeEntry } from "./claude-code-active-branch.ts";
+import type { TextOrLines } from "../text-lines.ts";
 import { ClaudeCodeConverter } from "./claude-code-converter.ts";
 import { claudeMessageSchema, claudeRecordSchema } from "./claude-code-records.ts";
 import type { ImportedConversation } from "./imported-conversation.ts";
@@ -17,7 +18,7 @@ const expectedRecord = "a Claude Code session record";
  * @example
  * const [main] = importClaudeCode(readFileSync(path, "utf8"), path);
  */
-export function importClaudeCode(text: string, source: string): ImportedConversation[] {
+export function importClaudeCode(text: TextOrLines, source: string): ImportedConversation[] {
   const streams = new Map<string, ClaudeEntry[]>();
   const titles = new Map<string, string>();
   for (const { line, value } of parseJsonLines(text, source, expectedRecord)) {

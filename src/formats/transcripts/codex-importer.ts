@@ -1,4 +1,5 @@
 import type { Usage } from "../../model/message.ts";
+import type { TextOrLines } from "../text-lines.ts";
 import { CodexConverter } from "./codex-converter.ts";
 import { codexLineSchema, codexSessionMetaSchema, codexTokenCountSchema } from "./codex-records.ts";
 import type { ImportedConversation } from "./imported-conversation.ts";
@@ -26,7 +27,7 @@ const expectedLine = "a Codex rollout line {timestamp, type, payload}";
  * @example
  * const [conversation] = importCodex(readFileSync(path, "utf8"), path);
  */
-export function importCodex(text: string, source: string): ImportedConversation[] {
+export function importCodex(text: TextOrLines, source: string): ImportedConversation[] {
   const lines = parseJsonLines(text, source, expectedLine).map(({ line, value }) => ({
     line,
     record: expectShape(codexLineSchema, value, { source, line }, expectedLine),

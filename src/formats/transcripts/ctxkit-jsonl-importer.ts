@@ -1,4 +1,5 @@
 import { ParseError } from "../../errors/errors.ts";
+import type { TextOrLines } from "../text-lines.ts";
 import type { Message } from "../../model/message.ts";
 import { readCtxkitJsonl } from "../ctxkit-jsonl/read-ctxkit-jsonl.ts";
 import type { CtxkitConversationRecord } from "../ctxkit-jsonl/ctxkit-jsonl-records.ts";
@@ -21,7 +22,7 @@ interface Collected {
  * @example
  * const conversations = importCtxkitJsonl(readFileSync(path, "utf8"), path);
  */
-export function importCtxkitJsonl(text: string, source: string): ImportedConversation[] {
+export function importCtxkitJsonl(text: TextOrLines, source: string): ImportedConversation[] {
   const collected = new Map<string, Collected>();
   const entry = (id: string): Collected => {
     let found = collected.get(id);

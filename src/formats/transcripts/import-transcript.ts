@@ -1,6 +1,5 @@
-import { readFile } from "node:fs/promises";
 import { z } from "zod";
-import { NotFoundError, ParseError } from "../../errors/errors.ts";
+import { NotFoundError, ParseError, UnknownFormatError } from "../../errors/errors.ts";
 import type { JsonValue } from "../../model/message.ts";
 import { validate } from "../../model/schemas.ts";
 import { importClaudeCode } from "./claude-code-importer.ts";
@@ -15,7 +14,10 @@ import {
 } from "./imported-conversation.ts";
 import { parseJsonDocument } from "./json-lines.ts";
 import { importOpenAiChat } from "./openai-chat-importer.ts";
+import { withoutPartialLastLine } from "./partial-last-line.ts";
+import { MAX_TEXT_BYTES, readTranscriptText } from "./read-transcript-text.ts";
 import { importSweAgent } from "./swe-agent-importer.ts";
+import type { TextOrLines } from "../text-lines.ts";
 
 /** Options of `importTranscript`. */
 export interface ImportTranscriptOptions {
@@ -27,16 +29,27 @@ export interface ImportTranscriptOptions {
 
 const formatOptionSchema = z.enum([...TRANSCRIPT_FORMATS, "auto"]).optional();
 
+/** Formats written one JSON record per line: read line by line when a file is too large for one string. */
+const lineImporters = {
+  "claude-code": importClaudeCode,
+  codex: importCodex,
+  ctxkit: importCtxkitJsonl,
+} as const satisfies Record<string, (text: TextOrLines, source: string) => ImportedConversation[]>;
+
+type LineFormat = keyof typeof lineImporters;
+
 const importers: Readonly<
   Record<TranscriptFormat, (text: string, source: string) => ImportedConversation[]>
 > = {
-  "claude-code": importClaudeCode,
-  codex: importCodex,
+  ...lineImporters,
   "gemini-cli": importGeminiCli,
   openai: importOpenAiChat,
   "swe-agent": importSweAgent,
-  ctxkit: importCtxkitJsonl,
 };
+
+function isLineFormat(format: TranscriptFormat): format is LineFormat {
+  return format in lineImporters;
+}
 
 /**
  * Imports every conversation of a transcript given as text. Throws `ParseError` (file, line, what was
@@ -52,26 +65,82 @@ export function importTranscript(text: string, options: ImportTranscriptOptions)
   return importers[resolved](text, options.source);
 }
 
+/** Options of `importTranscriptFile`. */
+export interface ImportTranscriptFileOptions {
+  /** The format, or `auto` (default) to detect it. */
+  readonly format?: TranscriptFormat | "auto" | undefined;
+  /**
+   * A JSONL transcript's last line cut off mid-record (its agent still writing): `error` (default) raises
+   * `PartialLastLineError`; `drop` imports the file up to its last whole line.
+   */
+  readonly partialLastLine?: "error" | "drop";
+  /**
+   * Files larger than this many bytes are read line by line (default `MAX_TEXT_BYTES`, the longest string);
+   * JSON-document formats cannot be, and raise a `ParseError` naming the limit.
+   */
+  readonly maxTextBytes?: number;
+}
+
 /**
- * Reads and imports a transcript file. A Claude Code subagent file's `agent-<id>.meta.json` sidecar, when
- * present, is added to the conversation's metadata as `agent`.
+ * Reads and imports a transcript file; JSONL files larger than a string can hold are read line by line. A
+ * Claude Code subagent file's `agent-<id>.meta.json` sidecar, when present, is added to the conversation's
+ * metadata as `agent`.
  *
  * @example
  * const [session] = await importTranscriptFile("~/.claude/projects/p/abc.jsonl");
  */
 export async function importTranscriptFile(
   path: string,
-  options: { readonly format?: TranscriptFormat | "auto" | undefined } = {},
+  options: ImportTranscriptFileOptions = {},
 ): Promise<ImportedConversation[]> {
-  const text = await readText(path);
-  if (text === undefined) throw new NotFoundError("transcript file", path, "check the path");
-  const conversations = importTranscript(text, { source: path, format: options.format });
+  const read = await readTranscriptText(path, options);
+  if (read === undefined) throw new NotFoundError("transcript file", path, "check the path");
+  const chosen = validate(formatOptionSchema, options.format, "transcript format") ?? "auto";
+  const { text } = read;
+  let conversations: ImportedConversation[];
+  if (typeof text === "string") {
+    const format = chosen === "auto" ? detectFormat(text, path) : chosen;
+    conversations = isLineFormat(format)
+      ? lineImporters[format](withoutPartialLastLine(read, path, options.partialLastLine), path)
+      : importers[format](text, path);
+  } else {
+    // Read line by line: only formats written one record per line can be imported.
+    const tooLarge = () =>
+      new ParseError(
+        path,
+        undefined,
+        `a JSONL transcript, or a JSON document of at most ${sizeInWords(options.maxTextBytes ?? MAX_TEXT_BYTES)}`,
+        "the file is too large to read as one JSON document",
+      );
+    let format: TranscriptFormat;
+    try {
+      format = chosen === "auto" ? detectFormat(text.slice(0, 20).join("\n"), path) : chosen;
+    } catch (error) {
+      if (error instanceof UnknownFormatError) throw tooLarge();
+      throw error;
+    }
+    if (!isLineFormat(format)) throw tooLarge();
+    conversations = lineImporters[format](withoutPartialLastLine(read, path, options.partialLastLine), path);
+  }
   if (!conversations.some((conversation) => conversation.sidechain === true)) return conversations;
+  return withSubagentMetadata(conversations, path);
+}
+
+/** A size for messages: bytes below a megabyte, else whole megabytes. */
+function sizeInWords(bytes: number): string {
+  return bytes < 1024 * 1024 ? `${bytes} bytes` : `${Math.floor(bytes / 1024 / 1024)} MB`;
+}
+
+/** Adds the `agent-<id>.meta.json` sidecar of a Claude Code subagent file to its sidechain conversations. */
+async function withSubagentMetadata(
+  conversations: ImportedConversation[],
+  path: string,
+): Promise<ImportedConversation[]> {
   const metaPath = path.replace(/\.jsonl$/i, ".meta.json");
-  const metaText = metaPath === path ? undefined : await readText(metaPath);
-  if (metaText === undefined) return conversations;
+  const meta = metaPath === path ? undefined : await readTranscriptText(metaPath);
+  if (meta === undefined || typeof meta.text !== "string") return conversations;
   const agent = parseJsonDocument(
-    metaText,
+    meta.text,
     metaPath,
     "a subagent description {agentType, description}",
   ) as JsonValue;
@@ -83,15 +152,4 @@ export async function importTranscriptFile(
       ? { ...conversation, metadata: { ...conversation.metadata, agent } }
       : conversation,
   );
-}
-
-/** The file's text, or undefined when it does not exist. */
-async function readText(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, "utf8");
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-    throw error;
-  }
 }

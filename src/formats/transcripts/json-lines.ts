@@ -1,4 +1,5 @@
 import { ParseError } from "../../errors/errors.ts";
+import { textLines, type TextOrLines } from "../text-lines.ts";
 
 /** One parsed line of a JSONL file. */
 export interface JsonLine {
@@ -8,26 +9,27 @@ export interface JsonLine {
 }
 
 /**
- * Parses JSON Lines: one JSON value per line, blank lines skipped, `\r\n` accepted. A line that is not JSON
- * raises a `ParseError` naming the file and the line.
+ * Parses JSON Lines (a text, or its lines): one JSON value per line, blank lines skipped, `\r\n` accepted. A
+ * line that is not JSON raises a `ParseError` naming the file and the line.
  *
  * @example
  * parseJsonLines('{"a":1}\n{"a":2}\n', "log.jsonl").map((entry) => entry.line); // [1, 2]
  */
 export function parseJsonLines(
-  text: string,
+  text: TextOrLines,
   source: string,
   expected = "one JSON object per line",
 ): JsonLine[] {
-  const lines = text.split("\n");
   const parsed: JsonLine[] = [];
-  for (let index = 0; index < lines.length; index++) {
-    const line = lines[index]!.trim();
+  let number = 0;
+  for (const raw of textLines(text)) {
+    number++;
+    const line = raw.trim();
     if (line === "") continue;
     try {
-      parsed.push({ line: index + 1, value: JSON.parse(line) });
+      parsed.push({ line: number, value: JSON.parse(line) });
     } catch (error) {
-      throw new ParseError(source, index + 1, expected, `invalid JSON (${jsonErrorDetail(error)})`, {
+      throw new ParseError(source, number, expected, `invalid JSON (${jsonErrorDetail(error)})`, {
         cause: error,
       });
     }

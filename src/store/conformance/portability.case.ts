@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { ParseError, ValidationError } from "../../errors/errors.ts";
+import { ParseError, SessionExistsError, ValidationError } from "../../errors/errors.ts";
 import { exportSessionsJsonl, importSessionsJsonl } from "../jsonl/index.ts";
 import type { SessionStore } from "../session-store.ts";
 import { fullTurn, reply, user, type ConformanceContext } from "./conformance-fixtures.ts";
@@ -87,5 +87,42 @@ export function portabilityCases(context: ConformanceContext): void {
       expect(await store.getSession("new")).toBeUndefined();
     }
     expect((await store.loadMessages("kept")).length).toBe(1);
+  });
+
+  it("restores a batch of sessions all or nothing; existing ones refuse it, or are replaced or skipped", async () => {
+    const store = context.store();
+    const source = context.track(await context.backend.open(context.options()));
+    for (const id of ["a", "b", "c"]) await source.appendTurn(id, fullTurn(1));
+    const dumps = await Promise.all(["a", "b", "c"].map((id) => source.dumpSession(id)));
+    await store.appendTurn("b", [user("the store's own b")]);
+    const ids = async () => (await store.listSessions()).sessions.map((session) => session.id).sort();
+
+    const refused = await store.restoreSessions(dumps).catch((caught: unknown) => caught);
+    expect(refused).toBeInstanceOf(SessionExistsError);
+    expect(refused).toMatchObject({ sessionId: "b" });
+    expect(await ids()).toEqual(["b"]);
+
+    // A bad dump late in the batch: nothing of the batch is written.
+    const foreign = { ...dumps[2]!, rows: dumps[2]!.rows.map((row) => ({ ...row, position: -1 })) };
+    await expect(store.restoreSessions([dumps[0]!, foreign], { onExisting: "skip" })).rejects.toBeInstanceOf(
+      ValidationError,
+    );
+    await expect(store.restoreSessions([dumps[0]!, dumps[0]!])).rejects.toThrow(/appears twice/);
+    expect(await ids()).toEqual(["b"]);
+
+    const progress: number[] = [];
+    const skipping = await store.restoreSessions(dumps, {
+      onExisting: "skip",
+      onProgress: (done, total) => progress.push(done, total),
+    });
+    expect(skipping.restored.map((session) => session.id)).toEqual(["a", "c"]);
+    expect(skipping.skipped).toEqual(["b"]);
+    expect(progress).toEqual([1, 3, 2, 3, 3, 3]);
+    expect((await store.getSession("b"))?.messageCount).toBe(1);
+    expect(await store.dumpSession("a")).toEqual(dumps[0]);
+
+    const replacing = await store.restoreSessions(dumps, { onExisting: "replace" });
+    expect(replacing).toEqual({ restored: dumps.map((dump) => dump.session), skipped: [] });
+    expect(await store.dumpSession("b")).toEqual(dumps[1]);
   });
 }

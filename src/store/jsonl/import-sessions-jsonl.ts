@@ -1,12 +1,12 @@
 import { type z } from "zod";
 import { ParseError } from "../../errors/errors.ts";
+import type { TextOrLines } from "../../formats/text-lines.ts";
 import { readCtxkitJsonl, type CtxkitConversationRecord } from "../../formats/ctxkit-jsonl/index.ts";
 import type { Message } from "../../model/message.ts";
 import { checkDump } from "../dump-check.ts";
 import { DEFAULT_INLINE_MEDIA_LIMIT } from "../media-blobs.ts";
 import { DEFAULT_PRICES, type PriceTable } from "../../pricing/model-prices.ts";
 import type { BlobData, SessionDump, SessionStore, StoredRow } from "../session-store.ts";
-import { existingSessionError } from "../session-updates.ts";
 import { conversationDump } from "./conversation-dump.ts";
 import { blobFromLine, blobLineSchema, sessionLineSchema, type SessionLine } from "./session-lines.ts";
 
@@ -22,8 +22,11 @@ export interface ImportedSessionSummary {
 export interface ImportSessionsOptions {
   /** Names the file in errors. */
   readonly source: string;
-  /** `error` (default) refuses sessions that already exist, before anything is written; `replace` overwrites them. */
-  readonly onExisting?: "error" | "replace";
+  /**
+   * `error` (default) refuses the import when a session already exists, before anything is written;
+   * `replace` overwrites existing sessions; `skip` leaves them as they are and reports them in `skipped`.
+   */
+  readonly onExisting?: "error" | "replace" | "skip";
   /** Time stamped as `updatedAt` of conversations that have no `session` line (default: now). */
   readonly now?: string;
   /** Prices for conversations that have no `session` line. */
@@ -93,7 +96,7 @@ function fromSessionLine(
 }
 
 /**
- * Parses and validates a ctxkit JSONL file into session dumps without writing anything. Sessions exported by
+ * Parses and validates a ctxkit JSONL file (its text, or its lines) into session dumps without writing anything. Sessions exported by
  * a store come back exactly; plain conversations (no `session` line) become sessions as a transcript import
  * would make them. A malformed line raises a `ParseError` naming the file and line.
  *
@@ -101,7 +104,7 @@ function fromSessionLine(
  * const dumps = parseSessionsJsonl(text, { source: "backup.jsonl" });
  */
 export function parseSessionsJsonl(
-  text: string,
+  text: TextOrLines,
   options: Omit<ImportSessionsOptions, "onExisting" | "onProgress">,
 ): SessionDump[] {
   const { source } = options;
@@ -176,43 +179,50 @@ export function summarizeDump(dump: SessionDump): ImportedSessionSummary {
   return { id: dump.session.id, messages: dump.rows.length, turns: dump.session.turnCount, toolCalls };
 }
 
+/** What an import stored and left alone. */
+export interface ImportResult {
+  /** The sessions written, in file order. */
+  readonly sessions: ImportedSessionSummary[];
+  /** Ids of sessions that already existed and were left as they were (`onExisting: "skip"`). */
+  readonly skipped: string[];
+}
+
 /**
- * Imports a ctxkit JSONL file into a store: everything is parsed and validated first, and existing sessions
- * are refused before anything is written; then each session is restored in its own transaction.
+ * Imports a ctxkit JSONL file into a store, all or nothing: everything is parsed and validated first, then
+ * every session is written in one transaction (`restoreSessions`), so a failure part-way (a full disk, a kill)
+ * leaves the store as it was. An existing session refuses the whole import unless `onExisting` says
+ * `replace` or `skip`.
  *
  * @example
  * const { sessions } = await importSessionsJsonl(store, text, { source: "backup.jsonl" });
  */
 export async function importSessionsJsonl(
   store: SessionStore,
-  text: string,
+  text: TextOrLines,
   options: ImportSessionsOptions,
-): Promise<{ sessions: ImportedSessionSummary[] }> {
+): Promise<ImportResult> {
   const dumps = parseSessionsJsonl(text, options);
   return restoreDumps(store, dumps, options);
 }
 
 /**
- * Restores dumps into a store, refusing existing sessions up front unless `onExisting` is `replace`.
+ * Restores dumps into a store in one transaction (see `SessionStore.restoreSessions`).
  *
  * @example
- * await restoreDumps(store, dumps, { onExisting: "replace" });
+ * await restoreDumps(store, dumps, { onExisting: "skip" });
  */
 export async function restoreDumps(
   store: SessionStore,
   dumps: readonly SessionDump[],
   options: Pick<ImportSessionsOptions, "onExisting" | "onProgress">,
-): Promise<{ sessions: ImportedSessionSummary[] }> {
-  const onExisting = options.onExisting ?? "error";
-  if (onExisting === "error") {
-    for (const dump of dumps)
-      if (await store.getSession(dump.session.id)) throw existingSessionError(dump.session.id);
-  }
-  const sessions: ImportedSessionSummary[] = [];
-  for (const dump of dumps) {
-    await store.restoreSession(dump, { onExisting });
-    sessions.push(summarizeDump(dump));
-    options.onProgress?.(sessions.length, dumps.length);
-  }
-  return { sessions };
+): Promise<ImportResult> {
+  const { skipped } = await store.restoreSessions(dumps, {
+    onExisting: options.onExisting ?? "error",
+    ...(options.onProgress !== undefined && { onProgress: options.onProgress }),
+  });
+  const left = new Set(skipped);
+  return {
+    sessions: dumps.filter((dump) => !left.has(dump.session.id)).map(summarizeDump),
+    skipped: [...skipped],
+  };
 }

@@ -2,14 +2,8 @@ import { importTranscriptFile } from "../../formats/transcripts/import-transcrip
 import type { TranscriptFormat } from "../../formats/transcripts/imported-conversation.ts";
 import { DEFAULT_PRICES, type PriceTable } from "../../pricing/model-prices.ts";
 import type { SessionStore } from "../session-store.ts";
-import { checkDump } from "../dump-check.ts";
-import { DEFAULT_INLINE_MEDIA_LIMIT } from "../media-blobs.ts";
 import { conversationDump } from "./conversation-dump.ts";
-import {
-  restoreDumps,
-  type ImportedSessionSummary,
-  type ImportSessionsOptions,
-} from "./import-sessions-jsonl.ts";
+import { restoreDumps, type ImportResult, type ImportSessionsOptions } from "./import-sessions-jsonl.ts";
 
 /** Options of `importTranscriptSessions`. */
 export interface ImportTranscriptSessionsOptions extends Pick<
@@ -18,6 +12,11 @@ export interface ImportTranscriptSessionsOptions extends Pick<
 > {
   /** The transcript format, or `auto` (default) to detect it. */
   readonly format?: TranscriptFormat | "auto";
+  /**
+   * A JSONL transcript's last line cut off mid-record (still being written): `error` (default) raises
+   * `PartialLastLineError`; `drop` imports up to the last whole line.
+   */
+  readonly partialLastLine?: "error" | "drop";
   /** Time stamped as the sessions' `updatedAt` (default: now), so retention counts from the import. */
   readonly now?: string;
   /** Prices for the cost totals (default: `DEFAULT_PRICES`). */
@@ -26,9 +25,9 @@ export interface ImportTranscriptSessionsOptions extends Pick<
 
 /**
  * Imports a transcript file in any supported format (Claude Code, Codex, Gemini CLI, OpenAI chat, SWE-agent,
- * ctxkit JSONL) into a store, one session per conversation. Everything is read and validated first and
- * existing sessions are refused before anything is written (unless `onExisting` is `replace`); each session is
- * then restored in its own transaction. Throws `ParseError`, `UnknownFormatError` or `NotFoundError` for a bad
+ * ctxkit JSONL) into a store, one session per conversation, all or nothing: everything is read and validated
+ * first, then every session is written in one transaction. An existing session refuses the whole import unless
+ * `onExisting` is `replace` or `skip`. Throws `ParseError`, `UnknownFormatError` or `NotFoundError` for a bad
  * file.
  *
  * @example
@@ -39,11 +38,12 @@ export async function importTranscriptSessions(
   store: SessionStore,
   path: string,
   options: ImportTranscriptSessionsOptions = {},
-): Promise<{ sessions: ImportedSessionSummary[] }> {
-  const conversations = await importTranscriptFile(path, { format: options.format ?? "auto" });
+): Promise<ImportResult> {
+  const conversations = await importTranscriptFile(path, {
+    format: options.format ?? "auto",
+    partialLastLine: options.partialLastLine ?? "error",
+  });
   const context = { now: options.now ?? new Date().toISOString(), prices: options.prices ?? DEFAULT_PRICES };
-  const dumps = conversations.map((conversation) =>
-    checkDump(conversationDump(conversation, context), DEFAULT_INLINE_MEDIA_LIMIT),
-  );
+  const dumps = conversations.map((conversation) => conversationDump(conversation, context));
   return restoreDumps(store, dumps, options);
 }

@@ -11,6 +11,7 @@ export {
   summarizeDump,
   type ImportSessionsOptions,
   type ImportedSessionSummary,
+  type ImportResult,
 } from "./import-sessions-jsonl.ts";
 export { conversationDump, type ConversationToStore } from "./conversation-dump.ts";
 export { sessionLineSchema, blobLineSchema, type SessionLine, type BlobLine } from "./session-lines.ts";

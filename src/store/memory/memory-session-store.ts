@@ -2,7 +2,7 @@ import { NotFoundError, ValidationError } from "../../errors/errors.ts";
 import type { JsonValue, Message, MessageInput } from "../../model/message.ts";
 import { checkExpectedSeq, checkSessionId, planAppend } from "../append-plan.ts";
 import { checkCompactionInput, compactionBounds, planCompaction } from "../compaction-plan.ts";
-import { checkDump } from "../dump-check.ts";
+import { checkDump, checkDumps } from "../dump-check.ts";
 import { forkRecord, forkRows } from "../fork-plan.ts";
 import { matchesFilter, newestFirst, parseListOptions, sessionFilterSchema, toPage } from "../list-query.ts";
 import { inlineMedia } from "../media-blobs.ts";
@@ -19,6 +19,8 @@ import type {
   ListOptions,
   LoadOptions,
   RestoreOptions,
+  RestoreSessionsOptions,
+  RestoreSessionsResult,
   SearchHit,
   SearchOptions,
   SessionDump,
@@ -277,20 +279,52 @@ export class MemorySessionStore implements SessionStore {
 
   async restoreSession(dump: SessionDump, options: RestoreOptions = {}): Promise<SessionRecord> {
     const checked = checkDump(dump, this.#context.inlineMediaLimit);
-    const id = checked.session.id;
-    if (this.#sessions.has(id)) {
-      if (options.onExisting !== "replace") throw existingSessionError(id);
-      await this.deleteSession(id);
+    const onExisting = options.onExisting ?? "error";
+    if (onExisting === "error" && this.#sessions.has(checked.session.id)) {
+      throw existingSessionError(checked.session.id);
     }
-    const rows = [...checked.rows].sort((a, b) => a.message.seq - b.message.seq);
+    return this.#restore(checked, onExisting)!;
+  }
+
+  async restoreSessions(
+    dumps: readonly SessionDump[],
+    options: RestoreSessionsOptions = {},
+  ): Promise<RestoreSessionsResult> {
+    // Everything that can fail is checked before the first change, so the batch is written whole or not at all.
+    const checked = checkDumps(dumps, this.#context.inlineMediaLimit);
+    const onExisting = options.onExisting ?? "error";
+    if (onExisting === "error") {
+      for (const dump of checked) {
+        if (this.#sessions.has(dump.session.id)) throw existingSessionError(dump.session.id);
+      }
+    }
+    const restored: SessionRecord[] = [];
+    const skipped: string[] = [];
+    for (const dump of checked) {
+      const record = this.#restore(dump, onExisting);
+      if (record) restored.push(record);
+      else skipped.push(dump.session.id);
+      options.onProgress?.(restored.length + skipped.length, checked.length);
+    }
+    return { restored, skipped };
+  }
+
+  /** Writes a checked dump (existing sessions already refused for `error`); undefined when skipped. */
+  #restore(dump: SessionDump, onExisting: "error" | "replace" | "skip"): SessionRecord | undefined {
+    const id = dump.session.id;
+    if (this.#sessions.has(id)) {
+      if (onExisting === "skip") return undefined;
+      this.#delete(id);
+    }
+    const rows = [...dump.rows].sort((a, b) => a.message.seq - b.message.seq);
     const session: MemorySession = {
-      record: { ...checked.session, executorSessionIds: {} },
+      record: { ...dump.session, executorSessionIds: {} },
       rows,
       ids: new Set(rows.map((row) => row.message.id)),
-      sync: new Map(checked.syncStates.map((state) => [state.agent, state])),
+      sync: new Map(dump.syncStates.map((state) => [state.agent, state])),
     };
     this.#sessions.set(id, session);
-    for (const blob of checked.blobs) this.blobs.add(id, blob);
+    for (const blob of dump.blobs) this.blobs.add(id, blob);
     return this.#record(session);
   }
 

@@ -1,14 +1,15 @@
 import pg from "pg";
 import { z } from "zod";
 import { validate } from "../../model/schemas.ts";
-import type { SessionStoreOptions } from "../session-store.ts";
+import { applyOpenRetention } from "../open-retention.ts";
+import type { OpenRetentionOptions, SessionStoreOptions } from "../session-store.ts";
 import { storeContext } from "../store-context.ts";
 import { PostgresDatabase, toPostgresStoreError } from "./postgres-database.ts";
 import { migratePostgres } from "./postgres-schema.ts";
 import { PostgresSessionStore } from "./postgres-session-store.ts";
 
 /** Options of `openPostgresSessionStore`: a connection string, or a pool you own. */
-export interface PostgresSessionStoreOptions extends SessionStoreOptions {
+export interface PostgresSessionStoreOptions extends SessionStoreOptions, OpenRetentionOptions {
   /** `postgres://user:password@host:5432/database`. */
   readonly connectionString?: string;
   /** A pool to use instead (not ended by `close()`). */
@@ -17,8 +18,6 @@ export interface PostgresSessionStoreOptions extends SessionStoreOptions {
   readonly schema?: string;
   /** Connections of the pool the store creates (default 10). */
   readonly poolSize?: number;
-  /** Sessions not updated for this many days are deleted when the store opens (default 30; 0 keeps all). */
-  readonly retentionDays?: number;
 }
 
 const optionsSchema = z.object({
@@ -41,7 +40,7 @@ function describeLocation(connectionString: string | undefined): string {
 
 /**
  * Opens the PostgreSQL session store: connects, creates or migrates the schema (refusing one written by a
- * newer ctxkit) and applies the retention policy.
+ * newer ctxkit). Opening never deletes sessions unless `retentionDays` asks for it (see `OpenRetentionOptions`).
  *
  * @example
  * const store = await openPostgresSessionStore({ connectionString: process.env.CTXKIT_PG_URL });
@@ -63,13 +62,16 @@ export async function openPostgresSessionStore(
     location,
     ownsPool: options.pool === undefined,
   });
+  let store: PostgresSessionStore;
   try {
     await migratePostgres(database);
-    const store = new PostgresSessionStore(database, context);
-    await store.cleanup(options.retentionDays ?? 30);
-    return store;
+    store = new PostgresSessionStore(database, context);
   } catch (error) {
     await database.close();
     throw toPostgresStoreError(error, location);
   }
+  await applyOpenRetention(store, options).catch((error: unknown) => {
+    throw toPostgresStoreError(error, location);
+  });
+  return store;
 }

@@ -3,7 +3,7 @@ import type { JsonValue, Message, MessageInput } from "../../model/message.ts";
 import { validate } from "../../model/schemas.ts";
 import { checkExpectedSeq, checkSessionId, planAppend } from "../append-plan.ts";
 import { checkCompactionInput, compactionBounds, planCompaction, type RowPlace } from "../compaction-plan.ts";
-import { checkDump } from "../dump-check.ts";
+import { checkDump, checkDumps } from "../dump-check.ts";
 import { forkRecord, forkRows } from "../fork-plan.ts";
 import { parseListOptions, sessionFilterSchema, toPage } from "../list-query.ts";
 import { inlineMedia } from "../media-blobs.ts";
@@ -20,6 +20,8 @@ import type {
   ListOptions,
   LoadOptions,
   RestoreOptions,
+  RestoreSessionsOptions,
+  RestoreSessionsResult,
   SearchHit,
   SearchOptions,
   SessionDump,
@@ -316,19 +318,49 @@ export class PostgresSessionStore implements SessionStore {
 
   async restoreSession(dump: SessionDump, options: RestoreOptions = {}): Promise<SessionRecord> {
     const checked = checkDump(dump, this.#context.inlineMediaLimit);
-    const id = checked.session.id;
+    const onExisting = options.onExisting ?? "error";
+    return this.#database.transaction(
+      async (queries) => (await this.#restore(queries, checked, onExisting))!,
+    );
+  }
+
+  async restoreSessions(
+    dumps: readonly SessionDump[],
+    options: RestoreSessionsOptions = {},
+  ): Promise<RestoreSessionsResult> {
+    const checked = checkDumps(dumps, this.#context.inlineMediaLimit);
+    const onExisting = options.onExisting ?? "error";
     return this.#database.transaction(async (queries) => {
-      await lockSession(queries, id);
-      if (await readSession(queries, id)) {
-        if (options.onExisting !== "replace") throw existingSessionError(id);
-        await this.#delete(queries, id);
+      const restored: SessionRecord[] = [];
+      const skipped: string[] = [];
+      for (const dump of checked) {
+        const record = await this.#restore(queries, dump, onExisting);
+        if (record) restored.push(record);
+        else skipped.push(dump.session.id);
+        options.onProgress?.(restored.length + skipped.length, checked.length);
       }
-      await insertSession(queries, checked.session);
-      await insertMessages(queries, checked.rows);
-      await insertBlobs(queries, id, checked.blobs);
-      for (const state of checked.syncStates) await writeSyncState(queries, id, state);
-      return (await readSession(queries, id))!;
+      return { restored, skipped };
     });
+  }
+
+  /** Writes a checked dump inside the caller's transaction; undefined when it exists and is skipped. */
+  async #restore(
+    queries: PostgresQueries,
+    dump: SessionDump,
+    onExisting: "error" | "replace" | "skip",
+  ): Promise<SessionRecord | undefined> {
+    const id = dump.session.id;
+    await lockSession(queries, id);
+    if (await readSession(queries, id)) {
+      if (onExisting === "skip") return undefined;
+      if (onExisting !== "replace") throw existingSessionError(id);
+      await this.#delete(queries, id);
+    }
+    await insertSession(queries, dump.session);
+    await insertMessages(queries, dump.rows);
+    await insertBlobs(queries, id, dump.blobs);
+    for (const state of dump.syncStates) await writeSyncState(queries, id, state);
+    return (await readSession(queries, id))!;
   }
 
   async close(): Promise<void> {

@@ -132,7 +132,7 @@ describe("SQLite store: bad input gets one clear error and loses nothing", () =>
     await store.close();
   });
 
-  it("reports a read-only folder as a StoreError and leaves the database readable", async () => {
+  it("reports a read-only folder as a FileAccessError and leaves the database readable", async () => {
     const readOnly = join(folder, "read-only");
     mkdirSync(readOnly);
     const existing = join(readOnly, "existing.db");
@@ -151,10 +151,10 @@ describe("SQLite store: bad input gets one clear error and loses nothing", () =>
         error?: { name: string; code: string; message: string };
       };
     const created = attempt(join(readOnly, "new", "ctxkit.db"));
-    expect(created.error).toMatchObject({ name: "StoreError", code: "store_error" });
+    expect(created.error).toMatchObject({ name: "FileAccessError", code: "file_access" });
     expect(created.error?.message).toMatch(/writable|read-only|permission/);
     const opened = attempt(existing);
-    expect(opened.error).toMatchObject({ code: "store_error" });
+    expect(opened.error).toMatchObject({ code: "file_access" });
     expect(opened.error?.message).toMatch(/writable|read-only|permission|cannot open/);
     chmodSync(readOnly, 0o755);
     const store = await openSqliteSessionStore({ path: existing, retentionDays: 0 });

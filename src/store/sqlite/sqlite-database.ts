@@ -1,5 +1,5 @@
 import { type DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
-import { CorruptStoreError, CtxkitError, StoreError } from "../../errors/index.ts";
+import { CorruptStoreError, CtxkitError, FileAccessError, StoreError } from "../../errors/index.ts";
 
 /** SQLite primary result codes ctxkit reacts to (https://sqlite.org/rescode.html). */
 const SQLITE = {
@@ -26,8 +26,9 @@ export function isUniqueViolation(error: unknown): boolean {
 }
 
 /**
- * The ctxkit error for a SQLite failure: a damaged file or a non-database becomes `CorruptStoreError`; busy,
- * full, read-only and I/O failures become `StoreError`s that say what to do. ctxkit errors pass through.
+ * The ctxkit error for a SQLite failure: a damaged file or a non-database becomes `CorruptStoreError`; a
+ * read-only or unopenable file `FileAccessError`; busy, full and I/O failures become `StoreError`s that say
+ * what to do. ctxkit errors pass through.
  *
  * @example
  * try { … } catch (error) { throw toStoreError(error, "/home/ada/.ctxkit/ctxkit.db"); }
@@ -56,15 +57,15 @@ export function toStoreError(error: unknown, location: string): CtxkitError {
         cause,
       );
     case SQLITE.readOnly:
-      return new StoreError(
-        `${location}: the database is read-only (${detail}); check the file and folder permissions`,
-        false,
+      return new FileAccessError(
+        location,
+        `the database cannot be written (${detail}); check the permissions of the file and its folder`,
         cause,
       );
     case SQLITE.cantOpen:
-      return new StoreError(
-        `${location}: cannot open the database (${detail}); check that the folder exists and is writable`,
-        false,
+      return new FileAccessError(
+        location,
+        `cannot open the database (${detail}); check that the path is a file in a folder you may write`,
         cause,
       );
     case SQLITE.ioError:
@@ -83,12 +84,21 @@ export function toStoreError(error: unknown, location: string): CtxkitError {
 export class SqliteDatabase {
   readonly connection: DatabaseSync;
   readonly location: string;
+  readonly readOnly: boolean;
   readonly #statements = new Map<string, StatementSync>();
   #closed = false;
+  /** Undefined until checked; then the problem found, or null for a sound file. */
+  #damage: string | null | undefined;
 
-  constructor(connection: DatabaseSync, location: string) {
+  constructor(
+    connection: DatabaseSync,
+    location: string,
+    options: { readonly readOnly?: boolean; readonly integrityCheck?: boolean } = {},
+  ) {
     this.connection = connection;
     this.location = location;
+    this.readOnly = options.readOnly === true;
+    if (options.integrityCheck === false) this.#damage = null;
   }
 
   /** A cached prepared statement. */
@@ -116,9 +126,39 @@ export class SqliteDatabase {
     return Number(this.statement(sql).run(...parameters).changes);
   }
 
-  /** Runs `body` in a write transaction (`BEGIN IMMEDIATE`): committed whole or rolled back whole. */
+  /**
+   * Runs `body` in a write transaction (`BEGIN IMMEDIATE`): committed whole or rolled back whole. The first
+   * write of a connection checks the file first (`PRAGMA quick_check`): nothing is written into a damaged one.
+   */
   write<T>(body: () => T): T {
+    this.#checkOpen();
+    if (this.readOnly) {
+      throw new FileAccessError(this.location, "the database was opened read-only; open it again to write");
+    }
+    this.#checkIntegrity();
     return this.#transaction("BEGIN IMMEDIATE", body);
+  }
+
+  /** Refuses to write into a file whose pages are damaged; checked once per connection. */
+  #checkIntegrity(): void {
+    if (this.#damage === undefined) {
+      try {
+        const rows = this.connection.prepare("PRAGMA quick_check(1)").all() as { quick_check: string }[];
+        const verdict = rows[0]?.quick_check ?? "ok";
+        this.#damage =
+          verdict === "ok"
+            ? null
+            : verdict.replace("*** in database main ***", "").replace(/\s+/g, " ").trim();
+      } catch (error) {
+        throw toStoreError(error, this.location);
+      }
+    }
+    if (this.#damage !== null) {
+      throw new CorruptStoreError(
+        this.location,
+        `the database is damaged (${this.#damage}); nothing was written to it`,
+      );
+    }
   }
 
   /** Runs `body` in a read transaction, so multi-query reads see one snapshot. */

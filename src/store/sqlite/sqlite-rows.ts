@@ -1,4 +1,5 @@
 /** Reading and writing session, message and blob rows of the SQLite schema. */
+import { CorruptStoreError, DamagedMessageError } from "../../errors/index.ts";
 import type { Message } from "../../model/message.ts";
 import { normalizeSearchText, searchTextOf } from "../search-text.ts";
 import type { BlobData, SessionRecord, StoredRow } from "../session-store.ts";
@@ -32,9 +33,22 @@ export interface SessionRow {
 export const SESSION_SELECT = `SELECT s.*, (SELECT json_group_object(x.agent, x.executor_session_id) FROM sync_states x
   WHERE x.session_id = s.id AND x.executor_session_id IS NOT NULL) AS executors FROM sessions s`;
 
+/** Parses JSON read from the file; a damaged value raises `CorruptStoreError` naming what it belongs to. */
+function parseStored(text: string, location: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new CorruptStoreError(location, `${what} is damaged (its stored JSON cannot be read)`, {
+      cause: error,
+    });
+  }
+}
+
 /** The record of a `sessions` row. */
-export function sessionFromRow(row: SessionRow): SessionRecord {
-  const executors = JSON.parse(row.executors ?? "{}") as Record<string, string>;
+export function sessionFromRow(row: SessionRow, location: string): SessionRecord {
+  const json = (text: string, field: string) =>
+    parseStored(text, location, `the ${field} of session "${row.id}"`);
+  const executors = json(row.executors ?? "{}", "sync states") as Record<string, string>;
   return {
     id: row.id,
     ...(row.owner !== null && { owner: row.owner }),
@@ -55,16 +69,18 @@ export function sessionFromRow(row: SessionRow): SessionRecord {
       reasoning: row.reasoning_tokens,
     },
     cost: row.cost,
-    metadata: JSON.parse(row.metadata) as SessionRecord["metadata"],
+    metadata: json(row.metadata, "metadata") as SessionRecord["metadata"],
     executorSessionIds: Object.fromEntries(Object.entries(executors).sort(([a], [b]) => (a < b ? -1 : 1))),
-    ...(row.origin !== null && { origin: JSON.parse(row.origin) as NonNullable<SessionRecord["origin"]> }),
+    ...(row.origin !== null && {
+      origin: json(row.origin, "origin") as NonNullable<SessionRecord["origin"]>,
+    }),
   };
 }
 
 /** Reads one session. */
 export function readSession(database: SqliteDatabase, sessionId: string): SessionRecord | undefined {
   const row = database.get<SessionRow>(`${SESSION_SELECT} WHERE s.id = ?`, sessionId);
-  return row && sessionFromRow(row);
+  return row && sessionFromRow(row, database.location);
 }
 
 /** Inserts a whole session record (created by a first turn, a fork or a restore). */
@@ -141,23 +157,34 @@ export function insertRow(database: SqliteDatabase, row: StoredRow): void {
 /** A `messages` row as selected by `MESSAGE_SELECT`. */
 export interface MessageRow {
   readonly session_id: string;
+  readonly seq: number;
   readonly position: number;
   readonly summarized_by: number | null;
   readonly body: string;
 }
 
 /** Selects message rows (alias `m`). */
-export const MESSAGE_SELECT = "SELECT m.session_id, m.position, m.summarized_by, m.body FROM messages m";
+export const MESSAGE_SELECT =
+  "SELECT m.session_id, m.seq, m.position, m.summarized_by, m.body FROM messages m";
 
-/** The message of a row. */
-export function messageFromRow(row: MessageRow): Message {
-  return { ...(JSON.parse(row.body) as Omit<Message, "sessionId">), sessionId: row.session_id };
+/** The message of a row. A body whose JSON was damaged on disk raises `DamagedMessageError`. */
+export function messageFromRow(row: MessageRow, location: string): Message {
+  let body: unknown;
+  try {
+    body = JSON.parse(row.body);
+  } catch (error) {
+    throw new DamagedMessageError(location, row.session_id, row.seq, { cause: error });
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw new DamagedMessageError(location, row.session_id, row.seq);
+  }
+  return { ...(body as Omit<Message, "sessionId">), sessionId: row.session_id };
 }
 
 /** The stored row of a `messages` row. */
-export function storedRowFromRow(row: MessageRow): StoredRow {
+export function storedRowFromRow(row: MessageRow, location: string): StoredRow {
   return {
-    message: messageFromRow(row),
+    message: messageFromRow(row, location),
     position: row.position,
     ...(row.summarized_by !== null && { summarizedBy: row.summarized_by }),
   };

@@ -2,6 +2,7 @@
  * The SQLite schema and its forward-only migrations. The schema version lives in `PRAGMA user_version` and a
  * ctxkit database is marked with `PRAGMA application_id`, so a foreign SQLite file is recognised and refused.
  */
+import { DatabaseSync } from "node:sqlite";
 import { CorruptStoreError, SchemaTooNewError } from "../../errors/index.ts";
 import type { SqliteDatabase } from "./sqlite-database.ts";
 
@@ -107,9 +108,53 @@ function readHeader(database: SqliteDatabase): Header {
   )!;
 }
 
+interface SchemaObject {
+  readonly name: string;
+  readonly sql: string | null;
+}
+
+let newestSchema: ReadonlyMap<string, string | null> | undefined;
+
+/** The objects (tables, indexes, FTS shadow tables) and their SQL that the migrations create. */
+function schemaObjectsOfNewest(): ReadonlyMap<string, string | null> {
+  if (newestSchema) return newestSchema;
+  const scratch = new DatabaseSync(":memory:");
+  try {
+    for (const migration of MIGRATIONS) scratch.exec(migration.sql);
+    const rows = scratch.prepare("SELECT name, sql FROM sqlite_schema").all() as unknown as SchemaObject[];
+    newestSchema = new Map(rows.map((row) => [row.name, row.sql]));
+  } finally {
+    scratch.close();
+  }
+  return newestSchema;
+}
+
 /**
- * Refuses files that are not ctxkit databases or were written by a newer ctxkit. Runs before anything is
- * written to the file, so a refused file is left untouched.
+ * True when a ctxkit file whose version mark was lost (`user_version` 0, tables present) holds exactly the
+ * newest session schema: its version can be written back. Other tables (the memory store's) may sit beside it.
+ */
+function holdsNewestSchema(database: SqliteDatabase): boolean {
+  const found = new Map(
+    database.all<SchemaObject>("SELECT name, sql FROM sqlite_schema").map((row) => [row.name, row.sql]),
+  );
+  for (const [name, sql] of schemaObjectsOfNewest()) if (found.get(name) !== sql) return false;
+  return true;
+}
+
+/** A ctxkit file with tables but no schema version: complete (its mark was lost) or refused. */
+function checkUnversioned(database: SqliteDatabase, header: Header): void {
+  if (header.applicationId !== SQLITE_APPLICATION_ID || header.version !== 0 || header.tables === 0) return;
+  if (holdsNewestSchema(database)) return;
+  throw new CorruptStoreError(
+    database.location,
+    "this ctxkit database has tables but no schema version (user_version 0), and they are not those of any ctxkit schema",
+  );
+}
+
+/**
+ * Refuses files that are not ctxkit databases or were written by a newer ctxkit, and ctxkit files without a
+ * schema version whose tables are not a ctxkit schema. Runs before anything is written to the file, so a
+ * refused file is left untouched.
  */
 export function checkSchema(database: SqliteDatabase): void {
   const header = readHeader(database);
@@ -128,11 +173,32 @@ export function checkSchema(database: SqliteDatabase): void {
   if (header.version > SQLITE_SCHEMA_VERSION) {
     throw new SchemaTooNewError(header.version, SQLITE_SCHEMA_VERSION, database.location);
   }
+  checkUnversioned(database, header);
+}
+
+/**
+ * For a file opened read-only, which cannot be migrated: refuses one that holds no sessions schema yet (a new,
+ * empty file) or an older one. A ctxkit file whose version mark was lost but whose tables are current is read.
+ *
+ * @example
+ * requireCurrentSchema(database);
+ */
+export function requireCurrentSchema(database: SqliteDatabase): void {
+  const header = readHeader(database);
+  if (header.version === SQLITE_SCHEMA_VERSION) return;
+  if (header.tables > 0 && holdsNewestSchema(database)) return;
+  throw new CorruptStoreError(
+    database.location,
+    header.tables === 0
+      ? "the file holds no ctxkit tables yet and was opened read-only; open it with write access once to create them"
+      : `the file has schema version ${header.version} and was opened read-only; open it with write access once to upgrade it`,
+  );
 }
 
 /**
  * Applies the missing migrations in one write transaction (re-checking the version inside it, so two
- * processes opening a new file at once migrate it once). Returns the versions applied.
+ * processes opening a new file at once migrate it once). A file whose version mark was lost but whose tables
+ * are the newest schema only gets its mark back. Returns the versions applied.
  *
  * @example
  * migrate(database); // [1] on a new file, [] afterwards
@@ -141,10 +207,11 @@ export function migrate(database: SqliteDatabase): number[] {
   if (readHeader(database).version === SQLITE_SCHEMA_VERSION) return [];
   return database.write(() => {
     checkSchema(database);
-    const current = readHeader(database).version;
+    const header = readHeader(database);
     const applied: number[] = [];
+    const complete = header.version === 0 && header.tables > 0 && holdsNewestSchema(database);
     for (const migration of MIGRATIONS) {
-      if (migration.version <= current) continue;
+      if (complete || migration.version <= header.version) continue;
       database.connection.exec(migration.sql);
       applied.push(migration.version);
     }

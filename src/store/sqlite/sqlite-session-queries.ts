@@ -51,7 +51,9 @@ export function listSessionRows(database: SqliteDatabase, query: ListQuery): Ses
     parameters.push(query.after.updatedAt, query.after.updatedAt, query.after.id);
   }
   const sql = `${SESSION_SELECT}${whereOf(where)} ORDER BY s.updated_at DESC, s.id DESC LIMIT ?`;
-  return database.all<SessionRow>(sql, ...parameters, query.limit + 1).map(sessionFromRow);
+  return database
+    .all<SessionRow>(sql, ...parameters, query.limit + 1)
+    .map((row) => sessionFromRow(row, database.location));
 }
 
 /**
@@ -90,6 +92,7 @@ export function searchSessionRows(
               row.id,
               row.seq,
             )!,
+            database.location,
           );
     return searchHit(session, message, terms);
   });
@@ -102,5 +105,5 @@ export function latestSessionRow(database: SqliteDatabase, filter: SessionFilter
     `${SESSION_SELECT}${whereOf(where)} ORDER BY s.updated_at DESC, s.id DESC LIMIT 1`,
     ...parameters,
   );
-  return row && sessionFromRow(row);
+  return row && sessionFromRow(row, database.location);
 }

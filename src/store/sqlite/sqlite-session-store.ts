@@ -3,7 +3,7 @@ import type { JsonValue, Message, MessageInput } from "../../model/message.ts";
 import { validate } from "../../model/schemas.ts";
 import { checkExpectedSeq, checkSessionId, planAppend } from "../append-plan.ts";
 import { checkCompactionInput, compactionBounds, planCompaction, type RowPlace } from "../compaction-plan.ts";
-import { checkDump } from "../dump-check.ts";
+import { checkDump, checkDumps } from "../dump-check.ts";
 import { forkRecord, forkRows } from "../fork-plan.ts";
 import { parseListOptions, sessionFilterSchema, toPage } from "../list-query.ts";
 import { inlineMedia } from "../media-blobs.ts";
@@ -20,6 +20,8 @@ import type {
   ListOptions,
   LoadOptions,
   RestoreOptions,
+  RestoreSessionsOptions,
+  RestoreSessionsResult,
   SearchHit,
   SearchOptions,
   SessionDump,
@@ -118,7 +120,9 @@ export class SqliteSessionStore implements SessionStore {
         parameters.push(session.turnCount - recentTurnCount(options));
       }
       const sql = `${MESSAGE_SELECT} WHERE ${where.join(" AND ")} ${VIEW_ORDER}`;
-      return database.all<MessageRow>(sql, ...parameters).map(messageFromRow);
+      return database
+        .all<MessageRow>(sql, ...parameters)
+        .map((row) => messageFromRow(row, database.location));
     });
     const shaped = strategy === "recent" ? turnEnds(messages) : messages;
     return options.media === "inline" ? inlineMedia(shaped, this.blobs) : shaped;
@@ -291,18 +295,25 @@ export class SqliteSessionStore implements SessionStore {
 
   async restoreSession(dump: SessionDump, options: RestoreOptions = {}): Promise<SessionRecord> {
     const checked = checkDump(dump, this.#context.inlineMediaLimit);
-    const id = checked.session.id;
-    const database = this.#database;
-    return database.write(() => {
-      if (readSession(database, id)) {
-        if (options.onExisting !== "replace") throw existingSessionError(id);
-        this.#delete(id);
+    return this.#database.write(() => this.#restore(checked, options.onExisting ?? "error")!);
+  }
+
+  async restoreSessions(
+    dumps: readonly SessionDump[],
+    options: RestoreSessionsOptions = {},
+  ): Promise<RestoreSessionsResult> {
+    const checked = checkDumps(dumps, this.#context.inlineMediaLimit);
+    const onExisting = options.onExisting ?? "error";
+    return this.#database.write(() => {
+      const restored: SessionRecord[] = [];
+      const skipped: string[] = [];
+      for (const dump of checked) {
+        const record = this.#restore(dump, onExisting);
+        if (record) restored.push(record);
+        else skipped.push(dump.session.id);
+        options.onProgress?.(restored.length + skipped.length, checked.length);
       }
-      insertSession(database, checked.session);
-      for (const row of checked.rows) this.#insert(row);
-      for (const blob of checked.blobs) insertBlob(database, id, blob);
-      for (const state of checked.syncStates) writeSyncState(database, id, state);
-      return readSession(database, id)!;
+      return { restored, skipped };
     });
   }
 
@@ -314,7 +325,23 @@ export class SqliteSessionStore implements SessionStore {
   #rows(sessionId: string): StoredRow[] {
     return this.#database
       .all<MessageRow>(`${MESSAGE_SELECT} WHERE m.session_id = ? ORDER BY m.seq`, sessionId)
-      .map(storedRowFromRow);
+      .map((row) => storedRowFromRow(row, this.#database.location));
+  }
+
+  /** Writes a checked dump inside the caller's transaction; undefined when it exists and is skipped. */
+  #restore(dump: SessionDump, onExisting: "error" | "replace" | "skip"): SessionRecord | undefined {
+    const database = this.#database;
+    const id = dump.session.id;
+    if (readSession(database, id)) {
+      if (onExisting === "skip") return undefined;
+      if (onExisting !== "replace") throw existingSessionError(id);
+      this.#delete(id);
+    }
+    insertSession(database, dump.session);
+    for (const row of dump.rows) this.#insert(row);
+    for (const blob of dump.blobs) insertBlob(database, id, blob);
+    for (const state of dump.syncStates) writeSyncState(database, id, state);
+    return readSession(database, id)!;
   }
 
   #insert(row: StoredRow): void {
