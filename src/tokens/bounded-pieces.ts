@@ -20,8 +20,9 @@ const CLASSES = 10;
  * of class `before` followed by one of class `after`, whatever surrounds them, and the text before the cut does
  * not end in whitespace (whose pre-token depends on what follows: `\s+(?!\S)`, `\s+$`). Both encodings' patterns
  * then split the two sides exactly as they split the whole, so counting them apart changes nothing:
- * - non-whitespace, then a space or tab: letter and number pre-tokens end in letters, marks, a contraction or a
- *   digit; punctuation pre-tokens end in punctuation, line breaks or `/`; none take a following space;
+ * - non-whitespace, then whitespace other than a line break: letter and number pre-tokens end in letters,
+ *   marks, a contraction or a digit; punctuation pre-tokens end in punctuation, line breaks or `/`; none take
+ *   a following space;
  * - a line break, then non-whitespace other than `/`: a line break ends its pre-token (the optional prefix
  *   before letters excludes `\r\n`; the one before punctuation is a space only; o200k's punctuation pre-tokens
  *   end in `[\r\n/]*`), and the whitespace run before the cut ends in a line break, which `\s*[\r\n]+`
@@ -34,7 +35,7 @@ const CLASSES = 10;
 const CUTS: Uint8Array = (() => {
   const cuts = new Uint8Array(CLASSES * CLASSES);
   const set = (before: readonly number[], after: readonly number[]) => {
-    for (const b of before) for (const a of after) cuts[b * CLASSES + a] = 1;
+    for (const first of before) for (const second of after) cuts[first * CLASSES + second] = 1;
   };
   set([LETTER, MARK, NUMBER, APOSTROPHE, SLASH, OTHER, ASTRAL], [SPACE]);
   set([BREAK], [LETTER, MARK, NUMBER, APOSTROPHE, OTHER, ASTRAL]);

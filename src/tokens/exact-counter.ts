@@ -30,12 +30,16 @@ const REMEMBER_FROM = PIECE_SIZE;
 /** Characters of remembered texts kept at most, the least recently used dropped first. */
 const REMEMBERED_CHARACTERS = 16 * 1024 * 1024;
 
-/** Counts of long texts, least recently used first, so a count made asynchronously is reused synchronously. */
+/**
+ * Counts of long texts (`REMEMBER_FROM` characters or more), least recently used first, so a count made
+ * asynchronously is reused synchronously. Shorter texts are neither kept nor looked up.
+ */
 class LongTextCounts {
   readonly #counts = new Map<string, number>();
   #characters = 0;
 
   get(text: string): number | undefined {
+    if (text.length < REMEMBER_FROM) return undefined;
     const count = this.#counts.get(text);
     if (count !== undefined) {
       this.#counts.delete(text);
@@ -45,7 +49,7 @@ class LongTextCounts {
   }
 
   set(text: string, count: number): void {
-    if (text.length > REMEMBERED_CHARACTERS || this.#counts.has(text)) return;
+    if (text.length < REMEMBER_FROM || text.length > REMEMBERED_CHARACTERS || this.#counts.has(text)) return;
     this.#counts.set(text, count);
     this.#characters += text.length;
     for (const [oldest] of this.#counts) {
@@ -87,24 +91,24 @@ export async function createExactCounter(encoding: ExactEncoding): Promise<Token
 
   const countText = (text: string): number => {
     if (text === "") return 0;
-    const known = text.length < REMEMBER_FROM ? undefined : remembered.get(text);
+    const known = remembered.get(text);
     if (known !== undefined) return known;
     let count = 0;
     for (const piece of boundedPieces(text)) count += countPiece(piece);
-    if (text.length >= REMEMBER_FROM) remembered.set(text, count);
+    remembered.set(text, count);
     return count;
   };
 
   const countTextAsync = async (text: string): Promise<number> => {
     await yieldWhenBusy();
-    const known = text.length < REMEMBER_FROM ? undefined : remembered.get(text);
+    const known = remembered.get(text);
     if (known !== undefined) return known;
     let count = 0;
     for (const piece of boundedPieces(text)) {
       count += countPiece(piece);
       await yieldWhenBusy();
     }
-    if (text.length >= REMEMBER_FROM) remembered.set(text, count);
+    remembered.set(text, count);
     return count;
   };
 
