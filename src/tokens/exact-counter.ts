@@ -28,7 +28,7 @@ const NO_SPECIAL_TOKENS = { disallowedSpecial: new Set<string>() };
 /** Texts at least this long have their counts remembered (they take milliseconds or more to count). */
 const REMEMBER_FROM = PIECE_SIZE;
 /** Characters of remembered texts kept at most, the least recently used dropped first. */
-const REMEMBERED_CHARACTERS = 16 * 1024 * 1024;
+const REMEMBERED_CHARACTERS = 4 * 1024 * 1024;
 
 /**
  * Counts of long texts (`REMEMBER_FROM` characters or more), least recently used first, so a count made
@@ -70,7 +70,7 @@ class LongTextCounts {
  * long word without spaces) are counted in pieces of `MAX_RUN` characters, each such cut adding at most one
  * token (see `boundedPieces`); all other text counts exactly as gpt-tokenizer counts it whole.
  * `countTextAsync` and `countMessageAsync` count the same, but let the event loop run every few milliseconds;
- * the counts of long texts they made are remembered (up to 16 Mi characters), so counting the same text
+ * the counts of long texts are remembered (up to 4 Mi characters in all), so counting the same text
  * synchronously right after is cheap.
  *
  * @example
