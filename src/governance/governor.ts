@@ -180,6 +180,18 @@ export class Governor {
     return count;
   };
 
+  /** `tokensOf`, counted without stalling the event loop (new messages can be huge: one request's body). */
+  async #tokensOfAsync(message: Message): Promise<number> {
+    const counter = this.#options.counter;
+    const known =
+      (message.tokens !== undefined && message.tokenizer === counter.name) || this.#tokenCache.has(message);
+    if (!known && counter.countMessageAsync !== undefined) {
+      this.#tokenizerCalls++;
+      this.#tokenCache.set(message, await counter.countMessageAsync(message));
+    }
+    return this.tokensOf(message);
+  }
+
   /**
    * Governs the history for the next model request. `history` is the session's full history (the same list
    * growing at its end between calls; any other change is detected and rebuilds the view).
@@ -388,9 +400,10 @@ export class Governor {
           messageIds: [original.id],
         });
       }
+      await this.#tokensOfAsync(original);
       const [message] =
         original.role === "tool" ? await capToolResults.process([original], capContext) : [original];
-      const tokens = this.tokensOf(message!);
+      const tokens = await this.#tokensOfAsync(message!);
       this.#view.push(message!);
       this.#viewTokens += tokens;
       this.#unsettledTokens += tokens;

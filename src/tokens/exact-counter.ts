@@ -1,8 +1,10 @@
 import type { Message } from "../model/message.ts";
+import { boundedPieces, PIECE_SIZE } from "./bounded-pieces.ts";
 import { estimatorProfile } from "./estimator-profiles.ts";
 import { sumMessageTokens } from "./message-costs.ts";
 import type { TokenCounter } from "./token-counter.ts";
 import type { ExactEncoding } from "./tokenizer-family.ts";
+import { yieldWhenBusy } from "./yield-when-busy.ts";
 
 interface Encoding {
   countTokens(text: string, options: { disallowedSpecial: Set<string> }): number;
@@ -23,11 +25,53 @@ const loading = new Map<ExactEncoding, Promise<Encoding>>();
 /** Special-token text in content (`<|endoftext|>`) is ordinary text to a chat API; count it as such. */
 const NO_SPECIAL_TOKENS = { disallowedSpecial: new Set<string>() };
 
+/** Texts at least this long have their counts remembered (they take milliseconds or more to count). */
+const REMEMBER_FROM = PIECE_SIZE;
+/** Characters of remembered texts kept at most, the least recently used dropped first. */
+const REMEMBERED_CHARACTERS = 4 * 1024 * 1024;
+
 /**
- * Loads `encoding` (once per process; later calls share the load) and returns a synchronous exact counter.
+ * Counts of long texts (`REMEMBER_FROM` characters or more), least recently used first, so a count made
+ * asynchronously is reused synchronously. Shorter texts are neither kept nor looked up.
+ */
+class LongTextCounts {
+  readonly #counts = new Map<string, number>();
+  #characters = 0;
+
+  get(text: string): number | undefined {
+    if (text.length < REMEMBER_FROM) return undefined;
+    const count = this.#counts.get(text);
+    if (count !== undefined) {
+      this.#counts.delete(text);
+      this.#counts.set(text, count);
+    }
+    return count;
+  }
+
+  set(text: string, count: number): void {
+    if (text.length < REMEMBER_FROM || text.length > REMEMBERED_CHARACTERS || this.#counts.has(text)) return;
+    this.#counts.set(text, count);
+    this.#characters += text.length;
+    for (const [oldest] of this.#counts) {
+      if (this.#characters <= REMEMBERED_CHARACTERS) break;
+      this.#counts.delete(oldest);
+      this.#characters -= oldest.length;
+    }
+  }
+}
+
+/**
+ * Loads `encoding` (once per process; later calls share the load) and returns an exact counter.
  * `countMessage` adds OpenAI's chat framing to the exact content tokens: 4 per message (3 delimiters and the
  * role), 10 per tool call and 8 per tool result beyond their text (measured on a Codex rollout), reported
  * reasoning for encrypted reasoning, and tile-based image costs.
+ *
+ * Counting is linear in the text whatever it holds: long runs without a safe cut (one repeated character, a
+ * long word without spaces) are counted in pieces of `MAX_RUN` characters, each such cut adding at most one
+ * token (see `boundedPieces`); all other text counts exactly as gpt-tokenizer counts it whole.
+ * `countTextAsync` and `countMessageAsync` count the same, but let the event loop run every few milliseconds;
+ * the counts of long texts are remembered (up to 4 Mi characters in all), so counting the same text
+ * synchronously right after is cheap.
  *
  * @example
  * const counter = await createExactCounter("o200k_base");
@@ -42,10 +86,47 @@ export async function createExactCounter(encoding: ExactEncoding): Promise<Token
   }
   const tokenizer = await pending;
   const costs = estimatorProfile(encoding).costs;
-  const countText = (text: string) => (text === "" ? 0 : tokenizer.countTokens(text, NO_SPECIAL_TOKENS));
+  const remembered = new LongTextCounts();
+  const countPiece = (piece: string) => tokenizer.countTokens(piece, NO_SPECIAL_TOKENS);
+
+  const countText = (text: string): number => {
+    if (text === "") return 0;
+    const known = remembered.get(text);
+    if (known !== undefined) return known;
+    let count = 0;
+    for (const piece of boundedPieces(text)) count += countPiece(piece);
+    remembered.set(text, count);
+    return count;
+  };
+
+  const countTextAsync = async (text: string): Promise<number> => {
+    await yieldWhenBusy();
+    const known = remembered.get(text);
+    if (known !== undefined) return known;
+    let count = 0;
+    for (const piece of boundedPieces(text)) {
+      count += countPiece(piece);
+      await yieldWhenBusy();
+    }
+    remembered.set(text, count);
+    return count;
+  };
+
+  const countMessageAsync = async (message: Message): Promise<number> => {
+    // The texts in the order sumMessageTokens counts them; the second pass takes their counts in that order.
+    const texts: string[] = [];
+    sumMessageTokens(message, costs, (text) => (texts.push(text), 0));
+    const counts: number[] = [];
+    for (const text of texts) counts.push(await countTextAsync(text));
+    let next = 0;
+    return sumMessageTokens(message, costs, () => counts[next++]!);
+  };
+
   return Object.freeze({
     name: encoding,
     countText,
     countMessage: (message: Message) => sumMessageTokens(message, costs, countText),
+    countTextAsync,
+    countMessageAsync,
   });
 }

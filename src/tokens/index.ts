@@ -1,4 +1,10 @@
-export { messageTokens, withTokenCount, type TokenCounter } from "./token-counter.ts";
+export {
+  messageTokens,
+  messageTokensAsync,
+  textTokensAsync,
+  withTokenCount,
+  type TokenCounter,
+} from "./token-counter.ts";
 export {
   TOKENIZER_FAMILIES,
   isExactEncoding,

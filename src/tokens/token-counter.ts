@@ -11,6 +11,14 @@ export interface TokenCounter {
   countText(text: string): number;
   /** Tokens of a whole message as a provider bills it: content plus per-message overhead. */
   countMessage(message: Message): number;
+  /**
+   * The same count as `countText`, made without stalling the event loop for long: slow counters (the exact
+   * ones) implement it and let other work run every few milliseconds. Leave it out when `countText` is fast on
+   * any text.
+   */
+  countTextAsync?(text: string): Promise<number>;
+  /** The same count as `countMessage`, made as `countTextAsync` makes it. */
+  countMessageAsync?(message: Message): Promise<number>;
 }
 
 /**
@@ -26,4 +34,28 @@ export function messageTokens(message: Message, counter: TokenCounter): number {
 export function withTokenCount<M extends Message>(message: M, counter: TokenCounter): M {
   if (message.tokens !== undefined && message.tokenizer === counter.name) return message;
   return Object.freeze({ ...message, tokens: counter.countMessage(message), tokenizer: counter.name });
+}
+
+/**
+ * `messageTokens` for code that must stay responsive (a server ingesting a request): counts with the counter's
+ * `countMessageAsync` when it has one.
+ *
+ * @example
+ * const tokens = await messageTokensAsync(message, counter);
+ */
+export async function messageTokensAsync(message: Message, counter: TokenCounter): Promise<number> {
+  if (message.tokens !== undefined && message.tokenizer === counter.name) return message.tokens;
+  return counter.countMessageAsync === undefined
+    ? counter.countMessage(message)
+    : counter.countMessageAsync(message);
+}
+
+/**
+ * `counter.countText(text)`, counted with the counter's `countTextAsync` when it has one.
+ *
+ * @example
+ * const fixed = await textTokensAsync(JSON.stringify(tools), counter);
+ */
+export async function textTokensAsync(text: string, counter: TokenCounter): Promise<number> {
+  return counter.countTextAsync === undefined ? counter.countText(text) : counter.countTextAsync(text);
 }

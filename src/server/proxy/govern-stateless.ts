@@ -4,6 +4,7 @@ import { toOpenAIChat, type OpenAIChatMessage } from "../../formats/providers/op
 import type { GovernanceEvent } from "../../governance/events.ts";
 import { createGovernor, type RequestTokens } from "../../governance/governor.ts";
 import type { Message } from "../../model/message.ts";
+import { messageTokensAsync, textTokensAsync } from "../../tokens/token-counter.ts";
 
 /** A stateless client's message list after governance. */
 export interface StatelessGoverned {
@@ -43,9 +44,9 @@ export async function governStateless(
   });
   const system = messages.filter((message) => message.role === "system");
   const history = messages.filter((message) => message.role !== "system");
-  const fixedTokens =
-    system.reduce((sum, message) => sum + governor.tokensOf(message), 0) +
-    (tools.length > 0 ? settings.counter.countText(JSON.stringify(tools)) : 0);
+  // Counted asynchronously: a request's system prompt or tool definitions can be megabytes.
+  let fixedTokens = tools.length > 0 ? await textTokensAsync(JSON.stringify(tools), settings.counter) : 0;
+  for (const message of system) fixedTokens += await messageTokensAsync(message, settings.counter);
   const governed = await governor.prepare(history, { fixedTokens });
   return {
     messages: toOpenAIChat([...system, ...governed.messages]),

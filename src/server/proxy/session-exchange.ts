@@ -3,6 +3,7 @@ import { toOpenAIChat, type OpenAIChatMessage } from "../../formats/providers/op
 import type { GovernanceEvent } from "../../governance/events.ts";
 import type { Message } from "../../model/message.ts";
 import { inlineMedia } from "../../store/media-blobs.ts";
+import { textTokensAsync } from "../../tokens/token-counter.ts";
 import type { BlobStore } from "../../store/blob-store.ts";
 import { HttpError } from "../http/http-error.ts";
 import type { SessionLease } from "../tenancy/tenant-engines.ts";
@@ -72,6 +73,11 @@ export async function openExchange(options: ExchangeOptions): Promise<OpenExchan
     await appendInputs(session, options.turn.inputs);
     const system = options.turn.system ?? lease.memo.system;
     if (options.turn.system !== undefined) lease.memo.system = options.turn.system;
+    // The session counts the system prompt and tool definitions synchronously; counting them here first lets
+    // the event loop run while a huge one is counted, and leaves the count remembered for the session.
+    const counter = lease.engine.settings.counter;
+    if (system !== undefined) await textTokensAsync(system.trim(), counter);
+    if (options.tools.length > 0) await textTokensAsync(JSON.stringify(options.tools), counter);
     const prepareOptions = {
       ...clientSystemPrompt(system),
       tools: options.tools,
