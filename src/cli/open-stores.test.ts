@@ -53,7 +53,7 @@ describe("openStores", () => {
     const seed = await openSqliteSessionStore({ path, clock: () => new Date(Date.now() - 90 * 86_400_000) });
     await seed.appendTurn("idle", [{ role: "user", content: [{ type: "text", text: "old" }] }]);
     await seed.close();
-    const kept = await openStores({ kind: "sqlite", path }, { memory: false, retentionDays: 30 });
+    const kept = await openStores({ kind: "sqlite", path }, { memory: false });
     expect((await kept.sessions.listSessions()).sessions).toHaveLength(1);
     await kept.close();
     const reports: unknown[] = [];

@@ -56,11 +56,6 @@ export interface OpenedStores {
 export interface OpenStoresOptions {
   /** Open the long-term memory store too, in the same database. */
   readonly memory: boolean;
-  /**
-   * @deprecated Ignored: opening a store never deletes sessions. Retention runs only when asked: with
-   * `ctxkit sessions prune` (`store.cleanup(days)`), or opted into with `retention`.
-   */
-  readonly retentionDays?: number;
   /** Opt-in retention at open (off unless `retentionDays` is above 0), reported to `onCleanup`. */
   readonly retention?: OpenRetentionOptions;
   /**

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { ConfigError } from "../errors/errors.ts";
@@ -9,6 +9,7 @@ import { validateSettingValue } from "./setting-value.ts";
 import { readSettingsObject, type SettingsObject } from "./settings-file.ts";
 import { projectSettingsTarget, userSettingsPath } from "./settings-paths.ts";
 import type { LoadSettingsOptions } from "./load-settings.ts";
+import { ensureDirectory } from "../errors/ensure-directory.ts";
 
 /** Which settings file to change. */
 export type SettingsScope = "project" | "user";
@@ -73,7 +74,7 @@ function withValue(object: SettingsObject, parts: readonly string[], value: unkn
 
 /** Writes beside the target and renames over it, so readers see the old file or the new one, never half. */
 function writeAtomically(file: string, text: string, mode: number): void {
-  mkdirSync(dirname(file), { recursive: true });
+  ensureDirectory(dirname(file));
   const temporary = join(
     dirname(file),
     `.${basename(file)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`,

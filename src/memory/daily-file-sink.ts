@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { access, link, mkdir, open, rm } from "node:fs/promises";
+import { access, link, open, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { StoreError } from "../errors/errors.ts";
 import { systemClock, type Clock } from "../model/ids.ts";
 import { validate } from "../model/schemas.ts";
 import type { Memory } from "./memory-store.ts";
+import { ensureDirectory } from "../errors/ensure-directory.ts";
 
 /** Options of `DailyFileSink`. */
 export interface DailyFileSinkOptions {
@@ -90,7 +91,7 @@ export class DailyFileSink {
 
   async #write(path: string, title: string, entry: string): Promise<void> {
     try {
-      await mkdir(this.#folder, { recursive: true });
+      ensureDirectory(this.#folder);
       await createWithTitle(path, title);
       await writeOnce(path, "a", entry);
     } catch (error) {

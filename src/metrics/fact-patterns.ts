@@ -57,6 +57,9 @@ export function filePathsIn(text: string): string[] {
 }
 
 function cleanPathToken(token: string): string | undefined {
+  // The suffix patterns backtrack on long runs of `:`, digits or dots: a token too long to be a path (plus the
+  // longest suffix and URL scheme worth stripping) is not one, and is never scanned.
+  if (token.length > 2 * MAX_PATH_LENGTH) return undefined;
   let path = token;
   const scheme = path.indexOf("://");
   if (scheme !== -1) {

@@ -135,8 +135,17 @@ export function unwrapSnapshot(text: string): string {
   const trimmed = text.trim();
   const fenced = /^```[\w-]*\n([\s\S]*?)\n```$/.exec(trimmed);
   if (fenced) return fenced[1]!.trim();
-  const tagged = /^<summary>\s*([\s\S]*?)\s*<\/summary>$/i.exec(trimmed);
-  return tagged ? tagged[1]!.trim() : trimmed;
+  // Checked by position, not by a lazy regex: backtracking over a long whitespace run would be quadratic.
+  const open = "<summary>";
+  const close = "</summary>";
+  const lower = trimmed.slice(0, open.length).toLowerCase();
+  if (
+    lower === open &&
+    trimmed.slice(-close.length).toLowerCase() === close &&
+    trimmed.length >= open.length + close.length
+  )
+    return trimmed.slice(open.length, -close.length).trim();
+  return trimmed;
 }
 
 /**

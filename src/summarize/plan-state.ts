@@ -11,7 +11,8 @@ export interface PlanItem {
 
 const LIST_KEYS = ["todos", "plan", "tasks", "steps"] as const;
 const TEXT_KEYS = ["content", "step", "description", "title", "task", "text"] as const;
-const CHECKLIST_LINE = /^\s*[-*]\s+\[([ xX~>-])\]\s+(.+?)\s*$/;
+/** A checklist item, matched on a line whose end is already trimmed (a lazy `(.+?)\s*$` backtracks quadratically). */
+const CHECKLIST_LINE = /^\s*[-*]\s+\[([ xX~>-])\]\s+(.+)$/;
 
 function statusOf(value: JsonValue | undefined): PlanStatus {
   const status = typeof value === "string" ? value.toLowerCase() : "";
@@ -56,7 +57,7 @@ export function planFromToolCall(call: Pick<ToolCallBlock, "input">): PlanItem[]
 export function planFromText(text: string): PlanItem[] | undefined {
   const items: PlanItem[] = [];
   for (const line of text.split("\n")) {
-    const match = CHECKLIST_LINE.exec(line);
+    const match = CHECKLIST_LINE.exec(line.trimEnd());
     if (!match) continue;
     const mark = match[1]!;
     const status = mark === "x" || mark === "X" ? "done" : mark === " " ? "pending" : "in progress";

@@ -25,7 +25,22 @@ export interface SnapshotSection {
 /** The line that reports what did not fit; recognised (and dropped) when a snapshot is parsed again. */
 export const OMISSION_NOTE_PREFIX = "_Omitted to fit the budget:";
 
-const HEADING_LINE = /^#{1,4}\s+(.+?)\s*#*\s*$/;
+const HEADING_START = /^#{1,4}\s+/;
+
+/**
+ * The text of a Markdown heading line (closing `#`s and spaces removed), or undefined. Scanned by hand: a regex
+ * with a lazy group before trailing whitespace backtracks quadratically on long space runs.
+ */
+function headingText(line: string): string | undefined {
+  const start = HEADING_START.exec(line);
+  if (start === null) return undefined;
+  let end = line.length;
+  while (end > start[0].length && /\s/.test(line[end - 1]!)) end--;
+  while (end > start[0].length && line[end - 1] === "#") end--;
+  while (end > start[0].length && /\s/.test(line[end - 1]!)) end--;
+  return end > start[0].length ? line.slice(start[0].length, end) : undefined;
+}
+
 const BULLET = /^\s*[-*] /;
 const keyByHeading = new Map(
   Object.entries(SNAPSHOT_HEADINGS).map(([key, heading]) => [
@@ -80,11 +95,11 @@ export function parseSnapshot(text: string): ParsedSnapshot {
     return items;
   };
   for (const line of text.split("\n")) {
-    const heading = HEADING_LINE.exec(line);
-    if (heading) {
-      const known = keyByHeading.get(heading[1]!.toLowerCase());
+    const heading = headingText(line);
+    if (heading !== undefined) {
+      const known = keyByHeading.get(heading.toLowerCase());
       key = known ?? "earlier";
-      if (known === undefined) itemsOf(key).push(`${heading[1]!}:`);
+      if (known === undefined) itemsOf(key).push(`${heading}:`);
       current = undefined;
       continue;
     }

@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { CorruptStoreError, SchemaTooNewError, StoreError } from "../errors/errors.ts";
 import { WriteQueue } from "../conversation/write-queue.ts";
 import { parseLedgerState, type LedgerState } from "./ledger-state.ts";
 import type { SyncStateStore } from "./sync-state-store.ts";
+import { ensureDirectory } from "../errors/ensure-directory.ts";
 
 const FILE_VERSION = 1;
 
@@ -87,7 +88,7 @@ export class JsonFileSyncStateStore implements SyncStateStore {
   async #write(content: FileContent): Promise<void> {
     const temporary = `${this.#file}.${randomUUID()}.tmp`;
     try {
-      await mkdir(dirname(this.#file), { recursive: true });
+      ensureDirectory(dirname(this.#file));
       await writeFile(temporary, JSON.stringify(content), { encoding: "utf8", mode: 0o600 });
       await rename(temporary, this.#file);
     } catch (error) {

@@ -83,7 +83,6 @@ export async function runChat(flags: ChatFlags, environment: ChatEnvironment): P
   });
   const stores = await openStores(chooseDatabase(flags, settings), {
     memory: settings.memory.enabled,
-    retentionDays: settings.sessionRetentionDays,
   });
   let fatal: Error | undefined;
   let runtime: ChatRuntime | undefined;

@@ -16,7 +16,7 @@ import { cacheProfileFor, cacheProfiles } from "../../pricing/cache-profile.ts";
 import { reservedOutputTokens } from "../../tokens/model-info.ts";
 import { createExtractiveSummarizer } from "../../summarize/index.ts";
 import { RetentionTracker } from "../../metrics/index.ts";
-import { ensureDirectory } from "../../store/ensure-directory.ts";
+import { ensureDirectory } from "../../errors/ensure-directory.ts";
 import { formatTable } from "../format-table.ts";
 import { progressBar } from "../progress-bar.ts";
 import type { CliIo, CommandRegistration } from "../program.ts";

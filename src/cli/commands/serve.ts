@@ -138,7 +138,6 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
   };
   const stores = await openStores(database, {
     memory: settings.memory.enabled,
-    retentionDays: settings.sessionRetentionDays,
   });
   let running: RunningServer;
   try {

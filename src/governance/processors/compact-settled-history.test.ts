@@ -151,15 +151,15 @@ describe("compactSettledHistory", () => {
     expect(older.some((message) => message.kind === "summary")).toBe(true);
   });
 
-  it("pays sooner at OpenAI's prices, where cached reads cost half the input price", async () => {
+  it("pays sooner where cached reads cost more (Gemini: a quarter of the input price)", async () => {
     const messages = longRun(14, 400);
     const anthropic = await compactSettledHistory.process(messages, context({ requestsSoFar: 10 }));
-    const openai = await compactSettledHistory.process(
+    const gemini = await compactSettledHistory.process(
       messages,
-      context({ requestsSoFar: 10, policy: { pricing: "openai" } }),
+      context({ requestsSoFar: 10, policy: { pricing: "gemini" } }),
     );
     expect(anthropic).toBe(messages);
-    expect(openai.some((message) => message.kind === "summary")).toBe(true);
+    expect(gemini.some((message) => message.kind === "summary")).toBe(true);
   });
 
   it("weighs what a summarizer that calls a model costs before calling it", async () => {

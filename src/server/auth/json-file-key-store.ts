@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { z } from "zod";
 import { ConfigError, StoreError } from "../../errors/errors.ts";
@@ -12,6 +12,7 @@ import {
   type KeyIdentity,
   type KeyStore,
 } from "./key-store.ts";
+import { ensureDirectory } from "../../errors/ensure-directory.ts";
 
 const fileSchema = z.object({
   version: z.literal(1),
@@ -92,7 +93,7 @@ export class JsonFileKeyStore implements KeyStore {
 
   /** Applies `change` to the records on disk under the file's lock; saves when it returns true. */
   async #modify(change: (records: Map<string, ApiKeyRecord>) => boolean): Promise<void> {
-    await mkdir(dirname(this.path), { recursive: true });
+    ensureDirectory(dirname(this.path));
     await withFileLock(this.path, async () => {
       this.#cache = undefined; // another process may have written since the last read
       const records = new Map(await this.#load());

@@ -3,7 +3,7 @@ import { dirname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { DatabaseSync } from "node:sqlite";
 import { FileAccessError, StoreError } from "../../errors/index.ts";
-import { ensureDirectory } from "../ensure-directory.ts";
+import { ensureDirectory } from "../../errors/ensure-directory.ts";
 import { SqliteDatabase, sqliteErrorCode, toStoreError } from "./sqlite-database.ts";
 import { checkSchema, migrate, requireCurrentSchema } from "./sqlite-schema.ts";
 

@@ -1,6 +1,6 @@
 import { mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
-import { FileAccessError, fromFileSystemError } from "../errors/index.ts";
+import { FileAccessError, fromFileSystemError } from "./file-access-error.ts";
 
 /** True when `path` is an existing folder. */
 function isDirectory(path: string): boolean {
