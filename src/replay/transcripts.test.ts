@@ -1,6 +1,11 @@
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import {
+  countAnthropicBreakpoints,
+  type AnthropicCacheableRequest,
+} from "../formats/providers/anthropic/index.ts";
+import type { ReplayTotals } from "./replay.ts";
 import { describe, expect, it } from "vitest";
 import { transcriptFiles, transcriptName } from "../../test/support/transcripts.ts";
 import { runCli } from "../cli/main.ts";
@@ -47,19 +52,33 @@ describe("replay over every transcript in ../shared/data/transcripts", () => {
     });
   }
 
-  it("ctxkit replay --json --dump writes governed requests in OpenAI chat format, each without orphans", async () => {
+  it("ctxkit replay --json --dump writes governed requests (OpenAI chat, and Anthropic with at most 4 breakpoints), each without orphans", async () => {
     const dir = await mkdtemp(join(tmpdir(), "ctxkit-dump-"));
     try {
       const file = transcriptFiles.find((path) => path.includes("codex/rollout-2026-05-11T11-26-55"))!;
       const output: string[] = [];
       const sink = { write: (chunk: string) => output.push(chunk) !== 0 };
-      const code = await runCli(["replay", file, "--window", "32000", "--json", "--dump", dir], {
-        stdout: sink as never,
-        stderr: sink as never,
-        env: {},
-      });
+      const code = await runCli(
+        ["replay", file, "--window", "32000", "--json", "--dump", dir, "--dump-provider", "anthropic"],
+        {
+          stdout: sink as never,
+          stderr: sink as never,
+          env: {},
+        },
+      );
       expect(code).toBe(0);
-      const report = JSON.parse(output.join("")) as { requests: unknown[]; totals: Record<string, number> };
+      const report = JSON.parse(output.join("")) as {
+        requests: unknown[];
+        totals: Pick<
+          ReplayTotals,
+          | "costUnits"
+          | "summarizerCostUnits"
+          | "rereadCostUnits"
+          | "costWithRereads"
+          | "grounding"
+          | "cacheModel"
+        >;
+      };
       for (const key of [
         "requests",
         "rawInputTokens",
@@ -70,11 +89,33 @@ describe("replay over every transcript in ../shared/data/transcripts", () => {
         "maxGovernedTokens",
         "compactions",
         "retention",
+        "summarizerCostUnits",
+        "rereadCostUnits",
+        "costWithRereads",
+        "grounding",
+        "anchorsKept",
       ]) {
         expect(report.totals).toHaveProperty(key);
       }
+      const { totals } = report;
+      expect(totals.costWithRereads).toBeCloseTo(
+        totals.costUnits + totals.summarizerCostUnits + totals.rereadCostUnits,
+      );
+      expect(totals.grounding).toBeGreaterThan(0);
+      expect(totals.grounding).toBeLessThanOrEqual(1);
+      // A Codex session is priced as its own provider (OpenAI) bills it.
+      expect(totals.cacheModel.provider).toBe("openai");
       const dumps = (await readdir(dir)).filter((name) => /^request-\d+\.json$/.test(name));
       expect(dumps).toHaveLength(report.requests.length);
+      const anthropicDumps = (await readdir(dir)).filter((name) =>
+        /^request-\d+\.anthropic\.json$/.test(name),
+      );
+      expect(anthropicDumps).toHaveLength(report.requests.length);
+      for (const name of anthropicDumps) {
+        const payload = JSON.parse(await readFile(join(dir, name), "utf8")) as AnthropicCacheableRequest;
+        expect(countAnthropicBreakpoints(payload)).toBeGreaterThan(0);
+        expect(countAnthropicBreakpoints(payload)).toBeLessThanOrEqual(4);
+      }
       for (const name of dumps) {
         const body = JSON.parse(await readFile(join(dir, name), "utf8")) as {
           index: number;

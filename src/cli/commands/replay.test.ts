@@ -37,3 +37,18 @@ describe("ctxkit replay --dump to a place it cannot write", () => {
     }
   });
 });
+
+describe("ctxkit replay --explain", () => {
+  it("prints the grounding and lists the spans missing from the worst-grounded requests", async () => {
+    const spotter = transcriptPath("claude-code__marot-spotter/4d5611e5-241a-462a-8d15-5122611a9569.jsonl");
+    const outcome = await runCliChild(["replay", spotter, "--window", "48000", "--explain", "2"], { home });
+    expect(outcome.code).toBe(0);
+    expect(outcome.stdout).toMatch(
+      /Next-step grounding \d+\.\d% \(edit anchors \d+\.\d%; worst request \d+ at \d+\.\d%\)/,
+    );
+    expect(outcome.stdout).toMatch(/priced by the anthropic prompt cache \(claude-opus-4-6/);
+    const explained = outcome.stdout.match(/^request \d+: grounding \d+\.\d%, missing:$/gm) ?? [];
+    expect(explained).toHaveLength(2);
+    expect(outcome.stdout).toMatch(/^ {2}- (anchor|identifier|path|literal): \S/m);
+  });
+});

@@ -7,6 +7,7 @@ import { fromFileSystemError } from "../../errors/file-access-error.ts";
 import { governancePolicySchema, type GovernancePolicyInput } from "../../governance/policy.ts";
 import { preset, presetNames } from "../../governance/presets.ts";
 import { validate } from "../../model/schemas.ts";
+import { toAnthropic, withAnthropicBreakpoints } from "../../formats/providers/anthropic/index.ts";
 import { toOpenAIChatJson } from "../../formats/providers/index.ts";
 import { importTranscriptFile, type ImportedConversation } from "../../formats/transcripts/index.ts";
 import { replayConversation, type ReplayRequest, type ReplayTotals } from "../../replay/replay.ts";
@@ -38,6 +39,7 @@ const optionsSchema = z.object({
     .preprocess((value) => (value === true ? 5 : value), z.coerce.number().int().positive())
     .optional(),
   dump: z.string().optional(),
+  dumpProvider: z.enum(["openai", "anthropic"]).default("openai"),
 });
 
 function pickConversation(
@@ -82,16 +84,12 @@ async function policyFrom(options: z.output<typeof optionsSchema>): Promise<Gove
   return options.preset !== undefined ? preset(options.preset, overrides) : overrides;
 }
 
-/**
- * Carries a failed request dump out of `replayConversation`, which counts ctxkit errors thrown while it
- * prepares a request as refused requests: a dump that cannot be written must stop the replay instead.
- */
-class DumpFailed extends Error {
-  readonly failure: unknown;
-  constructor(failure: unknown) {
-    super("the request dump failed");
-    this.failure = failure;
-  }
+/** Writes one dumped request; a failure stops the replay with a typed error naming the file. */
+async function dump(folder: string, name: string, body: object): Promise<void> {
+  const path = join(folder, name);
+  await writeFile(path, `${JSON.stringify(body, null, 2)}\n`).catch((error: unknown) => {
+    throw fromFileSystemError(error, path, "cannot write the request dump");
+  });
 }
 
 /** Replays one transcript file and writes the report. */
@@ -129,15 +127,14 @@ async function runReplay(file: string, raw: Record<string, unknown>, io: CliIo):
     onProgress: (done, total) => progress.update(done, total),
     ...(options.dump !== undefined && {
       onRequest: async (index, view) => {
-        const body = { index, messages: toOpenAIChatJson(view) };
-        const path = join(options.dump!, `request-${index}.json`);
-        await writeFile(path, `${JSON.stringify(body, null, 2)}\n`).catch((error: unknown) => {
-          throw new DumpFailed(fromFileSystemError(error, path, "cannot write the request dump"));
-        });
+        await dump(options.dump!, `request-${index}.json`, { index, messages: toOpenAIChatJson(view) });
+        if (options.dumpProvider === "anthropic") {
+          // What ctxkit would send Claude: the Anthropic payload with its cache breakpoints.
+          const payload = withAnthropicBreakpoints(toAnthropic(view), { model: modelId });
+          await dump(options.dump!, `request-${index}.anthropic.json`, { index, ...payload });
+        }
       },
     }),
-  }).catch((error: unknown) => {
-    throw error instanceof DumpFailed ? error.failure : error;
   });
   progress.done();
   if (options.json) {
@@ -268,5 +265,10 @@ export const registerReplay: CommandRegistration = (program: Command, io: CliIo)
       "list the spans missing from the views of the worst-grounded requests (default 5)",
     )
     .option("--dump <dir>", "write each governed request as request-<index>.json (OpenAI chat format)")
+    .option(
+      "--dump-provider <provider>",
+      "openai|anthropic: with anthropic, also request-<index>.anthropic.json, the Anthropic payload with its cache breakpoints",
+      "openai",
+    )
     .action((file: string, options: Record<string, unknown>) => runReplay(file, options, io));
 };

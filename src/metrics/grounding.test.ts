@@ -1,0 +1,152 @@
+import { describe, expect, it } from "vitest";
+import type { Message } from "../model/message.ts";
+import { HistoryBuilder } from "../test/history-builder.ts";
+import { GroundingTracker } from "./grounding.ts";
+import { anchorLine, distinctiveTokens, isDistinctiveIdentifier } from "./grounding-units.ts";
+import { replySpans } from "./reply-spans.ts";
+
+const FILE = [
+  "     1→import { readConfig } from './config';",
+  "     2→",
+  "     3→export function parseSettings(raw: string): Settings {",
+  "     4→  const merged = readConfig(raw);",
+  "     5→  return validateSettings(merged);",
+  "     6→}",
+].join("\n");
+
+/** A session where the agent read src/settings.ts, then edits it (the last message is the reply). */
+function editSession(): { history: Message[]; reply: Message[] } {
+  const messages = new HistoryBuilder()
+    .user("Make parseSettings tolerate empty input")
+    .step([{ name: "Read", input: { file_path: "src/settings.ts" }, output: FILE }])
+    .step([
+      {
+        name: "Edit",
+        input: {
+          file_path: "src/settings.ts",
+          old_string: "  const merged = readConfig(raw);\n  return validateSettings(merged);",
+          new_string:
+            "  const merged = readConfig(raw ?? '');\n  return validateSettings(merged, inventedHelper);",
+        },
+        output: "ok",
+      },
+    ])
+    .build();
+  const reply = messages.findLastIndex((message) => message.role === "assistant");
+  return { history: messages.slice(0, reply), reply: messages.slice(reply, reply + 1) };
+}
+
+describe("reply spans", () => {
+  it("takes each line an edit replaces, and the paths and identifiers it types", () => {
+    const spans = replySpans(editSession().reply);
+    const anchors = spans.filter((span) => span.kind === "anchor").map((span) => span.text);
+    expect(anchors).toEqual(["const merged = readConfig(raw);", "return validateSettings(merged);"]);
+    const tokens = spans.filter((span) => span.kind !== "anchor").map((span) => span.text);
+    expect(tokens).toEqual(
+      expect.arrayContaining(["src/settings.ts", "readConfig", "validateSettings", "inventedHelper"]),
+    );
+  });
+
+  it("takes the lines a patch expects (context and removed lines), not the ones it adds", () => {
+    const reply = new HistoryBuilder()
+      .user("patch it")
+      .step([
+        {
+          name: "apply_patch",
+          input:
+            "*** Begin Patch\n*** Update File: src/a.ts\n@@\n export const limit = computeLimit();\n-const oldValue = 1;\n+const newValue = 2;\n*** End Patch\n",
+          output: "done",
+        },
+      ])
+      .build()
+      .filter((message) => message.role === "assistant");
+    const anchors = replySpans(reply)
+      .filter((span) => span.kind === "anchor")
+      .map((span) => span.text);
+    expect(anchors).toEqual(["export const limit = computeLimit();", "const oldValue = 1;"]);
+  });
+
+  it("tells distinctive identifiers from words and strips read gutters from lines", () => {
+    expect(
+      ["parseConfig", "max_tokens", "utf8Decode", "config.maxTokens", "HTTPServer"].every(
+        isDistinctiveIdentifier,
+      ),
+    ).toBe(true);
+    expect(["return", "Summary", "function", "a.b"].some(isDistinctiveIdentifier)).toBe(false);
+    expect(anchorLine("    12→  return total + tax;")).toBe("return total + tax;");
+    expect(anchorLine("src/a.ts:12:  const value = compute();")).toBe("const value = compute();");
+    expect(anchorLine("  });")).toBeUndefined();
+    expect(distinctiveTokens("see https://example.com/x and 0a1b2c3d4e")).toEqual([
+      ["https://example.com/x", "literal"],
+      ["0a1b2c3d4e", "literal"],
+    ]);
+  });
+});
+
+describe("GroundingTracker", () => {
+  it("counts only spans the history held, and finds them kept when the view still shows them", () => {
+    const { history, reply } = editSession();
+    const grounding = new GroundingTracker();
+    const observation = grounding.observe(history, history, reply);
+    // inventedHelper was never in the context: it does not count.
+    expect(observation.missing).toEqual([]);
+    expect(observation.spans).toBe(observation.kept);
+    expect(observation.anchors).toBe(2);
+    expect(observation.score).toBe(1);
+    expect(replySpans(reply).length).toBeGreaterThan(observation.spans);
+  });
+
+  it("reports a span copied from a tool output the view dropped as missing, with the output that held it", () => {
+    const { history, reply } = editSession();
+    const read = history.find((message) => message.role === "tool")!;
+    const view = history.filter((message) => message !== read);
+    const observation = new GroundingTracker().observe(history, view, reply);
+    expect(observation.anchorsKept).toBe(0);
+    const missing = observation.missing.map(({ span }) => span.text);
+    expect(missing).toEqual(expect.arrayContaining(["return validateSettings(merged);", "readConfig"]));
+    expect(observation.missing.every(({ source }) => source === read)).toBe(true);
+    // The path is still in view: the Read call names it.
+    expect(missing).not.toContain("src/settings.ts");
+    expect(observation.score).toBeGreaterThan(0);
+    expect(observation.score).toBeLessThan(1);
+  });
+
+  it("counts a span a summary in the view kept", () => {
+    const { history, reply } = editSession();
+    const read = history.find((message) => message.role === "tool")!;
+    const summary: Message = {
+      ...read,
+      id: "summary",
+      role: "user",
+      kind: "summary",
+      content: [
+        { type: "text", text: "Read src/settings.ts: parseSettings calls readConfig then validateSettings." },
+      ],
+    };
+    const view = history.map((message) => (message === read ? summary : message));
+    const observation = new GroundingTracker().observe(history, view, reply);
+    const missing = observation.missing.map(({ span }) => span.text);
+    expect(missing).not.toContain("readConfig");
+    expect(missing).toContain("const merged = readConfig(raw);");
+  });
+
+  it("follows the view as it changes between requests and totals the requests", () => {
+    const { history, reply } = editSession();
+    const read = history.find((message) => message.role === "tool")!;
+    const grounding = new GroundingTracker();
+    grounding.observe(history, history, reply);
+    grounding.observe(
+      history,
+      history.filter((message) => message !== read),
+      reply,
+    );
+    grounding.observe(history, history, reply);
+    const totals = grounding.totals;
+    expect(totals.requests).toBe(3);
+    expect(totals.scoredRequests).toBe(3);
+    expect(totals.anchors).toBe(6);
+    expect(totals.anchorsKept).toBe(4);
+    expect(totals.worst?.index).toBe(1);
+    expect(totals.mean).toBeLessThan(1);
+  });
+});
