@@ -63,6 +63,7 @@ describe("Governor", () => {
         offloadMinPrunableTokens: 0,
         cacheAware: false,
         offloadProtectTokens: 0,
+        groundingTarget: 0,
       },
     });
     const history = new HistoryBuilder()
@@ -92,6 +93,7 @@ describe("Governor", () => {
         offloadMinPrunableTokens: 2_000,
         cacheAware: false,
         compactionTrigger: 0,
+        groundingTarget: 0,
       },
     });
     const builder = new HistoryBuilder().user("read everything");

@@ -21,10 +21,9 @@ export const governancePolicySchema = z.object({
   truncationHeadShare: fraction.default(0.2),
   /**
    * Tool-output tokens, newest first, kept verbatim beyond the newest step (which is always kept): never
-   * offloaded, truncated or summarised. Capped at 25% of the usable window. Far lower than OpenCode's 40k or
-   * Gemini CLI's 50k because recency is a blunt proxy for use: the outputs the agent works from stay in the
-   * working set (`workingSetTokens`), an offloaded output keeps a preview with its error lines and file paths and
-   * stays recallable, and older steps live on in fact-complete summaries (bench/RESULTS.md, section 4).
+   * offloaded, truncated or summarised. Capped at 25% of the usable window. Small, because recency is a blunt
+   * proxy for use: what the agent is likely to use next stays by `groundingTarget`, an offloaded output keeps a
+   * preview of the lines agents act on and stays recallable.
    */
   offloadProtectTokens: tokens.default(1_000),
   /**
@@ -40,15 +39,16 @@ export const governancePolicySchema = z.object({
    */
   elideToolInputsAbove: tokens.default(250),
   /**
-   * The working set: the newest verbatim read of each file stays out of offloading, truncation and settled-history
-   * summaries while keeping it costs less than reading it again (see `workingSet`), within this many tokens
-   * (capped at 15% of the usable window), so an agent editing a file keeps the text it edits from. 0 disables.
+   * The share of what the agent uses next that governance keeps in view. A tool output, or the text of the agent's
+   * own edits and writes, stays verbatim (out of offloading, elision, truncation and summaries) while the measured
+   * chance that the next reply uses it is at least `1 − groundingTarget`, or while keeping it costs less than that
+   * chance of getting it back (see `neededContext`, and the measured rates in `reuse-rates.ts`). 0 disables.
    */
-  workingSetTokens: tokens.default(16_000),
+  groundingTarget: fraction.default(0.98),
   /** Trim the oldest half of complete turns above this many turns. 0 disables. */
   maxTurns: tokens.default(0),
   /**
-   * Summarise settled history — everything before the protected tail that is not in the working set — as soon as
+   * Summarise settled history — everything before the protected tail that is not still needed — as soon as
    * the prompt-cache arithmetic says it pays, long before the compaction trigger.
    */
   compactSettledHistory: z.boolean().default(true),

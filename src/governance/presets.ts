@@ -7,14 +7,15 @@ export type PresetName = "default" | "aggressive" | "minimal" | "off";
 const presetInputs: Record<PresetName, GovernancePolicyInput> = {
   default: {},
   /**
-   * Small windows and cost-sensitive runs: nothing beyond the newest step and a small working set is kept
-   * verbatim, offloaded outputs keep shorter previews, older turns go sooner. Checkpoints stay cache-aware:
+   * Small windows and cost-sensitive runs: nothing beyond the newest step is protected, what the agent is likely to
+   * use next is kept with 90% confidence instead of 98% (the next reply finds about one span in ten missing and
+   * reads it again), offloaded outputs keep shorter previews, older turns go sooner. Checkpoints stay cache-aware:
    * taking ones that do not pay only raises the cost.
    */
   aggressive: {
     offloadProtectTokens: 0,
     offloadMinPrunableTokens: 2_000,
-    workingSetTokens: 4_000,
+    groundingTarget: 0.9,
     offloadPreviewLines: 2,
     elideToolInputsAbove: 100,
     truncateToolResultsAbove: 1_500,
@@ -31,7 +32,7 @@ const presetInputs: Record<PresetName, GovernancePolicyInput> = {
     offloadMinPrunableTokens: 0,
     elideToolInputsAbove: 0,
     compactSettledHistory: false,
-    workingSetTokens: 0,
+    groundingTarget: 0,
     compactionTrigger: 0.95,
     budgetExitShare: 0,
     loopRepeatThreshold: 0,
@@ -46,7 +47,7 @@ const presetInputs: Record<PresetName, GovernancePolicyInput> = {
     offloadMinPrunableTokens: 0,
     elideToolInputsAbove: 0,
     compactSettledHistory: false,
-    workingSetTokens: 0,
+    groundingTarget: 0,
     maxTurns: 0,
     compactionTrigger: 0,
     smallHistoryTurns: 0,

@@ -8,7 +8,7 @@ import { expectedRemainingRequests } from "./cache-economics.ts";
 import { leadingSystemEnd, type Segment } from "./compaction-plan.ts";
 import { summaryBudget } from "./processors/compact-history.ts";
 import { sumTokens, type CompactionGuard, type ProcessorContext } from "./processor.ts";
-import { workingSetOf } from "./working-set.ts";
+import { neededContext } from "./needed-context.ts";
 
 /**
  * The expected size of a summary: a fixed part (header, headings) plus a share of the fresh messages and of the
@@ -44,11 +44,11 @@ export function settledSegments(
  * What settled-history compaction keeps verbatim besides the tail: the current instruction; the first one and the
  * dialogue of the `dialogueTurns` turns before the current one (each one's user message and final reply, so the
  * conversation still reads as one), when each is small (a pasted log is left to the summary, which keeps
- * instructions verbatim too); and the whole step of every working-set output (a call keeps all its results).
+ * instructions verbatim too); and the whole step of every piece still needed (`neededContext`: a call keeps all its results).
  */
 export function keptVerbatim(
   messages: readonly Message[],
-  workingSet: ReadonlySet<number>,
+  needed: ReadonlySet<number>,
   options: {
     readonly dialogueTurns: number;
     readonly maxDialogueTokens: number;
@@ -68,8 +68,9 @@ export function keptVerbatim(
     const reply = messages[turn.end - 1]!;
     if (reply.role === "assistant" && toolCallsOf(reply).length === 0) keepSmall(turn.end - 1);
   }
-  for (const index of workingSet) {
-    const stepStart = messages.findLastIndex((message, at) => at < index && message.role === "assistant");
+  for (const index of needed) {
+    // The whole step stays: the call with its results, or the writing call with its confirmation.
+    const stepStart = messages.findLastIndex((message, at) => at <= index && message.role === "assistant");
     for (let at = Math.max(0, stepStart); at < stepEnd(messages, stepStart); at++) kept.add(at);
   }
   return kept;
@@ -180,7 +181,7 @@ export function planSettledCompaction(
     context.tokensOf,
     offloadThresholds(context).protect,
   );
-  const kept = keptVerbatim(messages, workingSetOf(messages, context), {
+  const kept = keptVerbatim(messages, neededContext(messages, context), {
     dialogueTurns: context.policy.minTailTurns,
     maxDialogueTokens: Math.floor(context.window.usable * 0.02),
     tokensOf: context.tokensOf,

@@ -21,7 +21,8 @@ const fileContent = (label: string, lines: number) =>
 function context(policy: GovernancePolicyInput, emit: (event: GovernanceEvent) => void = () => {}) {
   const counter = new FakeTokenCounter();
   return {
-    policy: resolvePolicy(policy),
+    // The mechanics with nothing held back as still needed (neededContext has its own tests).
+    policy: resolvePolicy({ groundingTarget: 0, ...policy }),
     window: { contextWindow: 100_000, reservedOutput: 4_000, usable: 96_000 },
     fixedTokens: 0,
     tokensOf: (message: Message) => counter.countMessage(message),
@@ -142,7 +143,12 @@ describe("elideOlderToolInputs", () => {
       contextWindow: 200_000,
       counter: new FakeTokenCounter(),
       summarizer: new FakeSummarizer(),
-      policy: { offloadProtectTokens: 1_000, offloadMinPrunableTokens: 1_000, cacheAware: false },
+      policy: {
+        offloadProtectTokens: 1_000,
+        offloadMinPrunableTokens: 1_000,
+        cacheAware: false,
+        groundingTarget: 0,
+      },
       onEvent: (event) => events.push(event),
     });
     const history = writingRun();

@@ -2,6 +2,7 @@ import type { ContentBlock, JsonValue, Message, ToolCallBlock } from "../../mode
 import { primaryArgument } from "../../metrics/tool-call-label.ts";
 import { computeBoundaries, offloadThresholds } from "../boundaries.ts";
 import type { Processor, ProcessorContext } from "../processor.ts";
+import { neededContext } from "../needed-context.ts";
 import { RECALL_TOOL_NAME } from "../recall-tool.ts";
 import { reportRewrite, withContent } from "../rewrite.ts";
 import { outputPreview } from "../tool-output-text.ts";
@@ -106,9 +107,9 @@ async function elideCall(block: ToolCallBlock, limitChars: number, context: Proc
 /**
  * Shortens long arguments of older tool calls — the content of a file write, the old and new text of an edit —
  * to a preview (head and tail lines, error lines, file paths) once the call ran and its step left the
- * protection window of recent tool output. The call's name and primary argument (the file, the command) stay
- * intact; the full argument goes to the offload store. Written files are on disk: the history does not need a
- * second copy of them in every request.
+ * protection window of recent tool output and the agent is no longer likely to edit from it (`neededContext`).
+ * The call's name and primary argument (the file, the command) stay intact; the full argument goes to the
+ * offload store. Written files are on disk: the history does not need a second copy of them in every request.
  */
 export const elideOlderToolInputs: Processor = {
   name: "elide-older-tool-inputs",
@@ -116,12 +117,14 @@ export const elideOlderToolInputs: Processor = {
     const limit = context.policy.elideToolInputsAbove;
     if (limit === 0) return messages;
     const protectedStep = protectedFrom(messages, context);
+    // The text of an edit or write stays while the agent is likely to work from it again.
+    const needed = neededContext(messages, context);
     let output: Message[] | undefined;
     const originals: Message[] = [];
     const replacements: Message[] = [];
     for (let index = 0; index < protectedStep; index++) {
       const message = messages[index]!;
-      if (elidableInputTokens(message, context) === 0) continue;
+      if (needed.has(index) || elidableInputTokens(message, context) === 0) continue;
       const tokens = context.tokensOf(message);
       const limitChars = elisionLimitChars(context);
       const content: ContentBlock[] = [];

@@ -5,7 +5,7 @@ import { sumTokens } from "../processor.ts";
 import { withContent } from "../rewrite.ts";
 import { isShellOutput, outputPreview, resultsOf, toolMessageText } from "../tool-output-text.ts";
 import { RECALL_TOOL_NAME } from "../recall-tool.ts";
-import { workingSetOf } from "../working-set.ts";
+import { neededContext } from "../needed-context.ts";
 
 /** Outputs smaller than this are not worth a reference and a preview. */
 const MIN_OFFLOAD_TOKENS = 400;
@@ -43,12 +43,12 @@ export const offloadToolOutputs: Processor = {
     const { protect, minPrunable } = offloadThresholds(context);
     if (context.policy.offloadMinPrunableTokens === 0 || context.offloadStore === undefined) return messages;
     const boundaries = computeBoundaries(messages, context.tokensOf, protect);
-    const working = workingSetOf(messages, context);
+    const needed = neededContext(messages, context);
     const candidates: number[] = [];
     let prunable = 0;
     messages.forEach((message, index) => {
       if (message.role !== "tool" || index >= boundaries.protectedToolsFrom) return;
-      if (!isGovernable(index, boundaries) || working.has(index)) return;
+      if (!isGovernable(index, boundaries) || needed.has(index)) return;
       if (resultsOf(message).every((result) => result.offloadRef !== undefined)) return;
       const tokens = context.tokensOf(message);
       if (tokens < MIN_OFFLOAD_TOKENS) return;

@@ -4,7 +4,7 @@ import type { Processor, ProcessorContext } from "../processor.ts";
 import { reportRewrite, withContent } from "../rewrite.ts";
 import { headTail, omissionNotice } from "../truncate-text.ts";
 import { resultsOf, toolMessageText } from "../tool-output-text.ts";
-import { workingSetOf } from "../working-set.ts";
+import { neededContext } from "../needed-context.ts";
 
 /**
  * Cuts a tool message's results to about `keepTokens` tokens (head share from the start, the rest from the end),
@@ -52,14 +52,14 @@ export const truncateToolResults: Processor = {
     const limit = context.policy.truncateToolResultsAbove;
     if (limit === 0) return messages;
     const boundaries = computeBoundaries(messages, context.tokensOf, offloadThresholds(context).protect);
-    const working = workingSetOf(messages, context);
+    const needed = neededContext(messages, context);
     let output: Message[] | undefined;
     const originals: Message[] = [];
     const replacements: Message[] = [];
     for (let index = 0; index < messages.length; index++) {
       const message = messages[index]!;
       if (message.role !== "tool" || !isGovernable(index, boundaries)) continue;
-      if (index >= boundaries.protectedToolsFrom || working.has(index)) continue;
+      if (index >= boundaries.protectedToolsFrom || needed.has(index)) continue;
       if (context.tokensOf(message) <= limit || resultsOf(message).length === 0) continue;
       const replacement = await truncateToolMessage(message, limit, context);
       if (context.tokensOf(replacement) >= context.tokensOf(message)) continue;

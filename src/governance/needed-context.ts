@@ -1,0 +1,61 @@
+import type { Message, ToolCallBlock } from "../model/message.ts";
+import { cacheProfiles } from "../pricing/cache-profile.ts";
+import { contextKind } from "./context-kind.ts";
+import type { ProcessorContext } from "./processor.ts";
+import { sumTokens } from "./processor.ts";
+import { reuseRate } from "./reuse-rates.ts";
+
+/** What a re-read adds besides the output: the call the agent writes, and its framing. */
+const REREAD_CALL_TOKENS = 60;
+
+/**
+ * The context the agent is still likely to need verbatim: the tool outputs it may read from and the text its own
+ * edits and writes carried, as indices into `messages`. A piece stays needed while either
+ * - the chance that the next reply uses it (`reuseRate`: measured, by kind and age in requests) is at least the
+ *   miss rate the user accepts, `1 − groundingTarget` — what the agent will use is kept with that confidence; or
+ * - keeping it one more request (its tokens at the cache read price) costs less than that chance times getting it
+ *   back (one more request over the payload, read from cache, plus the piece written anew) — small pieces stay
+ *   long because they are cheap to keep.
+ * Both fall with age, so a piece once let go is never needed again. The newest step (age 0) is protected anyway.
+ * The pieces kept are at most what compaction keeps as its tail (`tailShare` of the usable window): the most
+ * likely needed first.
+ *
+ * @example
+ * const needed = neededContext(view, context); // offloading, elision, truncation and summaries leave these alone
+ */
+export function neededContext(
+  messages: readonly Message[],
+  context: Pick<ProcessorContext, "policy" | "window" | "tokensOf" | "fixedTokens">,
+): Set<number> {
+  const needed = new Set<number>();
+  const missRate = 1 - context.policy.groundingTarget;
+  if (context.policy.groundingTarget === 0) return needed;
+  const pricing = cacheProfiles[context.policy.pricing];
+  const payload = context.fixedTokens + sumTokens(messages, context.tokensOf);
+  const calls = new Map<string, Pick<ToolCallBlock, "name" | "input">>();
+  for (const message of messages)
+    for (const block of message.content) if (block.type === "tool-call") calls.set(block.id, block);
+  const candidates: { index: number; rate: number; tokens: number }[] = [];
+  // A piece's age is the replies since it arrived: the assistant messages after it (a written piece arrives as
+  // context with the request after the reply that carried it, like that reply's results).
+  let repliesAfter = 0;
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index]!;
+    const age = repliesAfter;
+    if (message.role === "assistant") repliesAfter++;
+    const kind = contextKind(message, calls);
+    if (kind === undefined || message.kind !== undefined) continue;
+    const rate = reuseRate(kind, age);
+    const tokens = context.tokensOf(message);
+    const readAgain = payload * pricing.read + (tokens + REREAD_CALL_TOKENS) * pricing.write;
+    if (rate >= missRate || rate * readAgain >= tokens * pricing.read)
+      candidates.push({ index, rate, tokens });
+  }
+  let budget = Math.floor(context.window.usable * context.policy.tailShare);
+  for (const candidate of candidates.sort((a, b) => b.rate - a.rate || b.index - a.index)) {
+    if (candidate.tokens > budget) continue;
+    budget -= candidate.tokens;
+    needed.add(candidate.index);
+  }
+  return needed;
+}
