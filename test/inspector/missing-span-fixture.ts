@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 
 /** The line of `src/burrow.ts` the fixture's edit replaces (HTML in it must stay text in the inspector). */
-export const ANCHOR_LINE = `const quokkaLimit = computeQuokkaLimit("<svg onload=window.__pwned='span'>", 7411);`;
+export const ANCHOR_LINE = `const wombatLimit = computeWombatLimit("<svg onload=window.__pwned='span'>", 7411);`;
 
 function fileBody(name: string, lines: number, extra?: string): string {
   const body: string[] = [];
@@ -31,7 +31,7 @@ export async function writeMissingSpanTranscript(path: string): Promise<void> {
     ],
   });
   const messages: object[] = [
-    { role: "user", content: "The quokka limit is wrong somewhere: look around, then fix it." },
+    { role: "user", content: "The wombat limit is wrong somewhere: look around, then fix it." },
     read("call_0", "src/burrow.ts"),
     { role: "tool", tool_call_id: "call_0", content: fileBody("burrow", 120, ANCHOR_LINE) },
   ];
@@ -55,14 +55,14 @@ export async function writeMissingSpanTranscript(path: string): Promise<void> {
             arguments: JSON.stringify({
               path: "src/burrow.ts",
               old_string: ANCHOR_LINE,
-              new_string: "const quokkaLimit = 7411;",
+              new_string: "const wombatLimit = 7411;",
             }),
           },
         },
       ],
     },
     { role: "tool", tool_call_id: "call_edit", content: "edited" },
-    { role: "assistant", content: "Fixed the quokka limit." },
+    { role: "assistant", content: "Fixed the wombat limit." },
   );
   await writeFile(path, JSON.stringify(messages));
 }
