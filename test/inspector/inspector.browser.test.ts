@@ -14,6 +14,7 @@ import { startFakeOpenAIServer, type FakeOpenAIServer } from "../../src/test/fak
 import { FakeSummarizer } from "../../src/test/fake-summarizer.ts";
 import { FakeTokenCounter } from "../../src/test/fake-token-counter.ts";
 import { transcriptFiles } from "../support/transcripts.ts";
+import { ANCHOR_LINE, writeMissingSpanTranscript } from "./missing-span-fixture.ts";
 
 // Issue 8, web inspector: load the inspector in Debian's Chromium against the real server on 127.0.0.1, open
 // sessions (an imported real transcript, a session governed by the engine through the proxy, a transcript
@@ -33,10 +34,20 @@ let browser: Browser;
 let key: string;
 let importedId: string;
 let hostileId: string;
+let burrowId: string;
 const governedId = "engine-governed";
 
 interface Timeline {
-  requests: { index: number; events: { type: string }[] }[];
+  usable: number;
+  requests: {
+    index: number;
+    governed: { total: number };
+    events: { type: string }[];
+    grounding?: {
+      score?: number;
+      missing: { kind: string; text: string; source: { id: string; seq: number } }[];
+    };
+  }[];
 }
 
 async function api<T>(path: string): Promise<T> {
@@ -108,6 +119,9 @@ beforeAll(async () => {
     ]),
   );
   hostileId = await importFile(store, hostileFile);
+  const burrowFile = join(directory, "burrow.json");
+  await writeMissingSpanTranscript(burrowFile);
+  burrowId = await importFile(store, burrowFile);
 
   upstream = await startFakeOpenAIServer({ responses: () => "Noted." });
   const keys = new MemoryKeyStore();
@@ -172,7 +186,7 @@ describe("web inspector in Chromium", () => {
     const ids = await page
       .locator("tr.session-row")
       .evaluateAll((rows) => rows.map((row) => row.getAttribute("data-session")));
-    expect(ids).toEqual(expect.arrayContaining([importedId, hostileId, governedId]));
+    expect(ids).toEqual(expect.arrayContaining([importedId, hostileId, burrowId, governedId]));
     const governedRow = page.locator(`tr[data-session="${governedId}"]`);
     expect(await governedRow.locator("td").nth(1).textContent()).toBe(TENANT);
     expect(await page.evaluate(() => sessionStorage.getItem("ctxkit.apiKey"))).toBe(key);
@@ -206,6 +220,26 @@ describe("web inspector in Chromium", () => {
     expect(await page.locator("svg.chart .mark.ev-compaction").count()).toBeGreaterThan(0);
     expect(await page.locator("svg.chart .mark.ev-offload").count()).toBeGreaterThan(0);
     expect(await page.locator("svg.chart polyline.cached").count()).toBe(1);
+    // The y-axis ends at a round number just above the largest governed request, not at the window.
+    const largest = Math.max(...timeline.requests.map((request) => request.governed.total));
+    const yMax = Number(await page.locator("svg.chart").getAttribute("data-y-max"));
+    expect(yMax).toBeGreaterThanOrEqual(largest);
+    expect(yMax).toBeLessThan(largest * 1.5);
+    if (timeline.usable > yMax) {
+      expect(await page.locator("svg.chart line.window").count()).toBe(0);
+      expect(await page.locator("svg.chart .window-label.off-scale").textContent()).toMatch(
+        /above this axis/,
+      );
+    }
+    // Grounding per request: a bar under each request, a column of the requests table.
+    expect(await page.locator("svg.chart rect.grounding").count()).toBe(timeline.requests.length);
+    expect(await page.locator("table.requests thead th").allTextContents()).toContain("Grounding");
+    const cells = await page.locator("table.requests td.grounding").allTextContents();
+    expect(cells).toHaveLength(timeline.requests.length);
+    timeline.requests.forEach((request, row) => {
+      const score = request.grounding?.score;
+      if (score !== undefined) expect(cells[row]).toMatch(new RegExp(`^${Math.round(score * 100)}% \\(`));
+    });
     await page.locator("svg.chart").screenshot({ path: join(ARTIFACTS, "chart.png") });
 
     await selectRequest(page, compacted!.index);
@@ -239,6 +273,34 @@ describe("web inspector in Chromium", () => {
     await page.close();
   });
 
+  it("lists the spans a request's view lacked and highlights the payload message that held them", async () => {
+    const timeline = await api<Timeline>(`/v1/sessions/${encodeURIComponent(burrowId)}/timeline`);
+    const edit = timeline.requests.find((request) =>
+      request.grounding?.missing.some((span) => span.kind === "anchor"),
+    )!;
+    expect(edit).toBeDefined();
+    const source = edit.grounding!.missing.find((span) => span.kind === "anchor")!.source;
+
+    const page = await openPage();
+    await openSession(page, burrowId);
+    await page.locator(`table.requests tr.request-row[data-index="${edit.index}"]`).click();
+    await page.getByRole("heading", { name: new RegExp(`^Request ${edit.index + 1} — `) }).waitFor();
+    await page.locator(".payload .messages article.message").first().waitFor();
+    expect(await page.locator("h3.grounding-heading").textContent()).toMatch(/edit anchors 0 of 1/);
+    const anchor = page.locator(".missing-spans li.missing-span", { hasText: "anchor" }).first();
+    expect(await anchor.locator("code.span-text").textContent()).toBe(ANCHOR_LINE);
+    expect(await anchor.textContent()).toContain(`held by #${source.seq} tool, offloaded in this payload`);
+    const holder = page.locator("article.message.holds-missing");
+    expect(await holder.count()).toBe(1);
+    expect(await holder.getAttribute("data-message-id")).toBe(source.id);
+    expect(await holder.locator(".missing-note").textContent()).toContain(ANCHOR_LINE);
+    await anchor.getByRole("button", { name: `#${source.seq} tool` }).click();
+    await holder.locator(".missing-note").waitFor({ state: "visible" });
+    await page.screenshot({ path: join(ARTIFACTS, "missing-span.png"), fullPage: true });
+    expect(problemsOf(page)).toEqual([]);
+    await page.close();
+  });
+
   it("renders <script> and <img onerror> payloads as text: nothing runs", async () => {
     const page = await openPage();
     const title = await page.locator(`tr[data-session="${hostileId}"] a.session-link`).textContent();
@@ -255,6 +317,19 @@ describe("web inspector in Chromium", () => {
     expect(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
     expect(await page.locator("main img").count()).toBe(0);
     expect(await page.locator("main script").count()).toBe(0);
+
+    // A span the reply used, with markup in it, shown in the missing-span list and the payload's note.
+    await page.goto(`${server.url}/#/`);
+    await page.locator("table.sessions tr.session-row").first().waitFor();
+    await openSession(page, burrowId);
+    await page.locator("table.requests tr.request-row.missing-row").first().click();
+    await page.locator(".missing-spans li.missing-span").first().waitFor();
+    expect(await page.locator(".missing-spans").textContent()).toContain(
+      `<svg onload=window.__pwned='span'>`,
+    );
+    expect(await page.locator(".missing-note").first().textContent()).toContain("<svg onload=");
+    expect(await page.locator("main svg:not(.chart)").count()).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
     expect(problemsOf(page)).toEqual([]);
     await page.close();
   });

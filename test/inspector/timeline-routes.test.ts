@@ -1,3 +1,7 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
 import fc from "fast-check";
 import type { ChannelTokens } from "../../src/assembly/inspect.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,19 +16,48 @@ import { conversationDump } from "../../src/store/jsonl/conversation-dump.ts";
 import { DEFAULT_PRICES } from "../../src/pricing/model-prices.ts";
 import { createExtractiveSummarizer } from "../../src/summarize/index.ts";
 import { FakeTokenCounter } from "../../src/test/fake-token-counter.ts";
+import { runCli } from "../../src/cli/main.ts";
 import { transcriptFiles } from "../support/transcripts.ts";
+import { ANCHOR_LINE, writeMissingSpanTranscript } from "./missing-span-fixture.ts";
 
 type Channels = ChannelTokens;
+interface MissingSpanJson {
+  kind: string;
+  text: string;
+  source: { id: string; seq: number; role: string; fate: string; viewMessageId?: string };
+}
 interface TimelineRequest {
   index: number;
+  replySeq: number;
   raw: Channels;
   governed: Channels;
-  cachedTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  costUnits: number;
+  rereadCostUnits: number;
+  grounding?: {
+    score?: number;
+    spans: number;
+    kept: number;
+    anchors: number;
+    anchorsKept: number;
+    missing: MissingSpanJson[];
+    missingCount: number;
+  };
   events: { type: string; refs?: string[] }[];
 }
 interface TimelineAnswer {
+  contextWindow: number;
   usable: number;
+  model?: string;
+  settingsFrom: string;
+  cacheModel: { provider: string; model?: string };
+  totals: Record<string, number>;
   requests: TimelineRequest[];
+}
+interface CliReplay {
+  requests: { index: number; costUnits: number; grounding?: number; missing?: string[] }[];
+  totals: Record<string, number>;
 }
 
 const channelSum = (channels: Channels) =>
@@ -37,26 +70,58 @@ const channelSum = (channels: Channels) =>
 
 const FILE = transcriptFiles.find((file) => file.includes("codemie-code/claude-code/"));
 let harness: ServerHarness;
+let directory: string;
 let sessionId: string;
+let burrowId: string;
+
+async function store(file: string): Promise<string> {
+  const [conversation] = await importTranscriptFile(file);
+  const dump = conversationDump(conversation!, { now: new Date().toISOString(), prices: DEFAULT_PRICES });
+  await harness.store.restoreSession({ ...dump, session: { ...dump.session, owner: "acme" } });
+  return encodeURIComponent(conversation!.id);
+}
+
+async function timelineOf(id: string): Promise<TimelineAnswer> {
+  return (await (await harness.call(`/v1/sessions/${id}/timeline`)).json()) as TimelineAnswer;
+}
+
+/** `ctxkit replay --json <file>`, run in this process. */
+async function cliReplay(file: string): Promise<CliReplay> {
+  let stdout = "";
+  const sink = (write: (text: string) => void) =>
+    new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        write(chunk.toString());
+        done();
+      },
+    });
+  const code = await runCli(["replay", "--json", file], {
+    stdout: sink((text) => (stdout += text)),
+    stderr: sink(() => {}),
+    env: {},
+  });
+  expect(code).toBe(0);
+  return JSON.parse(stdout) as CliReplay;
+}
 
 beforeAll(async () => {
   expect(FILE).toBeDefined();
   harness = await startHarness({ contextWindow: 16_000 });
-  const [conversation] = await importTranscriptFile(FILE!);
-  const dump = conversationDump(conversation!, { now: new Date().toISOString(), prices: DEFAULT_PRICES });
-  await harness.store.restoreSession({ ...dump, session: { ...dump.session, owner: "acme" } });
-  sessionId = encodeURIComponent(conversation!.id);
+  directory = await mkdtemp(join(tmpdir(), "ctxkit-timeline-"));
+  sessionId = await store(FILE!);
+  const burrow = join(directory, "burrow.json");
+  await writeMissingSpanTranscript(burrow);
+  burrowId = await store(burrow);
 });
 
 afterAll(async () => {
   await harness?.close();
+  if (directory !== undefined) await rm(directory, { recursive: true, force: true });
 });
 
 describe("inspector timeline routes", () => {
-  it("report one request per replayed request with the replay's raw tokens, channels that add up, and cache hits within the payload", async () => {
-    const timeline = (await (
-      await harness.call(`/v1/sessions/${sessionId}/timeline`)
-    ).json()) as TimelineAnswer;
+  it("report one request per replayed request with the replay route's raw tokens, channels that add up, and a cache bill within the payload", async () => {
+    const timeline = await timelineOf(sessionId);
     const replay = (await (await harness.call(`/v1/sessions/${sessionId}/replay`)).json()) as {
       requests: { rawTokens: number }[];
     };
@@ -68,15 +133,81 @@ describe("inspector timeline routes", () => {
       expect(channelSum(request.governed)).toBe(request.governed.total);
       expect(channelSum(request.raw)).toBe(request.raw.total);
       expect(request.governed.total).toBeLessThanOrEqual(timeline.usable);
-      expect(request.cachedTokens).toBeLessThanOrEqual(request.governed.total);
+      expect(request.cacheReadTokens + request.cacheWriteTokens).toBeLessThanOrEqual(request.governed.total);
     }
     expect(timeline.requests.some((request) => request.governed.total < request.raw.total)).toBe(true);
   });
 
+  it("replay a session that records a model as `ctxkit replay` replays its transcript: same window, cache model, per-request cost and grounding, and totals", async () => {
+    const [timeline, cli] = await Promise.all([timelineOf(sessionId), cliReplay(FILE!)]);
+    expect(timeline).toMatchObject({
+      model: "claude-sonnet-4-5-20250929",
+      settingsFrom: "recorded model",
+      contextWindow: 200_000,
+      cacheModel: { provider: "anthropic", model: "claude-sonnet-4-5-20250929" },
+    });
+    expect(timeline.requests.map((request) => request.costUnits)).toEqual(
+      cli.requests.map((request) => request.costUnits),
+    );
+    expect(timeline.requests.map((request) => request.grounding?.score)).toEqual(
+      cli.requests.map((request) => request.grounding),
+    );
+    expect(timeline.requests.map((request) => request.grounding?.missing.map((span) => span.kind))).toEqual(
+      cli.requests.map((request) => request.missing?.map((span) => span.slice(0, span.indexOf(":"))) ?? []),
+    );
+    const { totals } = timeline;
+    expect(totals).toMatchObject({
+      costUnits: cli.totals["costUnits"],
+      rawCostUnits: cli.totals["rawCostUnits"],
+      summarizerCostUnits: cli.totals["summarizerCostUnits"],
+      rereadCostUnits: cli.totals["rereadCostUnits"],
+      costWithRereads: cli.totals["costWithRereads"],
+      cacheReadTokens: cli.totals["cachedInputTokens"],
+      cacheWriteTokens: cli.totals["cacheWriteTokens"],
+      grounding: cli.totals["grounding"],
+      anchorsKept: cli.totals["anchorsKept"],
+    });
+    expect(totals["summaryCalls"]).toBeGreaterThan(0);
+    expect(totals["costWithRereads"]).toBeGreaterThan(totals["costUnits"]!);
+    // Every missing span names a message of the history before its request and what became of it.
+    const missing = timeline.requests.flatMap((request) =>
+      (request.grounding?.missing ?? []).map((span) => ({ span, replySeq: request.replySeq })),
+    );
+    expect(missing.length).toBeGreaterThan(0);
+    for (const { span, replySeq } of missing) {
+      expect(span.source.seq).toBeLessThan(replySeq);
+      expect(["offloaded", "cut", "summarised", "removed"]).toContain(span.source.fate);
+    }
+  });
+
+  it("list the edit anchor a view lacked, with the tool output that held it and the offloaded message standing for it in the payload", async () => {
+    const timeline = await timelineOf(burrowId);
+    expect(timeline).toMatchObject({ settingsFrom: "server", contextWindow: 16_000 });
+    const edit = timeline.requests.find((request) =>
+      request.grounding?.missing.some((span) => span.kind === "anchor"),
+    )!;
+    expect(edit).toBeDefined();
+    const anchor = edit.grounding!.missing.find((span) => span.kind === "anchor")!;
+    expect(anchor.text).toBe(ANCHOR_LINE);
+    expect(anchor.source).toMatchObject({ seq: 2, role: "tool", fate: "offloaded" });
+    expect(edit.grounding).toMatchObject({ anchors: 1, anchorsKept: 0 });
+    expect(edit.grounding!.score).toBeLessThan(1);
+    expect(edit.rereadCostUnits).toBeGreaterThan(0);
+    expect(timeline.totals["anchorsKept"]).toBe(0);
+    expect(timeline.totals["rereads"]).toBe(1);
+    const payload = (await (
+      await harness.call(`/v1/sessions/${burrowId}/timeline/${edit.index}`)
+    ).json()) as { messages: Message[] };
+    const standing = payload.messages.find((message) => message.id === anchor.source.viewMessageId)!;
+    expect(standing.seq).toBe(2);
+    expect(
+      standing.content.some((block) => block.type === "tool-result" && block.offloadRef !== undefined),
+    ).toBe(true);
+    expect(JSON.stringify(standing.content)).not.toContain(ANCHOR_LINE);
+  });
+
   it("serve the payload of a request and the outputs offloaded in it; unknown requests and refs are 404", async () => {
-    const timeline = (await (
-      await harness.call(`/v1/sessions/${sessionId}/timeline`)
-    ).json()) as TimelineAnswer;
+    const timeline = await timelineOf(sessionId);
     const offload = timeline.requests.find((request) =>
       request.events.some((event) => event.type === "tool-output-offloaded"),
     )!;
@@ -154,7 +285,9 @@ describe("buildTimeline", () => {
             if (request.error !== undefined) continue;
             expect(channelSum(request.governed)).toBe(request.governed.total);
             expect(request.governed.total).toBeLessThanOrEqual(timeline.usable);
-            expect(request.cachedTokens).toBeLessThanOrEqual(request.governed.total);
+            expect(request.cacheReadTokens + request.cacheWriteTokens).toBeLessThanOrEqual(
+              request.governed.total,
+            );
           }
         },
       ),

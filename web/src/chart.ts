@@ -1,6 +1,7 @@
 import { CHANNELS, channelTokens } from "./channels.ts";
 import { svg } from "./dom.ts";
-import { shortTokens, tokens } from "./format.ts";
+import { percent, shortTokens, tokens, units } from "./format.ts";
+import { niceScale } from "./nice-scale.ts";
 import type { GovernanceEvent, Timeline, TimelineRequest } from "./types.ts";
 
 /** The event kinds marked on the timeline, with their CSS class and label. */
@@ -37,21 +38,49 @@ export function markOf(event: GovernanceEvent): (typeof EVENT_MARKS)[number] | u
 /** Options of `renderChart`. */
 export interface ChartOptions {
   readonly selected: number | undefined;
-  /** `governed`: the axis fits the governed payloads and the window (raw bars are clipped); `raw`: fits all. */
+  /** `governed`: the axis fits the governed payloads (raw bars are clipped); `raw`: it fits the raw ones too. */
   readonly scale: "governed" | "raw";
   readonly onSelect: (index: number) => void;
 }
 
 const PLOT_HEIGHT = 240;
-const TOP = 12;
+const TOP = 22;
 const LEFT = 76;
 const MARK_ROWS = EVENT_MARKS.length;
 const MARK_SIZE = 7;
+const GROUNDING_HEIGHT = 18;
+
+/**
+ * The class of a request's grounding: `g-full` (every span it used was in view), `g-part` (most were), `g-low`
+ * (half or less), `g-none` (its reply copied nothing, or it was refused).
+ *
+ * @example
+ * groundingClass(0.4); // "g-low"
+ */
+export function groundingClass(score: number | undefined): string {
+  if (score === undefined) return "g-none";
+  return score >= 1 ? "g-full" : score > 0.5 ? "g-part" : "g-low";
+}
+
+/**
+ * A request's grounding as text: the share of the spans its reply used that its view showed.
+ *
+ * @example
+ * groundingText(request); // "80% (4 of 5 spans)"
+ */
+export function groundingText(request: TimelineRequest): string {
+  const grounding = request.grounding;
+  if (grounding === undefined) return "—";
+  if (grounding.score === undefined) return "nothing used";
+  return `${percent(grounding.score)} (${grounding.kept} of ${grounding.spans} spans)`;
+}
 
 function describe(request: TimelineRequest): string {
   const lines = [
     `Request ${request.index + 1} (${request.at})`,
-    `governed ${tokens(request.governed.total)} · raw ${tokens(request.raw.total)} · cached ${tokens(request.cachedTokens)}`,
+    `governed ${tokens(request.governed.total)} · raw ${tokens(request.raw.total)}`,
+    `cache read ${tokens(request.cacheReadTokens)} · written ${tokens(request.cacheWriteTokens)} · cost ${units(request.costUnits)}`,
+    `grounding ${groundingText(request)}${request.grounding !== undefined && request.grounding.missingCount > 0 ? `, ${request.grounding.missingCount} missing` : ""}`,
     ...CHANNELS.map((channel) => `${channel.label}: ${tokens(channelTokens(request.governed, channel.key))}`),
   ];
   for (const event of request.events)
@@ -62,9 +91,10 @@ function describe(request: TimelineRequest): string {
 
 /**
  * Draws the per-request chart: one bar per request with the governed tokens stacked by channel, the raw
- * (ungoverned) tokens as a light bar behind it, the prompt-cache hits as a line, the usable window as a dashed
- * line, and the governance events (compaction, truncation, offload, other) as marks under each bar. Clicking a
- * bar selects its request. Every label is text content.
+ * (ungoverned) tokens as a light bar behind it, the prompt-cache reads as a line, the usable window as a dashed
+ * line (or a note when it is above the axis), the governance events (compaction, truncation, offload, other) as
+ * marks under each bar, and each request's next-step grounding as a bar in its own row. The y-axis ends at a
+ * round number just above the largest value plotted. Clicking a bar selects its request. Every label is text.
  *
  * @example
  * container.append(renderChart(timeline, { selected: 3, scale: "governed", onSelect: show }));
@@ -76,10 +106,13 @@ export function renderChart(timeline: Timeline, options: ChartOptions): SVGSVGEl
   const barWidth = Math.max(3, step * 0.72);
   const width = LEFT + count * step + 16;
   const markTop = TOP + PLOT_HEIGHT + 8;
-  const height = markTop + MARK_ROWS * (MARK_SIZE + 3) + 22;
-  const governedMax = Math.max(timeline.usable, ...requests.map((request) => request.governed.total));
-  const rawMax = Math.max(governedMax, ...requests.map((request) => request.raw.total));
-  const yMax = Math.max(1, (options.scale === "raw" ? rawMax : governedMax) * 1.05);
+  const groundingTop = markTop + MARK_ROWS * (MARK_SIZE + 3) + 4;
+  const height = groundingTop + GROUNDING_HEIGHT + 22;
+  const plotted = requests.map((request) =>
+    options.scale === "raw" ? Math.max(request.raw.total, request.governed.total) : request.governed.total,
+  );
+  const scale = niceScale(Math.max(0, ...plotted));
+  const yMax = scale.max;
   const y = (value: number) => TOP + PLOT_HEIGHT - (Math.min(value, yMax) / yMax) * PLOT_HEIGHT;
   const root = svg("svg", {
     class: "chart",
@@ -87,24 +120,40 @@ export function renderChart(timeline: Timeline, options: ChartOptions): SVGSVGEl
     height,
     viewBox: `0 0 ${width} ${height}`,
     role: "img",
-    "aria-label": "Tokens per request: governed by channel, raw, cached",
+    "aria-label": "Tokens per request: governed by channel, raw, cache reads; events; grounding",
+    "data-y-max": yMax,
   }) as SVGSVGElement;
 
-  for (let tick = 0; tick <= 4; tick++) {
-    const value = (yMax / 4) * tick;
+  for (let value = 0; value <= yMax + scale.step / 2; value += scale.step) {
     root.append(
       svg("line", { class: "grid", x1: LEFT, x2: width - 8, y1: y(value), y2: y(value) }),
       svg("text", { class: "axis", x: LEFT - 6, y: y(value) + 4, "text-anchor": "end" }, shortTokens(value)),
     );
   }
-  root.append(
-    svg("line", { class: "window", x1: LEFT, x2: width - 8, y1: y(timeline.usable), y2: y(timeline.usable) }),
-    svg(
-      "text",
-      { class: "axis window-label", x: width - 10, y: y(timeline.usable) - 4, "text-anchor": "end" },
-      "usable window",
-    ),
-  );
+  if (timeline.usable <= yMax) {
+    root.append(
+      svg("line", {
+        class: "window",
+        x1: LEFT,
+        x2: width - 8,
+        y1: y(timeline.usable),
+        y2: y(timeline.usable),
+      }),
+      svg(
+        "text",
+        { class: "axis window-label", x: width - 10, y: y(timeline.usable) - 4, "text-anchor": "end" },
+        "usable window",
+      ),
+    );
+  } else {
+    root.append(
+      svg(
+        "text",
+        { class: "axis window-label off-scale", x: width - 10, y: TOP - 10, "text-anchor": "end" },
+        `usable window ${shortTokens(timeline.usable)}: above this axis`,
+      ),
+    );
+  }
 
   const cachedPoints: string[] = [];
   requests.forEach((request, position) => {
@@ -133,7 +182,18 @@ export function renderChart(timeline: Timeline, options: ChartOptions): SVGSVGEl
       );
       base += value;
     }
-    cachedPoints.push(`${x + barWidth / 2},${y(request.cachedTokens)}`);
+    cachedPoints.push(`${x + barWidth / 2},${y(request.cacheReadTokens)}`);
+    const score = request.grounding?.score;
+    const groundingBar = score === undefined ? 2 : Math.max(2, score * GROUNDING_HEIGHT);
+    group.append(
+      svg("rect", {
+        class: `grounding ${groundingClass(score)}`,
+        x,
+        y: groundingTop + GROUNDING_HEIGHT - groundingBar,
+        width: barWidth,
+        height: groundingBar,
+      }),
+    );
     request.events.forEach((event) => {
       const mark = markOf(event);
       if (mark === undefined) return;
@@ -159,6 +219,13 @@ export function renderChart(timeline: Timeline, options: ChartOptions): SVGSVGEl
   });
   if (cachedPoints.length > 0)
     root.append(svg("polyline", { class: "cached", points: cachedPoints.join(" ") }));
+  root.append(
+    svg(
+      "text",
+      { class: "axis", x: LEFT - 6, y: groundingTop + GROUNDING_HEIGHT - 4, "text-anchor": "end" },
+      "Grounding",
+    ),
+  );
   EVENT_MARKS.forEach((mark, row) => {
     root.append(
       svg(

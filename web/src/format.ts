@@ -56,3 +56,13 @@ export function when(iso: string): string {
 export function percent(share: number): string {
   return `${Math.round(share * 100)}%`;
 }
+
+/**
+ * A cost in units of the model's uncached input price (one unit: one input token sent without a cache).
+ *
+ * @example
+ * units(762250.8); // "762,251"
+ */
+export function units(value: number): string {
+  return integer.format(value);
+}

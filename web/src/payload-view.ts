@@ -101,12 +101,13 @@ function block(content: ContentBlock, open: OffloadOpener): HTMLElement {
 
 /**
  * One message of a payload: role, seq and kind, then each block as text (tool outputs that governance offloaded
- * get a button that fetches the full output).
+ * get a button that fetches the full output). A `note` marks the message as standing for history that held spans
+ * the reply used but this payload lacked.
  *
  * @example
  * list.append(messageView(message, (ref) => fetchOffloaded(ref)));
  */
-export function messageView(message: Message, open: OffloadOpener): HTMLElement {
+export function messageView(message: Message, open: OffloadOpener, note?: string): HTMLElement {
   const summary =
     message.kind === "summary"
       ? ` — summary${message.summaryOf === undefined ? "" : ` of seq ${message.summaryOf.fromSeq}–${message.summaryOf.toSeq} (${message.summaryOf.messageCount} messages)`}`
@@ -115,14 +116,19 @@ export function messageView(message: Message, open: OffloadOpener): HTMLElement 
         : ` — ${message.kind}`;
   return el(
     "article",
-    { className: `message role-${message.role}${message.kind === "summary" ? " summary" : ""}` },
+    {
+      className: `message role-${message.role}${message.kind === "summary" ? " summary" : ""}${note === undefined ? "" : " holds-missing"}`,
+      attrs: { "data-message-id": message.id },
+    },
     el("header", { text: `#${message.seq} ${message.role}${summary}` }),
+    note !== undefined && el("div", { className: "missing-note", text: note }),
     ...message.content.map((content) => block(content, open)),
   );
 }
 
 /**
  * A payload: its messages in order, and the same payload as OpenAI chat JSON (exactly as sent) on demand.
+ * `notes` (by message id) highlight the messages that stand for history the reply needed and the view lacked.
  *
  * @example
  * panel.append(payloadView(payload.messages, payload.openai, opener));
@@ -131,6 +137,7 @@ export function payloadView(
   messages: readonly Message[],
   openai: readonly unknown[],
   open: OffloadOpener,
+  notes: ReadonlyMap<string, string> = new Map(),
 ): HTMLElement {
   const raw = el("details", { className: "openai" }, el("summary", { text: "OpenAI chat JSON (as sent)" }));
   raw.addEventListener("toggle", () => {
@@ -142,6 +149,10 @@ export function payloadView(
     { className: "payload" },
     el("div", { className: "payload-count", text: `${messages.length} messages` }),
     raw,
-    el("div", { className: "messages" }, ...messages.map((message) => messageView(message, open))),
+    el(
+      "div",
+      { className: "messages" },
+      ...messages.map((message) => messageView(message, open, notes.get(message.id))),
+    ),
   );
 }

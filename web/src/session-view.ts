@@ -1,14 +1,15 @@
 import { getJson, getText, segment } from "./api.ts";
 import { CHANNELS, channelTokens } from "./channels.ts";
-import { EVENT_MARKS, markOf, renderChart } from "./chart.ts";
+import { EVENT_MARKS, groundingClass, groundingText, markOf, renderChart } from "./chart.ts";
 import { el, replaceChildren } from "./dom.ts";
-import { cost, percent, tokens, when } from "./format.ts";
+import { cost, percent, tokens, units, when } from "./format.ts";
 import { longText, payloadView } from "./payload-view.ts";
 import { showError } from "./sessions-view.ts";
 import type {
   ContextAnswer,
   GovernanceEvent,
   Message,
+  MissingSpan,
   RequestPayload,
   Session,
   Timeline,
@@ -44,13 +45,30 @@ function legend(): HTMLElement {
       ),
     ),
     el("span", { className: "legend-item" }, el("span", { className: "swatch raw" }), "Raw (ungoverned)"),
-    el("span", { className: "legend-item" }, el("span", { className: "swatch cached" }), "Cache hits"),
+    el(
+      "span",
+      { className: "legend-item" },
+      el("span", { className: "swatch cached" }),
+      "Read from prompt cache",
+    ),
     ...EVENT_MARKS.map((mark) =>
       el(
         "span",
         { className: "legend-item" },
         el("span", { className: `swatch mark ${mark.className}` }),
         mark.label,
+      ),
+    ),
+    ...[
+      ["g-full", "Grounding: every span used in view"],
+      ["g-part", "over half"],
+      ["g-low", "half or less"],
+    ].map(([className, label]) =>
+      el(
+        "span",
+        { className: "legend-item" },
+        el("span", { className: `swatch grounding ${className}` }),
+        label,
       ),
     ),
   );
@@ -85,15 +103,91 @@ function channelTable(request: TimelineRequest): HTMLElement {
         el("td", { className: "num", text: tokens(request.raw.total) }),
         el("td", { className: "num", text: tokens(request.governed.total) }),
       ),
-      el(
-        "tr",
-        {},
-        el("td", { text: "Served from prompt cache" }),
-        el("td", {}),
-        el("td", { className: "num", text: tokens(request.cachedTokens) }),
+      ...(
+        [
+          ["Read from prompt cache", tokens(request.cacheReadTokens)],
+          ["Written to prompt cache", tokens(request.cacheWriteTokens)],
+          ["Cost (units of uncached input)", units(request.costUnits)],
+          ["Re-reading what it lacked", units(request.rereadCostUnits)],
+        ] as const
+      ).map(([label, value]) =>
+        el("tr", {}, el("td", { text: label }), el("td", {}), el("td", { className: "num", text: value })),
       ),
     ),
   );
+}
+
+const FATES: Readonly<Record<MissingSpan["source"]["fate"], string>> = {
+  offloaded: "offloaded in this payload",
+  cut: "cut in this payload",
+  summarised: "summarised in this payload",
+  removed: "removed from this payload",
+};
+
+/** The payload messages standing for history that held missing spans, with a note saying which spans. */
+function missingNotes(spans: readonly MissingSpan[]): Map<string, string> {
+  const bySource = new Map<string, { spans: MissingSpan[] }>();
+  for (const span of spans) {
+    const id = span.source.viewMessageId;
+    if (id === undefined) continue;
+    const entry = bySource.get(id) ?? { spans: [] };
+    entry.spans.push(span);
+    bySource.set(id, entry);
+  }
+  const notes = new Map<string, string>();
+  for (const [id, entry] of bySource) {
+    const seqs = [...new Set(entry.spans.map((span) => `#${span.source.seq}`))].join(", ");
+    const fate = entry.spans[0]!.source.fate;
+    const lead =
+      fate === "summarised"
+        ? `This summary covers ${seqs}, which held`
+        : `This message was ${fate === "offloaded" ? "offloaded" : "cut"}; it held`;
+    notes.set(
+      id,
+      `${lead} ${entry.spans.length} span${entry.spans.length === 1 ? "" : "s"} the reply used that this payload lacks: ${entry.spans.map((span) => span.text).join(" · ")}`,
+    );
+  }
+  return notes;
+}
+
+function groundingSection(request: TimelineRequest, panel: HTMLElement): (HTMLElement | false)[] {
+  const grounding = request.grounding;
+  if (grounding === undefined) return [];
+  const heading =
+    grounding.score === undefined
+      ? "Grounding: the reply used nothing from its context"
+      : `Grounding ${groundingText(request)}${grounding.anchors > 0 ? `, edit anchors ${grounding.anchorsKept} of ${grounding.anchors}` : ""}`;
+  const jump = (id: string) =>
+    panel.querySelector(`article[data-message-id="${CSS.escape(id)}"]`)?.scrollIntoView({ block: "center" });
+  return [
+    el("h3", { className: `grounding-heading ${groundingClass(grounding.score)}`, text: heading }),
+    grounding.missing.length > 0 &&
+      el(
+        "ul",
+        { className: "missing-spans" },
+        ...grounding.missing.map((span) => {
+          const id = span.source.viewMessageId;
+          const where = `#${span.source.seq} ${span.source.role}`;
+          return el(
+            "li",
+            { className: `missing-span fate-${span.source.fate}` },
+            el("span", { className: "span-kind", text: span.kind }),
+            " ",
+            el("code", { className: "span-text", text: span.text }),
+            " — held by ",
+            id === undefined
+              ? where
+              : el("button", { className: "link", text: where, on: { click: () => jump(id) } }),
+            `, ${FATES[span.source.fate]}`,
+          );
+        }),
+        grounding.missingCount > grounding.missing.length &&
+          el("li", {
+            className: "muted",
+            text: `and ${grounding.missingCount - grounding.missing.length} more`,
+          }),
+      ),
+  ];
 }
 
 async function showRequest(panel: HTMLElement, sessionId: string, index: number): Promise<void> {
@@ -127,10 +221,11 @@ async function showRequest(panel: HTMLElement, sessionId: string, index: number)
             ),
       ),
     ),
+    ...groundingSection(request, panel),
     payload.summaries.length > 0 && el("h3", { text: "Summary in this payload" }),
     ...payload.summaries.map((summary) => el("div", { className: "summary-text" }, longText(summary.text))),
     el("h3", { text: "Exact payload" }),
-    payloadView(payload.messages, payload.openai, open),
+    payloadView(payload.messages, payload.openai, open, missingNotes(request.grounding?.missing ?? [])),
   );
 }
 
@@ -190,8 +285,100 @@ function storedSummaries(messages: readonly Message[]): HTMLElement | undefined 
   );
 }
 
+function replayNote(timeline: Timeline): string {
+  const cache = timeline.cacheModel;
+  const totals = timeline.totals;
+  const model =
+    timeline.model === undefined
+      ? "with this server's settings"
+      : `as ${timeline.model} (${timeline.settingsFrom === "recorded model" ? "the model the session recorded" : "this server's model"})`;
+  const prices =
+    cache.provider === "none"
+      ? "with no prompt cache"
+      : `by the ${cache.provider} prompt cache (read ${cache.read.toFixed(2)}×, write ${cache.write.toFixed(2)}×, entries live ${Math.round(cache.ttlSeconds / 60)} min)`;
+  return (
+    `Replayed ${model} with a ${tokens(timeline.contextWindow)}-token window (${tokens(timeline.usable)} usable) and the ` +
+    `extractive summarizer, priced ${prices}. Cost in units of uncached input: ${units(totals.costUnits)} as run + ` +
+    `${units(totals.summarizerCostUnits)} for ${totals.summaryCalls} summaries billed as LLM calls + ` +
+    `${units(totals.rereadCostUnits)} for ${totals.rereads} re-reads of what a view lacked = ${units(totals.costWithRereads)}. ` +
+    `Grounding: of the spans each recorded reply copied from its context, the share its view still showed. ` +
+    `Click a bar or a row for its payload.`
+  );
+}
+
+/** One row per request: its tokens, cache bill, cost and grounding. Clicking a row selects its request. */
+function requestTable(requests: readonly TimelineRequest[], onSelect: (index: number) => void): HTMLElement {
+  const headers = [
+    "Request",
+    "Raw",
+    "Governed",
+    "Cache read",
+    "Cache write",
+    "Cost",
+    "Grounding",
+    "Missing",
+    "Events",
+  ];
+  return el(
+    "div",
+    { className: "requests-box" },
+    el(
+      "table",
+      { className: "requests" },
+      el(
+        "thead",
+        {},
+        el(
+          "tr",
+          {},
+          ...headers.map((header, column) =>
+            el("th", { className: column === 0 || column === 8 ? "" : "num", text: header }),
+          ),
+        ),
+      ),
+      el(
+        "tbody",
+        {},
+        ...requests.map((request) => {
+          const grounding = request.grounding;
+          const events = [
+            ...new Set(
+              request.events.filter((event) => markOf(event) !== undefined).map((event) => event.type),
+            ),
+          ];
+          return el(
+            "tr",
+            {
+              className: `request-row${request.error === undefined ? "" : " refused"}${grounding !== undefined && grounding.missingCount > 0 ? " missing-row" : ""}`,
+              attrs: { "data-index": String(request.index) },
+              on: { click: () => onSelect(request.index) },
+            },
+            el("td", { text: String(request.index + 1) }),
+            el("td", { className: "num", text: tokens(request.raw.total) }),
+            el("td", { className: "num", text: tokens(request.governed.total) }),
+            el("td", { className: "num", text: tokens(request.cacheReadTokens) }),
+            el("td", { className: "num", text: tokens(request.cacheWriteTokens) }),
+            el("td", { className: "num", text: units(request.costUnits + request.rereadCostUnits) }),
+            el("td", {
+              className: `num grounding ${groundingClass(grounding?.score)}`,
+              text: groundingText(request),
+            }),
+            el("td", {
+              className: "num missing",
+              text:
+                grounding === undefined || grounding.missingCount === 0 ? "" : String(grounding.missingCount),
+            }),
+            el("td", { text: request.error === undefined ? events.join(", ") : `refused: ${request.error}` }),
+          );
+        }),
+      ),
+    ),
+  );
+}
+
 /**
- * A session's view: its figures, the per-request chart (governed tokens by channel vs raw, cache hits, events),
+ * A session's view: its figures (cost as billed by the session's prompt-cache model, with summaries and re-reads;
+ * grounding), the per-request chart (governed tokens by channel vs raw, cache reads, events, grounding) and table,
  * the list of governance events, the selected request's exact payload with its summary and offloaded outputs,
  * the current context, and the summaries stored in the session.
  *
@@ -211,7 +398,7 @@ export async function renderSession(main: HTMLElement, sessionId: string): Promi
     requests.reduce((total, request) => total + pick(request), 0);
   const governed = sum((request) => request.governed.total);
   const raw = sum((request) => request.raw.total);
-  const cached = sum((request) => request.cachedTokens);
+  const totals = timeline.totals;
   const compactions = sum(
     (request) => request.events.filter((event) => event.type === "compaction-end").length,
   );
@@ -219,9 +406,12 @@ export async function renderSession(main: HTMLElement, sessionId: string): Promi
   const chartBox = el("div", { className: "chart-box" });
   let selected: number | undefined;
   let scale: "governed" | "raw" = "governed";
+  const table = requestTable(requests, (index) => select(index));
   const select = (index: number) => {
     selected = index;
     drawChart();
+    for (const row of table.querySelectorAll("tr.request-row"))
+      row.classList.toggle("selected", row.getAttribute("data-index") === String(index));
     showRequest(panel, sessionId, index).catch((error: unknown) => showError(panel, error));
   };
   const drawChart = () =>
@@ -269,18 +459,24 @@ export async function renderSession(main: HTMLElement, sessionId: string): Promi
       figure("requests", tokens(requests.length)),
       figure("raw input tokens", tokens(raw)),
       figure("governed input tokens", tokens(governed)),
-      figure("cache hits", governed === 0 ? "—" : percent(cached / governed)),
+      figure(
+        "read from prompt cache",
+        totals.inputTokens === 0 ? "—" : percent(totals.cacheReadTokens / totals.inputTokens),
+      ),
+      figure("cost units, with summaries and re-reads", units(totals.costWithRereads)),
+      figure("cost units without governance", units(totals.rawCostUnits)),
+      figure("next-step grounding", percent(totals.grounding)),
+      figure("edit anchors kept", percent(totals.anchorsKept)),
       figure("compactions", tokens(compactions)),
       figure("recorded cost", cost(session.cost)),
     ),
     el("h2", { text: "Tokens per request" }),
-    el("p", {
-      className: "muted",
-      text: `Replayed with a ${tokens(timeline.contextWindow)}-token window (${tokens(timeline.usable)} usable) and the extractive summarizer. Click a bar for its payload.`,
-    }),
+    el("p", { className: "muted replay-note", text: replayNote(timeline) }),
     el("div", { className: "chart-tools" }, scaleButton),
     chartBox,
     legend(),
+    el("h2", { text: "Requests" }),
+    table,
     el("h2", { text: "Governance events" }),
     eventItems.length === 0
       ? el("p", { className: "muted", text: "None: every request fit as it was." })

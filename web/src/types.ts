@@ -79,6 +79,34 @@ export interface GovernanceEvent {
   readonly [field: string]: unknown;
 }
 
+/** A span a request's recorded reply used that its governed view lacked, and the message that held it. */
+export interface MissingSpan {
+  /** `anchor` (a line an edit replaced), `path`, `identifier` or `literal`. */
+  readonly kind: string;
+  readonly text: string;
+  readonly source: {
+    readonly id: string;
+    readonly seq: number;
+    readonly role: string;
+    /** What governance did to that message in this view. */
+    readonly fate: "offloaded" | "cut" | "summarised" | "removed";
+    /** The payload message standing for it (itself, or the summary covering it). */
+    readonly viewMessageId?: string;
+  };
+}
+
+/** Next-step grounding of one request. */
+export interface Grounding {
+  /** Share of the spans the reply copied from context still in view; absent when it copied none. */
+  readonly score?: number;
+  readonly spans: number;
+  readonly kept: number;
+  readonly anchors: number;
+  readonly anchorsKept: number;
+  readonly missing: readonly MissingSpan[];
+  readonly missingCount: number;
+}
+
 /** One request of a session's timeline. */
 export interface TimelineRequest {
   readonly index: number;
@@ -86,10 +114,45 @@ export interface TimelineRequest {
   readonly at: string;
   readonly raw: Channels;
   readonly governed: Channels;
-  readonly cachedTokens: number;
+  readonly cacheReadTokens: number;
+  readonly cacheWriteTokens: number;
+  /** Input cost in units of the uncached input price. */
+  readonly costUnits: number;
+  readonly rereadCostUnits: number;
+  /** Absent when governance refused the request. */
+  readonly grounding?: Grounding;
   readonly checkpoint: boolean;
   readonly events: readonly GovernanceEvent[];
   readonly error?: string;
+}
+
+/** The prompt-cache model a timeline was priced with. */
+export interface CacheModel {
+  readonly provider: string;
+  readonly model?: string;
+  readonly read: number;
+  readonly write: number;
+  readonly output: number;
+  readonly ttlSeconds: number;
+  readonly minTokens: number | null;
+}
+
+/** What the replay cost and kept (cost in units of the uncached input price). */
+export interface TimelineTotals {
+  readonly requests: number;
+  readonly inputTokens: number;
+  readonly cacheReadTokens: number;
+  readonly cacheWriteTokens: number;
+  readonly costUnits: number;
+  readonly summaryCalls: number;
+  readonly summarizerCostUnits: number;
+  readonly rereads: number;
+  readonly rereadCostUnits: number;
+  readonly costWithRereads: number;
+  readonly rawCostUnits: number;
+  readonly grounding: number;
+  readonly anchorsKept: number;
+  readonly groundingWorst?: { readonly index: number; readonly score: number };
 }
 
 /** `GET /v1/sessions/:id/timeline`. */
@@ -98,6 +161,10 @@ export interface Timeline {
   readonly contextWindow: number;
   readonly usable: number;
   readonly fixedTokens: number;
+  readonly model?: string;
+  readonly settingsFrom: "recorded model" | "server";
+  readonly cacheModel: CacheModel;
+  readonly totals: TimelineTotals;
   readonly requests: readonly TimelineRequest[];
 }
 

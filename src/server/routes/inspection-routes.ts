@@ -4,6 +4,7 @@ import type { PreparedRequest } from "../../engine/prepared-request.ts";
 import { toOpenAIChatJson } from "../../formats/providers/openai-chat/index.ts";
 import { cacheProfiles, type CacheProvider } from "../../pricing/cache-profile.ts";
 import { replayConversation } from "../../replay/replay.ts";
+import { sessionReplaySettings } from "./inspector-replay-settings.ts";
 import { HttpError, notFound } from "../http/http-error.ts";
 import { readJson } from "../http/json-body.ts";
 import { clientSystemPrompt } from "../proxy/session-inputs.ts";
@@ -78,9 +79,8 @@ export function registerInspectionRoutes(app: Hono<ServerEnv>, context: ServerCo
   app.get("/v1/sessions/:id/replay", async (c) => {
     const tenant = c.get("tenant");
     const { storeId } = await directory.requireStored(tenant, c.req.param("id"));
-    const settings = (await engines.engine(tenant)).settings;
-    const pricing = c.req.query("pricing") ?? settings.policy.pricing ?? "anthropic";
-    if (!(pricing in cacheProfiles)) {
+    const pricing = c.req.query("pricing");
+    if (pricing !== undefined && !(pricing in cacheProfiles)) {
       throw new HttpError(
         400,
         "invalid_input",
@@ -89,13 +89,17 @@ export function registerInspectionRoutes(app: Hono<ServerEnv>, context: ServerCo
     }
     const rows = (await store.dumpSession(storeId)).rows;
     const messages = rows.map((row) => row.message).sort((a, b) => a.seq - b.seq);
+    // The same settings as the inspector's timeline, so both agree with `ctxkit replay` on this session.
+    const settings = await sessionReplaySettings(
+      messages,
+      (await engines.engine(tenant)).settings,
+      context.upstream?.model,
+    );
+    const cache = pricing === undefined ? settings.cache : cacheProfiles[pricing as CacheProvider];
     const result = await replayConversation(messages, {
-      contextWindow: settings.contextWindow,
-      reservedOutputTokens: settings.reservedOutputTokens,
-      counter: settings.counter,
-      summarizer: settings.summarizer,
-      policy: settings.policy,
-      cache: cacheProfiles[pricing as CacheProvider],
+      ...settings,
+      policy: { ...settings.policy, pricing: cache.provider },
+      cache,
     });
     return c.json(result);
   });

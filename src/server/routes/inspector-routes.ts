@@ -1,20 +1,24 @@
 import type { Hono } from "hono";
 import { toOpenAIChatJson } from "../../formats/providers/openai-chat/index.ts";
 import { messageText } from "../../model/blocks.ts";
-import { createExtractiveSummarizer } from "../../summarize/index.ts";
 import { HttpError, notFound } from "../http/http-error.ts";
 import type { ServerContext, ServerEnv } from "../server-context.ts";
 import { publicMessages } from "../tenancy/tenant-session-id.ts";
+import type { CacheProfile } from "../../pricing/cache-profile.ts";
+import { sessionReplaySettings, type SessionReplaySettings } from "./inspector-replay-settings.ts";
 import { buildTimeline, type Timeline } from "./inspector-timeline.ts";
+
+/** A session's timeline and the model it was replayed as. */
+type SessionTimeline = Timeline & Pick<SessionReplaySettings, "model" | "settingsFrom">;
 
 /** How many sessions' timelines are kept between requests (a timeline is rebuilt when its session changed). */
 const CACHED_TIMELINES = 8;
 
 /** A small LRU of timeline replays keyed by tenant and session, valid while the session is unchanged. */
 class TimelineCache {
-  readonly #entries = new Map<string, { version: string; timeline: Promise<Timeline> }>();
+  readonly #entries = new Map<string, { version: string; timeline: Promise<SessionTimeline> }>();
 
-  get(key: string, version: string, build: () => Promise<Timeline>): Promise<Timeline> {
+  get(key: string, version: string, build: () => Promise<SessionTimeline>): Promise<SessionTimeline> {
     const cached = this.#entries.get(key);
     this.#entries.delete(key);
     const entry = cached?.version === version ? cached : { version, timeline: build() };
@@ -37,33 +41,47 @@ function requestIndex(value: string, timeline: Timeline): number {
   return index;
 }
 
+/** The cache model a timeline was priced with, as `ctxkit replay --json` reports it. */
+function cacheModelJson(cache: CacheProfile) {
+  return {
+    provider: cache.provider,
+    ...(cache.model !== undefined && { model: cache.model }),
+    read: cache.read,
+    write: cache.write,
+    output: cache.output,
+    ttlSeconds: cache.ttlMs / 1000,
+    minTokens: Number.isFinite(cache.minTokens) ? cache.minTokens : null,
+  };
+}
+
 /**
  * Routes the web inspector reads a session's history through: the per-request timeline (governed and raw
- * tokens by channel, cache hits, governance events), the exact governed payload of any request, and the outputs
- * governance offloaded in it. The stored history is replayed with the server's window, counter and policy and
- * the extractive summarizer (viewing never calls a model); nothing is written.
+ * tokens by channel, the cache model's bill, next-step grounding with the spans each view lacked, governance
+ * events) and its totals, the exact governed payload of any request, and the outputs governance offloaded in it.
+ * The stored history is replayed as `ctxkit replay` replays it (`sessionReplaySettings`: the recorded model's
+ * window, tokenizer and cache) with the extractive summarizer (viewing never calls a model); nothing is written.
  *
  * @example
  * registerInspectorRoutes(app, context);
  */
 export function registerInspectorRoutes(app: Hono<ServerEnv>, context: ServerContext): void {
-  const { store, directory, engines } = context;
+  const { store, directory, engines, upstream } = context;
   const cache = new TimelineCache();
 
-  const timelineOf = async (tenant: string, id: string): Promise<Timeline> => {
+  const timelineOf = async (tenant: string, id: string): Promise<SessionTimeline> => {
     const { record, storeId } = await directory.requireStored(tenant, id);
     const version = `${record.updatedAt}|${record.messageCount}|${record.nextSeq}`;
     return cache.get(`${tenant}\u0000${storeId}`, version, async () => {
       const settings = (await engines.engine(tenant)).settings;
       const rows = (await store.dumpSession(storeId)).rows;
       const messages = rows.map((row) => row.message).sort((a, b) => a.seq - b.seq);
-      return buildTimeline(messages, {
-        contextWindow: settings.contextWindow,
-        reservedOutputTokens: settings.reservedOutputTokens,
-        counter: settings.counter,
-        summarizer: createExtractiveSummarizer({ counter: settings.counter }),
-        policy: settings.policy,
-      });
+      const replay = await sessionReplaySettings(messages, settings, upstream?.model);
+      const timeline = await buildTimeline(messages, replay);
+      return {
+        ...timeline,
+        ...(replay.model !== undefined && { model: replay.model }),
+        settingsFrom: replay.settingsFrom,
+      };
     });
   };
 
@@ -75,7 +93,11 @@ export function registerInspectorRoutes(app: Hono<ServerEnv>, context: ServerCon
       contextWindow: timeline.contextWindow,
       usable: timeline.usable,
       fixedTokens: timeline.fixedTokens,
+      model: timeline.model,
+      settingsFrom: timeline.settingsFrom,
       summarizer: "extractive",
+      cacheModel: cacheModelJson(timeline.cache),
+      totals: timeline.totals,
       requests: timeline.requests,
     });
   });
