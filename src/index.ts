@@ -7,6 +7,7 @@ export * from "./errors/index.ts";
 export * from "./model/index.ts";
 export * from "./conversation/index.ts";
 export * from "./tokens/index.ts";
+export * from "./pricing/index.ts";
 export * from "./formats/providers/index.ts";
 export * from "./formats/transcripts/index.ts";
 export * from "./formats/ctxkit-jsonl/index.ts";

@@ -65,9 +65,13 @@ export function renderStory(report: DemoReport, where: { database: string }): st
   }
   lines.push(
     "",
-    "Input cost, cache-weighted (Anthropic prices: cache read 0.1, cache write 1.25, in units of one uncached token):",
+    "Cost as Anthropic bills it (cache reads 0.1, writes 1.25 behind ctxkit's breakpoints, entries kept 5 minutes; in",
+    "units of one uncached input token), with ctxkit's summaries billed as LLM calls and a re-read for every",
+    "request whose reply needed something the view had dropped:",
     `  without ctxkit  ${number(report.rawCostUnits)}`,
-    `  with ctxkit     ${number(report.costUnits)}  (${(saved * 100).toFixed(1)}% less)`,
+    `  with ctxkit     ${number(report.costUnits)}  (${(saved * 100).toFixed(1)}% less), with ` +
+      `${(report.grounding * 100).toFixed(1)}% of what each reply used still in view ` +
+      `(edit anchors ${(report.anchorsKept * 100).toFixed(1)}%)`,
     "",
     `The session (${report.storedMessages} stored messages, originals kept even where the view summarised them) is ` +
       `in ${where.database} as ${report.sessionId}.`,

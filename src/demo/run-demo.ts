@@ -6,7 +6,9 @@ import { messageText } from "../model/blocks.ts";
 import type { Message } from "../model/message.ts";
 import type { SessionStore } from "../store/session-store.ts";
 import type { Summarizer } from "../summarize/summarizer.ts";
-import { PrefixCache } from "../replay/prefix-cache.ts";
+import { meteredSummarizer } from "../replay/metered-summarizer.ts";
+import { ReplayMeter } from "../replay/replay-meter.ts";
+import { createExtractiveSummarizer } from "../summarize/extractive-summarizer.ts";
 import type { TokenCounter } from "../tokens/token-counter.ts";
 import { scriptedSession, type ScriptedTurn } from "./scripted-session.ts";
 
@@ -14,7 +16,10 @@ import { scriptedSession, type ScriptedTurn } from "./scripted-session.ts";
 export interface DemoRequest {
   readonly rawTokens: number;
   readonly governedTokens: number;
+  /** Governed tokens the provider's cache served (Anthropic's, with ctxkit's breakpoints). */
   readonly cachedTokens: number;
+  /** Share of what the scripted reply took from its context that the view still showed. */
+  readonly grounding?: number;
   readonly events: readonly GovernanceEvent["type"][];
 }
 
@@ -34,8 +39,13 @@ export interface DemoReport {
   readonly compactions: readonly DemoCompaction[];
   readonly eventCounts: Readonly<Record<string, number>>;
   readonly contextWindow: number;
+  /** Input cost without governance (Anthropic's cache, in units of one uncached input token). */
   readonly rawCostUnits: number;
+  /** With ctxkit: input, summaries billed as LLM calls, and re-reads of what the view lacked. */
   readonly costUnits: number;
+  /** Mean next-step grounding and the share of edit anchors kept. */
+  readonly grounding: number;
+  readonly anchorsKept: number;
   readonly storedMessages: number;
   readonly summarizer: string;
 }
@@ -63,6 +73,11 @@ const TOOLS = ["list_directory", "grep", "read_file", "edit_file", "bash"].map((
   inputSchema: { type: "object", properties: {}, additionalProperties: true },
 }));
 
+/** The scripted reply as the message the grounding score reads. */
+function replyMessage(content: Message["content"]): Message {
+  return { id: "reply", sessionId: "demo", seq: 0, turn: 0, role: "assistant", content, createdAt: "" };
+}
+
 /**
  * Runs a deterministic, scripted coding-agent session through the context engine (governance, persistence,
  * assembly) and measures every request against the ungoverned history: the demo behind `ctxkit demo`.
@@ -77,12 +92,22 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
   });
   const totalRequests = script.reduce((sum, turn) => sum + turn.steps.length + 1, 0);
   const pendingEvents: GovernanceEvent[] = [];
+  // Priced as Anthropic bills it (ctxkit's breakpoints, summaries as LLM calls, re-reads of what the view lacked),
+  // against the same history ungoverned.
+  const tokensOf = (message: Message) => options.counter.countMessage(message);
+  const meter = new ReplayMeter({ cache: cacheProfiles.anthropic, tokensOf });
+  const rawMeter = new ReplayMeter({ cache: cacheProfiles.anthropic, tokensOf, grounding: false });
+  const summarizer = meteredSummarizer(
+    options.summarizer ?? createExtractiveSummarizer({ counter: options.counter }),
+    options.counter,
+    (call) => meter.summary(call),
+  );
   const engine = await createContextEngine({
     store: options.store,
     model: "claude-sonnet-4-5",
     contextWindow: options.contextWindow,
     tokenCounter: options.counter,
-    ...(options.summarizer !== undefined && { summarizer: options.summarizer }),
+    summarizer,
     session: { agent: "ctxkit-demo", title: "ctxkit demo: a coding agent explores this repository" },
     onEvent: (event) => pendingEvents.push(event),
   });
@@ -90,31 +115,13 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
   const requests: DemoRequest[] = [];
   const compactions: DemoCompaction[] = [];
   const eventCounts: Record<string, number> = {};
-  const cache = new PrefixCache();
-  const pricing = cacheProfiles.anthropic;
-  let rawCostUnits = 0;
-  let costUnits = 0;
-  let previousRaw = 0;
-  const countedRaw = new WeakSet<Message>();
-  let rawMessages = 0;
-
-  const measure = async (request: PreparedRequest) => {
+  const measure = async (request: PreparedRequest, reply: Message) => {
     const history = await session.history();
-    for (const message of history) {
-      if (countedRaw.has(message)) continue;
-      countedRaw.add(message);
-      rawMessages += options.counter.countMessage(message);
-    }
-    const fixed = request.tokens.fixed;
-    const rawTokens = fixed + rawMessages;
-    const common = cache.observe(request.messages);
-    let cachedTokens = requests.length === 0 ? 0 : fixed;
-    for (const message of request.messages.slice(0, common))
-      cachedTokens += options.counter.countMessage(message);
-    const governedTokens = request.tokens.total;
-    rawCostUnits += previousRaw * pricing.read + (rawTokens - previousRaw) * pricing.write;
-    costUnits += cachedTokens * pricing.read + (governedTokens - cachedTokens) * pricing.write;
-    previousRaw = rawTokens;
+    const fixed = { identity: "demo system prompt and tools", tokens: request.tokens.fixed };
+    // The scripted agent answers at once: requests follow each other well inside the cache's lifetime.
+    const at = requests.length * 10_000;
+    const rawBill = rawMeter.request({ at, fixed, history, view: history, reply: [] }).bill;
+    const measured = meter.request({ at, fixed, history, view: request.messages, reply: [reply] });
     const events = pendingEvents.splice(0);
     for (const event of events) {
       eventCounts[event.type] = (eventCounts[event.type] ?? 0) + 1;
@@ -129,7 +136,13 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
         });
       }
     }
-    requests.push({ rawTokens, governedTokens, cachedTokens, events: events.map((event) => event.type) });
+    requests.push({
+      rawTokens: rawBill.tokens,
+      governedTokens: request.tokens.total,
+      cachedTokens: measured.bill.cacheRead,
+      ...(measured.grounding?.score !== undefined && { grounding: measured.grounding.score }),
+      events: events.map((event) => event.type),
+    });
     options.onProgress?.(requests.length, totalRequests);
   };
 
@@ -139,18 +152,19 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
     await session.run(
       turn.instruction,
       async (request) => {
-        await measure(request);
         const scripted = turn.steps[step++];
-        if (!scripted) return { content: turn.reply, usage: { input: request.tokens.total, output: 60 } };
-        const content = scripted.calls.map((call, index) => {
+        if (!scripted) {
+          await measure(request, replyMessage([{ type: "text", text: turn.reply }]));
+          return { content: turn.reply, usage: { input: request.tokens.total, output: 60 } };
+        }
+        const calls = scripted.calls.map((call, index) => {
           const id = `call_${requests.length}_${index}`;
           outputs.set(id, { content: call.output, isError: call.isError });
           return { type: "tool-call" as const, id, name: call.name, input: call.input };
         });
-        return {
-          content: scripted.text ? [{ type: "text" as const, text: scripted.text }, ...content] : content,
-          usage: { input: request.tokens.total, output: 40 },
-        };
+        const content = scripted.text ? [{ type: "text" as const, text: scripted.text }, ...calls] : calls;
+        await measure(request, replyMessage(content));
+        return { content, usage: { input: request.tokens.total, output: 40 } };
       },
       {
         system: SYSTEM_PROMPT,
@@ -162,6 +176,7 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
     );
   }
   const stats = await session.stats();
+  const grounding = meter.grounding!.totals;
   return {
     sessionId: session.id,
     turns: script.length,
@@ -169,8 +184,10 @@ export async function runDemo(options: RunDemoOptions): Promise<DemoReport> {
     compactions,
     eventCounts,
     contextWindow: options.contextWindow,
-    rawCostUnits,
-    costUnits,
+    rawCostUnits: rawMeter.totals.costUnits,
+    costUnits: meter.totals.costWithRereads,
+    grounding: grounding.mean,
+    anchorsKept: grounding.anchorShare,
     storedMessages: stats.stored?.messageCount ?? 0,
     summarizer: engine.settings.summarizer.name,
   };

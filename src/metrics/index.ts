@@ -17,3 +17,10 @@ export {
   primaryArgument,
   toolCallLabel,
 } from "./tool-call-label.ts";
+export {
+  GroundingTracker,
+  type GroundingObservation,
+  type GroundingTotals,
+  type MissingSpan,
+} from "./grounding.ts";
+export { replySpans, type ReplySpan, type SpanKind } from "./reply-spans.ts";

@@ -1,2 +1,4 @@
 export * from "./replay.ts";
-export * from "./prefix-cache.ts";
+export * from "./replay-meter.ts";
+export * from "./breakpoint-placement.ts";
+export * from "./metered-summarizer.ts";

@@ -3,7 +3,6 @@ import type { Message } from "../model/message.ts";
 import { FakeSummarizer } from "../test/fake-summarizer.ts";
 import { FakeTokenCounter } from "../test/fake-token-counter.ts";
 import { HistoryBuilder } from "../test/history-builder.ts";
-import { PrefixCache } from "./prefix-cache.ts";
 import { replayConversation, requestPoints } from "./replay.ts";
 
 function longSession(): Message[] {
@@ -64,19 +63,4 @@ it("compacts when offloading is off and still keeps every request inside the win
   expect(totals.compactions).toBeGreaterThan(0);
   expect(totals.refused).toBe(0);
   expect(totals.maxGovernedTokens + 4_000).toBeLessThanOrEqual(32_000);
-});
-
-describe("PrefixCache", () => {
-  it("counts the leading messages identical to the previous request", () => {
-    const messages = new HistoryBuilder().user("a").reply("b").user("c").build();
-    const cache = new PrefixCache();
-    expect(cache.observe(messages.slice(0, 2))).toBe(0);
-    expect(cache.observe(messages)).toBe(2);
-    const rewritten = [
-      { ...messages[0]!, content: [{ type: "text" as const, text: "changed" }] },
-      ...messages.slice(1),
-    ];
-    expect(cache.observe(rewritten)).toBe(0);
-    expect(cache.observe([...rewritten.map((message) => ({ ...message }))])).toBe(3);
-  });
 });

@@ -1,10 +1,9 @@
 /**
- * Durable sessions: the `SessionStore` and `BlobStore` contracts, the in-memory store, pricing and the ctxkit
+ * Durable sessions: the `SessionStore` and `BlobStore` contracts, the in-memory store and the ctxkit
  * JSONL export/import. The SQLite and PostgreSQL backends are subpath exports (`ctxkit/sqlite`, `ctxkit/postgres`).
  */
 export type * from "./session-store.ts";
 export * from "./blob-store.ts";
-export * from "../pricing/model-prices.ts";
 export { EMPTY_USAGE_TOTALS, addUsage, usageDelta, type UsageDelta } from "./usage-totals.ts";
 export {
   DEFAULT_INLINE_MEDIA_LIMIT,
