@@ -163,6 +163,7 @@ async function governorReplay(
         history: step.history,
         view: step.view,
         reply: step.reply,
+        ...(step.cacheAnchor !== undefined && { anchor: step.cacheAnchor }),
       },
       step.governedTokens,
       options.window,

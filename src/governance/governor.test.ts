@@ -156,7 +156,11 @@ describe("Governor", () => {
   });
 
   it("summarises settled history long before the trigger, when the cache arithmetic says it pays", async () => {
-    const { instance, events } = governor({ contextWindow: 128_000, reservedOutputTokens: 8_000 });
+    const { instance, events } = governor({
+      contextWindow: 128_000,
+      reservedOutputTokens: 8_000,
+      policy: { compactSettledHistory: true },
+    });
     const builder = new HistoryBuilder().user("find every caller of parse()");
     let largest = 0;
     for (let index = 0; index < 150; index++) {

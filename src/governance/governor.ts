@@ -7,6 +7,7 @@ import type { Summarizer } from "../summarize/summarizer.ts";
 import type { TokenCounter } from "../tokens/token-counter.ts";
 import { UsageAnchor } from "./usage-anchor.ts";
 import { cacheProfiles } from "../pricing/cache-profile.ts";
+import { cacheAnchor, rewriteStart, type CachedPrefix } from "./cached-prefix.ts";
 import { checkpointPays, expectedRemainingRequests } from "./cache-economics.ts";
 import { emergencyView } from "./emergency.ts";
 import type { GovernanceEvent, GovernanceEventListener } from "./events.ts";
@@ -84,6 +85,13 @@ export interface GovernedRequest {
   readonly tokens: RequestTokens;
   /** True when this request rewrote earlier history (the prompt cache restarts after the first change). */
   readonly checkpoint: boolean;
+  /**
+   * Index in `messages` of the cache anchor: the end of the prefix the next checkpoint will leave as it is (see
+   * `cacheAnchor`). Payload builders put a cache breakpoint there, so a rewrite of what follows still reads the
+   * settled history from the cache. After a checkpoint it stays where the previous request had it, since that
+   * prefix is what the provider holds.
+   */
+  readonly cacheAnchor?: number;
   readonly loop?: LoopDetection;
 }
 
@@ -134,6 +142,12 @@ export class Governor {
   #requests = 0;
   #emergencyStage = 0;
   #tokenizerCalls = 0;
+  /** What the provider's cache holds after the previous request, for pricing a rewrite. */
+  #cached: CachedPrefix | undefined;
+  /** The cache anchor of the previous request (an index into the view). */
+  #anchor: number | undefined;
+  /** Tokens new in this request: written to the cache whether or not a checkpoint rewrites older history. */
+  #freshTokens = 0;
 
   constructor(options: GovernorOptions) {
     this.#options = options;
@@ -212,7 +226,9 @@ export class Governor {
     this.#covered = history.length;
     this.#lastCoveredId = history.at(-1)?.id;
     const counted = options.fixedTokens ?? 0;
+    const viewBefore = this.#viewTokens;
     const loop = await this.#ingest(fresh, counted, publish, options.signal);
+    this.#freshTokens = this.#viewTokens - viewBefore;
 
     // Every decision is taken on the provider-anchored total of what would be sent (orphan repair included),
     // re-derived for the view being decided on: the view before a checkpoint, the one after, the notice.
@@ -224,9 +240,11 @@ export class Governor {
     const turnsOver = policy.maxTurns > 0 && this.#turnsInView > policy.maxTurns;
     const mandatory = overflow || mustCompact || turnsOver || (rebuilt && history.length > 0);
     let checkpoint = false;
+    const previousView = this.#view;
     if (mandatory || this.#optionalCandidate()) {
       checkpoint = await this.#checkpoint(counted, mandatory, publish, options.signal);
     }
+    const anchor = this.#nextAnchor(previousView, checkpoint);
 
     if (checkpoint) repaired = this.#sent(this.#view);
     if (repaired.messages !== this.#view) {
@@ -252,6 +270,16 @@ export class Governor {
       }
     }
     const counterTotal = counted + messageTokens;
+    this.#anchor = anchor;
+    this.#cached = {
+      at: this.#clock().getTime(),
+      ends: [
+        -1,
+        ...(anchor === undefined ? [] : [anchor]),
+        newestAssistant(this.#view) - 1,
+        this.#view.length - 1,
+      ],
+    };
     return {
       messages,
       events,
@@ -265,8 +293,24 @@ export class Governor {
         }),
       },
       checkpoint,
+      ...(anchor !== undefined && anchor < messages.length && { cacheAnchor: anchor }),
       ...(loop !== undefined && { loop }),
     };
+  }
+
+  /**
+   * The cache anchor of the view just settled: the previous request's when a checkpoint left that prefix intact
+   * (it is what the provider holds; the new one is written by the next request), else the view's own.
+   */
+  #nextAnchor(previousView: readonly Message[], checkpoint: boolean): number | undefined {
+    const previous = this.#anchor;
+    if (checkpoint && previous !== undefined) {
+      let unchanged = true;
+      for (let index = 0; index <= previous && unchanged; index++)
+        unchanged = this.#view[index] === previousView[index];
+      if (unchanged) return previous;
+    }
+    return cacheAnchor(this.#view, this);
   }
 
   /**
@@ -420,6 +464,11 @@ export class Governor {
    */
   #optionalCandidate(): boolean {
     const { policy } = this;
+    // The cache expired since the last request: this one writes everything anyway, so a rewrite is free.
+    const cached = this.#cached;
+    const ttl = cacheProfiles[policy.pricing].ttlMs;
+    if (policy.pricing !== "none" && cached !== undefined && this.#clock().getTime() - cached.at > ttl)
+      return true;
     const { protect, minPrunable } = this.#thresholds();
     const settledReady =
       policy.compactSettledHistory &&
@@ -447,7 +496,7 @@ export class Governor {
     const nextTokens = sumTokens(next, this.tokensOf);
     if (!mandatory && this.policy.cacheAware && next !== this.#view) {
       const firstChange = next.findIndex((message, index) => message !== this.#view[index]);
-      const rewritten = sumTokens(next.slice(firstChange < 0 ? next.length : firstChange), this.tokensOf);
+      const rewritten = this.#rewrittenTokens(next, firstChange < 0 ? next.length : firstChange);
       const pays = checkpointPays(
         {
           savedTokens: this.#viewTokens - nextTokens,
@@ -557,6 +606,20 @@ export class Governor {
     return { view: fittedMinimal, dropped };
   }
 
+  /**
+   * Tokens a rewrite of the view from `firstChange` writes to the cache that the next request would otherwise read
+   * from it: from where the provider's cached prefix stops (a breakpoint before the change, for Anthropic) to the
+   * end of what was already sent. 0 when nothing is cached any more.
+   */
+  #rewrittenTokens(next: readonly Message[], firstChange: number): number {
+    const start = this.#rewriteStart(firstChange);
+    if (start === undefined) return 0;
+    return Math.max(0, sumTokens(next.slice(start), this.tokensOf) - this.#freshTokens);
+  }
+
+  #rewriteStart = (firstChange: number): number | undefined =>
+    rewriteStart(firstChange, this.#cached, cacheProfiles[this.policy.pricing], this.#clock().getTime());
+
   /** An optional checkpoint was not taken: consider the next one only after more tool traffic piled up. */
   #postponeOptionalCheck(): void {
     const step = Math.max(1_000, this.#thresholds().minPrunable / 2);
@@ -599,6 +662,8 @@ export class Governor {
       guard: this.#guard,
       force,
       requestsSoFar: this.#requests,
+      rewriteStart: this.#rewriteStart,
+      freshTokens: this.#freshTokens,
       ids: this.#ids,
       clock: this.#clock,
       ...(signal !== undefined && { signal }),
@@ -617,6 +682,11 @@ function protectedPart(view: readonly Message[]): Message[] {
     ...(instruction !== undefined && opensTurn(instruction) ? [instruction] : []),
     ...(newestStep > start ? view.slice(newestStep) : []),
   ];
+}
+
+/** Index of the newest assistant message, or -1. */
+function newestAssistant(messages: readonly Message[]): number {
+  return messages.findLastIndex((message) => message.role === "assistant");
 }
 
 function isGoverned(message: Message): boolean {

@@ -49,9 +49,10 @@ export const governancePolicySchema = z.object({
   maxTurns: tokens.default(0),
   /**
    * Summarise settled history — everything before the protected tail that is not still needed — as soon as
-   * the prompt-cache arithmetic says it pays, long before the compaction trigger.
+   * the prompt-cache arithmetic says it pays, long before the compaction trigger. Off by default: on the real
+   * sessions of the bench, with summaries billed as LLM calls, it cost more than it saved (docs/policy.md).
    */
-  compactSettledHistory: z.boolean().default(true),
+  compactSettledHistory: z.boolean().default(false),
   /** Compact when the payload passes this share of the usable window. 0 disables compaction. */
   compactionTrigger: fraction.default(0.8),
   /** Recent whole user turns that compaction at the trigger keeps verbatim: at least this share of the window… */

@@ -64,6 +64,13 @@ export interface ProcessorContext {
   readonly manual?: { readonly focus?: string };
   /** Requests this governor has prepared so far, this one included (for the prompt-cache arithmetic). */
   readonly requestsSoFar?: number;
+  /**
+   * Where a rewrite of the view from a given index starts writing to the provider's cache (see `rewriteStart`);
+   * undefined when nothing is cached any more. Absent: the rewrite is priced from the change itself.
+   */
+  readonly rewriteStart?: (firstChange: number) => number | undefined;
+  /** Tokens new in this request, written to the cache with or without a rewrite. */
+  readonly freshTokens?: number;
   readonly ids: IdGenerator;
   readonly clock: Clock;
   readonly signal?: AbortSignal;

@@ -156,7 +156,14 @@ export function netSaving(
   if (segments.length === 0) return 0;
   let saved = 0;
   segmentTokens.forEach((tokens, index) => (saved += tokens - summaryTokens[index]!));
-  const rewritten = sumTokens(messages.slice(segments[0]!.start), context.tokensOf) - saved;
+  // What the provider's cache would have served and must now be written again: from where its cached prefix
+  // stops (a breakpoint before the first summarised segment) to the end of what was already sent.
+  const start =
+    context.rewriteStart === undefined ? segments[0]!.start : context.rewriteStart(segments[0]!.start);
+  const rewritten =
+    start === undefined
+      ? 0
+      : Math.max(0, sumTokens(messages.slice(start), context.tokensOf) - saved - (context.freshTokens ?? 0));
   const pricing = cacheProfiles[context.policy.pricing];
   const remaining = expectedRemainingRequests(context.requestsSoFar ?? 0);
   return saved * pricing.read * remaining - rewritten * (pricing.write - pricing.read);

@@ -54,3 +54,40 @@ describe("outputPreview", () => {
     expect(preview).not.toContain("y".repeat(300));
   });
 });
+
+describe("outputPreview focus", () => {
+  const source = Array.from({ length: 200 }, (_, line) =>
+    line % 20 === 5
+      ? `${String(line).padStart(5)}→export function handler${line}(event: Event) {`
+      : `${String(line).padStart(5)}→  total += step(${line});`,
+  ).join("\n");
+
+  it("keeps a file's outline — the lines declaring what the agent calls or edits next — verbatim", () => {
+    const preview = outputPreview(source, 3, false, "outline");
+    for (let line = 25; line < 180; line += 20)
+      expect(preview).toContain(`→export function handler${line}(event: Event) {`);
+    expect(preview).not.toContain("total += step(100)");
+    expect(outputPreview(source, 3, false)).not.toContain("handler105");
+  });
+
+  it("keeps a search's matches, in order, within the preview budget", () => {
+    const matches = Array.from(
+      { length: 300 },
+      (_, line) => `src/module${line}.ts:${line}: const value = lookup(${line});`,
+    ).join("\n");
+    const preview = outputPreview(matches, 3, false, "matches");
+    expect(preview).toContain("src/module10.ts:10: const value = lookup(10);");
+    expect(preview.indexOf("module10.ts")).toBeLessThan(preview.indexOf("module20.ts"));
+    expect(preview.length).toBeLessThan(0.3 * matches.length);
+    expect(outputPreview(matches, 3, false)).not.toContain("module10.ts:10");
+  });
+
+  it("keeps failing test names from a test run", () => {
+    const run = [
+      ...Array.from({ length: 80 }, (_, line) => ` ✓ passes case ${line}`),
+      " × rejects an empty body",
+      ...Array.from({ length: 80 }, (_, line) => ` ✓ more ${line}`),
+    ].join("\n");
+    expect(outputPreview(run, 3, true)).toContain("× rejects an empty body");
+  });
+});

@@ -2,8 +2,8 @@ import type { Message } from "../model/message.ts";
 
 /**
  * Who placed a payload's Anthropic `cache_control` breakpoints: `ctxkit` (system prompt and tools, the newest
- * stable message, and the previous request's newest message — the one before the newest assistant message) or
- * `newest` (system prompt and tools, newest message only: what Claude Code sends).
+ * stable message, the previous request's newest message — the one before the newest assistant message — and the
+ * governor's cache anchor) or `newest` (system prompt and tools, newest message only: what Claude Code sends).
  */
 export type BreakpointPlacement = "ctxkit" | "newest";
 
@@ -23,6 +23,7 @@ export function breakpointIndices(
   placement: BreakpointPlacement,
   view: readonly Message[],
   offset: number,
+  anchor?: number,
 ): number[] {
   const indices: number[] = offset > 0 ? [0] : [];
   let newest = view.length - 1;
@@ -32,6 +33,8 @@ export function breakpointIndices(
   if (placement === "ctxkit") {
     const assistant = view.findLastIndex((message, index) => index <= newest && message.role === "assistant");
     if (assistant > 0 && assistant - 1 !== newest) indices.push(assistant - 1 + offset);
+    if (anchor !== undefined && anchor >= 0 && anchor < newest && !indices.includes(anchor + offset))
+      indices.push(anchor + offset);
   }
   return indices.sort((a, b) => a - b);
 }

@@ -191,6 +191,8 @@ export interface GovernedStep {
   readonly rawTokens: number;
   /** The governed messages sent; undefined when governance refused the request. */
   readonly view?: readonly Message[];
+  /** Where the governor put the view's cache anchor (see `GovernedRequest.cacheAnchor`). */
+  readonly cacheAnchor?: number;
   /** Their tokens with the system prompt and tools. */
   readonly governedTokens: number;
   readonly events: readonly GovernanceEvent["type"][];
@@ -225,7 +227,14 @@ export function governedReplay(
     options.onSummary === undefined
       ? options.summarizer
       : meteredSummarizer(options.summarizer, options.counter, options.onSummary);
-  const governor = createGovernor({ ...options, summarizer, onEvent: (event) => events.push(event.type) });
+  // The governor lives the recorded session's time: its cache arithmetic knows when the cache expired.
+  let now = 0;
+  const governor = createGovernor({
+    clock: () => new Date(now),
+    ...options,
+    summarizer,
+    onEvent: (event) => events.push(event.type),
+  });
   const points = requestPoints(messages);
   const fixedTokens =
     typeof options.fixedTokens === "number"
@@ -245,10 +254,17 @@ export function governedReplay(
         rawTokens: fixedTokens + rawRunning,
       };
       events = [];
+      now = common.at;
       let step: GovernedStep;
       try {
         const request = await governor.prepare(common.history, { fixedTokens });
-        step = { ...common, view: request.messages, governedTokens: request.tokens.total, events };
+        step = {
+          ...common,
+          view: request.messages,
+          governedTokens: request.tokens.total,
+          ...(request.cacheAnchor !== undefined && { cacheAnchor: request.cacheAnchor }),
+          events,
+        };
       } catch (error) {
         if (!CtxkitError.isInstance(error)) throw error;
         step = { ...common, governedTokens: 0, events, error: error.code };
@@ -313,7 +329,15 @@ export async function replayConversation(
         ...(step.error !== undefined && { error: step.error }),
       });
     } else {
-      const measured = meter.request({ at, refreshedAt, fixed, history, view: step.view, reply });
+      const measured = meter.request({
+        at,
+        refreshedAt,
+        fixed,
+        history,
+        view: step.view,
+        reply,
+        ...(step.cacheAnchor !== undefined && { anchor: step.cacheAnchor }),
+      });
       totals.maxGovernedTokens = Math.max(totals.maxGovernedTokens, step.governedTokens);
       totals.compactions += events.filter((type) => type === "compaction-end").length;
       options.retention?.observe(history, step.view);

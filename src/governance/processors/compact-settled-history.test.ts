@@ -28,8 +28,9 @@ interface Setup {
 
 function context(setup: Setup = {}, events: GovernanceEvent[] = []): ProcessorContext {
   return {
-    // The arithmetic with nothing held back as still needed (neededContext has its own tests).
-    policy: resolvePolicy({ groundingTarget: 0, ...setup.policy }),
+    // The processor turned on (it is off by default), with nothing held back as still needed (neededContext has
+    // its own tests).
+    policy: resolvePolicy({ groundingTarget: 0, compactSettledHistory: true, ...setup.policy }),
     window: { contextWindow: 128_000, reservedOutput: 8_000, usable: 120_000 },
     fixedTokens: 10_000,
     tokensOf,

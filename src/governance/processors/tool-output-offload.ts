@@ -1,16 +1,36 @@
-import type { ContentBlock, Message } from "../../model/message.ts";
+import type { ContentBlock, Message, ToolCallBlock } from "../../model/message.ts";
+import { outputKind } from "../context-kind.ts";
 import { computeBoundaries, isGovernable, offloadThresholds } from "../boundaries.ts";
 import type { Processor, ProcessorContext } from "../processor.ts";
 import { sumTokens } from "../processor.ts";
 import { withContent } from "../rewrite.ts";
-import { isShellOutput, outputPreview, resultsOf, toolMessageText } from "../tool-output-text.ts";
+import {
+  isShellOutput,
+  outputPreview,
+  resultsOf,
+  toolMessageText,
+  type PreviewFocus,
+} from "../tool-output-text.ts";
 import { RECALL_TOOL_NAME } from "../recall-tool.ts";
 import { neededContext } from "../needed-context.ts";
 
 /** Outputs smaller than this are not worth a reference and a preview. */
 const MIN_OFFLOAD_TOKENS = 400;
 
-async function offloadMessage(message: Message, context: ProcessorContext): Promise<Message> {
+/** What a preview of each kind of output keeps of its hidden part: the lines agents act on next. */
+const PREVIEW_FOCUS: Readonly<Record<ReturnType<typeof outputKind>, PreviewFocus>> = {
+  read: "outline",
+  search: "matches",
+  edit: "errors",
+  shell: "errors",
+  other: "errors",
+};
+
+async function offloadMessage(
+  message: Message,
+  context: ProcessorContext,
+  calls: ReadonlyMap<string, ToolCallBlock>,
+): Promise<Message> {
   const content: ContentBlock[] = [];
   for (const block of message.content) {
     if (block.type !== "tool-result" || block.offloadRef !== undefined) {
@@ -19,7 +39,14 @@ async function offloadMessage(message: Message, context: ProcessorContext): Prom
     }
     const text = toolMessageText({ ...message, content: [block] });
     const ref = await context.offloadStore!.putText(text);
-    const preview = outputPreview(text, context.policy.offloadPreviewLines, isShellOutput(block, text));
+    const call = calls.get(block.callId);
+    const focus = call === undefined ? "errors" : PREVIEW_FOCUS[outputKind(call)];
+    const preview = outputPreview(
+      text,
+      context.policy.offloadPreviewLines,
+      isShellOutput(block, text),
+      focus,
+    );
     const lines = text.split("\n").length;
     content.push({
       ...block,
@@ -58,8 +85,11 @@ export const offloadToolOutputs: Processor = {
     if (candidates.length === 0 || prunable < minPrunable) return messages;
     const output = [...messages];
     const refs: string[] = [];
+    const calls = new Map<string, ToolCallBlock>();
+    for (const message of messages)
+      for (const block of message.content) if (block.type === "tool-call") calls.set(block.id, block);
     for (const index of candidates) {
-      const replacement = await offloadMessage(messages[index]!, context);
+      const replacement = await offloadMessage(messages[index]!, context, calls);
       output[index] = replacement;
       for (const result of resultsOf(replacement)) if (result.offloadRef) refs.push(result.offloadRef);
     }

@@ -1,0 +1,66 @@
+import type { Message } from "../model/message.ts";
+import type { CacheProfile } from "../pricing/cache-profile.ts";
+import { elidableInputTokens } from "./processors/elide-older-tool-inputs.ts";
+import type { ProcessorContext } from "./processor.ts";
+import { resultsOf } from "./tool-output-text.ts";
+
+/** What the provider's prompt cache holds after a request, as governance can know it. */
+export interface CachedPrefix {
+  /** When the request was sent (the governor's clock, ms). */
+  readonly at: number;
+  /**
+   * View indices whose prefix (system prompt and tools, then the messages through the index) the request left
+   * cached: where its Anthropic breakpoints sat. −1 stands for the system prompt and tools alone. Automatic
+   * caches (OpenAI, Gemini) hold every prefix; there the list only bounds what was sent.
+   */
+  readonly ends: readonly number[];
+}
+
+/**
+ * Where rewriting a view from `firstChange` on starts writing to the cache instead of reading from it: just after
+ * the longest prefix the provider still holds that the rewrite leaves intact — any index for automatic caches,
+ * only a breakpoint's for Anthropic's. Undefined when nothing is cached any more (no cache, or the last request
+ * is older than the cache's lifetime): then the next request writes everything anyway, and a rewrite costs
+ * nothing extra.
+ *
+ * @example
+ * rewriteStart(40, { at, ends: [-1, 12, 58, 60] }, cacheProfiles.anthropic, now) // 13: read through message 12
+ */
+export function rewriteStart(
+  firstChange: number,
+  cached: CachedPrefix | undefined,
+  profile: Pick<CacheProfile, "provider" | "ttlMs" | "lookbackBlocks">,
+  now: number,
+): number | undefined {
+  if (profile.provider === "none" || cached === undefined || now - cached.at > profile.ttlMs)
+    return undefined;
+  if (profile.lookbackBlocks === 0) return firstChange;
+  let start = 0;
+  for (const end of cached.ends) if (end < firstChange) start = Math.max(start, end + 1);
+  return start;
+}
+
+/**
+ * The cache anchor of a view: the last message before the first one a checkpoint could still change (a tool
+ * output not yet offloaded, a call whose long arguments could be shortened), searched from the newest summary on.
+ * A breakpoint there keeps the settled part of the history cached while a checkpoint rewrites what follows it;
+ * without one, Anthropic's cache would be read back only through the system prompt after any rewrite. Undefined
+ * when nothing before such a message is worth holding.
+ *
+ * @example
+ * cacheAnchor(view, context) // 17: messages 0…17 stay as they are at the next checkpoint
+ */
+export function cacheAnchor(
+  messages: readonly Message[],
+  context: Pick<ProcessorContext, "policy">,
+): number | undefined {
+  const from = messages.findLastIndex((message) => message.kind === "summary");
+  for (let index = Math.max(0, from); index < messages.length; index++) {
+    const message = messages[index]!;
+    const changeable =
+      (message.role === "tool" && resultsOf(message).some((result) => result.offloadRef === undefined)) ||
+      elidableInputTokens(message, context) > 0;
+    if (changeable) return index > 0 ? index - 1 : undefined;
+  }
+  return undefined;
+}
