@@ -139,16 +139,15 @@ async function governorReplay(
     options.counter,
     ctxkit?.summaries === "llm" ? ctxkit.pricing : undefined,
   );
-  let meters: Meters | undefined;
   const replay = governedReplay(entry.conversation.messages, {
     contextWindow: options.window,
     counter: options.counter,
     summarizer,
     policy: ctxkit === undefined ? policy.policy : { ...policy.policy, pricing: ctxkit.pricing.provider },
     ...(policy.processors !== undefined && { processors: policy.processors }),
-    onSummary: (call) => meters!.summary(call),
+    onSummary: (call) => meters.summary(call),
   });
-  meters = new Meters(providers, replay.governor.tokensOf, policy.breakpoints ?? "ctxkit");
+  const meters = new Meters(providers, replay.governor.tokensOf, policy.breakpoints ?? "ctxkit");
   for await (const step of replay.steps) {
     meters.compactions += step.events.filter((type) => type === "compaction-end").length;
     if (step.view === undefined) {
