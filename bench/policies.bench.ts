@@ -9,7 +9,11 @@ import { createExactCounter } from "../src/tokens/exact-counter.ts";
 import { transcriptFiles, transcriptName } from "../test/support/transcripts.ts";
 import type { BenchSection } from "./run.ts";
 import { benchPolicies, type BenchPolicy } from "./policies/index.ts";
+import { createExtractiveSummarizer } from "../src/summarize/index.ts";
+import type { TokenCounter } from "../src/tokens/token-counter.ts";
 import { calibrateCache, type CacheCalibration } from "./support/cache-calibration.ts";
+import { AGE_BUCKETS, countReuse, emptyReuseCounts, reuseRates } from "./support/reuse-rates.ts";
+import { summaryCoverage } from "./support/summary-coverage.ts";
 import { agentOf, recordedWindow, sharedCorpus, type CorpusConversation } from "./support/corpus.ts";
 import { PROVIDERS, runPolicy, type BenchProvider, type PolicyRun } from "./support/policy-runs.ts";
 import { markdownTable } from "./support/stats.ts";
@@ -188,6 +192,55 @@ function verdicts(totals: readonly Total[]): string[] {
   return lines;
 }
 
+/** The measured reuse rates behind governance's "still needed" rule (src/governance/reuse-rates.ts). */
+function reuseTable(corpus: readonly CorpusConversation[]): string {
+  const counts = emptyReuseCounts();
+  for (const entry of corpus) countReuse(entry.messages, counts);
+  const rates = reuseRates(counts);
+  const label = (bucket: (typeof AGE_BUCKETS)[number]) =>
+    bucket.to === Number.POSITIVE_INFINITY
+      ? `${bucket.from}+`
+      : bucket.from === bucket.to
+        ? `${bucket.from}`
+        : `${bucket.from}–${bucket.to}`;
+  return markdownTable(
+    ["kind of context (pieces)", ...AGE_BUCKETS.map((bucket) => `age ${label(bucket)}`)],
+    Object.entries(rates).map(([kind, row]) => [
+      `${kind} (${counts[kind as keyof typeof counts].pieces})`,
+      ...row.map((rate) => pct(rate)),
+    ]),
+  );
+}
+
+/** ctxkit's offline summary of each range a recorded Claude Code compaction summarised, against that summary. */
+async function coverageTable(corpus: readonly CorpusConversation[], counter: TokenCounter): Promise<string> {
+  const rows: (string | number)[][] = [];
+  const summarizer = createExtractiveSummarizer({ counter });
+  for (const entry of corpus) {
+    for (const row of await summaryCoverage(entry.conversation.messages, summarizer, counter))
+      rows.push([
+        entry.name.split("/").at(-1)!.slice(0, 13),
+        row.messages,
+        row.recordedTokens.toLocaleString("en-US"),
+        row.ctxkitTokens.toLocaleString("en-US"),
+        `${pct(row.coverage)} of ${row.kept}`,
+        `${pct(row.recordedUsedShare)} / ${pct(row.ctxkitUsedShare)} of ${row.usedAfter}`,
+      ]);
+  }
+  if (rows.length === 0) return "No transcript in the shared corpus holds a recorded compaction summary.";
+  return markdownTable(
+    [
+      "session",
+      "messages summarised",
+      "Claude Code's summary, tokens",
+      "ctxkit's (offline), tokens",
+      "of what Claude Code's kept, ctxkit keeps",
+      "of what the agent used after, kept: Claude Code / ctxkit",
+    ],
+    rows,
+  );
+}
+
 async function calibrationTable(): Promise<string> {
   const rows: (string | number)[][] = [];
   for (const file of transcriptFiles.filter((path) => path.includes("claude-code"))) {
@@ -362,6 +415,24 @@ export default async function policies(): Promise<BenchSection> {
       "the recorded agent's real spend is its reported usage priced for its own provider.",
     "",
     perTranscript,
+    "",
+    "### What the agent uses again: the rates behind `groundingTarget`",
+    "",
+    "Of the requests a piece of context was in the history for, at each age (requests since it arrived), the share " +
+      "whose reply used it — copied a span no newer message held (bench/support/reuse-rates.ts). ctxkit keeps a " +
+      "piece verbatim while this rate is at least 1 − `groundingTarget` (2% by default) or keeping it costs less " +
+      "than the rate times reading it again; src/governance/reuse-rates.ts holds these figures.",
+    "",
+    reuseTable(corpus),
+    "",
+    "### Summaries against Claude Code's own",
+    "",
+    "Where a transcript holds Claude Code's compaction summary (`isCompactSummary`), ctxkit's offline summary of " +
+      "the same range at most the same size: of the paths, identifiers, literals and whole lines of the range " +
+      "Claude Code's summary kept, the share ctxkit's keeps; and of what the agent went on to use from that range " +
+      "after the compaction, the share each summary kept.",
+    "",
+    await coverageTable(corpus, counter),
     "",
     "### Calibration of the prompt-cache model",
     "",

@@ -162,7 +162,7 @@ async function governorReplay(
         history: step.history,
         view: step.view,
         reply: step.reply,
-        ...(step.cacheAnchor !== undefined && { anchor: step.cacheAnchor }),
+        ...(step.cacheAnchors !== undefined && { anchors: step.cacheAnchors }),
       },
       step.governedTokens,
       options.window,

@@ -2,7 +2,7 @@
 // ago it arrived: the rates behind governance's "still needed" rule (src/governance/reuse-rates.ts). A piece is
 // used by a reply when the reply copies a span (src/metrics/reply-spans.ts) whose newest holder in the history
 // is that piece — an older copy does not count, since the newer one would serve.
-import { contextKind, type ContextKind } from "../../src/governance/context-kind.ts";
+import { contextKind, type ContextKind } from "../../src/metrics/context-kind.ts";
 import { messageUnits, type GroundingUnit } from "../../src/metrics/grounding-units.ts";
 import { replySpans } from "../../src/metrics/reply-spans.ts";
 import type { Message, ToolCallBlock } from "../../src/model/message.ts";

@@ -86,12 +86,12 @@ export interface GovernedRequest {
   /** True when this request rewrote earlier history (the prompt cache restarts after the first change). */
   readonly checkpoint: boolean;
   /**
-   * Index in `messages` of the cache anchor: the end of the prefix the next checkpoint will leave as it is (see
-   * `cacheAnchor`). Payload builders put a cache breakpoint there, so a rewrite of what follows still reads the
-   * settled history from the cache. After a checkpoint it stays where the previous request had it, since that
-   * prefix is what the provider holds.
+   * Indices in `messages` where payload builders put cache breakpoints besides the newest messages', oldest first:
+   * the view's cache anchor — the end of the prefix the next checkpoint will leave as it is (see `cacheAnchor`),
+   * so a rewrite of what follows still reads the settled history from the cache — and, when this request rewrote
+   * history after the previous request's anchor, that one too: it is the prefix the provider holds now.
    */
-  readonly cacheAnchor?: number;
+  readonly cacheAnchors?: readonly number[];
   readonly loop?: LoopDetection;
 }
 
@@ -244,7 +244,7 @@ export class Governor {
     if (mandatory || this.#optionalCandidate()) {
       checkpoint = await this.#checkpoint(counted, mandatory, publish, options.signal);
     }
-    const anchor = this.#nextAnchor(previousView, checkpoint);
+    const anchors = this.#nextAnchors(previousView, checkpoint);
 
     if (checkpoint) repaired = this.#sent(this.#view);
     if (repaired.messages !== this.#view) {
@@ -270,15 +270,10 @@ export class Governor {
       }
     }
     const counterTotal = counted + messageTokens;
-    this.#anchor = anchor;
+    this.#anchor = anchors.at(-1);
     this.#cached = {
       at: this.#clock().getTime(),
-      ends: [
-        -1,
-        ...(anchor === undefined ? [] : [anchor]),
-        newestAssistant(this.#view) - 1,
-        this.#view.length - 1,
-      ],
+      ends: [-1, ...anchors, newestAssistant(this.#view) - 1, this.#view.length - 1],
     };
     return {
       messages,
@@ -293,24 +288,24 @@ export class Governor {
         }),
       },
       checkpoint,
-      ...(anchor !== undefined && anchor < messages.length && { cacheAnchor: anchor }),
+      ...(anchors.length > 0 && { cacheAnchors: anchors.filter((anchor) => anchor < messages.length) }),
       ...(loop !== undefined && { loop }),
     };
   }
 
   /**
-   * The cache anchor of the view just settled: the previous request's when a checkpoint left that prefix intact
-   * (it is what the provider holds; the new one is written by the next request), else the view's own.
+   * The cache anchors of the view just settled (see `GovernedRequest.cacheAnchors`): its own, preceded by the
+   * previous request's when a checkpoint rewrote history after it (that prefix is what the provider holds; the
+   * new anchor is written by this request, for the next).
    */
-  #nextAnchor(previousView: readonly Message[], checkpoint: boolean): number | undefined {
+  #nextAnchors(previousView: readonly Message[], checkpoint: boolean): number[] {
+    const own = cacheAnchor(this.#view, this);
+    const anchors = own === undefined ? [] : [own];
     const previous = this.#anchor;
-    if (checkpoint && previous !== undefined) {
-      let unchanged = true;
-      for (let index = 0; index <= previous && unchanged; index++)
-        unchanged = this.#view[index] === previousView[index];
-      if (unchanged) return previous;
-    }
-    return cacheAnchor(this.#view, this);
+    if (!checkpoint || previous === undefined || previous === own) return anchors;
+    for (let index = 0; index <= previous; index++)
+      if (this.#view[index] !== previousView[index]) return anchors;
+    return [previous, ...anchors].sort((a, b) => a - b);
   }
 
   /**

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Message } from "../model/message.ts";
 import { FakeTokenCounter } from "../test/fake-token-counter.ts";
 import { HistoryBuilder } from "../test/history-builder.ts";
-import { outputKind } from "./context-kind.ts";
+import { outputKind } from "../metrics/context-kind.ts";
 import { neededContext } from "./needed-context.ts";
 import { resolvePolicy, type GovernancePolicyInput } from "./policy.ts";
 import { reuseRate } from "./reuse-rates.ts";

@@ -1,6 +1,6 @@
 import type { Message, ToolCallBlock } from "../model/message.ts";
 import { cacheProfiles } from "../pricing/cache-profile.ts";
-import { contextKind } from "./context-kind.ts";
+import { contextKind } from "../metrics/context-kind.ts";
 import type { ProcessorContext } from "./processor.ts";
 import { sumTokens } from "./processor.ts";
 import { reuseRate } from "./reuse-rates.ts";

@@ -1,4 +1,4 @@
-import type { ContextKind } from "./context-kind.ts";
+import type { ContextKind } from "../metrics/context-kind.ts";
 
 /** Upper ends of the age buckets the rates are given for, in requests since a piece of context arrived. */
 const AGE_LIMITS = [0, 1, 2, 4, 7, 12, 20, 33, 54, Number.POSITIVE_INFINITY] as const;

@@ -67,7 +67,8 @@ function cleanPathToken(token: string): string | undefined {
     if (fileScheme === -1) return undefined;
     path = path.slice(fileScheme + "file://".length);
   }
-  path = path.replace(POSITION_SUFFIX, "").replace(/[.:,]+$/, "");
+  // `src/a.ts:3:` (grep -n) as well as `src/a.ts:3` and `src/a.ts.`: punctuation, position, punctuation.
+  path = path.replace(/[.:,]+$/, "").replace(POSITION_SUFFIX, "").replace(/[.:,]+$/, "");
   return path.length >= 3 && path.length <= MAX_PATH_LENGTH ? path : undefined;
 }
 

@@ -2,8 +2,9 @@ import type { Message } from "../model/message.ts";
 
 /**
  * Who placed a payload's Anthropic `cache_control` breakpoints: `ctxkit` (system prompt and tools, the newest
- * stable message, the previous request's newest message — the one before the newest assistant message — and the
- * governor's cache anchor) or `newest` (system prompt and tools, newest message only: what Claude Code sends).
+ * stable message, the governor's cache anchors, and the previous request's newest message — the one before the
+ * newest assistant message — while fewer than four) or `newest` (system prompt and tools, newest message only:
+ * what Claude Code sends).
  */
 export type BreakpointPlacement = "ctxkit" | "newest";
 
@@ -23,7 +24,7 @@ export function breakpointIndices(
   placement: BreakpointPlacement,
   view: readonly Message[],
   offset: number,
-  anchor?: number,
+  anchors: readonly number[] = [],
 ): number[] {
   const indices: number[] = offset > 0 ? [0] : [];
   let newest = view.length - 1;
@@ -32,9 +33,12 @@ export function breakpointIndices(
   indices.push(newest + offset);
   if (placement === "ctxkit") {
     const assistant = view.findLastIndex((message, index) => index <= newest && message.role === "assistant");
-    if (assistant > 0 && assistant - 1 !== newest) indices.push(assistant - 1 + offset);
-    if (anchor !== undefined && anchor >= 0 && anchor < newest && !indices.includes(anchor + offset))
-      indices.push(anchor + offset);
+    // Four breakpoints at most: the governor's anchors come before the previous request's newest message, which
+    // the newest one's lookback usually reaches anyway.
+    for (const anchor of anchors)
+      if (anchor >= 0 && anchor < newest && !indices.includes(anchor + offset) && indices.length < 4)
+        indices.push(anchor + offset);
+    if (assistant > 0 && assistant - 1 !== newest && indices.length < 4) indices.push(assistant - 1 + offset);
   }
   return indices.sort((a, b) => a - b);
 }

@@ -120,8 +120,8 @@ export class ReplayMeter {
     readonly history: readonly Message[];
     readonly view: readonly Message[];
     readonly reply: readonly Message[];
-    /** The view's cache anchor, where ctxkit's placement puts a breakpoint (see `GovernedRequest.cacheAnchor`). */
-    readonly anchor?: number;
+    /** Where ctxkit's placement puts breakpoints besides the newest messages (`GovernedRequest.cacheAnchors`). */
+    readonly anchors?: readonly number[];
   }): MeteredRequest {
     const { cache, tokensOf } = this.#options;
     const previous = this.#previousView;
@@ -148,7 +148,7 @@ export class ReplayMeter {
         this.#options.breakpoints ?? "ctxkit",
         input.view,
         segments.length - input.view.length,
-        input.anchor,
+        input.anchors,
       ),
       ...(this.#options.longTtl === true && { longTtl: true }),
     });

@@ -191,8 +191,8 @@ export interface GovernedStep {
   readonly rawTokens: number;
   /** The governed messages sent; undefined when governance refused the request. */
   readonly view?: readonly Message[];
-  /** Where the governor put the view's cache anchor (see `GovernedRequest.cacheAnchor`). */
-  readonly cacheAnchor?: number;
+  /** Where the governor asked for cache breakpoints besides the newest messages (`GovernedRequest.cacheAnchors`). */
+  readonly cacheAnchors?: readonly number[];
   /** Their tokens with the system prompt and tools. */
   readonly governedTokens: number;
   readonly events: readonly GovernanceEvent["type"][];
@@ -262,7 +262,7 @@ export function governedReplay(
           ...common,
           view: request.messages,
           governedTokens: request.tokens.total,
-          ...(request.cacheAnchor !== undefined && { cacheAnchor: request.cacheAnchor }),
+          ...(request.cacheAnchors !== undefined && { cacheAnchors: request.cacheAnchors }),
           events,
         };
       } catch (error) {
@@ -336,7 +336,7 @@ export async function replayConversation(
         history,
         view: step.view,
         reply,
-        ...(step.cacheAnchor !== undefined && { anchor: step.cacheAnchor }),
+        ...(step.cacheAnchors !== undefined && { anchors: step.cacheAnchors }),
       });
       totals.maxGovernedTokens = Math.max(totals.maxGovernedTokens, step.governedTokens);
       totals.compactions += events.filter((type) => type === "compaction-end").length;

@@ -1,9 +1,13 @@
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { importTranscriptFile } from "../formats/transcripts/index.ts";
+import { outputKind } from "../metrics/context-kind.ts";
+import { normalizeFact } from "../metrics/fact-patterns.ts";
 import { messageFacts } from "../metrics/facts.ts";
+import { toolCallsOf } from "../model/blocks.ts";
 import { scoreRetention } from "../metrics/retention.ts";
-import type { Message } from "../model/message.ts";
+import type { Message, ToolCallBlock } from "../model/message.ts";
+import { isFailedResult, touchedPaths } from "./history-digest.ts";
 import { createExtractiveSummarizer, charEstimateCounter } from "./extractive-summarizer.ts";
 
 /** Real sessions of four agents (see shared/data/transcripts/FORMATS.md). */
@@ -37,11 +41,40 @@ beforeAll(async () => {
     const range = conversation!.messages
       .filter((message) => message.kind === undefined)
       .slice(0, RANGE_MESSAGES);
-    const facts = new Set(range.flatMap((message) => messageFacts(message).map((fact) => fact.key)));
+    const facts = factsOfTheWork(range);
     const rangeTokens = charEstimateCounter.countText(range.map(renderPlain).join("\n"));
     cases.push({ name: path, range, facts, budget: Math.max(1_000, Math.round(rangeTokens * BUDGET_SHARE)) });
   }
 });
+
+/**
+ * The facts a summary must keep (DESIGN.md's retention facts, without the noise a keyword count rewards): what the
+ * user wrote; the agent's tool calls and the paths it wrote; the files its tools acted on; the error lines that
+ * commands and other tools reported. Paths and "error" lines that only appear inside a file's text or a listing
+ * (fixtures, example paths, `grep -n` context) are not facts of the work.
+ */
+function factsOfTheWork(range: readonly Message[]): Set<string> {
+  const calls = new Map<string, ToolCallBlock>();
+  const facts = new Set<string>();
+  for (const message of range) {
+    for (const block of message.content) if (block.type === "tool-call") calls.set(block.id, block);
+    for (const call of toolCallsOf(message))
+      for (const path of touchedPaths(call.input)) facts.add(normalizeFact(path));
+    for (const fact of messageFacts(message)) {
+      if (message.role === "user") facts.add(fact.key);
+      else if (message.role === "assistant" && fact.kind !== "error-line") facts.add(fact.key);
+      else if (message.role === "tool" && fact.kind === "error-line") {
+        const reported = message.content.some((block) => {
+          if (block.type !== "tool-result") return false;
+          const call = calls.get(block.callId);
+          return isFailedResult(block) || call === undefined || ["shell", "other"].includes(outputKind(call));
+        });
+        if (reported) facts.add(fact.key);
+      }
+    }
+  }
+  return facts;
+}
 
 /** The range as raw text, for the baseline: keep the start of the transcript up to the budget. */
 function renderPlain(message: Message): string {

@@ -89,6 +89,7 @@ describe("createExtractiveSummarizer", () => {
       "[x] Reproduce the bug",
       "[x] Fix the off-by-one",
       "Reply: Fixed: the loop in src/export/csv.ts stopped one row early. All 12 tests pass.",
+      "Latest change to src/export/csv.ts:\ni < n",
     ]);
     expect(sections.get("next")).toEqual(["[ ] Update the changelog"]);
     expect(summary).not.toContain("_Omitted");
@@ -103,16 +104,76 @@ describe("createExtractiveSummarizer", () => {
   it("lists a path only mentioned inside a longer listed path once", async () => {
     const messages = new HistoryBuilder()
       .user("check the parser")
+      .step([{ name: "Read", input: { file_path: "/repo/src/parser.ts" }, output: "export const a = 1;" }])
       .step([
         {
-          name: "Read",
-          input: { file_path: "/repo/src/parser.ts" },
-          output: "see src/parser.ts and lib/other.ts",
+          name: "Grep",
+          input: { pattern: "parse" },
+          output: "src/parser.ts:3: parse()\nlib/other.ts:9: parse()",
         },
       ])
       .build();
     const files = parseSnapshot(await summarizer.summarize({ messages, maxTokens: 2_000 })).get("files");
     expect(files).toEqual(["/repo/src/parser.ts (Read)", "lib/other.ts"]);
+  });
+
+  it("lists no noise as files: paths inside a file's text, routes, string fragments, lists of extensions", async () => {
+    const messages = new HistoryBuilder()
+      .user("look at the handler")
+      .step([
+        {
+          name: "Read",
+          input: { file_path: "lib/app/handler.ex" },
+          output:
+            'socket "/socket"\nassert_files("file1.txt\\nfile2.txt")\n# handles .ex/.exs\npath = "/tmp/example/foo.ex"',
+        },
+      ])
+      .step([
+        {
+          name: "Bash",
+          input: { command: "curl localhost:4000/heatmap && mix test test/app_test.exs" },
+          output: "ok",
+        },
+      ])
+      .build();
+    const files = parseSnapshot(await summarizer.summarize({ messages, maxTokens: 2_000 })).get("files");
+    expect(files).toEqual(["lib/app/handler.ex (Read)", "test/app_test.exs (Bash)"]);
+  });
+
+  it("keeps the approved plan, the decisions and why, and the names each edit declared", async () => {
+    const messages = new HistoryBuilder()
+      .user("Make the importer resumable")
+      .step([
+        {
+          name: "ExitPlanMode",
+          input: { plan: "1. Record the last imported line\n2. Skip lines up to it on restart" },
+          output: "User has approved your plan.",
+        },
+      ])
+      .step(
+        [
+          {
+            name: "Edit",
+            input: {
+              file_path: "src/importer.ts",
+              old_string: "export function importAll() {}",
+              new_string:
+                "export function importAll() {}\nexport async function resumeImport(from: number) {}",
+            },
+            output: "ok",
+          },
+        ],
+        "I'll use a checkpoint file instead of a database table because the importer runs before the database exists.",
+      )
+      .build();
+    const sections = parseSnapshot(await summarizer.summarize({ messages, maxTokens: 2_000 }));
+    expect(sections.get("goal")).toContain(
+      "Approved plan: 1. Record the last imported line\n2. Skip lines up to it on restart",
+    );
+    expect(sections.get("decisions")).toEqual([
+      "I'll use a checkpoint file instead of a database table because the importer runs before the database exists.",
+    ]);
+    expect(sections.get("changes")).toEqual(["src/importer.ts: importAll, resumeImport"]);
   });
 
   it("is deterministic", async () => {

@@ -12,6 +12,7 @@ export const SECTION_ORDER: readonly SnapshotSectionKey[] = [
   "earlier",
   "decisions",
   "files",
+  "changes",
   "actions",
   "errors",
   "state",

@@ -10,7 +10,10 @@ const TIERS = {
   errorLine: 1,
   earlier: 2,
   action: 3,
+  names: 3.5,
   touchedFile: 4,
+  latestChange: 4.2,
+  change: 4.5,
   fixedError: 5,
   openError: 6,
   reply: 7,
@@ -22,9 +25,13 @@ const TIERS = {
 } as const;
 
 const FAILURE_LINE = /^(.+?) failed: (.*) — (fixed later|unresolved)$/;
+/** `path: name, name` — the names an edit or write declared in a file. */
+const CHANGE_LINE = /^(.+?): (.+)$/;
 const COUNTED = /^(.*?)(?: ×(\d+))?$/;
 const FILE_LINE = /^(.+?)(?: \(([^()]*)\))?$/;
 const PLAN_LINE = /^\[(x|in progress| )\] /;
+/** Names in play a summary lists at most (the newest the agent wrote). */
+const MAX_NAMES = 80;
 /** Marks the later chunks of a long instruction. */
 const CONTINUED = "(cont.) ";
 
@@ -116,8 +123,28 @@ export function snapshotCandidates(
       push("goal", `${CONTINUED}${chunk}`, TIERS.instructionDetail, "instruction details");
     }
   });
+  // A plan the user approved is an instruction: kept nearly verbatim, long ones in chunks given up early.
+  for (const plan of digest.approvedPlans) {
+    const [head, ...rest] = chunkText(`Approved plan: ${plan}`, maxInstructionChars);
+    push("goal", head!, TIERS.instruction + 0.05, "approved plans");
+    for (const chunk of rest)
+      push("goal", `${CONTINUED}${chunk}`, TIERS.instructionDetail, "instruction details");
+  }
   for (const text of old("earlier")) push("earlier", text, TIERS.earlier, "earlier summary lines");
-  for (const text of old("decisions")) push("decisions", text, TIERS.decision, "decisions");
+  const decisions = new Map<string, string>();
+  for (const text of [...old("decisions"), ...digest.decisions]) decisions.set(normalizeFact(text), text);
+  for (const text of decisions.values()) push("decisions", text, TIERS.decision, "decisions");
+  const changes = new Map<string, string[]>();
+  for (const line of old("changes")) {
+    const match = CHANGE_LINE.exec(line);
+    if (match) changes.set(match[1]!, match[2]!.split(", "));
+  }
+  for (const [path, names] of digest.changes) {
+    const known = changes.get(path) ?? [];
+    changes.set(path, [...known, ...names.filter((name) => !known.includes(name))]);
+  }
+  for (const [path, names] of changes)
+    push("changes", `${path}: ${names.join(", ")}`, TIERS.change, "changes");
 
   const files = new Map<string, Map<string, number>>();
   for (const line of old("files")) {
@@ -158,6 +185,15 @@ export function snapshotCandidates(
   }
   for (const line of oldReplies) push("state", line, TIERS.reply, "replies");
   for (const reply of digest.conclusions) push("state", `Reply: ${reply}`, TIERS.reply, "replies");
+  if (digest.latestEdit !== undefined)
+    push(
+      "state",
+      `Latest change to ${digest.latestEdit.path}:\n${digest.latestEdit.text}`,
+      TIERS.latestChange,
+      "latest change",
+    );
+  if (digest.names.length > 0)
+    push("state", `Names in play: ${digest.names.slice(0, MAX_NAMES).join(", ")}`, TIERS.names, "names");
   const nextSteps = plan ? plan.filter((item) => item.status !== "done").map(planLine) : old("next");
   for (const line of nextSteps) push("next", line, TIERS.nextStep, "next steps");
   return candidates;

@@ -6,6 +6,7 @@ export const SNAPSHOT_HEADINGS = {
   goal: "Goal & instructions",
   decisions: "Decisions",
   files: "Files",
+  changes: "Changes",
   actions: "Actions",
   errors: "Errors & fixes",
   state: "Current state",

@@ -18,14 +18,17 @@ export const LLM_SNAPSHOT_SECTIONS = [
 ] as const;
 
 const SECTION_GUIDE: Readonly<Record<(typeof LLM_SNAPSHOT_SECTIONS)[number], string>> = {
-  [SNAPSHOT_HEADINGS.goal]: "the user's goal, constraints and every instruction, quoted VERBATIM",
-  [SNAPSHOT_HEADINGS.decisions]: "what was decided and why",
+  [SNAPSHOT_HEADINGS.goal]:
+    "the user's goal, constraints, standing instructions and preferences, quoted VERBATIM; a plan the user " +
+    "approved (e.g. on leaving plan mode), verbatim or nearly",
+  [SNAPSHOT_HEADINGS.decisions]: "what was decided and why, including approaches tried and rejected",
   [SNAPSHOT_HEADINGS.files]:
-    "files and artifacts read, created or changed, with exact paths and what changed",
+    "files and artifacts read, created or changed, with exact paths and what changed (the functions, types and " +
+    "names added or edited)",
   [SNAPSHOT_HEADINGS.actions]: "important commands and tool calls, with their exact arguments and outcomes",
-  [SNAPSHOT_HEADINGS.errors]: "errors met (exact messages) and how each was fixed, or that it is still open",
+  [SNAPSHOT_HEADINGS.errors]: "what failed (exact messages) and how each was fixed, or that it is still open",
   [SNAPSHOT_HEADINGS.state]: "where the work stands now, including the plan or todo list",
-  [SNAPSHOT_HEADINGS.next]: "what remains to be done, in order",
+  [SNAPSHOT_HEADINGS.next]: "the next step, then what remains to be done, in order",
 };
 
 /** What a snapshot or verification prompt is built from. */

@@ -1,5 +1,5 @@
 import type { ContentBlock, Message, ToolCallBlock } from "../../model/message.ts";
-import { outputKind } from "../context-kind.ts";
+import { outputKind } from "../../metrics/context-kind.ts";
 import { computeBoundaries, isGovernable, offloadThresholds } from "../boundaries.ts";
 import type { Processor, ProcessorContext } from "../processor.ts";
 import { sumTokens } from "../processor.ts";
