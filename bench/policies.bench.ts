@@ -9,6 +9,7 @@ import { createExactCounter } from "../src/tokens/exact-counter.ts";
 import { transcriptFiles, transcriptName } from "../test/support/transcripts.ts";
 import type { BenchSection } from "./run.ts";
 import { benchPolicies, type BenchPolicy } from "./policies/index.ts";
+import type { GovernancePolicyInput } from "../src/governance/policy.ts";
 import { createExtractiveSummarizer } from "../src/summarize/index.ts";
 import type { TokenCounter } from "../src/tokens/token-counter.ts";
 import { calibrateCache, type CacheCalibration } from "./support/cache-calibration.ts";
@@ -190,6 +191,52 @@ function verdicts(totals: readonly Total[]): string[] {
       `units (Anthropic / OpenAI) at grounding ${pct(aggressive.grounding)}, anchors ${pct(aggressive.anchors)}.`,
   );
   return lines;
+}
+
+/** ctxkit's default with one setting changed: what each default buys (documented in docs/policy.md). */
+const VARIANTS: readonly { readonly label: string; readonly policy: GovernancePolicyInput }[] = [
+  { label: "default", policy: {} },
+  { label: "groundingTarget 0.99", policy: { groundingTarget: 0.99 } },
+  { label: "groundingTarget 0.9", policy: { groundingTarget: 0.9 } },
+  { label: "groundingTarget 0 (keep nothing for grounding)", policy: { groundingTarget: 0 } },
+  { label: "compactSettledHistory on", policy: { compactSettledHistory: true } },
+  { label: "elideToolInputsAbove 0 (never shorten arguments)", policy: { elideToolInputsAbove: 0 } },
+  { label: "offloadProtectTokens 5,000", policy: { offloadProtectTokens: 5_000 } },
+  { label: "offloadMinPrunableTokens 10,000", policy: { offloadMinPrunableTokens: 10_000 } },
+  { label: "offloadPreviewLines 2", policy: { offloadPreviewLines: 2 } },
+];
+
+async function variantsTable(corpus: readonly CorpusConversation[], counter: TokenCounter): Promise<string> {
+  const rows: (string | number)[][] = [];
+  let base: { a: number; o: number } | undefined;
+  for (const variant of VARIANTS) {
+    const runs: Runs[] = [];
+    for (const entry of corpus)
+      runs.push(
+        await runPolicy(
+          entry,
+          { kind: "governor", name: variant.label, policy: variant.policy, ctxkit: true, window: "recorded" },
+          { window: recordedWindow(entry.name), counter, asRun: false },
+        ),
+      );
+    const total = totalOf(benchPolicies[1]!, runs, []);
+    const a = total.cost.anthropic.withRereads;
+    const o = total.cost.openai.withRereads;
+    base ??= { a, o };
+    const change = (value: number, of: number) =>
+      value === of ? "" : ` (${value > of ? "+" : ""}${pct(value / of - 1)})`;
+    rows.push([
+      variant.label,
+      `${k(a)}${change(a, base.a)}`,
+      `${k(o)}${change(o, base.o)}`,
+      pct(total.grounding),
+      pct(total.anchors),
+    ]);
+  }
+  return markdownTable(
+    ["ctxkit default with", "cost with re-reads, Anthropic", "OpenAI", "grounding", "edit anchors"],
+    rows,
+  );
 }
 
 /** The measured reuse rates behind governance's "still needed" rule (src/governance/reuse-rates.ts). */
@@ -415,6 +462,12 @@ export default async function policies(): Promise<BenchSection> {
       "the recorded agent's real spend is its reported usage priced for its own provider.",
     "",
     perTranscript,
+    "",
+    "### What each default buys",
+    "",
+    "ctxkit's default at the recorded agents' windows with one setting changed (docs/policy.md explains each):",
+    "",
+    await variantsTable(corpus, counter),
     "",
     "### What the agent uses again: the rates behind `groundingTarget`",
     "",
