@@ -2,6 +2,7 @@ import type { Message } from "../model/message.ts";
 import { normalizeFact } from "./fact-patterns.ts";
 import { messageFacts, messageScoringText } from "./facts.ts";
 import { findSubstrings } from "./find-substrings.ts";
+import { SubstringSet } from "./substring-set.ts";
 
 /**
  * The scoring text of a view: a string is normalised as a whole; messages are normalised one by one and joined
@@ -35,8 +36,14 @@ export interface RetentionObservation {
   readonly retained: number;
   /** `retained / atStake`, or undefined when nothing was at stake. */
   readonly score: number | undefined;
-  /** The keys of the facts at stake that the view lost. */
-  readonly missing: readonly string[];
+}
+
+/** A history message that introduced facts, and how many verbatim copies of it the current view holds. */
+interface Introduction {
+  readonly message: Message;
+  /** The keys of the facts first seen in it. */
+  readonly keys: readonly string[];
+  copies: number;
 }
 
 /**
@@ -44,11 +51,12 @@ export interface RetentionObservation {
  * full history so far and the governed view sent; `mean()` is the mean score over requests that had any fact
  * at stake (1 when none had). Matches replay's `RetentionScorer`.
  *
- * Cost: facts are extracted once per history message (cached by id while the history only grows) and each view
- * message is normalised once. A request costs O(H) map look-ups to find changed messages plus, while the view
- * only grows at its end (between checkpoints), one scan of the new view text for the facts not yet found
- * (facts already found stay found). After a checkpoint the whole view is scanned once. A scan looks every
- * position up in a map of fact prefixes, so it costs O(text + matches), not O(text × facts).
+ * Cost: per request, work grows with what changed, never with the history. Facts are extracted once per new
+ * history message; the facts at stake are kept up to date from the view's difference with the previous view
+ * (a message that left the view or was replaced puts the facts it introduced at stake, one that came back
+ * verbatim takes them back), found by comparing references. While the view only grows at its end (between
+ * checkpoints) only its new text is scanned; after a checkpoint the whole view text is scanned once. A scan
+ * costs O(text) look-ups in a `SubstringSet` of the facts at stake, however many there are.
  *
  * @example
  * const tracker = new RetentionTracker();
@@ -56,19 +64,24 @@ export interface RetentionObservation {
  * tracker.mean();
  */
 export class RetentionTracker {
-  /** History messages indexed so far, in order. */
-  #indexed: Message[] = [];
+  /** How many history messages were indexed, and the last of them (a history continues when it still holds it). */
+  #indexedCount = 0;
+  #lastIndexed: Message | undefined;
   #seenKeys = new Set<string>();
-  /** Message id → keys of the facts first seen in that message. */
-  #introducedBy = new Map<string, readonly string[]>();
+  /** Message id → the message that introduced facts, in history order. */
+  #introductions = new Map<string, Introduction>();
+  /** The keys of the facts at stake, as a set and as a searchable set. */
+  #atStake = new Set<string>();
+  #searchable = new SubstringSet();
+  /** Keys put at stake by this request, not yet searched for in the view text. */
+  #entered = new Set<string>();
+  /** Keys at stake that are present in `#viewText`. */
+  #present = new Set<string>();
   #scoringText = new WeakMap<Message, string>();
   /** View message → the original it was compared with, and whether it differs from it. */
   #changedVerdict = new WeakMap<Message, { original: Message; changed: boolean }>();
   #view: readonly Message[] = [];
   #viewText = "";
-  #present = new Set<string>();
-  /** Keys searched for in `#viewText` (as it was) and not found. */
-  #absent = new Set<string>();
   #scoreSum = 0;
   #scored = 0;
   #requests = 0;
@@ -87,16 +100,26 @@ export class RetentionTracker {
   observe(history: readonly Message[], view: readonly Message[]): RetentionObservation {
     this.#requests++;
     this.#index(history);
-    const atStake = this.#factsAtStake(history, view);
-    if (atStake.length === 0) return { atStake: 0, retained: 0, score: undefined, missing: [] };
-    const searchFrom = this.#updateViewText(view);
-    this.#search(atStake, searchFrom);
-    const missing = atStake.filter((key) => !this.#present.has(key));
-    const retained = atStake.length - missing.length;
-    const score = retained / atStake.length;
+    const searchFrom = this.#updateView(view);
+    this.#search(searchFrom);
+    const atStake = this.#atStake.size;
+    if (atStake === 0) return { atStake: 0, retained: 0, score: undefined };
+    const retained = this.#present.size;
+    const score = retained / atStake;
     this.#scoreSum += score;
     this.#scored++;
-    return { atStake: atStake.length, retained, score, missing };
+    return { atStake, retained, score };
+  }
+
+  /**
+   * The keys of the facts at stake in the last request that its view lacked, in history order. Costs a pass
+   * over the history: for inspection and tests, not per request.
+   */
+  missing(): string[] {
+    const missing: string[] = [];
+    for (const { keys, copies } of this.#introductions.values())
+      if (copies === 0) for (const key of keys) if (!this.#present.has(key)) missing.push(key);
+    return missing;
   }
 
   /** Mean score over the requests that had any fact at stake; 1 when none had. */
@@ -105,40 +128,85 @@ export class RetentionTracker {
   }
 
   #index(history: readonly Message[]): void {
-    const grows =
-      history.length >= this.#indexed.length &&
-      this.#indexed.every((message, position) => history[position]?.id === message.id);
-    if (!grows) {
-      this.#indexed = [];
-      this.#seenKeys = new Set();
-      this.#introducedBy = new Map();
-    }
-    for (let position = this.#indexed.length; position < history.length; position++) {
+    const known = this.#indexedCount;
+    const continues = history.length >= known && (known === 0 || history[known - 1] === this.#lastIndexed);
+    if (!continues) this.#reset();
+    for (let position = this.#indexedCount; position < history.length; position++) {
       const message = history[position]!;
-      this.#indexed.push(message);
       // Summaries and markers are governance's own output, not facts of the conversation.
       if (message.kind !== undefined) continue;
-      const introduced: string[] = [];
+      const keys: string[] = [];
       for (const fact of messageFacts(message)) {
         if (this.#seenKeys.has(fact.key)) continue;
         this.#seenKeys.add(fact.key);
-        introduced.push(fact.key);
+        keys.push(fact.key);
       }
-      if (introduced.length > 0) this.#introducedBy.set(message.id, introduced);
+      if (keys.length === 0) continue;
+      // At stake until the view is found to hold it verbatim (`#updateView` runs next).
+      this.#introductions.set(message.id, { message, keys, copies: 0 });
+      this.#putAtStake(keys);
+    }
+    this.#indexedCount = history.length;
+    this.#lastIndexed = history.at(-1);
+  }
+
+  #reset(): void {
+    this.#indexedCount = 0;
+    this.#seenKeys = new Set();
+    this.#introductions = new Map();
+    this.#atStake = new Set();
+    this.#searchable = new SubstringSet();
+    this.#entered = new Set();
+    this.#present = new Set();
+    this.#view = [];
+    this.#viewText = "";
+  }
+
+  /**
+   * Applies the view's difference with the previous one: copies of introducing messages that left or arrived,
+   * and the view text. Returns where the text not yet scanned begins (0 after a rewrite: all of it).
+   */
+  #updateView(view: readonly Message[]): number {
+    const previous = this.#view;
+    let same = 0;
+    while (same < previous.length && same < view.length && view[same] === previous[same]) same++;
+    for (let position = same; position < previous.length; position++) this.#count(previous[position]!, -1);
+    for (let position = same; position < view.length; position++) this.#count(view[position]!, 1);
+    this.#view = view;
+    const rewritten = same < previous.length;
+    if (rewritten) this.#viewText = "";
+    const searchFrom = this.#viewText.length;
+    for (let position = rewritten ? 0 : previous.length; position < view.length; position++) {
+      const text = this.#textOf(view[position]!);
+      this.#viewText = position === 0 ? text : `${this.#viewText}\n${text}`;
+    }
+    return rewritten ? 0 : searchFrom;
+  }
+
+  /** Counts a verbatim copy of an introducing message into (`1`) or out of (`-1`) the view. */
+  #count(sent: Message, change: 1 | -1): void {
+    const introduction = this.#introductions.get(sent.id);
+    if (introduction === undefined || this.#differs(introduction.message, sent)) return;
+    introduction.copies += change;
+    if (change === 1 && introduction.copies === 1) this.#takeOffStake(introduction.keys);
+    if (change === -1 && introduction.copies === 0) this.#putAtStake(introduction.keys);
+  }
+
+  #putAtStake(keys: readonly string[]): void {
+    for (const key of keys) {
+      this.#atStake.add(key);
+      this.#searchable.add(key);
+      this.#entered.add(key);
     }
   }
 
-  #factsAtStake(history: readonly Message[], view: readonly Message[]): string[] {
-    const viewById = new Map<string, Message>();
-    for (const message of view) viewById.set(message.id, message);
-    const atStake: string[] = [];
-    for (const message of history) {
-      const introduced = this.#introducedBy.get(message.id);
-      if (introduced === undefined) continue;
-      const sent = viewById.get(message.id);
-      if (sent === undefined || this.#differs(message, sent)) atStake.push(...introduced);
+  #takeOffStake(keys: readonly string[]): void {
+    for (const key of keys) {
+      this.#atStake.delete(key);
+      this.#searchable.delete(key);
+      this.#entered.delete(key);
+      this.#present.delete(key);
     }
-    return atStake;
   }
 
   #differs(original: Message, sent: Message): boolean {
@@ -156,42 +224,20 @@ export class RetentionTracker {
     return changed;
   }
 
-  /** Brings `#viewText` up to `view`; returns where text not yet searched begins. */
-  #updateViewText(view: readonly Message[]): number {
-    const previous = this.#view;
-    const grows =
-      view.length >= previous.length && previous.every((message, position) => view[position] === message);
-    this.#view = view;
-    if (!grows) {
-      this.#viewText = view.map((message) => this.#textOf(message)).join("\n");
-      this.#present = new Set();
-      this.#absent = new Set();
-      return 0;
-    }
-    const searchFrom = this.#viewText.length;
-    for (let position = previous.length; position < view.length; position++) {
-      const text = this.#textOf(view[position]!);
-      this.#viewText = position === 0 ? text : `${this.#viewText}\n${text}`;
-    }
-    return searchFrom;
-  }
-
-  /** Settles every key of `atStake` as present or absent in the current view text. */
-  #search(atStake: readonly string[], searchFrom: number): void {
-    const onlyNewText: string[] = [];
-    const wholeText: string[] = [];
-    for (const key of atStake) {
-      if (this.#present.has(key)) continue;
-      (this.#absent.has(key) ? onlyNewText : wholeText).push(key);
-    }
-    const found = findSubstrings(this.#viewText, searchFrom, onlyNewText);
-    for (const key of findSubstrings(this.#viewText, 0, wholeText)) found.add(key);
-    for (const key of [...onlyNewText, ...wholeText]) {
-      if (found.has(key)) {
-        this.#present.add(key);
-        this.#absent.delete(key);
-      } else this.#absent.add(key);
-    }
+  /**
+   * Settles which keys at stake the view text holds: the text from `searchFrom` is scanned for every key at
+   * stake (the text before it was scanned already, and text only grows between rewrites), and the keys put at
+   * stake by this request are looked for in the older text too.
+   */
+  #search(searchFrom: number): void {
+    if (searchFrom === 0) this.#present = new Set();
+    if (this.#atStake.size > 0)
+      this.#searchable.scan(this.#viewText, searchFrom, (key) => this.#present.add(key));
+    if (searchFrom > 0)
+      for (const key of this.#entered)
+        if (!this.#present.has(key) && this.#viewText.lastIndexOf(key, searchFrom - 1) >= 0)
+          this.#present.add(key);
+    this.#entered = new Set();
   }
 
   #textOf(message: Message): string {
