@@ -187,12 +187,11 @@ export class PromptCache {
     const previous = this.#segments;
     let same = 0;
     while (same < segments.length && same < previous.length && segments[same] === previous[same]) same++;
-    if (same === previous.length)
-      for (let index = same; index < segments.length; index++) previous.push(segments[index]!);
-    else this.#segments = segments.slice();
     // Entries keep references to the arrays (with their length): grow them in place while the payload only
     // grows at its end (O(new)), copy the shared part when it changed (a checkpoint).
     const grows = same === previous.length;
+    if (grows) for (let index = same; index < segments.length; index++) previous.push(segments[index]!);
+    else this.#segments = segments.slice();
     const chain = grows ? this.#chain : this.#chain.slice(0, same);
     const through = grows ? this.#through : this.#through.slice(0, same);
     const blocks = grows ? this.#blocks : this.#blocks.slice(0, same);

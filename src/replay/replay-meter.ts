@@ -129,7 +129,9 @@ export class ReplayMeter {
     // The previous request's segments are reused, and grown in place while the view only grows: per-request work
     // stays with what changed (the loop above only compares references).
     const grows =
-      same === previous.length && this.#segments[0] === fixed[0] && this.#fixedCount === fixed.length;
+      same === previous.length &&
+      this.#fixedCount === fixed.length &&
+      (fixed.length === 0 || this.#segments[0] === fixed[0]);
     if (!grows)
       this.#segments = [...fixed, ...this.#segments.slice(this.#fixedCount, this.#fixedCount + same)];
     this.#fixedCount = fixed.length;
