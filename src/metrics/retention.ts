@@ -54,9 +54,9 @@ interface Introduction {
  * Cost: per request, work grows with what changed, never with the history. Facts are extracted once per new
  * history message; the facts at stake are kept up to date from the view's difference with the previous view
  * (a message that left the view or was replaced puts the facts it introduced at stake, one that came back
- * verbatim takes them back), found by comparing references. While the view only grows at its end (between
- * checkpoints) only its new text is scanned; after a checkpoint the whole view text is scanned once. A scan
- * costs O(text) look-ups in a `SubstringSet` of the facts at stake, however many there are.
+ * verbatim takes them back), found by comparing references. Presence is kept per view message: only the
+ * messages that differ from the previous view are scanned, at O(text) look-ups in a `SubstringSet` of the facts
+ * at stake however many there are; facts newly at stake are also looked for in the messages that stayed.
  *
  * @example
  * const tracker = new RetentionTracker();
@@ -75,13 +75,14 @@ export class RetentionTracker {
   #searchable = new SubstringSet();
   /** Keys put at stake by this request, not yet searched for in the view text. */
   #entered = new Set<string>();
-  /** Keys at stake that are present in `#viewText`. */
-  #present = new Set<string>();
+  /** Keys at stake present in the view → the view position of their first occurrence. */
+  #present = new Map<string, number>();
+  /** Per view position, the keys first found there (some may have left the stake since). */
+  #firstFound: string[][] = [];
   #scoringText = new WeakMap<Message, string>();
   /** View message → the original it was compared with, and whether it differs from it. */
   #changedVerdict = new WeakMap<Message, { original: Message; changed: boolean }>();
   #view: readonly Message[] = [];
-  #viewText = "";
   #scoreSum = 0;
   #scored = 0;
   #requests = 0;
@@ -100,8 +101,7 @@ export class RetentionTracker {
   observe(history: readonly Message[], view: readonly Message[]): RetentionObservation {
     this.#requests++;
     this.#index(history);
-    const searchFrom = this.#updateView(view);
-    this.#search(searchFrom);
+    this.#updateView(view);
     const atStake = this.#atStake.size;
     if (atStake === 0) return { atStake: 0, retained: 0, score: undefined };
     const retained = this.#present.size;
@@ -157,30 +157,49 @@ export class RetentionTracker {
     this.#atStake = new Set();
     this.#searchable = new SubstringSet();
     this.#entered = new Set();
-    this.#present = new Set();
+    this.#present = new Map();
+    this.#firstFound = [];
     this.#view = [];
-    this.#viewText = "";
   }
 
   /**
    * Applies the view's difference with the previous one: copies of introducing messages that left or arrived,
-   * and the view text. Returns where the text not yet scanned begins (0 after a rewrite: all of it).
+   * then which keys at stake the view holds. A fact never spans two messages, so presence is settled message by
+   * message: the keys first found in messages that left are forgotten, the keys put at stake by this request are
+   * looked for in the messages that stayed, and the new messages are scanned for every key at stake.
    */
-  #updateView(view: readonly Message[]): number {
+  #updateView(view: readonly Message[]): void {
     const previous = this.#view;
     let same = 0;
     while (same < previous.length && same < view.length && view[same] === previous[same]) same++;
     for (let position = same; position < previous.length; position++) this.#count(previous[position]!, -1);
     for (let position = same; position < view.length; position++) this.#count(view[position]!, 1);
     this.#view = view;
-    const rewritten = same < previous.length;
-    if (rewritten) this.#viewText = "";
-    const searchFrom = this.#viewText.length;
-    for (let position = rewritten ? 0 : previous.length; position < view.length; position++) {
-      const text = this.#textOf(view[position]!);
-      this.#viewText = position === 0 ? text : `${this.#viewText}\n${text}`;
+    for (let position = same; position < previous.length; position++)
+      for (const key of this.#firstFound[position]!)
+        if (this.#present.get(key) === position) this.#present.delete(key);
+    this.#firstFound.length = same;
+    if (this.#entered.size > 0 && same > 0) {
+      const entered = [...this.#entered];
+      for (let position = 0; position < same; position++) {
+        const text = this.#textOf(view[position]!);
+        for (const key of entered)
+          if (!this.#present.has(key) && text.includes(key)) this.#found(key, position);
+      }
     }
-    return rewritten ? 0 : searchFrom;
+    this.#entered = new Set();
+    for (let position = same; position < view.length; position++) {
+      this.#firstFound.push([]);
+      if (this.#atStake.size === 0) continue;
+      this.#searchable.scan(this.#textOf(view[position]!), 0, (key) => {
+        if (!this.#present.has(key)) this.#found(key, position);
+      });
+    }
+  }
+
+  #found(key: string, position: number): void {
+    this.#present.set(key, position);
+    this.#firstFound[position]!.push(key);
   }
 
   /** Counts a verbatim copy of an introducing message into (`1`) or out of (`-1`) the view. */
@@ -222,22 +241,6 @@ export class RetentionTracker {
       );
     this.#changedVerdict.set(sent, { original, changed });
     return changed;
-  }
-
-  /**
-   * Settles which keys at stake the view text holds: the text from `searchFrom` is scanned for every key at
-   * stake (the text before it was scanned already, and text only grows between rewrites), and the keys put at
-   * stake by this request are looked for in the older text too.
-   */
-  #search(searchFrom: number): void {
-    if (searchFrom === 0) this.#present = new Set();
-    if (this.#atStake.size > 0)
-      this.#searchable.scan(this.#viewText, searchFrom, (key) => this.#present.add(key));
-    if (searchFrom > 0)
-      for (const key of this.#entered)
-        if (!this.#present.has(key) && this.#viewText.lastIndexOf(key, searchFrom - 1) >= 0)
-          this.#present.add(key);
-    this.#entered = new Set();
   }
 
   #textOf(message: Message): string {
