@@ -42,3 +42,38 @@ describe("ReplayMeter", () => {
     }
   });
 });
+
+/** `items` with a counter of the elements read through it. */
+function counting<T>(items: readonly T[]): { list: readonly T[]; reads: () => number } {
+  let reads = 0;
+  const list = new Proxy(items, {
+    get(target, property, receiver) {
+      if (typeof property === "string" && /^\d+$/.test(property)) reads++;
+      return Reflect.get(target, property, receiver) as unknown;
+    },
+  });
+  return { list, reads: () => reads };
+}
+
+describe("ReplayMeter with `unchanged`", () => {
+  it("reads only the messages a growing view added, and bills it as without", () => {
+    const builder = new HistoryBuilder();
+    for (let step = 0; step < 1_100; step++)
+      builder.step([{ name: "Read", input: { file_path: `src/f${step}.ts` }, output: `line ${step}` }]);
+    const messages = builder.build();
+    const fixed = { identity: "system", tokens: 2_000 };
+    const [trusted, compared] = [0, 1].map(
+      () => new ReplayMeter({ cache: cacheProfiles.anthropic, tokensOf: () => 50, grounding: false }),
+    );
+    let length = 0;
+    for (let end = 2_000; end <= 2_100; end += 2) {
+      const view = counting(messages.slice(0, end));
+      const request = { at: end * 1_000, fixed, history: view.list, view: view.list, reply: [] };
+      const billed = trusted!.request({ ...request, unchanged: length });
+      // The first request reads every message; later ones only the two new ones (and a few around the end).
+      if (length > 0) expect(view.reads()).toBeLessThan(20);
+      expect(billed.bill).toEqual(compared!.request(request).bill);
+      length = end;
+    }
+  });
+});

@@ -120,18 +120,22 @@ export class ReplayMeter {
     readonly history: readonly Message[];
     readonly view: readonly Message[];
     readonly reply: readonly Message[];
+    /**
+     * Leading messages of `view` the caller knows are the previous view's (an ungoverned history that only
+     * grew at its end): not compared again, so a long history costs what it added.
+     */
+    readonly unchanged?: number;
   }): MeteredRequest {
     const { cache, tokensOf } = this.#options;
     const previous = this.#previousView;
-    let same = 0;
+    let same = Math.max(0, Math.min(input.unchanged ?? 0, previous.length, input.view.length));
     while (same < previous.length && same < input.view.length && input.view[same] === previous[same]) same++;
     const fixed = input.fixed.tokens > 0 ? [fixedSegment(input.fixed.identity, input.fixed.tokens)] : [];
     // The previous request's segments are reused, and grown in place while the view only grows: per-request work
-    // stays with what changed (the loop above only compares references).
-    const grows =
-      same === previous.length &&
-      this.#fixedCount === fixed.length &&
-      (fixed.length === 0 || this.#segments[0] === fixed[0]);
+    // stays with what changed (the loop above only compares references, and not those the caller vouched for).
+    const sameFixed =
+      this.#fixedCount === fixed.length && (fixed.length === 0 || this.#segments[0] === fixed[0]);
+    const grows = same === previous.length && sameFixed;
     if (!grows)
       this.#segments = [...fixed, ...this.#segments.slice(this.#fixedCount, this.#fixedCount + same)];
     this.#fixedCount = fixed.length;
@@ -144,6 +148,7 @@ export class ReplayMeter {
       at: input.at,
       ...(input.refreshedAt !== undefined && { refreshedAt: input.refreshedAt }),
       segments,
+      unchanged: sameFixed ? fixed.length + same : 0,
       breakpoints: breakpointIndices(
         this.#options.breakpoints ?? "ctxkit",
         input.view,

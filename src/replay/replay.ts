@@ -294,10 +294,13 @@ export async function replayConversation(
   const requests: ReplayRequest[] = [];
   const totals = { maxGovernedTokens: 0, maxRawTokens: 0, compactions: 0, refused: 0 };
   const total = requestPoints(replayableMessages(transcript)).length;
+  let rawLength = 0;
   for await (const step of replay.steps) {
     const { index, at, refreshedAt, history, reply, rawTokens, events } = step;
     totals.maxRawTokens = Math.max(totals.maxRawTokens, rawTokens);
-    rawMeter.request({ at, refreshedAt, fixed, history, view: history, reply });
+    // The ungoverned request is the history, which only grows: its meter need not compare what it had.
+    rawMeter.request({ at, refreshedAt, fixed, history, view: history, reply, unchanged: rawLength });
+    rawLength = history.length;
     if (step.view === undefined) {
       totals.refused++;
       requests.push({
