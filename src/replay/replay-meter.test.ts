@@ -43,6 +43,28 @@ describe("ReplayMeter", () => {
   });
 });
 
+describe("ReplayMeter over one growing array", () => {
+  it("bills a view grown in place between requests like fresh copies of it", () => {
+    const builder = new HistoryBuilder();
+    for (let step = 0; step < 60; step++)
+      builder.step([{ name: "Read", input: { file_path: `src/f${step}.ts` }, output: `line ${step}` }]);
+    const messages = builder.build();
+    const [inPlace, copies] = [0, 1].map(
+      () => new ReplayMeter({ cache: cacheProfiles.anthropic, tokensOf: () => 600, grounding: false }),
+    );
+    const fixed = { identity: "system", tokens: 2_000 };
+    const growing: Message[] = [];
+    for (let end = 2; end <= messages.length; end += 2) {
+      growing.push(messages[end - 2]!, messages[end - 1]!);
+      const request = { at: end * 1_000, fixed, reply: [] };
+      const copy = messages.slice(0, end);
+      expect(inPlace!.request({ ...request, history: growing, view: growing }).bill).toEqual(
+        copies!.request({ ...request, history: copy, view: copy }).bill,
+      );
+    }
+  });
+});
+
 /** `items` with a counter of the elements read through it. */
 function counting<T>(items: readonly T[]): { list: readonly T[]; reads: () => number } {
   let reads = 0;

@@ -81,6 +81,8 @@ export class ReplayMeter {
   readonly #cache: PromptCache;
   readonly #grounding: GroundingTracker | undefined;
   #previousView: readonly Message[] = [];
+  /** Its length then (a caller may grow one array between requests, as a replay's history). */
+  #previousLength = 0;
   /** The previous request's payload segments: the fixed ones, then one per message of `#previousView`. */
   #segments: PayloadSegment[] = [];
   #fixedCount = 0;
@@ -128,14 +130,15 @@ export class ReplayMeter {
   }): MeteredRequest {
     const { cache, tokensOf } = this.#options;
     const previous = this.#previousView;
-    let same = Math.max(0, Math.min(input.unchanged ?? 0, previous.length, input.view.length));
-    while (same < previous.length && same < input.view.length && input.view[same] === previous[same]) same++;
+    const previousLength = this.#previousLength;
+    let same = Math.max(0, Math.min(input.unchanged ?? 0, previousLength, input.view.length));
+    while (same < previousLength && same < input.view.length && input.view[same] === previous[same]) same++;
     const fixed = input.fixed.tokens > 0 ? [fixedSegment(input.fixed.identity, input.fixed.tokens)] : [];
     // The previous request's segments are reused, and grown in place while the view only grows: per-request work
     // stays with what changed (the loop above only compares references, and not those the caller vouched for).
     const sameFixed =
       this.#fixedCount === fixed.length && (fixed.length === 0 || this.#segments[0] === fixed[0]);
-    const grows = same === previous.length && sameFixed;
+    const grows = same === previousLength && sameFixed;
     if (!grows)
       this.#segments = [...fixed, ...this.#segments.slice(this.#fixedCount, this.#fixedCount + same)];
     this.#fixedCount = fixed.length;
@@ -161,8 +164,9 @@ export class ReplayMeter {
     this.#cacheRead += bill.cacheRead;
     this.#cacheWrite += bill.cacheWrite;
     this.#costUnits += bill.costUnits;
-    if (same < previous.length) this.#rereadSources = new Set();
+    if (same < previousLength) this.#rereadSources = new Set();
     this.#previousView = input.view;
+    this.#previousLength = input.view.length;
     const grounding = this.#grounding?.observe(input.history, input.view, input.reply);
     let rereadCostUnits = 0;
     if (grounding !== undefined && grounding.missing.length > 0) {
