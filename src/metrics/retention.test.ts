@@ -4,7 +4,7 @@ import type { Message } from "../model/message.ts";
 import type { RetentionScorer } from "../replay/replay.ts";
 import { HistoryBuilder } from "../test/history-builder.ts";
 import { messageFacts } from "./facts.ts";
-import { RetentionTracker, scoreRetention } from "./retention.ts";
+import { RetentionTracker, scoreRetention, viewScoringText } from "./retention.ts";
 
 function summaryOf(messages: readonly Message[], text: string): Message {
   const first = messages[0]!;
@@ -57,7 +57,8 @@ describe("RetentionTracker", () => {
   it("has nothing at stake while the view is the history", () => {
     const tracker = new RetentionTracker();
     const observation = tracker.observe(history, history);
-    expect(observation).toEqual({ atStake: 0, retained: 0, score: undefined, missing: [] });
+    expect(observation).toEqual({ atStake: 0, retained: 0, score: undefined });
+    expect(tracker.missing()).toEqual([]);
     expect(tracker.mean()).toBe(1);
     expect(tracker.scoredRequests).toBe(0);
   });
@@ -72,7 +73,7 @@ describe("RetentionTracker", () => {
     const observation = tracker.observe(history, [summary, ...history.slice(5)]);
     const atStake = removed.flatMap((message) => messageFacts(message).map((fact) => fact.key));
     expect(observation.atStake).toBe(new Set(atStake).size);
-    expect([...observation.missing].sort()).toEqual(
+    expect(tracker.missing().sort()).toEqual(
       ["./io.ts", "failed tests/io.test.ts", "error: timeout of 5000ms exceeded"].sort(),
     );
     expect(observation.score).toBeCloseTo((observation.atStake - 3) / observation.atStake);
@@ -83,7 +84,7 @@ describe("RetentionTracker", () => {
     // Drop only the tool result; its path was first seen in the (kept) user instruction.
     const view = history.filter((message) => message.id !== history[2]!.id);
     const observation = tracker.observe(history, view);
-    expect(observation.missing).toEqual(["./io.ts"]);
+    expect(tracker.missing()).toEqual(["./io.ts"]);
     expect(observation.atStake).toBe(1);
   });
 
@@ -95,8 +96,8 @@ describe("RetentionTracker", () => {
     });
     const truncated = withText(history[4]!, "[output truncated]");
     expect(tracker.observe(history, history.with(4, copy)).atStake).toBe(0);
-    const observation = tracker.observe(history, history.with(4, truncated));
-    expect(observation.missing).toEqual(["failed tests/io.test.ts", "error: timeout of 5000ms exceeded"]);
+    tracker.observe(history, history.with(4, truncated));
+    expect(tracker.missing()).toEqual(["failed tests/io.test.ts", "error: timeout of 5000ms exceeded"]);
   });
 
   it("averages only the requests that had facts at stake", () => {
@@ -115,12 +116,54 @@ describe("RetentionTracker", () => {
     const summary = summaryOf(history.slice(0, 5), "Earlier: a flaky test was investigated.");
     const view = [summary, ...history.slice(5)];
     const first = tracker.observe(history, view);
-    expect(first.missing).toContain("./io.ts");
+    expect(tracker.missing()).toContain("./io.ts");
     const later = new HistoryBuilder().user("Also check ./io.ts for the same bug.").build()[0]!;
     const grown = [...history, { ...later, id: "later", seq: 99 }];
     const second = tracker.observe(grown, [...view, grown.at(-1)!]);
-    expect(second.missing).not.toContain("./io.ts");
+    expect(tracker.missing()).not.toContain("./io.ts");
     expect(second.retained).toBe(first.retained + 1);
+  });
+
+  it("visits a bounded number of history messages per request however long the history grows", () => {
+    const turns = new HistoryBuilder();
+    for (let turn = 0; turn < 700; turn++)
+      turns
+        .user(`Task ${turn}: fix src/area${turn}/main.ts today.`)
+        .step([
+          {
+            name: "Read",
+            input: { file_path: `src/area${turn}/main.ts` },
+            output: `Error: case ${turn} failed in lib/part${turn}.js`,
+          },
+        ])
+        .reply(`Fixed task ${turn}.`);
+    const messages = turns.build();
+    /** History elements the tracker read during the last 100 requests of a replay of `length` messages. */
+    const visitsAt = (length: number): number => {
+      const tracker = new RetentionTracker();
+      let visits = 0;
+      let view: Message[] = [];
+      for (let end = 1; end <= length; end++) {
+        const history = messages.slice(0, end);
+        // A governor that keeps the newest 40 messages and summarises the rest when the view passes 60.
+        view = [...view, history.at(-1)!];
+        if (view.length > 60)
+          view = [summaryOf(history, `Earlier: src/area${end % 7}/main.ts`), ...history.slice(-40)];
+        const counted = new Proxy(history, {
+          get(target, property, receiver) {
+            if (typeof property === "string" && /^\d+$/.test(property) && end > length - 100) visits++;
+            return Reflect.get(target, property, receiver) as unknown;
+          },
+        });
+        tracker.observe(counted, view);
+      }
+      expect(tracker.scoredRequests).toBeGreaterThan(0);
+      return visits;
+    };
+    const short = visitsAt(500);
+    const long = visitsAt(2_000);
+    expect(short).toBeGreaterThanOrEqual(100);
+    expect(long / short).toBeLessThan(1.5);
   });
 
   it("satisfies replay's RetentionScorer", () => {
@@ -166,6 +209,10 @@ describe("RetentionTracker", () => {
           const observation = tracker.observe(historySoFar, view);
           const expected = naiveAtStake(historySoFar, view);
           expect(observation.atStake).toBe(expected.size);
+          const viewText = viewScoringText(view);
+          expect(tracker.missing().sort()).toEqual(
+            [...expected].filter((key) => !viewText.includes(key)).sort(),
+          );
           if (expected.size > 0) {
             expect(observation.score).toBeCloseTo(scoreRetention(expected, view));
             expectedScores.push(scoreRetention(expected, view));

@@ -2,6 +2,7 @@ import type { Message } from "../model/message.ts";
 import { normalizeFact } from "./fact-patterns.ts";
 import { messageFacts, messageScoringText } from "./facts.ts";
 import { findSubstrings } from "./find-substrings.ts";
+import { SubstringSet } from "./substring-set.ts";
 
 /**
  * The scoring text of a view: a string is normalised as a whole; messages are normalised one by one and joined
@@ -35,8 +36,14 @@ export interface RetentionObservation {
   readonly retained: number;
   /** `retained / atStake`, or undefined when nothing was at stake. */
   readonly score: number | undefined;
-  /** The keys of the facts at stake that the view lost. */
-  readonly missing: readonly string[];
+}
+
+/** A history message that introduced facts, and how many verbatim copies of it the current view holds. */
+interface Introduction {
+  readonly message: Message;
+  /** The keys of the facts first seen in it. */
+  readonly keys: readonly string[];
+  copies: number;
 }
 
 /**
@@ -44,11 +51,12 @@ export interface RetentionObservation {
  * full history so far and the governed view sent; `mean()` is the mean score over requests that had any fact
  * at stake (1 when none had). Matches replay's `RetentionScorer`.
  *
- * Cost: facts are extracted once per history message (cached by id while the history only grows) and each view
- * message is normalised once. A request costs O(H) map look-ups to find changed messages plus, while the view
- * only grows at its end (between checkpoints), one scan of the new view text for the facts not yet found
- * (facts already found stay found). After a checkpoint the whole view is scanned once. A scan looks every
- * position up in a map of fact prefixes, so it costs O(text + matches), not O(text × facts).
+ * Cost: per request, work grows with what changed, never with the history. Facts are extracted once per new
+ * history message; the facts at stake are kept up to date from the view's difference with the previous view
+ * (a message that left the view or was replaced puts the facts it introduced at stake, one that came back
+ * verbatim takes them back), found by comparing references. Presence is kept per view message: only the
+ * messages that differ from the previous view are scanned, at O(text) look-ups in a `SubstringSet` of the facts
+ * at stake however many there are; facts newly at stake are also looked for in the messages that stayed.
  *
  * @example
  * const tracker = new RetentionTracker();
@@ -56,19 +64,25 @@ export interface RetentionObservation {
  * tracker.mean();
  */
 export class RetentionTracker {
-  /** History messages indexed so far, in order. */
-  #indexed: Message[] = [];
+  /** How many history messages were indexed, and the last of them (a history continues when it still holds it). */
+  #indexedCount = 0;
+  #lastIndexed: Message | undefined;
   #seenKeys = new Set<string>();
-  /** Message id → keys of the facts first seen in that message. */
-  #introducedBy = new Map<string, readonly string[]>();
+  /** Message id → the message that introduced facts, in history order. */
+  #introductions = new Map<string, Introduction>();
+  /** The keys of the facts at stake, as a set and as a searchable set. */
+  #atStake = new Set<string>();
+  #searchable = new SubstringSet();
+  /** Keys put at stake by this request, not yet searched for in the view text. */
+  #entered = new Set<string>();
+  /** Keys at stake present in the view → the view position of their first occurrence. */
+  #present = new Map<string, number>();
+  /** Per view position, the keys first found there (some may have left the stake since). */
+  #firstFound: string[][] = [];
   #scoringText = new WeakMap<Message, string>();
   /** View message → the original it was compared with, and whether it differs from it. */
   #changedVerdict = new WeakMap<Message, { original: Message; changed: boolean }>();
   #view: readonly Message[] = [];
-  #viewText = "";
-  #present = new Set<string>();
-  /** Keys searched for in `#viewText` (as it was) and not found. */
-  #absent = new Set<string>();
   #scoreSum = 0;
   #scored = 0;
   #requests = 0;
@@ -87,16 +101,25 @@ export class RetentionTracker {
   observe(history: readonly Message[], view: readonly Message[]): RetentionObservation {
     this.#requests++;
     this.#index(history);
-    const atStake = this.#factsAtStake(history, view);
-    if (atStake.length === 0) return { atStake: 0, retained: 0, score: undefined, missing: [] };
-    const searchFrom = this.#updateViewText(view);
-    this.#search(atStake, searchFrom);
-    const missing = atStake.filter((key) => !this.#present.has(key));
-    const retained = atStake.length - missing.length;
-    const score = retained / atStake.length;
+    this.#updateView(view);
+    const atStake = this.#atStake.size;
+    if (atStake === 0) return { atStake: 0, retained: 0, score: undefined };
+    const retained = this.#present.size;
+    const score = retained / atStake;
     this.#scoreSum += score;
     this.#scored++;
-    return { atStake: atStake.length, retained, score, missing };
+    return { atStake, retained, score };
+  }
+
+  /**
+   * The keys of the facts at stake in the last request that its view lacked, in history order. Costs a pass
+   * over the history: for inspection and tests, not per request.
+   */
+  missing(): string[] {
+    const missing: string[] = [];
+    for (const { keys, copies } of this.#introductions.values())
+      if (copies === 0) for (const key of keys) if (!this.#present.has(key)) missing.push(key);
+    return missing;
   }
 
   /** Mean score over the requests that had any fact at stake; 1 when none had. */
@@ -105,40 +128,104 @@ export class RetentionTracker {
   }
 
   #index(history: readonly Message[]): void {
-    const grows =
-      history.length >= this.#indexed.length &&
-      this.#indexed.every((message, position) => history[position]?.id === message.id);
-    if (!grows) {
-      this.#indexed = [];
-      this.#seenKeys = new Set();
-      this.#introducedBy = new Map();
-    }
-    for (let position = this.#indexed.length; position < history.length; position++) {
+    const known = this.#indexedCount;
+    const continues = history.length >= known && (known === 0 || history[known - 1] === this.#lastIndexed);
+    if (!continues) this.#reset();
+    for (let position = this.#indexedCount; position < history.length; position++) {
       const message = history[position]!;
-      this.#indexed.push(message);
       // Summaries and markers are governance's own output, not facts of the conversation.
       if (message.kind !== undefined) continue;
-      const introduced: string[] = [];
+      const keys: string[] = [];
       for (const fact of messageFacts(message)) {
         if (this.#seenKeys.has(fact.key)) continue;
         this.#seenKeys.add(fact.key);
-        introduced.push(fact.key);
+        keys.push(fact.key);
       }
-      if (introduced.length > 0) this.#introducedBy.set(message.id, introduced);
+      if (keys.length === 0) continue;
+      // At stake until the view is found to hold it verbatim (`#updateView` runs next).
+      this.#introductions.set(message.id, { message, keys, copies: 0 });
+      this.#putAtStake(keys);
+    }
+    this.#indexedCount = history.length;
+    this.#lastIndexed = history.at(-1);
+  }
+
+  #reset(): void {
+    this.#indexedCount = 0;
+    this.#seenKeys = new Set();
+    this.#introductions = new Map();
+    this.#atStake = new Set();
+    this.#searchable = new SubstringSet();
+    this.#entered = new Set();
+    this.#present = new Map();
+    this.#firstFound = [];
+    this.#view = [];
+  }
+
+  /**
+   * Applies the view's difference with the previous one: copies of introducing messages that left or arrived,
+   * then which keys at stake the view holds. A fact never spans two messages, so presence is settled message by
+   * message: the keys first found in messages that left are forgotten, the keys put at stake by this request are
+   * looked for in the messages that stayed, and the new messages are scanned for every key at stake.
+   */
+  #updateView(view: readonly Message[]): void {
+    const previous = this.#view;
+    let same = 0;
+    while (same < previous.length && same < view.length && view[same] === previous[same]) same++;
+    for (let position = same; position < previous.length; position++) this.#count(previous[position]!, -1);
+    for (let position = same; position < view.length; position++) this.#count(view[position]!, 1);
+    this.#view = view;
+    for (let position = same; position < previous.length; position++)
+      for (const key of this.#firstFound[position]!)
+        if (this.#present.get(key) === position) this.#present.delete(key);
+    this.#firstFound.length = same;
+    if (this.#entered.size > 0 && same > 0) {
+      const entered = [...this.#entered];
+      for (let position = 0; position < same; position++) {
+        const text = this.#textOf(view[position]!);
+        for (const key of entered)
+          if (!this.#present.has(key) && text.includes(key)) this.#found(key, position);
+      }
+    }
+    this.#entered = new Set();
+    for (let position = same; position < view.length; position++) {
+      this.#firstFound.push([]);
+      if (this.#atStake.size === 0) continue;
+      this.#searchable.scan(this.#textOf(view[position]!), 0, (key) => {
+        if (!this.#present.has(key)) this.#found(key, position);
+      });
     }
   }
 
-  #factsAtStake(history: readonly Message[], view: readonly Message[]): string[] {
-    const viewById = new Map<string, Message>();
-    for (const message of view) viewById.set(message.id, message);
-    const atStake: string[] = [];
-    for (const message of history) {
-      const introduced = this.#introducedBy.get(message.id);
-      if (introduced === undefined) continue;
-      const sent = viewById.get(message.id);
-      if (sent === undefined || this.#differs(message, sent)) atStake.push(...introduced);
+  #found(key: string, position: number): void {
+    this.#present.set(key, position);
+    this.#firstFound[position]!.push(key);
+  }
+
+  /** Counts a verbatim copy of an introducing message into (`1`) or out of (`-1`) the view. */
+  #count(sent: Message, change: 1 | -1): void {
+    const introduction = this.#introductions.get(sent.id);
+    if (introduction === undefined || this.#differs(introduction.message, sent)) return;
+    introduction.copies += change;
+    if (change === 1 && introduction.copies === 1) this.#takeOffStake(introduction.keys);
+    if (change === -1 && introduction.copies === 0) this.#putAtStake(introduction.keys);
+  }
+
+  #putAtStake(keys: readonly string[]): void {
+    for (const key of keys) {
+      this.#atStake.add(key);
+      this.#searchable.add(key);
+      this.#entered.add(key);
     }
-    return atStake;
+  }
+
+  #takeOffStake(keys: readonly string[]): void {
+    for (const key of keys) {
+      this.#atStake.delete(key);
+      this.#searchable.delete(key);
+      this.#entered.delete(key);
+      this.#present.delete(key);
+    }
   }
 
   #differs(original: Message, sent: Message): boolean {
@@ -154,44 +241,6 @@ export class RetentionTracker {
       );
     this.#changedVerdict.set(sent, { original, changed });
     return changed;
-  }
-
-  /** Brings `#viewText` up to `view`; returns where text not yet searched begins. */
-  #updateViewText(view: readonly Message[]): number {
-    const previous = this.#view;
-    const grows =
-      view.length >= previous.length && previous.every((message, position) => view[position] === message);
-    this.#view = view;
-    if (!grows) {
-      this.#viewText = view.map((message) => this.#textOf(message)).join("\n");
-      this.#present = new Set();
-      this.#absent = new Set();
-      return 0;
-    }
-    const searchFrom = this.#viewText.length;
-    for (let position = previous.length; position < view.length; position++) {
-      const text = this.#textOf(view[position]!);
-      this.#viewText = position === 0 ? text : `${this.#viewText}\n${text}`;
-    }
-    return searchFrom;
-  }
-
-  /** Settles every key of `atStake` as present or absent in the current view text. */
-  #search(atStake: readonly string[], searchFrom: number): void {
-    const onlyNewText: string[] = [];
-    const wholeText: string[] = [];
-    for (const key of atStake) {
-      if (this.#present.has(key)) continue;
-      (this.#absent.has(key) ? onlyNewText : wholeText).push(key);
-    }
-    const found = findSubstrings(this.#viewText, searchFrom, onlyNewText);
-    for (const key of findSubstrings(this.#viewText, 0, wholeText)) found.add(key);
-    for (const key of [...onlyNewText, ...wholeText]) {
-      if (found.has(key)) {
-        this.#present.add(key);
-        this.#absent.delete(key);
-      } else this.#absent.add(key);
-    }
   }
 
   #textOf(message: Message): string {

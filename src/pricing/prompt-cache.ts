@@ -24,6 +24,11 @@ export interface CacheRequest {
   /** Anthropic: write 1-hour entries instead of 5-minute ones. */
   readonly longTtl?: boolean;
   /**
+   * Leading segments the caller knows are the previous request's, unchanged (a payload that only grew): they
+   * are not compared again, so a long payload costs what it added.
+   */
+  readonly unchanged?: number;
+  /**
    * When the provider finished with the request (its reply arrived), from which the entries it used or wrote
    * live for their TTL. Default `at`.
    */
@@ -90,7 +95,7 @@ export class PromptCache {
 
   /** Prices `request` and updates the cache as the provider would. */
   bill(request: CacheRequest): CacheBill {
-    this.#extendChain(request.segments);
+    this.#extendChain(request.segments, request.unchanged ?? 0);
     const tokens = this.#through.at(-1) ?? 0;
     const { provider } = this.profile;
     if (provider === "none" || tokens === 0)
@@ -183,16 +188,15 @@ export class PromptCache {
   }
 
   /** Brings the prefix chain up to `segments`, reusing the leading segments that did not change. */
-  #extendChain(segments: readonly PayloadSegment[]): void {
+  #extendChain(segments: readonly PayloadSegment[], unchanged: number): void {
     const previous = this.#segments;
-    let same = 0;
+    let same = Math.max(0, Math.min(unchanged, segments.length, previous.length));
     while (same < segments.length && same < previous.length && segments[same] === previous[same]) same++;
-    if (same === previous.length)
-      for (let index = same; index < segments.length; index++) previous.push(segments[index]!);
-    else this.#segments = segments.slice();
     // Entries keep references to the arrays (with their length): grow them in place while the payload only
     // grows at its end (O(new)), copy the shared part when it changed (a checkpoint).
     const grows = same === previous.length;
+    if (grows) for (let index = same; index < segments.length; index++) previous.push(segments[index]!);
+    else this.#segments = segments.slice();
     const chain = grows ? this.#chain : this.#chain.slice(0, same);
     const through = grows ? this.#through : this.#through.slice(0, same);
     const blocks = grows ? this.#blocks : this.#blocks.slice(0, same);

@@ -81,6 +81,8 @@ export class ReplayMeter {
   readonly #cache: PromptCache;
   readonly #grounding: GroundingTracker | undefined;
   #previousView: readonly Message[] = [];
+  /** Its length then (a caller may grow one array between requests, as a replay's history). */
+  #previousLength = 0;
   /** The previous request's payload segments: the fixed ones, then one per message of `#previousView`. */
   #segments: PayloadSegment[] = [];
   #fixedCount = 0;
@@ -122,16 +124,23 @@ export class ReplayMeter {
     readonly reply: readonly Message[];
     /** Where ctxkit's placement puts breakpoints besides the newest messages (`GovernedRequest.cacheAnchors`). */
     readonly anchors?: readonly number[];
+    /**
+     * Leading messages of `view` the caller knows are the previous view's (an ungoverned history that only
+     * grew at its end): not compared again, so a long history costs what it added.
+     */
+    readonly unchanged?: number;
   }): MeteredRequest {
     const { cache, tokensOf } = this.#options;
     const previous = this.#previousView;
-    let same = 0;
-    while (same < previous.length && same < input.view.length && input.view[same] === previous[same]) same++;
+    const previousLength = this.#previousLength;
+    let same = Math.max(0, Math.min(input.unchanged ?? 0, previousLength, input.view.length));
+    while (same < previousLength && same < input.view.length && input.view[same] === previous[same]) same++;
     const fixed = input.fixed.tokens > 0 ? [fixedSegment(input.fixed.identity, input.fixed.tokens)] : [];
     // The previous request's segments are reused, and grown in place while the view only grows: per-request work
-    // stays with what changed (the loop above only compares references).
-    const grows =
-      same === previous.length && this.#segments[0] === fixed[0] && this.#fixedCount === fixed.length;
+    // stays with what changed (the loop above only compares references, and not those the caller vouched for).
+    const sameFixed =
+      this.#fixedCount === fixed.length && (fixed.length === 0 || this.#segments[0] === fixed[0]);
+    const grows = same === previousLength && sameFixed;
     if (!grows)
       this.#segments = [...fixed, ...this.#segments.slice(this.#fixedCount, this.#fixedCount + same)];
     this.#fixedCount = fixed.length;
@@ -144,6 +153,7 @@ export class ReplayMeter {
       at: input.at,
       ...(input.refreshedAt !== undefined && { refreshedAt: input.refreshedAt }),
       segments,
+      unchanged: sameFixed ? fixed.length + same : 0,
       breakpoints: breakpointIndices(
         this.#options.breakpoints ?? "ctxkit",
         input.view,
@@ -157,8 +167,9 @@ export class ReplayMeter {
     this.#cacheRead += bill.cacheRead;
     this.#cacheWrite += bill.cacheWrite;
     this.#costUnits += bill.costUnits;
-    if (same < previous.length) this.#rereadSources = new Set();
+    if (same < previousLength) this.#rereadSources = new Set();
     this.#previousView = input.view;
+    this.#previousLength = input.view.length;
     const grounding = this.#grounding?.observe(input.history, input.view, input.reply);
     let rereadCostUnits = 0;
     if (grounding !== undefined && grounding.missing.length > 0) {

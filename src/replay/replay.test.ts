@@ -3,7 +3,7 @@ import type { Message } from "../model/message.ts";
 import { FakeSummarizer } from "../test/fake-summarizer.ts";
 import { FakeTokenCounter } from "../test/fake-token-counter.ts";
 import { HistoryBuilder } from "../test/history-builder.ts";
-import { replayConversation, requestPoints } from "./replay.ts";
+import { governedReplay, replayConversation, requestPoints } from "./replay.ts";
 
 function longSession(): Message[] {
   const builder = new HistoryBuilder();
@@ -63,4 +63,23 @@ it("compacts when offloading is off and still keeps every request inside the win
   expect(totals.compactions).toBeGreaterThan(0);
   expect(totals.refused).toBe(0);
   expect(totals.maxGovernedTokens + 4_000).toBeLessThanOrEqual(32_000);
+});
+
+describe("governedReplay", () => {
+  it("grows one history array step by step instead of copying the history for each request", async () => {
+    const messages = longSession();
+    const points = requestPoints(messages);
+    const replay = governedReplay(messages, {
+      contextWindow: 32_000,
+      reservedOutputTokens: 4_000,
+      counter: new FakeTokenCounter(),
+      summarizer: new FakeSummarizer(),
+    });
+    const arrays = new Set<readonly Message[]>();
+    for await (const step of replay.steps) {
+      expect(step.history).toEqual(messages.slice(0, points[step.index]));
+      arrays.add(step.history);
+    }
+    expect(arrays.size).toBe(1);
+  });
 });

@@ -184,7 +184,11 @@ export interface GovernedStep {
   /** When it was sent, and when its reply arrived (ms since the epoch; 0 when the transcript has no times). */
   readonly at: number;
   readonly refreshedAt: number;
-  /** Every message before the request, and the recorded reply to it. */
+  /**
+   * Every message before the request, and the recorded reply to it. `history` is one array for the whole
+   * replay, grown at its end between steps (as the governor takes it), so a step costs what it added, not a
+   * copy of the history: read it during the step, copy it to keep it.
+   */
   readonly history: readonly Message[];
   readonly reply: readonly Message[];
   /** Tokens of a request with no governance (system prompt and tools included). */
@@ -242,14 +246,17 @@ export function governedReplay(
       : recordedFixedTokens(messages, points, governor.tokensOf, governor.window.usable);
   async function* steps(): AsyncGenerator<GovernedStep> {
     let rawRunning = 0;
-    let rawCounted = 0;
+    const history: Message[] = [];
     for (const [index, end] of points.entries()) {
-      for (; rawCounted < end; rawCounted++) rawRunning += governor.tokensOf(messages[rawCounted]!);
+      for (let next = history.length; next < end; next++) {
+        history.push(messages[next]!);
+        rawRunning += governor.tokensOf(messages[next]!);
+      }
       const common = {
         index,
         at: requestTime(messages, end),
         refreshedAt: replyTime(messages, end),
-        history: messages.slice(0, end),
+        history,
         reply: recordedReply(messages, end),
         rawTokens: fixedTokens + rawRunning,
       };
@@ -310,10 +317,13 @@ export async function replayConversation(
   const requests: ReplayRequest[] = [];
   const totals = { maxGovernedTokens: 0, maxRawTokens: 0, compactions: 0, refused: 0 };
   const total = requestPoints(replayableMessages(transcript)).length;
+  let rawLength = 0;
   for await (const step of replay.steps) {
     const { index, at, refreshedAt, history, reply, rawTokens, events } = step;
     totals.maxRawTokens = Math.max(totals.maxRawTokens, rawTokens);
-    rawMeter.request({ at, refreshedAt, fixed, history, view: history, reply });
+    // The ungoverned request is the history, which only grows: its meter need not compare what it had.
+    rawMeter.request({ at, refreshedAt, fixed, history, view: history, reply, unchanged: rawLength });
+    rawLength = history.length;
     if (step.view === undefined) {
       totals.refused++;
       requests.push({
