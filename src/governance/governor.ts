@@ -8,6 +8,7 @@ import type { TokenCounter } from "../tokens/token-counter.ts";
 import { UsageAnchor } from "./usage-anchor.ts";
 import { cacheProfiles } from "../pricing/cache-profile.ts";
 import { cacheAnchor, rewriteStart, type CachedPrefix } from "./cached-prefix.ts";
+import type { GovernorState } from "./governor-state.ts";
 import { checkpointPays, expectedRemainingRequests } from "./cache-economics.ts";
 import { emergencyView } from "./emergency.ts";
 import type { GovernanceEvent, GovernanceEventListener } from "./events.ts";
@@ -148,6 +149,8 @@ export class Governor {
   #anchor: number | undefined;
   /** Tokens new in this request: written to the cache whether or not a checkpoint rewrites older history. */
   #freshTokens = 0;
+  /** View messages that are history messages as they came (a snapshot stores only their ids). */
+  readonly #unchanged = new WeakSet<Message>();
 
   constructor(options: GovernorOptions) {
     this.#options = options;
@@ -393,6 +396,71 @@ export class Governor {
     return offloadThresholds({ policy: this.policy, window: this.#counterWindow() });
   }
 
+  /**
+   * Everything this governor carries to the next request, as a plain value to persist beside the session (see
+   * `GovernorState`): a governor given it back with `restore` after a restart prepares exactly what this one
+   * would have.
+   */
+  snapshot(): GovernorState {
+    const usage = this.#usageAnchor.state;
+    return {
+      version: 1,
+      view: this.#view.map((message) => (this.#unchanged.has(message) ? { id: message.id } : { message })),
+      covered: this.#covered,
+      ...(this.#lastCoveredId !== undefined && { lastCoveredId: this.#lastCoveredId }),
+      requests: this.#requests,
+      emergencyStage: this.#emergencyStage,
+      piled: {
+        toolTokens: this.#ungovernedToolTokens,
+        inputTokens: this.#elidableInputTokens,
+        nextCheckAt: this.#nextOptionalCheckAt,
+        nextSettledCheckAt: this.#nextSettledCheckAt,
+      },
+      ...(usage !== undefined && { usage }),
+      guard: structuredClone(this.#guard),
+      recentCalls: this.#loops.recentCalls,
+      ...(this.#cached !== undefined && { cached: this.#cached }),
+      ...(this.#anchor !== undefined && { anchor: this.#anchor }),
+    };
+  }
+
+  /**
+   * Takes back a `snapshot` for `history`, the session's history as loaded again (summarised ranges replaced by
+   * their summaries). Returns false, changing nothing, when the state does not fit that history (a message it
+   * names is gone, or the history no longer holds what it covered): the next request then rebuilds the view.
+   */
+  restore(state: GovernorState, history: readonly Message[]): boolean {
+    const byId = new Map(history.map((message) => [message.id, message]));
+    const view: Message[] = [];
+    for (const entry of state.view) {
+      const message = "id" in entry ? byId.get(entry.id) : entry.message;
+      if (message === undefined) return false;
+      view.push(message);
+    }
+    const covered =
+      state.lastCoveredId === undefined
+        ? 0
+        : history.findIndex((message) => message.id === state.lastCoveredId) + 1;
+    if (state.lastCoveredId !== undefined && covered === 0) return false;
+    this.#commit(view);
+    for (const [index, entry] of state.view.entries()) if ("id" in entry) this.#unchanged.add(view[index]!);
+    this.#covered = covered;
+    this.#lastCoveredId = state.lastCoveredId;
+    this.#requests = state.requests;
+    this.#emergencyStage = state.emergencyStage;
+    this.#ungovernedToolTokens = state.piled.toolTokens;
+    this.#elidableInputTokens = state.piled.inputTokens;
+    this.#nextOptionalCheckAt = state.piled.nextCheckAt;
+    this.#nextSettledCheckAt = state.piled.nextSettledCheckAt;
+    this.#usageAnchor.restore(state.usage);
+    for (const key of Object.keys(this.#guard) as (keyof CompactionGuard)[]) delete this.#guard[key];
+    Object.assign(this.#guard, structuredClone(state.guard));
+    this.#loops.restore(state.recentCalls);
+    this.#cached = state.cached;
+    this.#anchor = state.anchor;
+    return true;
+  }
+
   /** Call after a successful model response: ends an emergency sequence. */
   recordSuccess(): void {
     this.#emergencyStage = 0;
@@ -443,6 +511,7 @@ export class Governor {
       const [message] =
         original.role === "tool" ? await capToolResults.process([original], capContext) : [original];
       const tokens = await this.#tokensOfAsync(message!);
+      if (message === original) this.#unchanged.add(original);
       this.#view.push(message!);
       this.#viewTokens += tokens;
       this.#unsettledTokens += tokens;

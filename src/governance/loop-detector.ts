@@ -24,6 +24,14 @@ function signature(name: string, input: unknown): string {
   return `${name}:${hash}`;
 }
 
+/** One tool call as loop detection remembers it. */
+export interface LoopCall {
+  /** Name and canonical arguments: equal calls have equal signatures. */
+  readonly signature: string;
+  /** How a detection names it. */
+  readonly label: string;
+}
+
 /**
  * Watches tool calls as they are made and reports a loop: the same call (name + canonical arguments) repeated
  * `repeatThreshold` times in a row, or a cycle of 2–5 calls repeated `cycleRepeats` times. Work per call is
@@ -37,7 +45,7 @@ export class LoopDetector {
   readonly #repeatThreshold: number;
   readonly #cycleRepeats: number;
   readonly #window: number;
-  #calls: { signature: string; label: string }[] = [];
+  #calls: LoopCall[] = [];
 
   constructor(options: LoopDetectorOptions = {}) {
     this.#repeatThreshold = options.repeatThreshold ?? 5;
@@ -62,6 +70,18 @@ export class LoopDetector {
   /** Forgets every call seen (e.g. after the user intervened). */
   reset(): void {
     this.#calls = [];
+  }
+
+  /** The recent calls it remembers: a plain value to persist and `restore` later. */
+  get recentCalls(): readonly LoopCall[] {
+    return this.#calls.map((call) => ({ ...call }));
+  }
+
+  /** Takes back what `recentCalls` returned (the newest `window` of them). */
+  restore(calls: readonly LoopCall[]): void {
+    this.#calls = calls
+      .slice(-this.#window)
+      .map((call) => ({ signature: call.signature, label: call.label }));
   }
 
   #check(): LoopDetection | undefined {

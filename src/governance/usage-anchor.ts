@@ -75,6 +75,17 @@ export class UsageAnchor {
     return counted;
   }
 
+  /** The anchored figures (local and reported totals of the anchored request): a plain value to persist. */
+  get state(): { readonly estimated: number; readonly reported: number } | undefined {
+    return this.#reported > 0 ? { estimated: this.#estimated, reported: this.#reported } : undefined;
+  }
+
+  /** Takes back what `state` returned. */
+  restore(state: { readonly estimated: number; readonly reported: number } | undefined): void {
+    this.#estimated = state?.estimated ?? 0;
+    this.#reported = state?.reported ?? 0;
+  }
+
   /** Forgets the anchor (the view was rebuilt, or the model changed). */
   reset(): void {
     this.#estimated = 0;
