@@ -13,6 +13,38 @@ const exitCodes: Partial<Record<CtxkitErrorCode, number>> = {
   file_access: 2,
 };
 
+/** What each exit code of `ctxkit` means: shown by `ctxkit --help` and in the README. */
+export const EXIT_CODE_MEANINGS: readonly (readonly [code: number, meaning: string])[] = [
+  [0, "success"],
+  [1, "failure outside the command's input: a provider, network or storage error, a context that cannot fit"],
+  [2, "usage error: a bad option, argument, file, format, id or setting, or a database that is not ctxkit's"],
+];
+
+/** `text` in lines of at most `width` characters, each after the first indented by `indent` spaces. */
+function wrap(text: string, width: number, indent: number): string {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line !== "" && line.length + 1 + word.length > width - indent) {
+      lines.push(line);
+      line = word;
+    } else line = line === "" ? word : `${line} ${word}`;
+  }
+  lines.push(line);
+  return lines.join(`\n${" ".repeat(indent)}`);
+}
+
+/**
+ * The exit codes as a `--help` section.
+ *
+ * @example
+ * program.addHelpText("afterAll", exitCodesHelp());
+ */
+export function exitCodesHelp(): string {
+  const rows = EXIT_CODE_MEANINGS.map(([code, meaning]) => `  ${code}  ${wrap(meaning, 100, 5)}`);
+  return `\nExit codes:\n${rows.join("\n")}\n`;
+}
+
 /** The process exit code for an error. */
 export function exitCodeFor(error: unknown): number {
   if (!CtxkitError.isInstance(error)) return 1;

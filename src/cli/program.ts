@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import packageJson from "../../package.json" with { type: "json" };
+import { exitCodesHelp } from "./exit-codes.ts";
 
 /** The streams and environment a command writes to, so tests can capture them. */
 export interface CliIo {
@@ -22,6 +23,7 @@ export function createProgram(commands: readonly CommandRegistration[], io: CliI
     .description("The context engine for LLM agents: govern, persist and inspect conversation context.")
     .version(packageJson.version)
     .showHelpAfterError()
+    .addHelpText("afterAll", exitCodesHelp())
     // A command's options belong to the command they follow (inherited by every subcommand): `serve` and
     // `serve keys add` both have --keys, and without this `serve keys add --keys F` gave F to `serve`.
     .enablePositionalOptions()

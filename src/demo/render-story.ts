@@ -19,14 +19,47 @@ export function sparkline(values: readonly number[], max: number, width = 64): s
 
 const number = (value: number) => Math.round(value).toLocaleString("en-US");
 
+/** Where the demo's session went: a database (replacing `replaced` earlier demo sessions), or nowhere. */
+export interface StoryPlace {
+  /** The database the session is in; undefined when it was kept in memory only (`--temporary`). */
+  readonly database?: string;
+  /** Earlier demo sessions this run replaced in that database. */
+  readonly replaced?: number;
+}
+
+/** Where the session is, and the commands that show it. */
+function where(report: DemoReport, place: StoryPlace): string[] {
+  const kept = `The session (${report.storedMessages} stored messages, originals kept even where the view summarised them)`;
+  if (place.database === undefined) {
+    return [
+      `${kept} was kept in memory only (--temporary) and is gone; run \`ctxkit demo\` without --temporary to keep it.`,
+      "",
+      "Where to look next:",
+    ];
+  }
+  const replaced = place.replaced ?? 0;
+  return [
+    `${kept} is in ${place.database} as ${report.sessionId}` +
+      (replaced === 0
+        ? "."
+        : `; it replaces the earlier demo session${replaced === 1 ? "" : `s (${replaced})`} there.`) +
+      " Each run of the demo keeps only its newest session.",
+    "",
+    "Where to look next:",
+    "  ctxkit serve --no-auth            inspect this session in the browser: what the model saw, request by request",
+    "                                    (this machine only; with a key: ctxkit serve keys add local, then ctxkit serve)",
+    "  ctxkit sessions list              the stored sessions",
+  ];
+}
+
 /**
  * The demo's story, as plain text: the token chart (governed vs raw, per request), the compactions and what
  * they kept, the cost with and without ctxkit, and where to look next.
  *
  * @example
- * io.stdout.write(renderStory(report, { database: "~/.ctxkit/ctxkit.db" }));
+ * io.stdout.write(renderStory(report, { database: "~/.ctxkit/ctxkit.db", replaced: 1 }));
  */
-export function renderStory(report: DemoReport, where: { database: string }): string {
+export function renderStory(report: DemoReport, place: StoryPlace): string {
   const raw = report.requests.map((request) => request.rawTokens);
   const governed = report.requests.map((request) => request.governedTokens);
   const maxRaw = Math.max(...raw);
@@ -73,13 +106,8 @@ export function renderStory(report: DemoReport, where: { database: string }): st
       `${(report.grounding * 100).toFixed(1)}% of what each reply used still in view ` +
       `(edit anchors ${(report.anchorsKept * 100).toFixed(1)}%)`,
     "",
-    `The session (${report.storedMessages} stored messages, originals kept even where the view summarised them) is ` +
-      `in ${where.database} as ${report.sessionId}.`,
-    "",
-    "Where to look next:",
-    "  ctxkit serve                      inspect this session in the browser: what the model saw, request by request",
+    ...where(report, place),
     "  ctxkit replay <session.jsonl>     replay your own Claude Code / Codex sessions (~/.claude/projects, ~/.codex/sessions)",
-    "  ctxkit sessions list              the stored sessions",
   );
   return `${lines.join("\n")}\n`;
 }

@@ -47,12 +47,17 @@ export interface ContextEngineOptions {
  *
  * @example
  * ```ts
- * const engine = await createContextEngine({ store: openSqliteStore("agent.db"), model: openai("gpt-4.1") });
+ * const store = await openSqliteSessionStore({ path: "agent.db" }); // from "ctxkit/sqlite"
+ * const model = openai("gpt-4.1");
+ * const engine = await createContextEngine({ store, model });
  * const session = engine.session("support-42");
  * await session.addUser("Where is my order?");
  * const request = await session.prepare({ system: "You are a support agent." });
  * const reply = await generateText({ model, ...request.toAiSdk({ model }) }); // with the provider's cache hints
- * await session.recordAssistant({ content: reply.text, usage });
+ * await session.recordAssistant({
+ *   content: reply.text,
+ *   usage: { input: reply.usage.inputTokens ?? 0, output: reply.usage.outputTokens ?? 0 },
+ * });
  * await session.commit();
  * ```
  */

@@ -55,7 +55,12 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
   const context: ServerContext = {
     store: options.store,
     memory: options.memory,
-    directory: new SessionDirectory(options.store, { clock }),
+    directory: new SessionDirectory(options.store, {
+      clock,
+      ...(options.unownedSessionsTenant !== undefined && {
+        unownedSessionsTenant: options.unownedSessionsTenant,
+      }),
+    }),
     engines: new TenantEngines({
       store: options.store,
       ...(options.engine !== undefined && { engine: options.engine }),
@@ -70,6 +75,7 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
     hub,
     metrics,
     upstream: options.upstream,
+    upstreamUnavailable: options.upstreamUnavailable,
     limits,
     auth,
     log,

@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Message } from "../model/message.ts";
 import { readSse } from "./test-support/read-sse.test-helpers.ts";
@@ -339,5 +342,33 @@ describe("live events, memory and metrics", () => {
     expect(text).not.toContain("acme");
     expect(text).not.toContain("ctxk_");
     expect((await harness.call("/metrics", { key: null })).status).toBe(401);
+  });
+
+  it("labels every request by its route pattern when the inspector's catch-all is served too", async () => {
+    const webRoot = await mkdtemp(join(tmpdir(), "ctxkit-web-"));
+    try {
+      await writeFile(join(webRoot, "index.html"), "<!doctype html><title>inspector</title>");
+      const harness = await setup({ responses: () => "ok", server: { webRoot } });
+      await turn(harness, "m1", { message: "hello" });
+      expect((await harness.call("/v1/sessions/m1")).status).toBe(200);
+      expect((await harness.call("/v1/sessions")).status).toBe(200);
+      expect((await harness.call("/v1/sessions", { key: null })).status).toBe(401);
+      expect((await harness.call("/health", { key: null })).status).toBe(200);
+      expect((await harness.call("/index.html", { key: null })).status).toBe(200);
+      expect((await harness.call("/v1/no-such-route")).status).toBe(404);
+      const text = await (await harness.call("/metrics")).text();
+      const count = (method: string, route: string, status: number) =>
+        `ctxkit_http_requests_total{method="${method}",route="${route}",status="${status}"} 1`;
+      expect(text).toContain(count("GET", "/v1/sessions/:id", 200));
+      expect(text).toContain(count("GET", "/v1/sessions", 200));
+      expect(text).toContain(count("GET", "/v1/sessions", 401));
+      expect(text).toContain(count("GET", "/health", 200));
+      expect(text).toContain(count("GET", "/*", 200));
+      expect(text).toContain(count("GET", "unmatched", 404));
+      expect(text).toContain(count("POST", "/v1/sessions/:id/turns", 200));
+      expect(harness.logs.some((line) => line.startsWith("GET /v1/sessions/:id 200 "))).toBe(true);
+    } finally {
+      await rm(webRoot, { recursive: true, force: true });
+    }
   });
 });

@@ -17,6 +17,8 @@ export interface ServerContext {
   readonly hub: EventHub;
   readonly metrics: ServerMetrics;
   readonly upstream: UpstreamOptions | undefined;
+  /** Why there is no upstream (`ServerOptions.upstreamUnavailable`). */
+  readonly upstreamUnavailable: string | undefined;
   readonly limits: ServerLimits;
   readonly auth: boolean;
   readonly log: (line: string) => void;

@@ -44,10 +44,21 @@ export interface ServerOptions {
   readonly engine?: ServerEngineOptions | ((tenant: string) => ServerEngineOptions);
   /** The OpenAI-compatible model server. Without it the proxy and turns routes answer 503. */
   readonly upstream?: UpstreamOptions;
+  /**
+   * Why there is no upstream, for the proxy and turns routes' 503 (e.g. "no API key for anthropic; set
+   * ANTHROPIC_API_KEY …"), so a server can start to browse sessions while its model is not configured.
+   */
+  readonly upstreamUnavailable?: string;
   /** API keys. Required unless `auth` is false. */
   readonly keys?: KeyStore;
   /** Require an API key (default true). With `false` every request is tenant `local`. */
   readonly auth?: boolean;
+  /**
+   * The tenant that owns the sessions stored without an owner: those made outside the server, by `ctxkit demo`,
+   * `import` and `chat` or by code that gives no `owner`. `ctxkit serve` sets `"local"` (the tenant of every
+   * request when `auth` is false). Without it they belong to no tenant and no request sees them.
+   */
+  readonly unownedSessionsTenant?: string;
   readonly limits?: Partial<ServerLimits>;
   /** Receives one line per request (method, route pattern, status, duration) and server notices. Never secrets. */
   readonly log?: (line: string) => void;

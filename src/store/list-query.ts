@@ -24,6 +24,7 @@ const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 /** Schema of the filters shared by list, search and latest. */
 export const sessionFilterSchema = z.object({
   owner: z.string().optional(),
+  includeUnowned: z.boolean().optional(),
   agent: z.string().optional(),
   metadata: z.record(z.string().min(1), scalar).optional(),
 });
@@ -84,7 +85,9 @@ export function toPage(rows: readonly SessionRecord[], limit: number): SessionPa
  * matchesFilter(session, { owner: "ada", metadata: { project: "x" } });
  */
 export function matchesFilter(session: SessionRecord, filter: SessionFilter): boolean {
-  if (filter.owner !== undefined && session.owner !== filter.owner) return false;
+  if (filter.owner !== undefined && session.owner !== filter.owner) {
+    if (filter.includeUnowned !== true || session.owner !== undefined) return false;
+  }
   if (filter.agent !== undefined && session.agent !== filter.agent) return false;
   for (const [key, value] of Object.entries(filter.metadata ?? {})) {
     if (!Object.hasOwn(session.metadata, key) || session.metadata[key] !== value) return false;

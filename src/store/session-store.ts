@@ -134,6 +134,11 @@ export type MetadataFilterValue = string | number | boolean | null;
 /** Filters shared by list, search and latest. */
 export interface SessionFilter {
   readonly owner?: string;
+  /**
+   * With `owner`: sessions stored without an owner match too (a server gives the sessions the CLI made to its
+   * local tenant this way).
+   */
+  readonly includeUnowned?: boolean;
   readonly agent?: string;
   /** Every key must be present in the session's metadata with exactly this value. */
   readonly metadata?: { readonly [key: string]: MetadataFilterValue };

@@ -71,6 +71,22 @@ function describeGovernance(event: GovernanceEvent): string {
   }
 }
 
+/** Options of `createChatOutput`. */
+export interface ChatOutputOptions {
+  readonly json: boolean;
+  readonly interactive: boolean;
+  /**
+   * The options of this run that a resume needs too (`--db <file>`, `--pg <url>`, `--model <spec>`), shown in
+   * the resume hint (shell-quoted; a URL's password redacted).
+   */
+  readonly resumeArguments?: readonly string[];
+}
+
+/** `value` as one shell word: unchanged when it has nothing a shell treats specially, else single-quoted. */
+function shellWord(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
 /**
  * Builds the chat's output for these streams: `--json` writes every event as one JSON line on stdout; otherwise
  * replies stream as plain text, notices are dimmed (no escape codes when NO_COLOR is set or stdout is not a
@@ -80,7 +96,8 @@ function describeGovernance(event: GovernanceEvent): string {
  * const output = createChatOutput(io, { json: false, interactive: true });
  * output.emit({ type: "delta", text: "Hel" });
  */
-export function createChatOutput(io: CliIo, options: { json: boolean; interactive: boolean }): ChatOutput {
+export function createChatOutput(io: CliIo, options: ChatOutputOptions): ChatOutput {
+  const resumeTail = (options.resumeArguments ?? []).map((argument) => ` ${shellWord(argument)}`).join("");
   const colors = paint(!options.json && colorsAllowed(io, io.stdout));
   const errorColors = paint(!options.json && colorsAllowed(io, io.stderr));
   let midLine = false;
@@ -130,7 +147,7 @@ export function createChatOutput(io: CliIo, options: { json: boolean; interactiv
         return line(
           colors.dim(
             event.saved
-              ? `session ${event.sessionId} saved; resume with: ctxkit chat --resume ${event.sessionId}`
+              ? `session ${event.sessionId} saved; resume with: ctxkit chat --resume ${shellWord(event.sessionId)}${resumeTail}`
               : "nothing to save",
           ),
         );

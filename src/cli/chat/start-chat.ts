@@ -3,6 +3,7 @@ import { governancePolicyFromSettings } from "../../config/setting-entries.ts";
 import { createContextEngine } from "../../engine/context-engine.ts";
 import { CtxkitError } from "../../errors/ctxkit-error.ts";
 import { NotFoundError } from "../../errors/errors.ts";
+import { redactSecrets } from "../../errors/redact-secrets.ts";
 import { createEngineMemory } from "../../memory/engine-memory.ts";
 import { resolveConfiguredModels } from "../../providers/resolve-configured-models.ts";
 import type { SessionStore } from "../../store/session-store.ts";
@@ -59,6 +60,15 @@ async function chosenSessionId(
   return resume;
 }
 
+/** The options of this run a resume needs too: the database it used and the model it was asked for. */
+function resumeArguments(flags: ChatFlags): string[] {
+  return [
+    ...(flags.db !== undefined ? ["--db", flags.db] : []),
+    ...(flags.pg !== undefined ? ["--pg", redactSecrets(flags.pg)] : []),
+    ...(flags.model !== undefined ? ["--model", flags.model] : []),
+  ];
+}
+
 /**
  * `ctxkit chat`: loads the settings, resolves the model, opens the stores, picks the session (new, latest, or
  * the one asked for) and runs the chat until the user leaves. An error that ends the chat is thrown
@@ -80,6 +90,7 @@ export async function runChat(flags: ChatFlags, environment: ChatEnvironment): P
   const output = createChatOutput(io, {
     json,
     interactive: !json && environment.stdin.isTTY === true && io.stdout.isTTY === true,
+    resumeArguments: resumeArguments(flags),
   });
   const stores = await openStores(chooseDatabase(flags, settings), {
     memory: settings.memory.enabled,

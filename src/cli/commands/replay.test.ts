@@ -52,3 +52,32 @@ describe("ctxkit replay --explain", () => {
     expect(outcome.stdout).toMatch(/^ {2}- (anchor|identifier|path|literal): \S/m);
   });
 });
+
+describe("ctxkit replay with a window too small", () => {
+  const spotter = transcriptPath("claude-code__marot-spotter/4d5611e5-241a-462a-8d15-5122611a9569.jsonl");
+
+  it("is a usage error (exit 2) when governance refuses every request", async () => {
+    const outcome = await runCliChild(["replay", short, "--window", "10"], { home });
+    expect(outcome.code).toBe(2);
+    expect(outcome.stdout).toBe("");
+    expect(outcome.stderr).toMatch(
+      /^ctxkit: --window 10 is too small for this conversation: governance refused every one of its 1 request; give a larger --window \(or leave it out for \S+'s [\d,]+\)\n$/,
+    );
+  });
+
+  it("claims no saving when some requests were refused", async () => {
+    const outcome = await runCliChild(["replay", spotter, "--window", "3000"], { home });
+    expect(outcome.code).toBe(0);
+    const refused = Number(/, (\d+) refused\./.exec(outcome.stdout)?.[1]);
+    expect(refused).toBeGreaterThan(0);
+    expect(outcome.stdout).not.toMatch(/below no governance/);
+    expect(outcome.stdout).toMatch(
+      new RegExp(
+        `\\(no saving claimed: ${refused} of \\d+ requests did not fit the window and were refused, `,
+      ),
+    );
+    const fits = await runCliChild(["replay", spotter, "--window", "48000"], { home });
+    expect(fits.stdout).toMatch(/, 0 refused\./);
+    expect(fits.stdout).toMatch(/\(\d+\.\d% below no governance\)/);
+  });
+});

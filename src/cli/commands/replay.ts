@@ -137,6 +137,13 @@ async function runReplay(file: string, raw: Record<string, unknown>, io: CliIo):
     }),
   });
   progress.done();
+  if (totals.requests > 0 && totals.refused === totals.requests) {
+    throw new ValidationError(
+      `--window ${contextWindow.toLocaleString("en-US")} is too small for this conversation: governance refused ` +
+        `every one of its ${totals.requests} request${totals.requests === 1 ? "" : "s"}; give a larger --window (or leave it out for ${modelId}'s ` +
+        `${model.contextWindow.toLocaleString("en-US")})`,
+    );
+  }
   if (options.json) {
     io.stdout.write(`${JSON.stringify({ requests, totals })}\n`);
     return;
@@ -162,6 +169,18 @@ function describe(
   return (
     `Replayed ${conversation.id} (${conversation.format}, ${conversation.messages.length} messages) with ${model}, ` +
     `window ${window.toLocaleString("en-US")}, priced by the ${prices}.`
+  );
+}
+
+/**
+ * The saving, or why none is claimed: a refused request costs nothing here but fails the agent, so a run with
+ * refusals is not cheaper, it did less.
+ */
+function savingClaim(totals: ReplayTotals, saved: number): string {
+  if (totals.refused === 0) return `${(saved * 100).toFixed(1)}% below no governance`;
+  return (
+    `no saving claimed: ${totals.refused} of ${totals.requests} requests did not fit the window and were ` +
+    "refused, which costs nothing here but stops the agent; raise --window"
   );
 }
 
@@ -191,7 +210,7 @@ function renderTotals(totals: ReplayTotals): string {
     `${number(totals.cacheWriteTokens)} written, ${totals.refused} refused.\n` +
     `Cost with ctxkit: ${number(totals.costUnits)} units as run, + ${number(totals.summarizerCostUnits)} for ` +
     `${totals.summaryCalls} summaries billed as LLM calls, + ${number(totals.rereadCostUnits)} for ${totals.rereads} ` +
-    `re-reads = ${number(totals.costWithRereads)} (${(saved * 100).toFixed(1)}% below no governance).\n` +
+    `re-reads = ${number(totals.costWithRereads)} (${savingClaim(totals, saved)}).\n` +
     `Next-step grounding ${percent(totals.grounding)} (edit anchors ${percent(totals.anchorsKept)}` +
     `${totals.groundingWorst === undefined ? "" : `; worst request ${totals.groundingWorst.index} at ${percent(totals.groundingWorst.score)}`}); ` +
     `keyword retention ${percent(totals.retention)}.`

@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
+import { transcriptPath } from "../../../test/support/transcripts.ts";
 import { messageText } from "../../model/blocks.ts";
 import { openSqliteSessionStore } from "../../store/sqlite/index.ts";
 import { startFakeOpenAIServer, type FakeOpenAIServer } from "../../test/fake-openai-server.ts";
@@ -315,6 +316,91 @@ describe("ctxkit serve", () => {
     expect(String((await result)["answer"])).toContain("list the files");
     socket.close();
     expect(await served.stop("SIGTERM")).toBe(0);
+  });
+});
+
+describe("ctxkit serve for someone who wants to browse their own sessions", () => {
+  const short = transcriptPath("claude-code__marot-spotter/short.jsonl");
+  const SHORT_ID = "55604662-cf2a-4331-851a-ec234028f8ca";
+
+  it("shows the sessions the CLI made to tenant local (a local key, or --no-auth), and to no other tenant", async () => {
+    const db = join(home, "own-sessions.db");
+    const keys = join(home, "own-sessions-keys.json");
+    expect(runSync("import", short, "--db", db).status).toBe(0);
+    const localKey = runSync("serve", "keys", "add", "local", "--keys", keys).stdout.trim();
+    const acmeKey = runSync("serve", "keys", "add", "acme", "--keys", keys).stdout.trim();
+    const served = await serve("--db", db, "--keys", keys);
+    try {
+      expect(served.stdout()).toMatch(
+        /tenant local's keys also see the sessions made by ctxkit demo, import and chat/,
+      );
+      const get = async (path: string, key: string) =>
+        fetch(`${served.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
+      const listed = (await (await get("/v1/sessions", localKey)).json()) as { sessions: { id: string }[] };
+      expect(listed.sessions.map((session) => session.id)).toEqual([SHORT_ID]);
+      expect((await get(`/v1/sessions/${SHORT_ID}`, localKey)).status).toBe(200);
+      expect((await get(`/v1/sessions/${SHORT_ID}/messages`, localKey)).status).toBe(200);
+      const found = (await (await get("/v1/sessions?q=server", localKey)).json()) as {
+        sessions: { id: string }[];
+      };
+      expect(found.sessions.map((session) => session.id)).toEqual([SHORT_ID]);
+      const foreign = (await (await get("/v1/sessions", acmeKey)).json()) as { sessions: unknown[] };
+      expect(foreign.sessions).toEqual([]);
+      expect((await get(`/v1/sessions/${SHORT_ID}`, acmeKey)).status).toBe(404);
+    } finally {
+      expect(await served.stop("SIGTERM")).toBe(0);
+    }
+    const open = await serve("--db", db, "--no-auth");
+    try {
+      const listed = (await (await fetch(`${open.url}/v1/sessions`)).json()) as {
+        sessions: { id: string }[];
+      };
+      expect(listed.sessions.map((session) => session.id)).toEqual([SHORT_ID]);
+    } finally {
+      expect(await open.stop("SIGTERM")).toBe(0);
+    }
+  });
+
+  it("says how to see them when there is no key yet", async () => {
+    const served = await serve("--db", join(home, "no-keys.db"), "--keys", join(home, "no-keys.json"));
+    await eventually(() => served.stderr().includes("no API key yet"));
+    expect(served.stderr()).toMatch(/to browse your own sessions .* ctxkit serve keys add local\n/);
+    expect(await served.stop("SIGTERM")).toBe(0);
+  });
+
+  it("starts without the model provider's API key; the proxy and turns name the missing key", async () => {
+    const served = await serve(
+      "--db",
+      join(home, "no-provider-key.db"),
+      "--no-auth",
+      "--model",
+      "anthropic:claude-sonnet-4-5",
+    );
+    try {
+      expect(served.stdout()).toMatch(
+        /upstream: none; .* until it has a key: no API key for anthropic; set ANTHROPIC_API_KEY/,
+      );
+      expect((await fetch(`${served.url}/v1/sessions`)).status).toBe(200);
+      const post = (path: string, body: unknown) =>
+        fetch(`${served.url}${path}`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
+      const proxied = await post("/v1/chat/completions", {
+        model: "m",
+        messages: [{ role: "user", content: "hi" }],
+      });
+      expect(proxied.status).toBe(503);
+      expect(JSON.stringify(await proxied.json())).toMatch(
+        /no upstream model; no API key for anthropic; set ANTHROPIC_API_KEY.*restart ctxkit serve/,
+      );
+      const turn = await post("/v1/sessions/s1/turns", { message: "hi" });
+      expect(turn.status).toBe(503);
+      expect(JSON.stringify(await turn.json())).toContain("ANTHROPIC_API_KEY");
+    } finally {
+      expect(await served.stop("SIGTERM")).toBe(0);
+    }
   });
 });
 

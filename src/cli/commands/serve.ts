@@ -9,10 +9,12 @@ import { validate } from "../../model/schemas.ts";
 import { resolveModel } from "../../providers/resolve-model.ts";
 import { JsonFileKeyStore } from "../../server/auth/json-file-key-store.ts";
 import { tenantSchema } from "../../server/auth/key-store.ts";
+import { LOCAL_TENANT } from "../../server/server-options.ts";
 import { isLoopbackAddress, startServer, type RunningServer } from "../../server/start-server.ts";
 import type { ServerEngineOptions } from "../../server/tenancy/tenant-engines.ts";
 import type { UpstreamOptions } from "../../server/upstream/upstream-options.ts";
 import { createLlmSummarizer } from "../../summarize/llm-summarizer.ts";
+import type { Summarizer } from "../../summarize/summarizer.ts";
 import type { Executor } from "../../sync/executor.ts";
 import { JsonFileSyncStateStore } from "../../sync/json-file-sync-state-store.ts";
 import { languageModelResponder } from "../../sync/language-model-responder.ts";
@@ -80,6 +82,33 @@ async function syncHubs(
   });
 }
 
+/** True for the ConfigError of a hosted provider whose API key is not set (`apiKeyFor`). */
+function isMissingApiKey(error: unknown): error is ConfigError {
+  return error instanceof ConfigError && error.key.startsWith("apiKeys.");
+}
+
+/** What a missing key's error says to do, without the setting prefix, for a line of `serve`'s report. */
+function missingKeyAdvice(error: ConfigError): string {
+  return error.message.replace(/^setting "[^"]*": /, "");
+}
+
+/**
+ * The upstream, or why there is none: a model whose provider key is missing does not stop the server (the
+ * sessions can still be browsed); the proxy and turns routes say which key to set.
+ */
+function chooseUpstream(choice: Parameters<typeof upstreamFromChoice>[0]): {
+  upstream?: UpstreamOptions;
+  unavailable?: string;
+} {
+  try {
+    const upstream = upstreamFromChoice(choice);
+    return upstream === undefined ? {} : { upstream };
+  } catch (error) {
+    if (!isMissingApiKey(error)) throw error;
+    return { unavailable: `${missingKeyAdvice(error)}, then restart ctxkit serve` };
+  }
+}
+
 /** Resolves when the process gets SIGINT or SIGTERM. */
 function nextSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
@@ -91,6 +120,30 @@ function nextSignal(): Promise<NodeJS.Signals> {
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
   });
+}
+
+/**
+ * The LLM summarizer of the `summarizationModel` setting, if any. Without its provider's key the engine's
+ * default summarizer is used and the report says so.
+ */
+async function chooseSummarizer(
+  settings: ReturnType<typeof loadSettings>["settings"],
+  env: CliIo["env"],
+): Promise<{ summarizer?: Summarizer; summariesNote?: string }> {
+  const spec = settings.summarizationModel;
+  if (spec === undefined || spec.trim() === "") return {};
+  try {
+    const model = await resolveModel(spec, {
+      env,
+      baseURL: settings.baseURL,
+      apiKeys: settings.apiKeys,
+      settingKey: "summarizationModel",
+    });
+    return { summarizer: createLlmSummarizer({ model }) };
+  } catch (error) {
+    if (!isMissingApiKey(error)) throw error;
+    return { summariesNote: `extractive, not ${spec}: ${missingKeyAdvice(error)}` };
+  }
 }
 
 async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
@@ -106,7 +159,7 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
   }
   const database = chooseDatabase(flags, settings);
   const model = flags.model ?? settings.model;
-  const upstream = upstreamFromChoice({
+  const { upstream, unavailable } = chooseUpstream({
     upstream: flags.upstream,
     model,
     baseURL: settings.baseURL,
@@ -117,17 +170,7 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
   const keys = flags.auth ? new JsonFileKeyStore(keysPath) : undefined;
   const keyCount = keys === undefined ? 0 : (await keys.list()).length;
   const sync = await syncHubs(flags, keysPath, upstream);
-  const summarizer =
-    settings.summarizationModel === undefined || settings.summarizationModel.trim() === ""
-      ? undefined
-      : createLlmSummarizer({
-          model: await resolveModel(settings.summarizationModel, {
-            env: io.env,
-            baseURL: settings.baseURL,
-            apiKeys: settings.apiKeys,
-            settingKey: "summarizationModel",
-          }),
-        });
+  const { summarizer, summariesNote } = await chooseSummarizer(settings, io.env);
   const engine: ServerEngineOptions = {
     ...(upstream?.model !== undefined && { model: upstream.model }),
     ...(settings.contextWindow !== undefined && { contextWindow: settings.contextWindow }),
@@ -147,6 +190,9 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
       memoryInContext: flags.memoryInContext === true,
       engine,
       ...(upstream !== undefined && { upstream }),
+      ...(unavailable !== undefined && { upstreamUnavailable: unavailable }),
+      // The sessions made by the CLI (demo, import, chat) have no owner: they are the local user's.
+      unownedSessionsTenant: LOCAL_TENANT,
       auth: flags.auth,
       ...(keys !== undefined && { keys }),
       ...(sync !== undefined && { sync }),
@@ -164,11 +210,15 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     `ctxkit serve: listening on ${running.url}`,
     `  store:    ${stores.location}${stores.memories === undefined ? " (memory off)" : " (with memory)"}`,
     upstream === undefined
-      ? "  upstream: none; /v1/chat/completions and turns answer 503 (pass --upstream <url> or --model provider:model)"
+      ? unavailable === undefined
+        ? "  upstream: none; /v1/chat/completions and turns answer 503 (pass --upstream <url> or --model provider:model)"
+        : `  upstream: none; /v1/chat/completions and turns answer 503 until it has a key: ${unavailable}`
       : `  upstream: ${redactSecrets(upstream.baseURL)}${upstream.model === undefined ? " (the request's model)" : ` model ${upstream.model}`}`,
+    ...(summariesNote === undefined ? [] : [`  summaries: ${summariesNote}`]),
     flags.auth
-      ? `  auth:     API keys in ${keysPath} (${keyCount} now; add one with: ctxkit serve keys add <tenant>)`
-      : "  auth:     OFF",
+      ? `  auth:     API keys in ${keysPath} (${keyCount} now; add one with: ctxkit serve keys add <tenant>; ` +
+        `tenant ${LOCAL_TENANT}'s keys also see the sessions made by ctxkit demo, import and chat)`
+      : `  auth:     OFF (every request is tenant ${LOCAL_TENANT}, which sees the sessions made by ctxkit demo, import and chat)`,
     sync === undefined
       ? "  sync:     off (add --executor name=command to serve /v1/sync)"
       : `  sync:     ${running.url.replace(/^http/, "ws")}/v1/sync`,
@@ -181,7 +231,8 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     );
   } else if (keyCount === 0) {
     io.stderr.write(
-      `ctxkit serve: no API key yet, so every request gets 401; create one with: ctxkit serve keys add <tenant>\n`,
+      "ctxkit serve: no API key yet, so every request gets 401; to browse your own sessions (those made by " +
+        `ctxkit demo, import and chat) create one with: ctxkit serve keys add ${LOCAL_TENANT}\n`,
     );
   }
 

@@ -357,6 +357,20 @@ describe("ctxkit sessions errors: one line, non-zero exit", () => {
     const limit = await run(["sessions", "list", "--db", freshDb(), "--limit", "many"]);
     expect(limit.code).toBe(2);
     expect(limit.stderr).toMatch(/^ctxkit: .*--limit must be a number.*\n$/);
+    for (const [value, wanted] of [
+      ["0", "at least 1"],
+      ["1001", "at most 1000"],
+      ["2.5", "a whole number"],
+    ]) {
+      const refused = await run(["sessions", "list", "--db", freshDb(), "--limit", value!]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toBe(
+        `ctxkit: invalid sessions list options: limit: --limit must be ${wanted}\n`,
+      );
+    }
+    const days = await run(["sessions", "prune", "--db", freshDb(), "--days", "-1"]);
+    expect(days.code).toBe(2);
+    expect(days.stderr).toMatch(/--days must be at least 0\n$/);
     const missing = await run(["sessions", "import", join(home, "no-such.jsonl"), "--db", freshDb()]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/^ctxkit: file ".*no-such\.jsonl" not found; check the path\n$/);

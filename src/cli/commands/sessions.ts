@@ -23,11 +23,13 @@ interface Flags extends StoreFlags {
 }
 
 const HINT = "list them with `ctxkit sessions list`";
-const count = (name: string) =>
+/** A whole-number option; each way to miss says what is wanted (0 is a number, so "must be a number" is not). */
+const count = (name: string, min = 0, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce
     .number({ error: `${name} must be a number` })
-    .int()
-    .nonnegative();
+    .int(`${name} must be a whole number`)
+    .min(min, `${name} must be at least ${min}`)
+    .max(max, `${name} must be at most ${max}`);
 
 function print(io: CliIo, flags: Flags, json: () => unknown, text: () => string): void {
   io.stdout.write(flags.json === true ? `${JSON.stringify(json(), null, 2)}\n` : text());
@@ -76,7 +78,7 @@ async function allSessionIds(store: SessionStore): Promise<string[]> {
 
 function list(io: CliIo) {
   const schema = z.object({
-    limit: count("--limit").min(1).max(1000).default(50),
+    limit: count("--limit", 1, 1000).default(50),
     cursor: z.string().optional(),
     owner: z.string().optional(),
     agent: z.string().optional(),
@@ -111,7 +113,7 @@ function show(io: CliIo) {
 }
 
 function search(io: CliIo) {
-  const schema = z.object({ limit: count("--limit").min(1).max(1000).default(20) });
+  const schema = z.object({ limit: count("--limit", 1, 1000).default(20) });
   return (query: string, flags: Flags & Record<string, unknown>) =>
     withReadOnlyCliStore(flags, io, async ({ store }) => {
       const { limit } = validate(schema, flags, "sessions search options");

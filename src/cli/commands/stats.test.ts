@@ -106,6 +106,22 @@ describe("ctxkit stats", () => {
     );
   });
 
+  it("answers a folder given as the transcript with one actionable line and exit code 2", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "ctxkit-stats-folder-"));
+    for (const command of ["stats", "replay", "import"]) {
+      const result = await run(
+        command,
+        folder,
+        ...(command === "import" ? ["--db", join(folder, "x.db")] : []),
+      );
+      expect(result.code, command).toBe(2);
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toBe(
+        `ctxkit: ${folder}: cannot read the file: is a folder, not a file; give a file path\n`,
+      );
+    }
+  });
+
   it("exits with code 2 and one line, no stack trace, when run as a process", () => {
     const path = brokenTranscript();
     const root = fileURLToPath(new URL("../../../", import.meta.url));

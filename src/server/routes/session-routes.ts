@@ -44,7 +44,7 @@ export function registerSessionRoutes(app: Hono<ServerEnv>, context: ServerConte
     const query = c.req.query("q");
     if (query !== undefined && query.trim() !== "") {
       const hits = await store.searchSessions(query, {
-        owner: tenant,
+        ...directory.filter(tenant),
         limit: limitOf(c.req.query("limit"), 20),
       });
       return c.json({
@@ -58,7 +58,7 @@ export function registerSessionRoutes(app: Hono<ServerEnv>, context: ServerConte
     }
     const cursor = c.req.query("cursor");
     const page = await store.listSessions({
-      owner: tenant,
+      ...directory.filter(tenant),
       limit: limitOf(c.req.query("limit"), 50),
       ...(cursor !== undefined && { cursor }),
     });

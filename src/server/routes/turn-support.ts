@@ -4,7 +4,7 @@ import type { ServerContext } from "../server-context.ts";
 import type { UpstreamOptions } from "../upstream/upstream-options.ts";
 
 /**
- * The configured upstream, or 503 `not_configured`.
+ * The configured upstream, or 503 `not_configured` saying why there is none and what to do.
  *
  * @example
  * const upstream = requireUpstream(context);
@@ -14,7 +14,9 @@ export function requireUpstream(context: ServerContext): UpstreamOptions {
     throw new HttpError(
       503,
       "not_configured",
-      "this server has no upstream model; start it with --upstream <base-url> (and --model)",
+      `this server has no upstream model; ${
+        context.upstreamUnavailable ?? "start it with --upstream <base-url> (and --model)"
+      }`,
     );
   }
   return context.upstream;

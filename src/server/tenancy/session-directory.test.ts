@@ -33,6 +33,25 @@ describe("SessionDirectory", () => {
     expect((await directory.claim("globex", "fresh")).storeId).toBe("fresh");
   });
 
+  it("gives the sessions stored without an owner to unownedSessionsTenant, and to no other tenant", async () => {
+    const store = await storeWith({ "cli-only": undefined, mine: "local", theirs: "acme" });
+    const directory = new SessionDirectory(store, { unownedSessionsTenant: "local" });
+    expect(await directory.find("local", "cli-only")).toMatchObject({ kind: "stored", storeId: "cli-only" });
+    expect(await directory.find("acme", "cli-only")).toBeUndefined();
+    expect(await directory.find("local", "theirs")).toBeUndefined();
+    const claimed = await directory.claim("local", "cli-only");
+    expect(claimed).toMatchObject({ kind: "stored", storeId: "cli-only", created: false });
+    await expect(directory.create("local", "cli-only", undefined)).rejects.toMatchObject({ status: 409 });
+    expect((await directory.claim("acme", "cli-only")).storeId).toBe("acme/cli-only");
+    const listed = await store.listSessions(directory.filter("local"));
+    expect(listed.sessions.map((session) => session.id).sort()).toEqual(["cli-only", "mine"]);
+    expect(
+      (await store.listSessions(directory.filter("acme"))).sessions.map((session) => session.id),
+    ).toEqual(["theirs"]);
+    const nobody = new SessionDirectory(store);
+    expect(await nobody.find("local", "cli-only")).toBeUndefined();
+  });
+
   it("two tenants claiming one free id at once get two sessions, never one", async () => {
     const store = new MemorySessionStore();
     const directory = new SessionDirectory(store);

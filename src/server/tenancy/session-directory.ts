@@ -1,6 +1,6 @@
 import { NotFoundError } from "../../errors/errors.ts";
 import { systemClock, type Clock, type IdGenerator, randomIds } from "../../model/ids.ts";
-import type { SessionRecord, SessionStore } from "../../store/session-store.ts";
+import type { SessionFilter, SessionRecord, SessionStore } from "../../store/session-store.ts";
 import { HttpError, notFound } from "../http/http-error.ts";
 import { scopedSessionId } from "./tenant-session-id.ts";
 
@@ -42,6 +42,8 @@ export interface SessionDirectoryOptions {
   readonly maxReservationsPerTenant?: number;
   /** Most sessions without a turn all tenants together may hold (default 100,000). */
   readonly maxReservations?: number;
+  /** The tenant that owns sessions stored without an owner (see `ServerOptions.unownedSessionsTenant`). */
+  readonly unownedSessionsTenant?: string;
 }
 
 interface Entry {
@@ -64,6 +66,9 @@ const conflict = (id: string) =>
  * to a new id holds a reservation only while it runs, so a failed request leaves nothing behind. Reservations
  * are bounded per tenant and in total.
  *
+ * A stored session's owner is the tenant it was created for. One without an owner (made outside the server: by
+ * the CLI, or by code that gives none) belongs to `unownedSessionsTenant` when there is one, else to no tenant.
+ *
  * @example
  * const owned = await directory.require("acme", "ses_1"); // 404 HttpError when foreign or unknown
  * await store.loadMessages(owned.storeId);
@@ -74,6 +79,7 @@ export class SessionDirectory {
   readonly #ids: IdGenerator;
   readonly #maxPerTenant: number;
   readonly #maxTotal: number;
+  readonly #unownedTenant: string | undefined;
   /** Every reservation by store id. */
   readonly #entries = new Map<string, Entry>();
   /** Explicit reservations by tenant, oldest first. */
@@ -86,6 +92,21 @@ export class SessionDirectory {
     this.#ids = options.ids ?? randomIds;
     this.#maxPerTenant = options.maxReservationsPerTenant ?? 10_000;
     this.#maxTotal = options.maxReservations ?? 100_000;
+    this.#unownedTenant = options.unownedSessionsTenant;
+  }
+
+  /**
+   * The store filter for the tenant's stored sessions (list, search).
+   *
+   * @example
+   * await store.listSessions({ ...directory.filter(tenant), limit: 50 });
+   */
+  filter(tenant: string): SessionFilter {
+    return { owner: tenant, ...(tenant === this.#unownedTenant && { includeUnowned: true }) };
+  }
+
+  #owns(tenant: string, record: SessionRecord): boolean {
+    return record.owner === undefined ? tenant === this.#unownedTenant : record.owner === tenant;
   }
 
   /** The tenant's session with this id, or undefined (unknown or another tenant's). */
@@ -94,7 +115,7 @@ export class SessionDirectory {
     for (const storeId of [id, scopedSessionId(tenant, id)]) {
       const record = await this.#store.getSession(storeId);
       if (record !== undefined) {
-        if (record.owner === tenant) return { kind: "stored", id, storeId, record };
+        if (this.#owns(tenant, record)) return { kind: "stored", id, storeId, record };
         continue;
       }
       const entry = this.#entries.get(storeId);
@@ -233,7 +254,8 @@ export class SessionDirectory {
         return { owned: { kind: "reserved", id, storeId, reservation }, entry, created: true };
       }
       if (this.#entries.get(storeId) === entry) this.#entries.delete(storeId);
-      if (record.owner === tenant) return { owned: { kind: "stored", id, storeId, record }, created: false };
+      if (this.#owns(tenant, record))
+        return { owned: { kind: "stored", id, storeId, record }, created: false };
     }
     throw conflict(id); // both forms used by others: only possible with sessions imported outside the server
   }

@@ -64,6 +64,43 @@ export function queryCases(context: ConformanceContext): void {
     await expect(store.listSessions({ limit: 0 })).rejects.toBeInstanceOf(ValidationError);
   });
 
+  it("with includeUnowned, lists, searches and finds the latest of the owner's and the unowned sessions", async () => {
+    const store = context.store();
+    for (const [id, owner] of [
+      ["mine", "ada"],
+      ["cli", undefined],
+      ["theirs", "bob"],
+    ] as const) {
+      context.advance(60_000);
+      await store.appendTurn(id, [user(`Deploy step ${id}`)], {
+        session: owner === undefined ? {} : { owner },
+      });
+    }
+    const ids = (sessions: readonly { id: string }[]) => sessions.map((session) => session.id);
+    expect(ids((await store.listSessions({ owner: "ada" })).sessions)).toEqual(["mine"]);
+    expect(ids((await store.listSessions({ owner: "ada", includeUnowned: true })).sessions)).toEqual([
+      "cli",
+      "mine",
+    ]);
+    expect(ids((await store.listSessions({ owner: "bob", includeUnowned: true })).sessions)).toEqual([
+      "theirs",
+      "cli",
+    ]);
+    const first = await store.listSessions({ owner: "ada", includeUnowned: true, limit: 1 });
+    expect(ids(first.sessions)).toEqual(["cli"]);
+    const rest = await store.listSessions({
+      owner: "ada",
+      includeUnowned: true,
+      limit: 1,
+      cursor: first.nextCursor!,
+    });
+    expect(ids(rest.sessions)).toEqual(["mine"]);
+    const hits = await store.searchSessions("deploy", { owner: "ada", includeUnowned: true });
+    expect(ids(hits.map((hit) => hit.session))).toEqual(["cli", "mine"]);
+    expect((await store.latestSession({ owner: "ada", includeUnowned: true }))?.id).toBe("cli");
+    expect((await store.latestSession({ owner: "ada" }))?.id).toBe("mine");
+  });
+
   it("searches titles and message content by whole words", async () => {
     const store = context.store();
     await seedSessions(store, context);

@@ -26,7 +26,12 @@ function filterClause(filter: SessionFilter, offset = 0): Clause {
     parameters.push(value);
     where.push(condition(`$${offset + parameters.length}`));
   };
-  if (filter.owner !== undefined) add((p) => `s.owner = ${p}`, filter.owner);
+  if (filter.owner !== undefined) {
+    add(
+      (p) => (filter.includeUnowned === true ? `(s.owner = ${p} OR s.owner IS NULL)` : `s.owner = ${p}`),
+      filter.owner,
+    );
+  }
   if (filter.agent !== undefined) add((p) => `s.agent = ${p}`, filter.agent);
   if (filter.metadata !== undefined && Object.keys(filter.metadata).length > 0) {
     add((p) => `s.metadata @> ${p}::jsonb`, JSON.stringify(filter.metadata));

@@ -27,7 +27,9 @@ export function filterClause(filter: SessionFilter): Clause {
     where.push(condition);
     parameters.push(...values);
   };
-  if (filter.owner !== undefined) add("s.owner = ?", filter.owner);
+  if (filter.owner !== undefined) {
+    add(filter.includeUnowned === true ? "(s.owner = ? OR s.owner IS NULL)" : "s.owner = ?", filter.owner);
+  }
   if (filter.agent !== undefined) add("s.agent = ?", filter.agent);
   for (const [key, value] of Object.entries(filter.metadata ?? {})) {
     const exists = "EXISTS (SELECT 1 FROM json_each(s.metadata) j WHERE j.key = ? AND";

@@ -6,10 +6,16 @@ export interface OpenAIChatTextPart {
   text: string;
 }
 
+/**
+ * Image detail levels every supported `openai` package accepts: 6.x has these three; 7.x adds "original", which
+ * ctxkit never emits, so `toOpenAIChat()` output type-checks as `ChatCompletionMessageParam[]` with both.
+ */
+export type OpenAIChatImageDetail = "auto" | "low" | "high";
+
 /** An image part: an `https:` URL or a base64 `data:` URL. */
 export interface OpenAIChatImagePart {
   type: "image_url";
-  image_url: { url: string; detail?: "auto" | "low" | "high" | "original" };
+  image_url: { url: string; detail?: OpenAIChatImageDetail };
 }
 
 /** A file part: inline `file_data` (a base64 `data:` URL) or an uploaded `file_id`. */

@@ -1,6 +1,9 @@
 import fc from "fast-check";
-import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
-import { describe, expect, it } from "vitest";
+import type {
+  ChatCompletionContentPartImage,
+  ChatCompletionMessageParam,
+} from "openai/resources/chat/completions";
+import { describe, expect, expectTypeOf, it } from "vitest";
 import { UnsupportedError, ValidationError } from "../../../errors/errors.ts";
 import type { Message } from "../../../model/message.ts";
 import { buildMessages } from "../message-builder.ts";
@@ -12,7 +15,7 @@ import {
   withoutMarkers,
 } from "../test-support/index.ts";
 import { fromOpenAIChat } from "./from-openai-chat.ts";
-import type { OpenAIChatMessage } from "./openai-chat-message.ts";
+import type { OpenAIChatImageDetail, OpenAIChatMessage } from "./openai-chat-message.ts";
 import { toOpenAIChat, toOpenAIChatJson } from "./to-openai-chat.ts";
 
 const signed = [{ type: "reasoning", text: "The build log first.", signature: "c2lnbmF0dXJl" }] as const;
@@ -41,6 +44,29 @@ describe("OpenAI chat", () => {
       "user",
       "assistant",
     ]);
+  });
+
+  it("emits only image detail levels that openai 6.x and 7.x both accept", () => {
+    // openai 6.x types `detail` as "auto" | "low" | "high"; 7.x adds "original". A wider type here made the
+    // README's quick start fail to type-check with openai 6.
+    const accepted: readonly OpenAIChatImageDetail[] = ["auto", "low", "high"];
+    expectTypeOf<OpenAIChatImageDetail>().toEqualTypeOf<"auto" | "low" | "high">();
+    expectTypeOf<OpenAIChatImageDetail>().toExtend<
+      NonNullable<ChatCompletionContentPartImage["image_url"]["detail"]>
+    >();
+    fc.assert(
+      fc.property(historyArbitrary({ reasoning: signedReasoning }), (history) => {
+        for (const message of toOpenAIChat(history)) {
+          if (message.role !== "user" || typeof message.content === "string") continue;
+          for (const part of message.content) {
+            if (part.type !== "image_url") continue;
+            const detail = part.image_url.detail;
+            expect(detail === undefined || accepted.includes(detail)).toBe(true);
+          }
+        }
+      }),
+      { numRuns: 50 },
+    );
   });
 
   it("marks failed results, serialises JSON and moves tool attachments into a note-opened user message", () => {
