@@ -238,7 +238,11 @@ export class Governor {
     const overflow = total + window.reservedOutput > window.contextWindow;
     const mustCompact = policy.compactionTrigger > 0 && total > policy.compactionTrigger * window.usable;
     const turnsOver = policy.maxTurns > 0 && this.#turnsInView > policy.maxTurns;
-    const mandatory = overflow || mustCompact || turnsOver || (rebuilt && history.length > 0);
+    const messagesOver =
+      policy.compactionTrigger > 0 &&
+      policy.compactAboveMessages > 0 &&
+      this.#view.length > policy.compactAboveMessages;
+    const mandatory = overflow || mustCompact || turnsOver || messagesOver || (rebuilt && history.length > 0);
     let checkpoint = false;
     const previousView = this.#view;
     if (mandatory || this.#optionalCandidate()) {

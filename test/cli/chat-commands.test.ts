@@ -135,6 +135,37 @@ describe("ctxkit chat --json and slash commands (piped stdin)", () => {
     }
   });
 
+  it("/compact on a short chat leaves the summary and the last exchange (the co-cli seed)", async () => {
+    await using box = await sandbox();
+    await using server = await startFakeOpenAIServer({
+      responses: (request) => `answer ${request.index + 1}: use what the project uses`,
+    });
+    const run = await runChatCli(["--json", "--model", `openai-compatible:m@${server.url}`], {
+      env: box.env,
+      cwd: box.dir,
+      lines: [
+        "tabs or spaces?",
+        "and in Go?",
+        "and in YAML?",
+        "/compact",
+        "/context",
+        "what did I ask first?",
+      ],
+    });
+    expect(run.stderr).toBe("");
+    const commands = jsonEvents(run.stdout).filter((event) => event["type"] === "command");
+    expect(commands[0]).toMatchObject({ name: "compact", data: { compacted: true } });
+    expect(commands[1]).toMatchObject({ name: "context", data: { messages: 3 } });
+    const sent = server.requests.at(-1)!.body.messages!;
+    expect(sent.map((message) => message.role)).toEqual(["system", "user", "user", "assistant", "user"]);
+    expect(String(sent[1]!.content)).toMatch(/^<conversation-summary>\n\[Summary of 4 earlier messages/);
+    expect(sent.slice(2).map((message) => message.content)).toEqual([
+      "and in YAML?",
+      "answer 3: use what the project uses",
+      "what did I ask first?",
+    ]);
+  });
+
   it("/memory lists and searches long-term memories of the chat database", async () => {
     await using box = await sandbox();
     const memories = await openSqliteMemoryStore({ path: box.db });
