@@ -5,7 +5,7 @@ import { createChatOutput } from "../../src/cli/chat/chat-output.ts";
 import { openSqliteMemoryStore } from "../../src/memory/sqlite/index.ts";
 import { openPostgresSessionStore } from "../../src/store/postgres/index.ts";
 import { openSqliteSessionStore } from "../../src/store/sqlite/index.ts";
-import { rateLimited, startFakeOpenAIServer } from "../../src/test/index.ts";
+import { contextLengthExceeded, rateLimited, startFakeOpenAIServer } from "../../src/test/index.ts";
 import { postgresForTests } from "../store/pg-server.ts";
 import { jsonEvents, runChatCli, sandbox } from "./chat-harness.ts";
 
@@ -164,6 +164,55 @@ describe("ctxkit chat --json and slash commands (piped stdin)", () => {
       "answer 3: use what the project uses",
       "what did I ask first?",
     ]);
+  });
+
+  it("a context the model refuses as too long is trimmed, then cleared, and the turn still answered (the CowAgent seed)", async () => {
+    await using box = await sandbox();
+    const replies = ["one", "two", contextLengthExceeded(), contextLengthExceeded(), "answered after all"];
+    await using server = await startFakeOpenAIServer({
+      // Streamed calls are the chat's; the others summarise what the trim drops.
+      responses: (request) => (request.body.stream === true ? replies.shift()! : "the user said one and two"),
+    });
+    const run = await runChatCli(["--json", "--model", `openai-compatible:m@${server.url}`], {
+      env: box.env,
+      cwd: box.dir,
+      lines: ["first", "second", "third", "/context"],
+    });
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    const events = jsonEvents(run.stdout);
+    const recoveries = events
+      .filter((event) => event["type"] === "governance")
+      .map((event) => event["event"] as { type: string; stage?: string })
+      .filter((event) => event.type === "emergency-recovery");
+    expect(recoveries.map((event) => event.stage)).toEqual(["trimmed", "cleared"]);
+    expect(events.filter((event) => event["type"] === "reply").map((event) => event["text"])).toEqual([
+      "one",
+      "two",
+      "answered after all",
+    ]);
+    const streamed = server.requests.filter((request) => request.body.stream === true);
+    expect(streamed).toHaveLength(5);
+    expect(streamed[4]!.body.messages!.map((message) => message.content)).toEqual([
+      expect.any(String),
+      "third",
+    ]);
+    const sessionId = events[0]!["sessionId"] as string;
+    const store = await openSqliteSessionStore({ path: box.db });
+    try {
+      expect(await store.loadMessages(sessionId)).toHaveLength(6); // only the view was cut
+    } finally {
+      await store.close();
+    }
+    const out = captured(false);
+    const textOutput = createChatOutput(
+      { stdout: out.stream, stderr: out.stream, env: {} },
+      { json: false, interactive: false },
+    );
+    for (const event of recoveries) textOutput.emit({ type: "governance", event: event as never });
+    expect(out.text()).toMatch(
+      /refused the context as too long: kept the last 5 turns[^\n]*\n.*cleared it down to your message/,
+    );
   });
 
   it("/memory lists and searches long-term memories of the chat database", async () => {

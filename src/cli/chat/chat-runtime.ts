@@ -1,5 +1,6 @@
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import type { LoadSettingsOptions } from "../../config/load-settings.ts";
+import type { AssistantInput } from "../../conversation/conversation.ts";
 import type { Settings } from "../../config/settings.ts";
 import type { ContextEngine } from "../../engine/context-engine.ts";
 import type { EngineSession } from "../../engine/engine-session.ts";
@@ -129,9 +130,28 @@ export class ChatRuntime {
     return true;
   }
 
+  /** Streams the model's reply to `request`, each delta and retry shown as it comes. */
+  #stream(request: PreparedRequest, signal: AbortSignal): Promise<AssistantInput> {
+    const output = this.output;
+    return streamReply({
+      model: this.model,
+      request,
+      signal,
+      maxRetries: this.settings.maxRetries,
+      timeoutMs: this.settings.requestTimeoutMs,
+      ...(this.#retryBaseDelayMs !== undefined && { baseDelayMs: this.#retryBaseDelayMs }),
+      onDelta: (delta) => output.emit({ type: "delta", text: delta }),
+      context: this.#providerContext(),
+      onRetry: ({ retry, delayMs, error }) =>
+        output.emit({ type: "retry", retry, delayMs, message: error.message }),
+    });
+  }
+
   /**
    * One turn: the user's message, a governed request streamed from the model, the reply recorded and the turn
-   * committed. An interrupt removes the turn and resolves `interrupted`; a failure removes it and is thrown.
+   * committed. A context the model refuses as too long is trimmed (then cleared) and sent again
+   * (`EngineSession.recover`). An interrupt removes the turn and resolves `interrupted`; a failure removes it and
+   * is thrown.
    */
   async send(text: string): Promise<TurnOutcome> {
     const session = this.session;
@@ -142,20 +162,18 @@ export class ChatRuntime {
       await session.addUser(text);
       const signal = await session.beginRequest();
       try {
-        const request = await session.prepare({ system: CHAT_SYSTEM_PROMPT, signal });
-        this.lastRequest = request;
-        const reply = await streamReply({
-          model: this.model,
-          request,
-          signal,
-          maxRetries: this.settings.maxRetries,
-          timeoutMs: this.settings.requestTimeoutMs,
-          ...(this.#retryBaseDelayMs !== undefined && { baseDelayMs: this.#retryBaseDelayMs }),
-          onDelta: (delta) => output.emit({ type: "delta", text: delta }),
-          context: this.#providerContext(),
-          onRetry: ({ retry, delayMs, error }) =>
-            output.emit({ type: "retry", retry, delayMs, message: error.message }),
-        });
+        let reply: AssistantInput | undefined;
+        while (reply === undefined) {
+          const request = await session.prepare({ system: CHAT_SYSTEM_PROMPT, signal });
+          this.lastRequest = request;
+          try {
+            reply = await this.#stream(request, signal);
+          } catch (error) {
+            // Too long for the model after all: trim (then clear) the context and ask again. The governance
+            // event (`emergency-recovery`) tells the user what was done.
+            if (signal.aborted || (await session.recover(error, signal)) === undefined) throw error;
+          }
+        }
         if (signal.aborted) throw new InterruptedError();
         this.#phase = "saving";
         const [message] = await session.record(reply);
