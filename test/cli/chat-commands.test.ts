@@ -215,6 +215,41 @@ describe("ctxkit chat --json and slash commands (piped stdin)", () => {
     );
   });
 
+  it("/config applies to the running session: the policy at the next request, and the model (the CowAgent seed)", async () => {
+    await using box = await sandbox();
+    await using server = await startFakeOpenAIServer({
+      responses: (request) =>
+        request.body.stream === true ? `reply ${request.index}` : "summary of turn one",
+    });
+    const run = await runChatCli(["--json", "--model", `openai-compatible:first@${server.url}`], {
+      env: box.env,
+      cwd: box.dir,
+      lines: [
+        "one",
+        "two",
+        "/config policy.maxTurns 2",
+        "three",
+        `/config model openai-compatible:second@${server.url}`,
+        "four",
+      ],
+    });
+    expect(run.stderr).toBe("");
+    const events = jsonEvents(run.stdout);
+    const configs = events.filter((event) => event["name"] === "config");
+    expect(configs.map((event) => (event["data"] as { applied: boolean }).applied)).toEqual([true, true]);
+    expect(configs[0]!["text"]).toMatch(/in use now$/);
+    // maxTurns 2 governs the very next request: three turns in view, the oldest one is trimmed.
+    const types = events.map((event) =>
+      event["type"] === "governance" ? (event["event"] as { type: string }).type : event["type"],
+    );
+    const afterConfig = types.slice(types.indexOf("command"));
+    expect(afterConfig).toContain("turns-trimmed");
+    expect(types.slice(0, types.indexOf("command"))).not.toContain("turns-trimmed");
+    const streamed = server.requests.filter((request) => request.body.stream === true);
+    expect(streamed.map((request) => request.body.model)).toEqual(["first", "first", "first", "second"]);
+    expect(String(streamed[2]!.body.messages![1]!.content)).toContain("summary of turn one");
+  });
+
   it("/memory lists and searches long-term memories of the chat database", async () => {
     await using box = await sandbox();
     const memories = await openSqliteMemoryStore({ path: box.db });
