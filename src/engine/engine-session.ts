@@ -7,10 +7,11 @@ import { assemblePayload } from "../assembly/payload.ts";
 import { inspectPayload } from "../assembly/inspect.ts";
 import { contextStats, type ContextStats } from "../assembly/context-stats.ts";
 import { Conversation, type AssistantInput, type ToolResultInput } from "../conversation/conversation.ts";
-import { ConcurrentWriteError } from "../errors/errors.ts";
+import { ConcurrentWriteError, NotFoundError } from "../errors/errors.ts";
 import type { GovernanceEvent } from "../governance/events.ts";
 import { Governor, type RequestTokens } from "../governance/governor.ts";
 import { isContextOverflowError } from "../governance/overflow-recognition.ts";
+import { toolResultIndex, withCompactSummary } from "../model/compact-summary.ts";
 import type { ContentBlock, Message, MessageInput } from "../model/message.ts";
 import type { LoadStrategy, SessionRecord, SessionStore } from "../store/session-store.ts";
 import { sessionOffloadStore } from "../store/blob-store.ts";
@@ -176,6 +177,33 @@ export class EngineSession {
     const messages: Message[] = [];
     for (const result of results) messages.push(await conversation.appendToolResult(result));
     return messages;
+  }
+
+  /**
+   * Attaches a pre-computed summary to a tool result already recorded (the LLMSession seed's `compact_summary`,
+   * e.g. one computed in the background): governance sends it instead of the full result once the result is
+   * older than the newest step (`useCompactSummaries`). A result of a committed turn is updated in the store at
+   * once; one of the open turn is stored with the turn. Throws `NotFoundError` when no result of `callId` was
+   * recorded in this session.
+   *
+   * @example
+   * await session.recordToolResults([{ callId: "c1", toolName: "grep", content: hugeOutput }]);
+   * await session.attachCompactSummary("c1", "37 matches, all in src/store; none in tests");
+   */
+  async attachCompactSummary(callId: string, summary: string): Promise<Message> {
+    const { conversation, governor } = await this.#ready();
+    const history = conversation.snapshot().messages;
+    const index = toolResultIndex(history, callId);
+    if (index < 0) {
+      throw new NotFoundError("tool result", callId, "record the tool result before attaching its summary");
+    }
+    const updated = withCompactSummary(history[index]!, callId, summary);
+    if (index < this.#committedLength) {
+      await this.#store.attachCompactSummary(this.id, { messageId: updated.id, callId, summary });
+    }
+    await conversation.update(updated);
+    governor.attachCompactSummary(callId, summary);
+    return updated;
   }
 
   /** Records a reply or tool results: `record({ content, usage })` or `record([{ callId, toolName, content }])`. */

@@ -1,5 +1,6 @@
 import { ContextOverflowError } from "../errors/errors.ts";
 import { randomIds, systemClock, type Clock, type IdGenerator } from "../model/ids.ts";
+import { toolResultIndex, withCompactSummary } from "../model/compact-summary.ts";
 import type { Message } from "../model/message.ts";
 import { currentTurnStart, opensTurn } from "../model/turns.ts";
 import { repairOrphans } from "../conversation/orphan-repair.ts";
@@ -357,6 +358,21 @@ export class Governor {
     if (next !== this.#view) this.#commit(next);
     for (const event of events) this.#options.onEvent?.(event);
     return events;
+  }
+
+  /**
+   * Sets the `compactSummary` of tool result `callId` on the view's own copy of its message (which governance may
+   * have capped or offloaded), so the next checkpoint can send the summary instead. Nothing is sent differently
+   * before then. False when the result is not in the view.
+   */
+  attachCompactSummary(callId: string, summary: string): boolean {
+    const index = toolResultIndex(this.#view, callId);
+    if (index < 0) return false;
+    const old = this.#view[index]!;
+    const updated = withCompactSummary(old, callId, summary);
+    this.#view = this.#view.with(index, updated);
+    this.#viewTokens += this.tokensOf(updated) - this.tokensOf(old);
+    return true;
   }
 
   /**
