@@ -82,14 +82,12 @@ describe("trimTurns", () => {
     for (let turn = 8; turn <= 10; turn++) more.user(`question ${turn}`).reply(`answer ${turn}`);
     const grown = [
       ...trimmed,
-      ...more
-        .build()
-        .map((message, index) => ({
-          ...message,
-          id: `late_${index}`,
-          seq: 29 + index,
-          turn: 8 + Math.floor(index / 2),
-        })),
+      ...more.build().map((message, index) => ({
+        ...message,
+        id: `late_${index}`,
+        seq: 29 + index,
+        turn: 8 + Math.floor(index / 2),
+      })),
     ];
     const { context: second, summarizer } = context({ maxTurns: 6 });
     const output = await trimTurns.process(grown, second);
