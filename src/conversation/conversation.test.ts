@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "../errors/errors.ts";
+import { NotFoundError, ValidationError } from "../errors/errors.ts";
 import { sequentialIds } from "../model/ids.ts";
 import { Conversation } from "./conversation.ts";
 
@@ -33,6 +33,22 @@ describe("Conversation", () => {
     expect(before.length).toBe(1);
     expect(before.messages.map((message) => message.seq)).toEqual([0]);
     expect(conversation.length).toBe(0);
+  });
+
+  it("update puts a changed message in place; earlier snapshots and the open turn stay as they were", async () => {
+    const conversation = create();
+    await conversation.appendUser("list");
+    await conversation.appendAssistant({ content: [{ type: "tool-call", id: "c1", name: "ls", input: {} }] });
+    const result = await conversation.appendToolResult({ callId: "c1", toolName: "ls", content: "a b" });
+    const before = conversation.snapshot();
+    const changed = { ...result, content: [{ ...result.content[0]!, compactSummary: "two files" }] };
+    await conversation.update(changed);
+    expect(conversation.snapshot().messages[2]).toEqual(changed);
+    expect(Object.isFrozen(conversation.snapshot().messages[2])).toBe(true);
+    expect(before.messages[2]).toBe(result);
+    expect(conversation.hasOpenTurn).toBe(true);
+    expect(await conversation.interrupt()).toHaveLength(3);
+    await expect(conversation.update(changed as typeof result)).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it("freezes messages so no reader can change the history", async () => {

@@ -1,4 +1,4 @@
-import { InterruptedError } from "../errors/errors.ts";
+import { InterruptedError, NotFoundError } from "../errors/errors.ts";
 import type { ContentBlock, Message, MessageInput, Role, ToolResultBlock, Usage } from "../model/message.ts";
 import { randomIds, systemClock, type Clock, type IdGenerator } from "../model/ids.ts";
 import { contentInputSchema, toolResultBlockSchema, usageSchema, validate } from "../model/schemas.ts";
@@ -190,6 +190,18 @@ export class Conversation {
   /** Makes the next appended message's seq at least `nextSeq` (a store used seqs for rows of its own). */
   reserveSeq(nextSeq: number): void {
     this.#nextSeq = Math.max(this.#nextSeq, nextSeq);
+  }
+
+  /**
+   * Puts `message` in place of the message with its id (e.g. a tool result that got its `compactSummary`). The
+   * turn structure stays; snapshots taken before keep the old message (copy on write).
+   */
+  update(message: Message): Promise<void> {
+    return this.#queue.run(() => {
+      const index = this.#backing.findIndex((candidate) => candidate.id === message.id);
+      if (index < 0) throw new NotFoundError("message", message.id, "it is not in this conversation");
+      this.#rewrite(this.#backing.with(index, freezeMessage(message)));
+    });
   }
 
   /** Replaces the whole history (e.g. after a compaction loaded from the store). */

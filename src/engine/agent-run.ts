@@ -1,8 +1,10 @@
 import type { AssistantInput } from "../conversation/conversation.ts";
+import { CtxkitError } from "../errors/ctxkit-error.ts";
 import { ValidationError } from "../errors/errors.ts";
 import { toolCallsOf } from "../model/blocks.ts";
 import type { ContentBlock, JsonValue, Message, ToolCallBlock } from "../model/message.ts";
-import type { EngineSession, PrepareRequestOptions } from "./engine-session.ts";
+import type { EngineSession, OverflowRecovery, PrepareRequestOptions } from "./engine-session.ts";
+import type { EngineTool } from "./engine-tool.ts";
 import type { PreparedRequest } from "./prepared-request.ts";
 
 /** Calls the model with a prepared request and returns its reply. */
@@ -16,7 +18,10 @@ export type ExecuteTool = (
 
 /** Options of `session.run`. */
 export interface RunOptions extends Omit<PrepareRequestOptions, "signal"> {
-  /** Executes the tools the model calls (required when it calls any). */
+  /**
+   * Executes the tools the model calls (required when it calls any of `tools`). The engine's own tools
+   * (`session.engineTools`, e.g. `search_memory`) are offered and executed by the engine.
+   */
   executeTool?: ExecuteTool;
   /** Step budget for this turn (model calls). Default 20. */
   maxSteps?: number;
@@ -30,11 +35,17 @@ export interface RunResult {
   readonly reply: Message | undefined;
   readonly steps: number;
   readonly stoppedBy: "answer" | "max-steps" | "loop";
+  /**
+   * What the engine did to the context after the model rejected it as too long, in order (see
+   * `EngineSession.recover`): tell the user when it was `cleared`. Empty when no request overflowed.
+   */
+  readonly recoveries: readonly OverflowRecovery["stage"][];
 }
 
 /**
  * Drives one turn of an agent loop: model step → tools → model step …, within a step budget. The turn is
  * committed when the model answers (or the budget or a loop stops it); a failure or an interrupt leaves no trace.
+ * A model call refused as too long for the window is retried after `session.recover` (trimmed, then cleared).
  */
 export async function runTurn(
   session: EngineSession,
@@ -44,27 +55,46 @@ export async function runTurn(
 ): Promise<RunResult> {
   const maxSteps = options.maxSteps ?? 20;
   await session.addUser(input);
-  const { executeTool, stopOnLoop = true, ...prepareOptions } = options;
+  const { executeTool, stopOnLoop = true, ...rest } = options;
+  const callerTools = rest.tools ?? [];
+  const ownTools = session.engineTools.filter(
+    (tool) => !callerTools.some((definition) => definition.name === tool.definition.name),
+  );
+  const prepareOptions = { ...rest, tools: [...callerTools, ...ownTools.map((tool) => tool.definition)] };
+  const recoveries: OverflowRecovery["stage"][] = [];
   try {
     let reply: Message | undefined;
     for (let step = 1; step <= maxSteps; step++) {
       const signal = await session.beginRequest();
-      const request = await session.prepare({ ...prepareOptions, maxSteps, signal });
+      let request = await session.prepare({ ...prepareOptions, maxSteps, signal });
       if (request.loop && stopOnLoop) {
         await session.commit();
-        return { reply, steps: step - 1, stoppedBy: "loop" };
+        return { reply, steps: step - 1, stoppedBy: "loop", recoveries };
       }
-      reply = await session.recordAssistant(await callModel(request, signal));
+      let answer: AssistantInput | undefined;
+      while (answer === undefined) {
+        try {
+          answer = await callModel(request, signal);
+        } catch (error) {
+          const recovery = await session.recover(error, signal);
+          if (recovery === undefined) throw error;
+          recoveries.push(recovery.stage);
+          request = await session.prepare({ ...prepareOptions, maxSteps, signal });
+        }
+      }
+      reply = await session.recordAssistant(answer);
       const calls = toolCallsOf(reply);
       if (calls.length === 0) {
         await session.commit();
-        return { reply, steps: step, stoppedBy: "answer" };
+        return { reply, steps: step, stoppedBy: "answer", recoveries };
       }
-      if (!executeTool)
-        throw new ValidationError("the model called tools but run() was given no executeTool");
       const results = [];
       for (const call of calls) {
-        const output = await executeTool(call, signal);
+        const own = ownTools.find((tool) => tool.definition.name === call.name);
+        let output: Awaited<ReturnType<ExecuteTool>>;
+        if (own) output = await runEngineTool(own, call, signal);
+        else if (executeTool) output = await executeTool(call, signal);
+        else throw new ValidationError("the model called tools but run() was given no executeTool");
         results.push({
           callId: call.id,
           toolName: call.name,
@@ -75,9 +105,23 @@ export async function runTurn(
       await session.recordToolResults(results);
     }
     await session.commit();
-    return { reply, steps: maxSteps, stoppedBy: "max-steps" };
+    return { reply, steps: maxSteps, stoppedBy: "max-steps", recoveries };
   } catch (error) {
     await session.interrupt();
     throw error;
+  }
+}
+
+/** Runs one of the engine's own tools; a failure it explains (bad arguments) becomes an error result. */
+async function runEngineTool(
+  tool: EngineTool,
+  call: ToolCallBlock,
+  signal: AbortSignal,
+): Promise<{ content: string; isError?: boolean }> {
+  try {
+    return { content: await tool.execute(call.input, signal) };
+  } catch (error) {
+    if (!CtxkitError.isInstance(error) || signal.aborted) throw error;
+    return { content: error.message, isError: true };
   }
 }

@@ -1,3 +1,5 @@
+import type { EngineTool } from "./engine-tool.ts";
+
 /**
  * What the engine needs from long-term memory: a place for the summaries governance produces, and the
  * `# CORE MEMORIES` text for a session's system prompt. `src/memory` implements it over the memory stores.
@@ -10,4 +12,6 @@ export interface EngineMemory {
    * session's own summaries: they are already in its history (no summary is injected twice).
    */
   coreMemories(sessionId: string, maxTokens: number): Promise<string>;
+  /** A tool that searches these memories; `session.run()` offers it to the model. */
+  readonly searchTool?: EngineTool;
 }

@@ -7,13 +7,16 @@ import { assemblePayload } from "../assembly/payload.ts";
 import { inspectPayload } from "../assembly/inspect.ts";
 import { contextStats, type ContextStats } from "../assembly/context-stats.ts";
 import { Conversation, type AssistantInput, type ToolResultInput } from "../conversation/conversation.ts";
-import { ConcurrentWriteError } from "../errors/errors.ts";
+import { ConcurrentWriteError, NotFoundError } from "../errors/errors.ts";
 import type { GovernanceEvent } from "../governance/events.ts";
 import { Governor, type RequestTokens } from "../governance/governor.ts";
+import { isContextOverflowError } from "../governance/overflow-recognition.ts";
+import { toolResultIndex, withCompactSummary } from "../model/compact-summary.ts";
 import type { ContentBlock, Message, MessageInput } from "../model/message.ts";
 import type { LoadStrategy, SessionRecord, SessionStore } from "../store/session-store.ts";
 import { sessionOffloadStore } from "../store/blob-store.ts";
 import type { EngineSettings } from "./engine-settings.ts";
+import type { EngineTool } from "./engine-tool.ts";
 import { PreparedRequest, type ToolDefinition } from "./prepared-request.ts";
 import { runTurn, type CallModel, type RunOptions, type RunResult } from "./agent-run.ts";
 
@@ -26,6 +29,12 @@ export interface PrepareRequestOptions {
   maxSteps?: number;
   signal?: AbortSignal;
 }
+
+/**
+ * What `recover` did to the view after a provider overflow: the `emergency-recovery` event, whose `stage` is one of
+ * the CowAgent seed's two emergency stages (`trimmed`, then `cleared`).
+ */
+export type OverflowRecovery = Extract<GovernanceEvent, { type: "emergency-recovery" }>;
 
 /** A session's figures for `/context` and dashboards. */
 export interface SessionStats extends ContextStats {
@@ -51,6 +60,10 @@ export class EngineSession {
   #lastFixedTokens = 0;
   /** Token figures of the request prepared last, anchored on the usage its reply reports. */
   #lastPrepared: RequestTokens | undefined;
+  /** Overflow recoveries since the last reply (at most two: trim, then clear). */
+  #recoveries = 0;
+  /** While set, the governor's events are also collected here (to hand `recover`'s event back). */
+  #captured: GovernanceEvent[] | undefined;
 
   /** @internal Use `engine.session(id)`. */
   constructor(id: string, settings: EngineSettings) {
@@ -88,7 +101,10 @@ export class EngineSession {
       policy: settings.policy,
       offloadStore: sessionOffloadStore(this.#store.blobs, this.id),
       ...(settings.memory !== undefined && { memorySink: (entry) => settings.memory!.remember(entry) }),
-      onEvent: (event) => settings.onEvent?.(event, this.id),
+      onEvent: (event) => {
+        this.#captured?.push(event);
+        settings.onEvent?.(event, this.id);
+      },
       ids: settings.ids,
       clock: settings.clock,
     });
@@ -147,6 +163,7 @@ export class EngineSession {
     const { conversation, governor } = await this.#ready();
     const message = await conversation.appendAssistant(input);
     governor.recordSuccess();
+    this.#recoveries = 0;
     if (this.#lastPrepared !== undefined && input.usage !== undefined) {
       governor.observeUsage(this.#lastPrepared, input.usage.input);
     }
@@ -160,6 +177,33 @@ export class EngineSession {
     const messages: Message[] = [];
     for (const result of results) messages.push(await conversation.appendToolResult(result));
     return messages;
+  }
+
+  /**
+   * Attaches a pre-computed summary to a tool result already recorded (the LLMSession seed's `compact_summary`,
+   * e.g. one computed in the background): governance sends it instead of the full result once the result is
+   * older than the newest step (`useCompactSummaries`). A result of a committed turn is updated in the store at
+   * once; one of the open turn is stored with the turn. Throws `NotFoundError` when no result of `callId` was
+   * recorded in this session.
+   *
+   * @example
+   * await session.recordToolResults([{ callId: "c1", toolName: "grep", content: hugeOutput }]);
+   * await session.attachCompactSummary("c1", "37 matches, all in src/store; none in tests");
+   */
+  async attachCompactSummary(callId: string, summary: string): Promise<Message> {
+    const { conversation, governor } = await this.#ready();
+    const history = conversation.snapshot().messages;
+    const index = toolResultIndex(history, callId);
+    if (index < 0) {
+      throw new NotFoundError("tool result", callId, "record the tool result before attaching its summary");
+    }
+    const updated = withCompactSummary(history[index]!, callId, summary);
+    if (index < this.#committedLength) {
+      await this.#store.attachCompactSummary(this.id, { messageId: updated.id, callId, summary });
+    }
+    await conversation.update(updated);
+    governor.attachCompactSummary(callId, summary);
+    return updated;
   }
 
   /** Records a reply or tool results: `record({ content, usage })` or `record([{ callId, toolName, content }])`. */
@@ -216,9 +260,38 @@ export class EngineSession {
     }
   }
 
+  /**
+   * Call when the model rejected the request just prepared as too long for its window (any provider's error shape,
+   * see `isContextOverflowError`), then prepare the request again and resend it: the CowAgent seed's overflow
+   * emergency. The first time, the whole view is summarised to long-term memory (when the engine has memory) and
+   * cut to its last 5 turns, tool results and user texts clipped to 10,000 characters (`trimmed`); the second time
+   * in a row, it is cleared down to the current instruction (`cleared`: tell the user). Only the governed view
+   * changes; the store keeps the whole history. Resolves with the `emergency-recovery` event, or `undefined` when
+   * `error` is no overflow or both stages were spent on this request: throw the error then.
+   *
+   * @example
+   * try { reply = await callModel(request); } catch (error) {
+   *   if ((await session.recover(error)) === undefined) throw error;
+   *   reply = await callModel(await session.prepare(options));
+   * }
+   */
+  async recover(error: unknown, signal?: AbortSignal): Promise<OverflowRecovery | undefined> {
+    if (this.#recoveries >= 2 || !isContextOverflowError(error)) return undefined;
+    const { governor } = await this.#ready();
+    const captured: GovernanceEvent[] = (this.#captured = []);
+    try {
+      await governor.recover(error, signal);
+    } finally {
+      this.#captured = undefined;
+    }
+    this.#recoveries++;
+    return captured.find((event): event is OverflowRecovery => event.type === "emergency-recovery");
+  }
+
   /** Aborts the in-flight request and removes the open turn; nothing of it was stored. */
   async interrupt(): Promise<Message[]> {
     const { conversation } = await this.#ready();
+    this.#recoveries = 0;
     const removed = await conversation.interrupt();
     this.#committedLength = Math.min(this.#committedLength, conversation.length);
     // The history now ends before what the governor last saw, so it would rebuild its view from the in-memory
@@ -289,6 +362,12 @@ export class EngineSession {
       contextWindow: governor.window.contextWindow,
       usable: governor.window.usable,
     };
+  }
+
+  /** The tools the engine runs itself in `run()`: `search_memory` when the engine has long-term memory. */
+  get engineTools(): readonly EngineTool[] {
+    const search = this.#settings.memory?.searchTool;
+    return search === undefined ? [] : [search];
   }
 
   /** Runs one agent turn: see `runTurn`. */

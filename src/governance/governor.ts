@@ -1,5 +1,6 @@
 import { ContextOverflowError } from "../errors/errors.ts";
 import { randomIds, systemClock, type Clock, type IdGenerator } from "../model/ids.ts";
+import { toolResultIndex, withCompactSummary } from "../model/compact-summary.ts";
 import type { Message } from "../model/message.ts";
 import { currentTurnStart, opensTurn } from "../model/turns.ts";
 import { repairOrphans } from "../conversation/orphan-repair.ts";
@@ -241,7 +242,11 @@ export class Governor {
     const overflow = total + window.reservedOutput > window.contextWindow;
     const mustCompact = policy.compactionTrigger > 0 && total > policy.compactionTrigger * window.usable;
     const turnsOver = policy.maxTurns > 0 && this.#turnsInView > policy.maxTurns;
-    const mandatory = overflow || mustCompact || turnsOver || (rebuilt && history.length > 0);
+    const messagesOver =
+      policy.compactionTrigger > 0 &&
+      policy.compactAboveMessages > 0 &&
+      this.#view.length > policy.compactAboveMessages;
+    const mandatory = overflow || mustCompact || turnsOver || messagesOver || (rebuilt && history.length > 0);
     let checkpoint = false;
     const previousView = this.#view;
     if (mandatory || this.#optionalCandidate()) {
@@ -356,6 +361,21 @@ export class Governor {
     if (next !== this.#view) this.#commit(next);
     for (const event of events) this.#options.onEvent?.(event);
     return events;
+  }
+
+  /**
+   * Sets the `compactSummary` of tool result `callId` on the view's own copy of its message (which governance may
+   * have capped or offloaded), so the next checkpoint can send the summary instead. Nothing is sent differently
+   * before then. False when the result is not in the view.
+   */
+  attachCompactSummary(callId: string, summary: string): boolean {
+    const index = toolResultIndex(this.#view, callId);
+    if (index < 0) return false;
+    const old = this.#view[index]!;
+    const updated = withCompactSummary(old, callId, summary);
+    this.#view = this.#view.with(index, updated);
+    this.#viewTokens += this.tokensOf(updated) - this.tokensOf(old);
+    return true;
   }
 
   /**

@@ -14,6 +14,7 @@ const overflowPatterns = [
   /exceeded max context length/i, // Ollama
   /reduce the length of the (messages|prompt)/i, // OpenAI
   /request too large/i, // HTTP 413 bodies
+  /\bcontext_overflow\b/, // ctxkit's own code, on an error that crossed an HTTP boundary (the proxy's upstream)
 ];
 
 function fieldsOf(error: unknown): { status?: number; text: string } {

@@ -55,6 +55,11 @@ export const governancePolicySchema = z.object({
   compactSettledHistory: z.boolean().default(false),
   /** Compact when the payload passes this share of the usable window. 0 disables compaction. */
   compactionTrigger: fraction.default(0.8),
+  /**
+   * Also compact when the history passes this many messages, whatever their tokens (the co-cli seed's
+   * `max_history_messages`); the recent `minTailTurns` turns stay. 0 disables this trigger.
+   */
+  compactAboveMessages: tokens.default(0),
   /** Recent whole user turns that compaction at the trigger keeps verbatim: at least this share of the window… */
   tailShare: fraction.default(0.25),
   /**

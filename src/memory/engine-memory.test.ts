@@ -145,6 +145,53 @@ describe("engine with long-term memory", () => {
     expect(messageText(otherRequest.messages.at(-1)!)).toBe("what happened in the other session?");
   });
 
+  it("Coqui: turns trimmed by maxTurns leave their summary in the session's own history, and a restart does not summarise them again", async () => {
+    const sessions = new MemorySessionStore();
+    const memoryStore = new InMemoryMemoryStore({ clock });
+    const engineWith = (summarizer: FakeSummarizer, firstId: number) =>
+      createContextEngine({
+        store: sessions,
+        policy: { maxTurns: 4 },
+        contextWindow: 16_000,
+        maxOutputTokens: 2_000,
+        tokenCounter: counter,
+        summarizer,
+        memory: createEngineMemory({ store: memoryStore, counter }),
+        ids: sequentialIds(firstId),
+        clock,
+      });
+    const answer: CallModel = async (request) => ({
+      content: `answer to ${messageText(request.messages.at(-1)!)}`,
+    });
+    const summarizer = new FakeSummarizer();
+    const engine = await engineWith(summarizer, 1);
+    for (let turn = 1; turn <= 5; turn++) await engine.session("coqui").run(`question ${turn}`, answer);
+    // The fifth turn passed maxTurns: the oldest half of the complete turns (1 and 2) was summarised once.
+    expect(summarizer.requests).toHaveLength(1);
+    const stored = await sessions.loadMessages("coqui");
+    expect(stored.map((message) => message.kind ?? message.role)).toEqual([
+      "summary",
+      ...Array(3).fill(["user", "assistant"]).flat(),
+    ]);
+    expect(messageText(stored[0]!)).toContain("question 2");
+    const own = engine.session("coqui");
+    await own.addUser("question 6");
+    const ownRequest = await own.prepare({ system: "You are a test agent." });
+    expect(ownRequest.messages[0]!.id).toBe(stored[0]!.id);
+    expect(ownRequest.system).not.toContain("question 2"); // in the history, so not in its core memories too
+
+    // A restart loads the summary in place of the trimmed turns: nothing to trim, nothing to summarise.
+    const restartedSummarizer = new FakeSummarizer();
+    const restarted = await engineWith(restartedSummarizer, 1_000);
+    const resumed = restarted.session("coqui");
+    await resumed.addUser("question 6");
+    const request = await resumed.prepare({ system: "You are a test agent." });
+    expect(restartedSummarizer.requests).toHaveLength(0);
+    expect(request.messages.map((message) => messageText(message))).toEqual(
+      ownRequest.messages.map((message) => messageText(message)),
+    );
+  });
+
   it("holds the core-memories section to its budget without the assembler cutting it", async () => {
     const memoryStore = new InMemoryMemoryStore({ clock });
     for (let index = 0; index < 200; index++) {

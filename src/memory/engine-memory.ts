@@ -7,6 +7,7 @@ import type { TokenCounter } from "../tokens/token-counter.ts";
 import { CoreMemoryBuilder } from "./core-memory.ts";
 import { DailyFileSink } from "./daily-file-sink.ts";
 import { newMemory } from "./memory-plan.ts";
+import { createMemorySearchTool } from "./memory-search-tool.ts";
 import { memoryScopeSchema } from "./memory-schemas.ts";
 import { DEFAULT_MEMORY_OWNER, type Memory, type MemoryScope, type MemoryStore } from "./memory-store.ts";
 import { normalizeMemoryText } from "./memory-text.ts";
@@ -52,7 +53,8 @@ const optionsSchema = z.object({
  * overflow recovery) become `session-summary` memories of their session, optionally logged to daily Markdown
  * files, and every session's system prompt gets the core memories of its owner — without that session's own
  * summaries, which are already in its history (no summary is injected twice). `coreMemories` returns the body
- * only: the prompt assembler writes the `# CORE MEMORIES` heading.
+ * only: the prompt assembler writes the `# CORE MEMORIES` heading. `searchTool` (`search_memory`) lets agents
+ * find what was summarised away, their own session's summaries included.
  *
  * @example
  * const memory = createEngineMemory({ store: new InMemoryMemoryStore(), counter, dailyFiles: { dir: "." } });
@@ -83,6 +85,7 @@ export function createEngineMemory(options: EngineMemoryOptions): ContextEngineM
   return {
     core,
     store,
+    searchTool: createMemorySearchTool({ store, owner }),
     async remember({ sessionId, summary, messageIds }) {
       if (normalizeMemoryText(summary) === "") return;
       const input = {

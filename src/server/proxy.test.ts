@@ -220,7 +220,39 @@ describe("the OpenAI-compatible proxy, with the official openai client", () => {
     ).toHaveLength(60);
   });
 
-  it("recovers from an upstream overflow by compacting once; a second overflow is a 400 context_overflow", async () => {
+  it("the CowAgent seed: an upstream overflow trims the view to the last 5 turns and retries once", async () => {
+    let refused = false;
+    const { harness, client } = await setup({
+      responses: (request) => {
+        if (request.index === 7 && !refused) {
+          refused = true;
+          return contextLengthExceeded();
+        }
+        return { text: `reply ${request.index}` };
+      },
+    });
+    const openai = client("overflow-trim");
+    for (let turn = 0; turn < 7; turn++) {
+      await openai.chat.completions.create({
+        model: "m",
+        messages: [{ role: "user", content: `turn ${turn}` }],
+      });
+    }
+    const answer = await openai.chat.completions.create({
+      model: "m",
+      messages: [{ role: "user", content: "turn 7" }],
+    });
+    expect(answer.choices[0]?.message.content).toBe("reply 8");
+    const [refusedRequest, retried] = harness.upstream.requests.slice(7);
+    expect(refusedRequest!.body.messages).toHaveLength(15);
+    expect(
+      retried!.body.messages!.filter((message) => message.role === "user").map((m) => m.content),
+    ).toEqual(["turn 3", "turn 4", "turn 5", "turn 6", "turn 7"]);
+    // Only the governed view was cut: the store keeps every turn, the recovered one included.
+    expect(await harness.store.loadMessages("overflow-trim")).toHaveLength(16);
+  });
+
+  it("recovers from an upstream overflow by trimming once; a second overflow is a 400 context_overflow", async () => {
     const { harness, client } = await setup({
       responses: (request) =>
         request.index >= 4 ? contextLengthExceeded() : { text: `reply ${request.index}` },

@@ -2,10 +2,9 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
 import { ConfigError } from "../errors/errors.ts";
-import type { SyncHubOptions } from "../sync/sync-hub-options.ts";
 import { createServer } from "./create-server.ts";
 import { DEFAULT_LIMITS, LOCAL_TENANT, type ServerOptions } from "./server-options.ts";
-import { mountTenantSync, type TenantSync } from "./sync/tenant-sync-endpoint.ts";
+import { mountTenantSync, type TenantHubOptions, type TenantSync } from "./sync/tenant-sync-endpoint.ts";
 
 /** Options of `startServer`: the server's options plus where to listen. */
 export interface StartServerOptions extends ServerOptions {
@@ -15,9 +14,10 @@ export interface StartServerOptions extends ServerOptions {
   readonly port?: number;
   /**
    * Serve the agent-sync WebSocket at `/v1/sync` (API-key auth like every route): the sync hub options of
-   * each tenant (its own state store, executors and conversation agent), created on its first connection.
+   * each tenant (its executors and conversation agent), created on its first connection. The sync state lives in
+   * `store`; sync sessions idle for 7 days are deleted at start.
    */
-  readonly sync?: (tenant: string) => SyncHubOptions;
+  readonly sync?: (tenant: string) => TenantHubOptions;
 }
 
 /** A listening server. */
@@ -113,6 +113,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           ...(options.keys !== undefined && { keys: options.keys }),
           localTenant: LOCAL_TENANT,
           hubFor: options.sync,
+          sessions: options.store,
           maxPayload: options.limits?.maxBodyBytes ?? DEFAULT_LIMITS.maxBodyBytes,
         });
   const address = server.address() as AddressInfo;

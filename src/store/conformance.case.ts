@@ -5,6 +5,7 @@
 import { afterEach, beforeEach, describe } from "vitest";
 import { sequentialIds } from "../model/ids.ts";
 import { blobCases } from "./conformance/blobs.case.ts";
+import { compactSummaryCases } from "./conformance/compact-summaries.case.ts";
 import { compactionCases } from "./conformance/compaction.case.ts";
 import {
   TEST_PRICES,
@@ -68,6 +69,7 @@ export function describeSessionStoreConformance(
 
     turnCases(context);
     compactionCases(context);
+    compactSummaryCases(context);
     queryCases(context);
     lifecycleCases(context);
     blobCases(context);

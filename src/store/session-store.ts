@@ -191,6 +191,13 @@ export interface SyncState {
   readonly updatedAt: string;
 }
 
+/** Input of `attachCompactSummary`. */
+export interface CompactSummaryInput {
+  readonly messageId: string;
+  readonly callId: string;
+  readonly summary: string;
+}
+
 /** What `cleanup` removed. */
 export interface CleanupResult {
   readonly deletedSessions: number;
@@ -295,6 +302,12 @@ export interface SessionStore {
   loadMessages(sessionId: string, options?: LoadOptions): Promise<Message[]>;
   /** Marks a range summarised and stores the summary in its place, in one transaction. */
   applyCompaction(sessionId: string, input: CompactionInput): Promise<Message>;
+  /**
+   * Sets the `compactSummary` of tool result `callId` in stored message `messageId` (a summary computed after
+   * the turn was committed), and returns the updated message. Nothing else of the message changes. Throws
+   * `NotFoundError` for an unknown session, message or call.
+   */
+  attachCompactSummary(sessionId: string, input: CompactSummaryInput): Promise<Message>;
   getSession(sessionId: string): Promise<SessionRecord | undefined>;
   listSessions(options?: ListOptions): Promise<SessionPage>;
   searchSessions(query: string, options?: SearchOptions): Promise<SearchHit[]>;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SessionExistsError, ValidationError } from "../errors/errors.ts";
+import { NotFoundError, SessionExistsError, ValidationError } from "../errors/errors.ts";
 import type { JsonValue } from "../model/message.ts";
 import { jsonValueSchema, validate } from "../model/schemas.ts";
 import { normalizeTitle } from "./session-title.ts";
@@ -52,4 +52,14 @@ export function existingSessionError(sessionId: string): SessionExistsError {
     sessionId,
     'nothing was written; delete it first, or restore with onExisting "replace" or "skip"',
   );
+}
+
+/**
+ * The error for a message id the session does not hold.
+ *
+ * @example
+ * throw missingMessage("s1", "msg_9");
+ */
+export function missingMessage(sessionId: string, messageId: string): NotFoundError {
+  return new NotFoundError("message", messageId, `session ${sessionId} holds no message with that id`);
 }

@@ -6,6 +6,7 @@
 export * from "./ledger-entry.ts";
 export * from "./ledger-state.ts";
 export * from "./tool-summary.ts";
+export * from "./strip-binary-fields.ts";
 export * from "./execution-context.ts";
 export * from "./conversation-ledger.ts";
 export * from "./sync-state-store.ts";

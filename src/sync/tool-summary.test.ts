@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { stripBinaryFields } from "./strip-binary-fields.ts";
 import { formatToolSummary, truncateText, type ToolCallRecord } from "./tool-summary.ts";
 
 describe("formatToolSummary", () => {
@@ -72,6 +73,52 @@ describe("formatToolSummary", () => {
         },
       ),
     );
+  });
+});
+
+describe("screenshots and encoded binaries in the prefix", () => {
+  // A PNG header and then pixels, as a desktop agent's screenshot tool returns them.
+  const screenshot = `iVBORw0KGgoAAAANSUhEUgAA${"QUJDREVGR0hJSktMTU5PUFFSU1RVVldY".repeat(3_000)}`;
+
+  it("the seed's desktop agent: the screenshot's image_b64 is left out, the rest of the result stays", () => {
+    const prefix = formatToolSummary("Desktop agent", [
+      {
+        name: "take_screenshot",
+        input: {},
+        result: { status: "success", image_b64: screenshot, width: 1920 },
+      },
+      { name: "execute_cli", input: { command: "ls ~/Desktop" }, result: "file1.txt file2.txt" },
+    ]);
+    expect(prefix).toBe(
+      "[Desktop agent used: Called: take_screenshot({})\n" +
+        `Result: {"status":"success","image_b64":"[image_b64 omitted, ${screenshot.length} characters]","width":1920}\n` +
+        'Called: execute_cli({"command":"ls ~/Desktop"})\nResult: file1.txt file2.txt]',
+    );
+  });
+
+  it("strips data URLs and base64 runs from text results and arguments, and keeps paths and prose", () => {
+    const prefix = formatToolSummary(
+      "desktop",
+      [
+        {
+          name: "click",
+          input: { screenshot: `data:image/png;base64,${screenshot}`, path: "shots/screenshot-1.png" },
+          result: `clicked; state: {"frame":"${screenshot}"}`,
+        },
+      ],
+      { maxInputChars: 1_000, maxResultChars: 1_000 },
+    )!;
+    expect(prefix).not.toMatch(/QUJDREVGR0hJ/);
+    expect(prefix).toContain(`"screenshot":"[data URL omitted, ${screenshot.length + 22} characters]"`);
+    expect(prefix).toContain('"path":"shots/screenshot-1.png"');
+    expect(prefix).toContain(
+      `Result: clicked; state: {"frame":"[base64 omitted, ${screenshot.length} characters]"}`,
+    );
+  });
+
+  it("returns a value without binaries as it is", () => {
+    const value = { command: "ls", output: ["a.txt", "b.txt"], note: "short text" };
+    expect(stripBinaryFields(value)).toBe(value);
   });
 });
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { jsonValueSchema } from "../model/schemas.ts";
 import type { JsonValue } from "../model/message.ts";
+import { stripBinaryFields } from "./strip-binary-fields.ts";
 
 /** One tool call an executor made, with its result (as reported in `agent_result.tool_summary`). */
 export interface ToolCallRecord {
@@ -46,12 +47,14 @@ export function truncateText(value: string, max: number): string {
 }
 
 function resultText(result: string | JsonValue): string {
-  return typeof result === "string" ? result : JSON.stringify(result);
+  const stripped = stripBinaryFields(result);
+  return typeof stripped === "string" ? stripped : JSON.stringify(stripped);
 }
 
 /**
  * The prefix recorded before an executor's reply so the conversation agent can tell what was done:
- * `[<label> used: Called: tool({...})\nResult: …]`, one `Called`/`Result` pair per call, each truncated.
+ * `[<label> used: Called: tool({...})\nResult: …]`, one `Called`/`Result` pair per call, each truncated, with
+ * screenshots and other encoded binaries left out (`stripBinaryFields`).
  * Returns `undefined` when no tool was called.
  *
  * @example
@@ -68,7 +71,7 @@ export function formatToolSummary(
   const maxResult = limits.maxResultChars ?? 300;
   const maxCalls = limits.maxCalls ?? 10;
   const lines = calls.slice(0, maxCalls).map((call) => {
-    const input = truncateText(JSON.stringify(call.input) ?? "null", maxInput);
+    const input = truncateText(JSON.stringify(stripBinaryFields(call.input)) ?? "null", maxInput);
     const result = truncateText(resultText(call.result), maxResult);
     return `Called: ${call.name}(${input})\n${call.isError ? "Error" : "Result"}: ${result}`;
   });

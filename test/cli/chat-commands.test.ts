@@ -5,7 +5,7 @@ import { createChatOutput } from "../../src/cli/chat/chat-output.ts";
 import { openSqliteMemoryStore } from "../../src/memory/sqlite/index.ts";
 import { openPostgresSessionStore } from "../../src/store/postgres/index.ts";
 import { openSqliteSessionStore } from "../../src/store/sqlite/index.ts";
-import { rateLimited, startFakeOpenAIServer } from "../../src/test/index.ts";
+import { contextLengthExceeded, rateLimited, startFakeOpenAIServer } from "../../src/test/index.ts";
 import { postgresForTests } from "../store/pg-server.ts";
 import { jsonEvents, runChatCli, sandbox } from "./chat-harness.ts";
 
@@ -133,6 +133,121 @@ describe("ctxkit chat --json and slash commands (piped stdin)", () => {
     } finally {
       await reopened.close();
     }
+  });
+
+  it("/compact on a short chat leaves the summary and the last exchange (the co-cli seed)", async () => {
+    await using box = await sandbox();
+    await using server = await startFakeOpenAIServer({
+      responses: (request) => `answer ${request.index + 1}: use what the project uses`,
+    });
+    const run = await runChatCli(["--json", "--model", `openai-compatible:m@${server.url}`], {
+      env: box.env,
+      cwd: box.dir,
+      lines: [
+        "tabs or spaces?",
+        "and in Go?",
+        "and in YAML?",
+        "/compact",
+        "/context",
+        "what did I ask first?",
+      ],
+    });
+    expect(run.stderr).toBe("");
+    const commands = jsonEvents(run.stdout).filter((event) => event["type"] === "command");
+    expect(commands[0]).toMatchObject({ name: "compact", data: { compacted: true } });
+    expect(commands[1]).toMatchObject({ name: "context", data: { messages: 3 } });
+    const sent = server.requests.at(-1)!.body.messages!;
+    expect(sent.map((message) => message.role)).toEqual(["system", "user", "user", "assistant", "user"]);
+    expect(String(sent[1]!.content)).toMatch(/^<conversation-summary>\n\[Summary of 4 earlier messages/);
+    expect(sent.slice(2).map((message) => message.content)).toEqual([
+      "and in YAML?",
+      "answer 3: use what the project uses",
+      "what did I ask first?",
+    ]);
+  });
+
+  it("a context the model refuses as too long is trimmed, then cleared, and the turn still answered (the CowAgent seed)", async () => {
+    await using box = await sandbox();
+    const replies = ["one", "two", contextLengthExceeded(), contextLengthExceeded(), "answered after all"];
+    await using server = await startFakeOpenAIServer({
+      // Streamed calls are the chat's; the others summarise what the trim drops.
+      responses: (request) => (request.body.stream === true ? replies.shift()! : "the user said one and two"),
+    });
+    const run = await runChatCli(["--json", "--model", `openai-compatible:m@${server.url}`], {
+      env: box.env,
+      cwd: box.dir,
+      lines: ["first", "second", "third", "/context"],
+    });
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    const events = jsonEvents(run.stdout);
+    const recoveries = events
+      .filter((event) => event["type"] === "governance")
+      .map((event) => event["event"] as { type: string; stage?: string })
+      .filter((event) => event.type === "emergency-recovery");
+    expect(recoveries.map((event) => event.stage)).toEqual(["trimmed", "cleared"]);
+    expect(events.filter((event) => event["type"] === "reply").map((event) => event["text"])).toEqual([
+      "one",
+      "two",
+      "answered after all",
+    ]);
+    const streamed = server.requests.filter((request) => request.body.stream === true);
+    expect(streamed).toHaveLength(5);
+    expect(streamed[4]!.body.messages!.map((message) => message.content)).toEqual([
+      expect.any(String),
+      "third",
+    ]);
+    const sessionId = events[0]!["sessionId"] as string;
+    const store = await openSqliteSessionStore({ path: box.db });
+    try {
+      expect(await store.loadMessages(sessionId)).toHaveLength(6); // only the view was cut
+    } finally {
+      await store.close();
+    }
+    const out = captured(false);
+    const textOutput = createChatOutput(
+      { stdout: out.stream, stderr: out.stream, env: {} },
+      { json: false, interactive: false },
+    );
+    for (const event of recoveries) textOutput.emit({ type: "governance", event: event as never });
+    expect(out.text()).toMatch(
+      /refused the context as too long: kept the last 5 turns[^\n]*\n.*cleared it down to your message/,
+    );
+  });
+
+  it("/config applies to the running session: the policy at the next request, and the model (the CowAgent seed)", async () => {
+    await using box = await sandbox();
+    await using server = await startFakeOpenAIServer({
+      responses: (request) =>
+        request.body.stream === true ? `reply ${request.index}` : "summary of turn one",
+    });
+    const run = await runChatCli(["--json", "--model", `openai-compatible:first@${server.url}`], {
+      env: box.env,
+      cwd: box.dir,
+      lines: [
+        "one",
+        "two",
+        "/config policy.maxTurns 2",
+        "three",
+        `/config model openai-compatible:second@${server.url}`,
+        "four",
+      ],
+    });
+    expect(run.stderr).toBe("");
+    const events = jsonEvents(run.stdout);
+    const configs = events.filter((event) => event["name"] === "config");
+    expect(configs.map((event) => (event["data"] as { applied: boolean }).applied)).toEqual([true, true]);
+    expect(configs[0]!["text"]).toMatch(/in use now$/);
+    // maxTurns 2 governs the very next request: three turns in view, the oldest one is trimmed.
+    const types = events.map((event) =>
+      event["type"] === "governance" ? (event["event"] as { type: string }).type : event["type"],
+    );
+    const afterConfig = types.slice(types.indexOf("command"));
+    expect(afterConfig).toContain("turns-trimmed");
+    expect(types.slice(0, types.indexOf("command"))).not.toContain("turns-trimmed");
+    const streamed = server.requests.filter((request) => request.body.stream === true);
+    expect(streamed.map((request) => request.body.model)).toEqual(["first", "first", "first", "second"]);
+    expect(String(streamed[2]!.body.messages![1]!.content)).toContain("summary of turn one");
   });
 
   it("/memory lists and searches long-term memories of the chat database", async () => {

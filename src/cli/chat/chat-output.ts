@@ -63,6 +63,11 @@ function describeGovernance(event: GovernanceEvent): string {
       return `compaction rolled back: ${event.reason}`;
     case "turns-trimmed":
       return `trimmed ${event.turns} old turns (${tokens})`;
+    case "emergency-recovery":
+      return event.stage === "trimmed"
+        ? `the model refused the context as too long: kept the last 5 turns and asked again (${tokens})`
+        : "the model still refused the context as too long: cleared it down to your message and asked again " +
+            "(the stored history is kept)";
     case "checkpoint-skipped":
     case "compaction-start":
       return "";

@@ -1,5 +1,6 @@
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import type { LoadSettingsOptions } from "../../config/load-settings.ts";
+import type { AssistantInput } from "../../conversation/conversation.ts";
 import type { Settings } from "../../config/settings.ts";
 import type { ContextEngine } from "../../engine/context-engine.ts";
 import type { EngineSession } from "../../engine/engine-session.ts";
@@ -13,9 +14,8 @@ import { streamReply } from "./stream-reply.ts";
 import { knownApiKeys } from "../../providers/api-key.ts";
 import type { ProviderErrorContext } from "../../providers/classify-provider-error.ts";
 import { providerNames, type ProviderName } from "../../providers/provider-catalog.ts";
-
-/** The agent name chat sessions are stored under (`/sessions` and `--resume` look only at these). */
-export const CHAT_AGENT = "ctxkit-chat";
+import { resolveConfiguredModels } from "../../providers/resolve-configured-models.ts";
+import { createChatEngine } from "./chat-engine.ts";
 
 /** The chat's system prompt (core memories are appended by the engine when memory is on). */
 export const CHAT_SYSTEM_PROMPT =
@@ -34,7 +34,11 @@ export interface ChatRuntimeOptions {
   readonly engine: ContextEngine;
   readonly stores: OpenedStores;
   readonly model: LanguageModelV4;
+  /** `provider:model` the model was resolved from (the `--model` flag or the `model` setting). */
+  readonly modelSpec: string;
   readonly settings: Settings;
+  /** Title of a session the chat creates (`--session-title`). */
+  readonly sessionTitle?: string;
   readonly output: ChatOutput;
   /** Where `/config` reads and writes settings. */
   readonly location: LoadSettingsOptions;
@@ -50,16 +54,18 @@ export interface ChatRuntimeOptions {
  * and removes it, so nothing of it is stored.
  */
 export class ChatRuntime {
-  readonly engine: ContextEngine;
   readonly stores: OpenedStores;
-  readonly settings: Settings;
   readonly output: ChatOutput;
   readonly location: LoadSettingsOptions;
+  engine: ContextEngine;
+  settings: Settings;
   model: LanguageModelV4;
+  modelSpec: string;
   session: EngineSession;
   /** The last request prepared in this session. */
   lastRequest: PreparedRequest | undefined;
   readonly #retryBaseDelayMs: number | undefined;
+  readonly #sessionTitle: string | undefined;
   #phase: "idle" | "requesting" | "saving" = "idle";
   #interrupting: Promise<Message[]> | undefined;
 
@@ -70,8 +76,36 @@ export class ChatRuntime {
     this.output = options.output;
     this.location = options.location;
     this.model = options.model;
+    this.modelSpec = options.modelSpec;
     this.session = options.engine.session(options.sessionId);
     this.#retryBaseDelayMs = options.retryBaseDelayMs;
+    this.#sessionTitle = options.sessionTitle;
+  }
+
+  /**
+   * Applies settings to the running chat (`/config`): resolves the model from `modelSpec` again, builds the engine
+   * for the new settings (policy, window, summarizer, memory budget) and reloads the current session from the
+   * store under it. The next request is governed by the new settings; nothing stored changes.
+   */
+  async reconfigure(settings: Settings, modelSpec: string): Promise<void> {
+    const models = await resolveConfiguredModels(
+      { ...settings, model: modelSpec },
+      { env: this.location.env ?? {} },
+    );
+    const engine = await createChatEngine({
+      settings,
+      models,
+      stores: this.stores,
+      output: this.output,
+      ...(this.#sessionTitle !== undefined && { sessionTitle: this.#sessionTitle }),
+    });
+    this.engine.release(this.session.id);
+    this.engine = engine;
+    this.settings = settings;
+    this.model = models.model;
+    this.modelSpec = modelSpec;
+    this.session = engine.session(this.session.id);
+    this.lastRequest = undefined;
   }
 
   /** `provider:model` of the model in use. */
@@ -129,9 +163,28 @@ export class ChatRuntime {
     return true;
   }
 
+  /** Streams the model's reply to `request`, each delta and retry shown as it comes. */
+  #stream(request: PreparedRequest, signal: AbortSignal): Promise<AssistantInput> {
+    const output = this.output;
+    return streamReply({
+      model: this.model,
+      request,
+      signal,
+      maxRetries: this.settings.maxRetries,
+      timeoutMs: this.settings.requestTimeoutMs,
+      ...(this.#retryBaseDelayMs !== undefined && { baseDelayMs: this.#retryBaseDelayMs }),
+      onDelta: (delta) => output.emit({ type: "delta", text: delta }),
+      context: this.#providerContext(),
+      onRetry: ({ retry, delayMs, error }) =>
+        output.emit({ type: "retry", retry, delayMs, message: error.message }),
+    });
+  }
+
   /**
    * One turn: the user's message, a governed request streamed from the model, the reply recorded and the turn
-   * committed. An interrupt removes the turn and resolves `interrupted`; a failure removes it and is thrown.
+   * committed. A context the model refuses as too long is trimmed (then cleared) and sent again
+   * (`EngineSession.recover`). An interrupt removes the turn and resolves `interrupted`; a failure removes it and
+   * is thrown.
    */
   async send(text: string): Promise<TurnOutcome> {
     const session = this.session;
@@ -142,20 +195,18 @@ export class ChatRuntime {
       await session.addUser(text);
       const signal = await session.beginRequest();
       try {
-        const request = await session.prepare({ system: CHAT_SYSTEM_PROMPT, signal });
-        this.lastRequest = request;
-        const reply = await streamReply({
-          model: this.model,
-          request,
-          signal,
-          maxRetries: this.settings.maxRetries,
-          timeoutMs: this.settings.requestTimeoutMs,
-          ...(this.#retryBaseDelayMs !== undefined && { baseDelayMs: this.#retryBaseDelayMs }),
-          onDelta: (delta) => output.emit({ type: "delta", text: delta }),
-          context: this.#providerContext(),
-          onRetry: ({ retry, delayMs, error }) =>
-            output.emit({ type: "retry", retry, delayMs, message: error.message }),
-        });
+        let reply: AssistantInput | undefined;
+        while (reply === undefined) {
+          const request = await session.prepare({ system: CHAT_SYSTEM_PROMPT, signal });
+          this.lastRequest = request;
+          try {
+            reply = await this.#stream(request, signal);
+          } catch (error) {
+            // Too long for the model after all: trim (then clear) the context and ask again. The governance
+            // event (`emergency-recovery`) tells the user what was done.
+            if (signal.aborted || (await session.recover(error, signal)) === undefined) throw error;
+          }
+        }
         if (signal.aborted) throw new InterruptedError();
         this.#phase = "saving";
         const [message] = await session.record(reply);

@@ -1,13 +1,14 @@
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { loadSettings } from "../../config/load-settings.ts";
 import { requireSettingDefinition, saveSetting } from "../../config/save-setting.ts";
 import { echoedSettingValue } from "../../config/secret-settings.ts";
 import { parseSettingText } from "../../config/setting-value.ts";
 import { NotFoundError, ValidationError } from "../../errors/errors.ts";
 import type { JsonValue } from "../../model/message.ts";
-import { resolveModel } from "../../providers/resolve-model.ts";
 import { exportSessionsJsonl } from "../../store/jsonl/export-sessions-jsonl.ts";
-import { CHAT_AGENT, type ChatRuntime } from "./chat-runtime.ts";
+import { CHAT_AGENT } from "./chat-engine.ts";
+import type { ChatRuntime } from "./chat-runtime.ts";
 import { contextReport } from "./context-report.ts";
 
 /** What a slash command printed (text) and reports in `--json` mode (data); `exit` ends the chat. */
@@ -26,6 +27,14 @@ interface SlashCommand {
 }
 
 const sessionHint = "list them with /sessions";
+
+/** Settings a running chat cannot change: the stores it opened, and the server's. */
+const restartSettings = ["db", "pgUrl", "memory.enabled", "sessionRetentionDays", "server"];
+
+/** True when `/config key …` can apply to the running chat (everything the engine and the model calls read). */
+function appliesAtOnce(key: string): boolean {
+  return !restartSettings.some((name) => key === name || key.startsWith(`${name}.`));
+}
 
 function requireArgument(args: string, usage: string): string {
   if (args === "") throw new ValidationError(`missing argument; usage: ${usage}`);
@@ -78,21 +87,20 @@ const commands: Readonly<Record<string, SlashCommand>> = {
   },
   config: {
     usage: "/config <key> <value>",
-    description: "save a setting in the project settings file (model applies at once, the rest next start)",
+    description:
+      "save a setting in the project settings file; it applies at once (the database and memory.enabled next start)",
     run: async (runtime, args) => {
       const match = /^(\S+)\s+([\s\S]+)$/.exec(args);
       if (match === null) throw new ValidationError("usage: /config <key> <value>");
       const [, key = "", text = ""] = match;
       const definition = requireSettingDefinition(key);
       const saved = saveSetting("project", key, parseSettingText(definition, text), runtime.location);
-      let applied = false;
-      if (key === "model" && typeof saved.value === "string" && saved.value.trim() !== "") {
-        runtime.model = await resolveModel(saved.value, {
-          env: runtime.location.env ?? {},
-          baseURL: runtime.settings.baseURL,
-          apiKeys: runtime.settings.apiKeys,
-        });
-        applied = true;
+      const applied = appliesAtOnce(key);
+      if (applied) {
+        // Read back with every source's precedence (an environment variable still wins over the file).
+        const { settings } = loadSettings(runtime.location);
+        const spec = key === "model" && typeof saved.value === "string" ? saved.value : runtime.modelSpec;
+        await runtime.reconfigure(settings, spec);
       }
       const shown = JSON.stringify(echoedSettingValue(definition, saved.value));
       const when = applied ? "in use now" : "applies from the next ctxkit chat";

@@ -1,20 +1,14 @@
 import { loadSettings, type LoadSettingsOptions } from "../../config/load-settings.ts";
-import { governancePolicyFromSettings } from "../../config/setting-entries.ts";
-import { createContextEngine } from "../../engine/context-engine.ts";
 import { CtxkitError } from "../../errors/ctxkit-error.ts";
 import { NotFoundError } from "../../errors/errors.ts";
 import { redactSecrets } from "../../errors/redact-secrets.ts";
-import { createEngineMemory } from "../../memory/engine-memory.ts";
 import { resolveConfiguredModels } from "../../providers/resolve-configured-models.ts";
 import type { SessionStore } from "../../store/session-store.ts";
-import { createExtractiveSummarizer } from "../../summarize/extractive-summarizer.ts";
-import { createLlmSummarizer } from "../../summarize/llm-summarizer.ts";
-import { counterForModel } from "../../tokens/counter-for-model.ts";
-import { defaultModelRegistry } from "../../tokens/model-registry.ts";
 import type { CliIo } from "../program.ts";
 import { runChatLoop, errorEvent } from "./chat-loop.ts";
 import { createChatOutput } from "./chat-output.ts";
-import { CHAT_AGENT, ChatRuntime } from "./chat-runtime.ts";
+import { CHAT_AGENT, createChatEngine } from "./chat-engine.ts";
+import { ChatRuntime } from "./chat-runtime.ts";
 import { chooseDatabase, openStores } from "../open-stores.ts";
 
 /** The flags of `ctxkit chat`. */
@@ -81,11 +75,8 @@ export async function runChat(flags: ChatFlags, environment: ChatEnvironment): P
   const { io } = environment;
   const location: LoadSettingsOptions = { cwd: environment.cwd, env: io.env, home: environment.home };
   const { settings } = loadSettings(location);
-  const spec = flags.model ?? settings.model;
-  const { model, summarizationModel } = await resolveConfiguredModels(
-    { ...settings, model: spec },
-    { env: io.env },
-  );
+  const spec = flags.model ?? settings.model ?? "";
+  const models = await resolveConfiguredModels({ ...settings, model: spec }, { env: io.env });
   const json = flags.json === true;
   const output = createChatOutput(io, {
     json,
@@ -98,24 +89,12 @@ export async function runChat(flags: ChatFlags, environment: ChatEnvironment): P
   let fatal: Error | undefined;
   let runtime: ChatRuntime | undefined;
   try {
-    const counter = await counterForModel(defaultModelRegistry.lookup(model.modelId));
-    const engine = await createContextEngine({
-      store: stores.sessions,
-      model,
-      tokenCounter: counter,
-      summarizer: createLlmSummarizer({
-        model: summarizationModel,
-        fallback: createExtractiveSummarizer({ counter }),
-      }),
-      policy: governancePolicyFromSettings(settings),
-      ...(settings.contextWindow !== undefined && { contextWindow: settings.contextWindow }),
-      ...(settings.maxOutputTokens !== undefined && { maxOutputTokens: settings.maxOutputTokens }),
-      ...(stores.memories !== undefined && {
-        memory: createEngineMemory({ store: stores.memories, counter }),
-        coreMemoryTokens: settings.memory.maxCoreTokens,
-      }),
-      session: { agent: CHAT_AGENT, ...(flags.sessionTitle !== undefined && { title: flags.sessionTitle }) },
-      onEvent: (event) => output.emit({ type: "governance", event }),
+    const engine = await createChatEngine({
+      settings,
+      models,
+      stores,
+      output,
+      ...(flags.sessionTitle !== undefined && { sessionTitle: flags.sessionTitle }),
     });
     const sessionId = await chosenSessionId(stores.sessions, flags.resume, () => engine.settings.ids("ses"));
     let record = await stores.sessions.getSession(sessionId);
@@ -125,8 +104,10 @@ export async function runChat(flags: ChatFlags, environment: ChatEnvironment): P
     runtime = new ChatRuntime({
       engine,
       stores,
-      model,
+      model: models.model,
+      modelSpec: spec,
       settings,
+      ...(flags.sessionTitle !== undefined && { sessionTitle: flags.sessionTitle }),
       output,
       location,
       sessionId,

@@ -1,5 +1,5 @@
 import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { Option, type Command } from "commander";
 import { loadSettings } from "../../config/index.ts";
 import { ConfigError } from "../../errors/errors.ts";
@@ -16,9 +16,8 @@ import type { UpstreamOptions } from "../../server/upstream/upstream-options.ts"
 import { createLlmSummarizer } from "../../summarize/llm-summarizer.ts";
 import type { Summarizer } from "../../summarize/summarizer.ts";
 import type { Executor } from "../../sync/executor.ts";
-import { JsonFileSyncStateStore } from "../../sync/json-file-sync-state-store.ts";
 import { languageModelResponder } from "../../sync/language-model-responder.ts";
-import type { SyncHubOptions } from "../../sync/sync-hub-options.ts";
+import type { TenantHubOptions } from "../../server/sync/tenant-sync-endpoint.ts";
 import type { CliIo, CommandRegistration } from "../program.ts";
 import { commandExecutor, parseExecutorSpec } from "../serve/command-executor.ts";
 import { chooseDatabase, openStores } from "../open-stores.ts";
@@ -52,12 +51,11 @@ function parsePort(text: string | undefined, fallback: number): number {
   return port;
 }
 
-/** The sync hubs: one per tenant, each with its own state file beside the key file. */
+/** The sync hubs: one per tenant, keeping their state in the server's session store (sync sessions of that tenant). */
 async function syncHubs(
   flags: ServeFlags,
-  keysPath: string,
   upstream: UpstreamOptions | undefined,
-): Promise<((tenant: string) => SyncHubOptions) | undefined> {
+): Promise<((tenant: string) => TenantHubOptions) | undefined> {
   if (flags.executor.length === 0) return undefined;
   const executors: Record<string, Executor> = {};
   for (const text of flags.executor) {
@@ -74,9 +72,7 @@ async function syncHubs(
             ...(upstream.apiKey !== undefined && { headers: { authorization: `Bearer ${upstream.apiKey}` } }),
           }),
         });
-  const folder = join(dirname(keysPath), "sync");
-  return (tenant) => ({
-    store: new JsonFileSyncStateStore(join(folder, `${tenant}.json`)),
+  return () => ({
     executors,
     ...(conversation !== undefined && { conversation }),
   });
@@ -169,7 +165,7 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
   const keysPath = keyFile(flags.keys);
   const keys = flags.auth ? new JsonFileKeyStore(keysPath) : undefined;
   const keyCount = keys === undefined ? 0 : (await keys.list()).length;
-  const sync = await syncHubs(flags, keysPath, upstream);
+  const sync = await syncHubs(flags, upstream);
   const { summarizer, summariesNote } = await chooseSummarizer(settings, io.env);
   const engine: ServerEngineOptions = {
     ...(upstream?.model !== undefined && { model: upstream.model }),

@@ -86,10 +86,11 @@ export function summaryBudget(context: Pick<ProcessorContext, "policy" | "window
 }
 
 /**
- * Token-budget compaction. When the payload passes `compactionTrigger` of the usable window (or the pre-flight
- * check forces it), summarises the middle of the history into user messages that stand where the replaced
- * messages stood, updating an earlier summary instead of starting over. A result that is not smaller is rolled
- * back and not retried until the history has grown (the inflation guard).
+ * Token-budget compaction. When the payload passes `compactionTrigger` of the usable window, the history passes
+ * `compactAboveMessages` messages, or the pre-flight check forces it, summarises the middle of the history into
+ * user messages that stand where the replaced messages stood, updating an earlier summary instead of starting
+ * over. A result that is not smaller is rolled back and not retried until the history has grown (the inflation
+ * guard). A user's `/compact` always compacts: everything but the leading system messages and the last exchange.
  */
 export const compactHistory: Processor = {
   name: "compact-history",
@@ -97,20 +98,24 @@ export const compactHistory: Processor = {
     const { policy, window, guard } = context;
     if (policy.compactionTrigger === 0) return messages;
     const before = context.fixedTokens + sumTokens(messages, context.tokensOf);
-    const requested = context.force || context.manual !== undefined;
-    if (!requested && before <= policy.compactionTrigger * window.usable) return messages;
+    const manual = context.manual !== undefined;
+    const overTokens = before > policy.compactionTrigger * window.usable;
+    const overCount = policy.compactAboveMessages > 0 && messages.length > policy.compactAboveMessages;
+    if (!context.force && !manual && !overTokens && !overCount) return messages;
     const segments = planCompaction(messages, context.tokensOf, {
       usable: window.usable,
-      tailShare: policy.tailShare,
+      // Past the message count alone, a tail worth a share of the window could be every message there is.
+      tailShare: overCount && !overTokens ? 0 : policy.tailShare,
       minTailTurns: policy.minTailTurns,
-      force: context.force,
+      // The user asked: everything but the last exchange, whatever the window says (the co-cli seed's /compact).
+      force: context.force || manual,
     });
     const margin = policy.inflationRetryShare * window.usable;
     const failed = (guard.failedSegments ??= {});
     const worthTrying = segments.filter((segment) => {
       const tokens = sumTokens(messages.slice(segment.start, segment.end), context.tokensOf);
       const failedAt = failed[messages[segment.start]!.id];
-      return context.manual !== undefined || failedAt === undefined || tokens >= failedAt + margin;
+      return manual || failedAt === undefined || tokens >= failedAt + margin;
     });
     if (worthTrying.length === 0) {
       if (segments.length > 0) {
@@ -129,11 +134,13 @@ export const compactHistory: Processor = {
     );
     context.emit({
       type: "compaction-start",
-      reason: context.manual
+      reason: manual
         ? "requested by the user"
         : context.force
           ? "the request would overflow the window"
-          : "the payload passed the compaction trigger",
+          : overTokens
+            ? "the payload passed the compaction trigger"
+            : `the history passed ${policy.compactAboveMessages} messages`,
       tokensBefore: before,
       tokensAfter: before,
       messageIds: replacedIds,
@@ -148,8 +155,9 @@ export const compactHistory: Processor = {
       const replaced = messages.slice(segment.start, segment.end);
       const replacedTokens = sumTokens(replaced, context.tokensOf);
       const summary = await summarizeSegment(messages, segment, context, maxTokens);
-      // A summary bigger than what it stands for would only inflate the context: keep that segment as it was.
-      if (context.tokensOf(summary) < replacedTokens) {
+      // A summary bigger than what it stands for would only inflate the context: keep that segment as it was
+      // (unless the user asked for the compaction: a tiny history then grows by a little, as they wanted).
+      if (manual || context.tokensOf(summary) < replacedTokens) {
         delete failed[replaced[0]!.id];
         summaries.push(summary);
         output.push(summary);
@@ -163,7 +171,7 @@ export const compactHistory: Processor = {
     const after = context.fixedTokens + sumTokens(output, context.tokensOf);
     // A summary no smaller than what it replaced: optional compaction waits too.
     if (summaries.length < worthTrying.length) guard.settledPausedBelow = before + margin;
-    if (summaries.length === 0 || after >= before) {
+    if (summaries.length === 0 || (after >= before && !manual)) {
       context.emit({
         type: "compaction-rolled-back",
         reason: `the compacted context (${after} tokens) is not smaller than before (${before})`,

@@ -3,10 +3,14 @@ import type { Processor } from "../processor.ts";
 import { sumTokens } from "../processor.ts";
 import { trimmedMarker } from "../../summarize/summarize-request-schema.ts";
 import { summarizeSafely } from "../summarize-safely.ts";
+import { segmentSummary, segmentSummaryRequest, summaryBody } from "./compact-history.ts";
 
 /**
  * Above `maxTurns` turns, drops the oldest half of the complete turns (whole turns, so a tool call never loses
- * its result). What is dropped is summarised and handed to the memory sink (the CowAgent seed's rule).
+ * its result). What is dropped is summarised (the CowAgent seed's rule) into a summary message standing where the
+ * dropped turns stood — an earlier summary right before them is updated, not repeated — and the summary is handed
+ * to the memory sink. The summary is in the session's own history, like every compaction summary (the Coqui seed:
+ * summaries persisted into history survive a restart), so its own core memories can leave it out.
  */
 export const trimTurns: Processor = {
   name: "trim-turns",
@@ -19,27 +23,27 @@ export const trimTurns: Processor = {
     const dropCount = Math.ceil(complete.length / 2);
     if (dropCount === 0) return messages;
     const first = complete[0]!;
-    const last = complete[dropCount - 1]!;
-    const dropped = messages.slice(first.start, last.end);
-    const summary = await summarizeSafely(
-      context,
-      { messages: dropped, maxTokens: 1_000 },
-      trimmedMarker(dropped.length),
-    );
+    const end = complete[dropCount - 1]!.end;
+    const start =
+      first.start > 0 && messages[first.start - 1]!.kind === "summary" ? first.start - 1 : first.start;
+    const segment = { start, end };
+    const { request, replaced } = segmentSummaryRequest(messages, segment, context, 1_000);
+    const body = await summarizeSafely(context, request, trimmedMarker(replaced));
+    const summary = segmentSummary(messages, segment, replaced, body, context);
+    const dropped = messages.slice(start, end);
     await context.memorySink?.({
-      sessionId: dropped[0]!.sessionId,
-      summary,
+      sessionId: summary.sessionId,
+      summary: summaryBody(summary),
       messageIds: dropped.map((message) => message.id),
     });
-    const output = [...messages.slice(0, first.start), ...messages.slice(last.end)];
     context.emit({
       type: "turns-trimmed",
       tokensBefore: sumTokens(dropped, context.tokensOf),
-      tokensAfter: 0,
+      tokensAfter: context.tokensOf(summary),
       messageIds: dropped.map((message) => message.id),
       turns: dropCount,
-      summary,
+      summary: body,
     });
-    return output;
+    return [...messages.slice(0, start), summary, ...messages.slice(end)];
   },
 };

@@ -32,7 +32,7 @@ export interface ExchangeOptions {
 /** A request sent upstream whose answer is being read; the session stays leased until it completes or fails. */
 export interface OpenExchange {
   readonly prepared: PreparedRequest;
-  /** Governance events of this request, the recovery compaction's included. */
+  /** Governance events of this request, an overflow recovery's included. */
   readonly events: readonly GovernanceEvent[];
   readonly upstream: UpstreamResponse;
   /** Milliseconds spent in the upstream call until its headers (every attempt). */
@@ -58,7 +58,8 @@ export async function upstreamMessages(
 
 /**
  * Appends a client's new messages to a leased session, governs the history, and sends it upstream. An upstream
- * "context length exceeded" compacts the session and retries once; a second one is a 400 `context_overflow`.
+ * "context length exceeded" trims the governed view (`EngineSession.recover`: the history is summarised to
+ * memory, the last 5 turns kept) and retries once; a second one is a 400 `context_overflow`.
  * Any failure discards the request's messages (the session reloads from the store), so nothing of it remains.
  *
  * @example
@@ -108,7 +109,9 @@ export async function openExchange(options: ExchangeOptions): Promise<OpenExchan
       upstream = await send(prepared);
     } catch (error) {
       if (!(error instanceof HttpError) || error.code !== "context_overflow") throw error;
-      events.push(...(await session.compact()));
+      const recovery = await session.recover(error, options.signal);
+      if (recovery === undefined) throw error;
+      events.push(recovery);
       prepared = await session.prepare(prepareOptions);
       events.push(...prepared.events);
       upstream = await send(prepared);

@@ -1,10 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { MemorySessionStore } from "../../store/memory/index.ts";
+import { messageText } from "../../model/blocks.ts";
 import type { Executor, ExecutorRun } from "../../sync/executor.ts";
-import { MemorySyncStateStore } from "../../sync/sync-state-store.ts";
+import { emptyLedgerState } from "../../sync/ledger-state.ts";
 import { MemoryKeyStore } from "../auth/memory-key-store.ts";
 import { startServer, type RunningServer, type StartServerOptions } from "../start-server.ts";
+import { syncSessionId, TenantSyncStateStore } from "./tenant-sync-state-store.ts";
 
 const running: RunningServer[] = [];
 const sockets: WebSocket[] = [];
@@ -19,22 +21,28 @@ async function start(options: Partial<StartServerOptions> = {}) {
   const acme = (await keys.create("acme")).key;
   const globex = (await keys.create("globex")).key;
   const runs: { tenant: string; run: ExecutorRun; intent: string }[] = [];
+  const store = options.store ?? new MemorySessionStore();
   const server = await startServer({
-    store: new MemorySessionStore(),
+    store,
     keys,
     port: 0,
     webRoot: false,
+    // No state store: the server keeps the sync state in its session store.
     sync: (tenant) => {
       const desktop: Executor = async (intent, run) => {
         runs.push({ tenant, run, intent });
-        return { answer: `${tenant} did: ${intent}`, toolSummary: [], sessionId: `${tenant}-exec` };
+        return {
+          answer: `${tenant} did: ${intent}`,
+          toolSummary: [{ name: "execute_cli", input: { command: "ls ~/Desktop" }, result: "file1.txt" }],
+          sessionId: `${tenant}-exec`,
+        };
       };
-      return { store: new MemorySyncStateStore(), executors: { desktop } };
+      return { executors: { desktop } };
     },
     ...options,
   });
   running.push(server);
-  return { server, acme, globex, runs };
+  return { server, acme, globex, runs, store, keys };
 }
 
 interface Connection {
@@ -123,6 +131,62 @@ describe("the agent-sync WebSocket at /v1/sync", () => {
     const ready = await again.next("session_ready");
     expect(ready).toMatchObject({ restored: true, executor_session_ids: { desktop: "acme-exec" } });
     expect(ready["ledger_end"]).toBeGreaterThan(0);
+  });
+
+  it("keeps the sync state in the server's session store: a restarted server restores it (the Contop seed)", async () => {
+    const { server, acme, store, keys } = await start();
+    const phone = await connect(syncUrl(server), bearer(acme));
+    phone.send({ type: "session_context", session_id: "phone-1" });
+    await phone.next("session_ready");
+    phone.send({ type: "user_intent", request_id: "r1", text: "List files on my desktop" });
+    await phone.next("agent_result");
+    await server.close();
+    running.splice(0);
+
+    // The sync session is a session of its tenant, holding the conversation with its tool-summary prefix.
+    const record = await store.getSession(syncSessionId("acme", "phone-1"));
+    expect(record).toMatchObject({
+      owner: "acme",
+      agent: "ctxkit-sync",
+      executorSessionIds: { desktop: "acme-exec" },
+    });
+    const texts = (await store.loadMessages(record!.id)).map(messageText);
+    expect(texts).toEqual([
+      "List files on my desktop",
+      '[desktop used: Called: execute_cli({"command":"ls ~/Desktop"})\nResult: file1.txt]\n\nacme did: List files on my desktop',
+    ]);
+    expect((await store.listSessions({ owner: "globex" })).sessions).toEqual([]);
+
+    const { server: restarted } = await start({ store, keys });
+    const again = await connect(syncUrl(restarted), bearer(acme));
+    again.send({ type: "session_context", session_id: "phone-1" });
+    expect(await again.next("session_ready")).toMatchObject({
+      restored: true,
+      ledger_end: 2,
+      executor_session_ids: { desktop: "acme-exec" },
+    });
+  });
+
+  it("deletes sync sessions idle for 7 days on start by default, and nothing else", async () => {
+    const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000);
+    let now = daysAgo(8);
+    const store = new MemorySessionStore({ clock: () => now });
+    const entry = (text: string, role: "user" | "assistant") => ({ role, text, at: now.toISOString() });
+    const state = (text: string) => ({
+      ...emptyLedgerState(),
+      entries: [entry(text, "user"), entry("ok", "assistant")],
+    });
+    await new TenantSyncStateStore(store, "acme").save("old", state("eight days ago"));
+    await store.appendTurn("chat", [
+      { role: "user", content: [{ type: "text", text: "a chat, not a sync" }] },
+    ]);
+    now = daysAgo(6);
+    await new TenantSyncStateStore(store, "acme").save("recent", state("six days ago"));
+    const { server } = await start({ store });
+    expect(await server.sync!.cleaned).toBe(1);
+    expect(await store.getSession(syncSessionId("acme", "old"))).toBeUndefined();
+    expect(await store.getSession(syncSessionId("acme", "recent"))).toBeDefined();
+    expect(await store.getSession("chat")).toBeDefined();
   });
 
   it("without auth, only 127.0.0.1 itself connects: foreign Host or cross-origin pages get 403", async () => {

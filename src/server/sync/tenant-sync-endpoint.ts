@@ -1,16 +1,22 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { Duplex } from "node:stream";
+import type { SessionStore } from "../../store/session-store.ts";
 import type { SyncHubOptions } from "../../sync/sync-hub-options.ts";
+import type { SyncStateStore } from "../../sync/sync-state-store.ts";
 import { attachSyncEndpoint, type SyncEndpoint } from "../../sync/websocket-endpoint.ts";
 import { presentedKey } from "../auth/authenticate.ts";
 import type { KeyStore } from "../auth/key-store.ts";
 import { isLoopbackHost } from "../http/loopback-host-guard.ts";
+import { cleanupSyncSessions, TenantSyncStateStore } from "./tenant-sync-state-store.ts";
 
 /** The URL path of the agent-sync WebSocket. */
 export const SYNC_PATH = "/v1/sync";
 
 /** Prefix of the `Sec-WebSocket-Protocol` value that carries a key (browsers cannot set `Authorization`). */
 export const KEY_PROTOCOL_PREFIX = "ctxkit.key.";
+
+/** A tenant's sync hub settings; its state is kept in the server's session store unless `store` says otherwise. */
+export type TenantHubOptions = Omit<SyncHubOptions, "store"> & { readonly store?: SyncStateStore };
 
 /** Options of `mountTenantSync`. */
 export interface TenantSyncOptions {
@@ -19,8 +25,15 @@ export interface TenantSyncOptions {
   /** Require an API key (default true). Without, every connection is `localTenant`. */
   readonly auth: boolean;
   readonly localTenant: string;
-  /** The hub of one tenant: its own state store, executors and conversation agent. */
-  readonly hubFor: (tenant: string) => SyncHubOptions;
+  /** The hub of one tenant: its executors and conversation agent. */
+  readonly hubFor: (tenant: string) => TenantHubOptions;
+  /**
+   * The server's session store: each tenant's sync sessions, ledgers, cursors and executor session ids live there
+   * (`TenantSyncStateStore`), and sync sessions idle for `retentionDays` are deleted when the endpoint is mounted.
+   */
+  readonly sessions: SessionStore;
+  /** Days after its last exchange that a sync session is deleted, on mount (default 7, the Contop seed's; 0 keeps). */
+  readonly retentionDays?: number;
   /** Largest accepted message in bytes. */
   readonly maxPayload?: number;
 }
@@ -29,6 +42,11 @@ export interface TenantSyncOptions {
 export interface TenantSync {
   /** Tenants with a hub now. */
   readonly tenants: readonly string[];
+  /**
+   * The start-up cleanup of sync sessions older than `retentionDays`: how many it deleted. Connections wait for
+   * it; if it fails, they are refused with 500 and this rejects with the store's error.
+   */
+  readonly cleaned: Promise<number>;
   close(): Promise<void>;
 }
 
@@ -67,17 +85,24 @@ function sameOrigin(request: IncomingMessage): boolean {
 /**
  * Serves the agent-sync WebSocket (`attachSyncEndpoint` of `src/sync`) at `/v1/sync` with the server's API
  * keys: each tenant gets its own sync hub, so one tenant's sync sessions are invisible to another's even when
- * they pick the same session id. Refuses a missing or invalid key with 401 before the upgrade. Without auth,
+ * they pick the same session id. Their state is kept in the server's session store, and sync sessions idle for
+ * 7 days (`retentionDays`) are deleted on mount. Refuses a missing or invalid key with 401 before the upgrade. Without auth,
  * it refuses non-loopback `Host` headers and cross-origin browser pages (a page elsewhere could otherwise
  * open a socket to 127.0.0.1). Other upgrade paths get 404.
  *
  * @example
- * const sync = mountTenantSync(server, { keys, auth: true, localTenant: "local", hubFor: (tenant) => ({ store, executors }) });
+ * const sync = mountTenantSync(server, { keys, auth: true, localTenant: "local", sessions, hubFor: () => ({ executors }) });
  * await sync.close();
  */
 export function mountTenantSync(server: Server, options: TenantSyncOptions): TenantSync {
   if (options.auth && options.keys === undefined) throw new TypeError("mountTenantSync: auth needs keys");
   const hubs = new Map<string, { emitter: Server; endpoint: SyncEndpoint }>();
+  const cleaned = cleanupSyncSessions(options.sessions, options.retentionDays ?? 7, new Date());
+  // Connections wait for the cleanup and report its failure; the rejection is the caller's to read too.
+  const ready = cleaned.then(
+    () => true,
+    () => false,
+  );
 
   const hubOf = (tenant: string) => {
     let hub = hubs.get(tenant);
@@ -85,8 +110,10 @@ export function mountTenantSync(server: Server, options: TenantSyncOptions): Ten
       // attachSyncEndpoint only listens for "upgrade": a private, never listening server per tenant feeds
       // each tenant's hub the upgrades this router authenticated.
       const emitter = createServer();
+      const settings = options.hubFor(tenant);
       const endpoint = attachSyncEndpoint(emitter, {
-        ...options.hubFor(tenant),
+        ...settings,
+        store: settings.store ?? new TenantSyncStateStore(options.sessions, tenant),
         path: SYNC_PATH,
         ...(options.maxPayload !== undefined && { maxPayload: options.maxPayload }),
       });
@@ -117,8 +144,17 @@ export function mountTenantSync(server: Server, options: TenantSyncOptions): Ten
       );
       return;
     }
-    void identify(request).then(
-      (tenant) => {
+    void Promise.all([identify(request), ready]).then(
+      ([tenant, storeReady]) => {
+        if (!storeReady) {
+          refuse(
+            socket,
+            "500 Internal Server Error",
+            "internal",
+            "the session store failed; see the server log",
+          );
+          return;
+        }
         if (tenant === undefined) {
           refuse(
             socket,
@@ -139,6 +175,7 @@ export function mountTenantSync(server: Server, options: TenantSyncOptions): Ten
     get tenants() {
       return [...hubs.keys()];
     },
+    cleaned,
     async close() {
       server.off("upgrade", onUpgrade);
       await Promise.all([...hubs.values()].map((hub) => hub.endpoint.close()));

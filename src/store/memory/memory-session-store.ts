@@ -15,6 +15,7 @@ import type {
   AppendTurnOptions,
   CleanupResult,
   CompactionInput,
+  CompactSummaryInput,
   ForkOptions,
   ListOptions,
   LoadOptions,
@@ -32,7 +33,8 @@ import type {
   StoredRow,
   SyncState,
 } from "../session-store.ts";
-import { checkSyncInput, checkTitle, existingSessionError } from "../session-updates.ts";
+import { checkSyncInput, checkTitle, existingSessionError, missingMessage } from "../session-updates.ts";
+import { withCompactSummary } from "../../model/compact-summary.ts";
 import { retentionCutoff, storeContext, type StoreContext } from "../store-context.ts";
 import { validate } from "../../model/schemas.ts";
 import { MemoryBlobStore } from "./memory-blob-store.ts";
@@ -154,6 +156,16 @@ export class MemorySessionStore implements SessionStore {
     };
     for (const blob of plan.blobs) this.blobs.add(sessionId, blob);
     return plan.summary;
+  }
+
+  async attachCompactSummary(sessionId: string, input: CompactSummaryInput): Promise<Message> {
+    const session = this.#require(sessionId);
+    const index = session.rows.findIndex((row) => row.message.id === input.messageId);
+    if (index < 0) throw missingMessage(sessionId, input.messageId);
+    const row = session.rows[index]!;
+    const message = withCompactSummary(row.message, input.callId, input.summary);
+    session.rows = session.rows.with(index, { ...row, message });
+    return message;
   }
 
   async getSession(sessionId: string): Promise<SessionRecord | undefined> {

@@ -1,5 +1,6 @@
 import { NotFoundError, ValidationError } from "../../errors/index.ts";
 import type { JsonValue, Message, MessageInput } from "../../model/message.ts";
+import { withCompactSummary } from "../../model/compact-summary.ts";
 import { validate } from "../../model/schemas.ts";
 import { checkExpectedSeq, checkSessionId, planAppend } from "../append-plan.ts";
 import { checkCompactionInput, compactionBounds, planCompaction, type RowPlace } from "../compaction-plan.ts";
@@ -16,6 +17,7 @@ import type {
   AppendTurnOptions,
   CleanupResult,
   CompactionInput,
+  CompactSummaryInput,
   ForkOptions,
   ListOptions,
   LoadOptions,
@@ -32,7 +34,7 @@ import type {
   StoredRow,
   SyncState,
 } from "../session-store.ts";
-import { checkSyncInput, checkTitle, existingSessionError } from "../session-updates.ts";
+import { checkSyncInput, checkTitle, existingSessionError, missingMessage } from "../session-updates.ts";
 import { retentionCutoff, type StoreContext } from "../store-context.ts";
 import { PostgresBlobStore } from "./postgres-blob-store.ts";
 import { sqlState, type PostgresDatabase, type PostgresQueries } from "./postgres-database.ts";
@@ -232,6 +234,28 @@ export class PostgresSessionStore implements SessionStore {
         [id, sessionId],
       );
       return record;
+    });
+  }
+
+  async attachCompactSummary(sessionId: string, input: CompactSummaryInput): Promise<Message> {
+    return this.#database.transaction(async (queries) => {
+      await lockSession(queries, sessionId);
+      const row = await queries.row<MessageRow>(`${MESSAGE_SELECT} WHERE m.session_id = $1 AND m.id = $2`, [
+        sessionId,
+        input.messageId,
+      ]);
+      if (row === undefined) {
+        if ((await readSession(queries, sessionId)) === undefined) throw missing(sessionId);
+        throw missingMessage(sessionId, input.messageId);
+      }
+      const message = withCompactSummary(messageFromRow(row), input.callId, input.summary);
+      const { sessionId: _sessionId, ...body } = message;
+      await queries.run("UPDATE {messages} SET body = $1 WHERE session_id = $2 AND id = $3", [
+        JSON.stringify(body),
+        sessionId,
+        input.messageId,
+      ]);
+      return message;
     });
   }
 

@@ -1,5 +1,6 @@
 import { NotFoundError, ValidationError } from "../../errors/index.ts";
 import type { JsonValue, Message, MessageInput } from "../../model/message.ts";
+import { withCompactSummary } from "../../model/compact-summary.ts";
 import { validate } from "../../model/schemas.ts";
 import { checkExpectedSeq, checkSessionId, planAppend } from "../append-plan.ts";
 import { checkCompactionInput, compactionBounds, planCompaction, type RowPlace } from "../compaction-plan.ts";
@@ -16,6 +17,7 @@ import type {
   AppendTurnOptions,
   CleanupResult,
   CompactionInput,
+  CompactSummaryInput,
   ForkOptions,
   ListOptions,
   LoadOptions,
@@ -32,7 +34,7 @@ import type {
   StoredRow,
   SyncState,
 } from "../session-store.ts";
-import { checkSyncInput, checkTitle, existingSessionError } from "../session-updates.ts";
+import { checkSyncInput, checkTitle, existingSessionError, missingMessage } from "../session-updates.ts";
 import { retentionCutoff, type StoreContext } from "../store-context.ts";
 import { SqliteBlobStore } from "./sqlite-blob-store.ts";
 import { isUniqueViolation, type SqliteDatabase } from "./sqlite-database.ts";
@@ -221,6 +223,30 @@ export class SqliteSessionStore implements SessionStore {
         sessionId,
       );
       return record;
+    });
+  }
+
+  async attachCompactSummary(sessionId: string, input: CompactSummaryInput): Promise<Message> {
+    const database = this.#database;
+    return database.write(() => {
+      const row = database.get<MessageRow>(
+        `${MESSAGE_SELECT} WHERE m.session_id = ? AND m.id = ?`,
+        sessionId,
+        input.messageId,
+      );
+      if (row === undefined) {
+        if (!database.get("SELECT 1 FROM sessions WHERE id = ?", sessionId)) throw missing(sessionId);
+        throw missingMessage(sessionId, input.messageId);
+      }
+      const message = withCompactSummary(messageFromRow(row, database.location), input.callId, input.summary);
+      const { sessionId: _sessionId, ...body } = message;
+      database.run(
+        "UPDATE messages SET body = ? WHERE session_id = ? AND id = ?",
+        JSON.stringify(body),
+        sessionId,
+        input.messageId,
+      );
+      return message;
     });
   }
 

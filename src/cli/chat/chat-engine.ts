@@ -1,0 +1,55 @@
+import type { Settings } from "../../config/settings.ts";
+import { governancePolicyFromSettings } from "../../config/setting-entries.ts";
+import { createContextEngine, type ContextEngine } from "../../engine/context-engine.ts";
+import { createEngineMemory } from "../../memory/engine-memory.ts";
+import type { ConfiguredModels } from "../../providers/resolve-configured-models.ts";
+import { createExtractiveSummarizer } from "../../summarize/extractive-summarizer.ts";
+import { createLlmSummarizer } from "../../summarize/llm-summarizer.ts";
+import { counterForModel } from "../../tokens/counter-for-model.ts";
+import { defaultModelRegistry } from "../../tokens/model-registry.ts";
+import type { OpenedStores } from "../open-stores.ts";
+import type { ChatOutput } from "./chat-output.ts";
+
+/** The agent name chat sessions are stored under (`/sessions` and `--resume` look only at these). */
+export const CHAT_AGENT = "ctxkit-chat";
+
+/**
+ * The chat's context engine for these settings and models: the model's window and tokenizer, LLM summaries with
+ * the extractive fallback, the governance policy (preset and `policy.*`), long-term memory when the stores have
+ * it, and every governance event shown in the chat. Built at start and again when `/config` changes a setting.
+ *
+ * @example
+ * const engine = await createChatEngine({ settings, models, stores, output });
+ */
+export async function createChatEngine(options: {
+  readonly settings: Settings;
+  readonly models: ConfiguredModels;
+  readonly stores: OpenedStores;
+  readonly output: ChatOutput;
+  /** Title of a session this engine creates. */
+  readonly sessionTitle?: string;
+}): Promise<ContextEngine> {
+  const { settings, models, stores, output } = options;
+  const counter = await counterForModel(defaultModelRegistry.lookup(models.model.modelId));
+  return createContextEngine({
+    store: stores.sessions,
+    model: models.model,
+    tokenCounter: counter,
+    summarizer: createLlmSummarizer({
+      model: models.summarizationModel,
+      fallback: createExtractiveSummarizer({ counter }),
+    }),
+    policy: governancePolicyFromSettings(settings),
+    ...(settings.contextWindow !== undefined && { contextWindow: settings.contextWindow }),
+    ...(settings.maxOutputTokens !== undefined && { maxOutputTokens: settings.maxOutputTokens }),
+    ...(stores.memories !== undefined && {
+      memory: createEngineMemory({ store: stores.memories, counter }),
+      coreMemoryTokens: settings.memory.maxCoreTokens,
+    }),
+    session: {
+      agent: CHAT_AGENT,
+      ...(options.sessionTitle !== undefined && { title: options.sessionTitle }),
+    },
+    onEvent: (event) => output.emit({ type: "governance", event }),
+  });
+}
