@@ -2,14 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from "@ai-sdk/provider";
-import {
-  convertToModelMessages,
-  stepCountIs,
-  streamText,
-  tool,
-  wrapLanguageModel,
-  type UIMessage,
-} from "ai";
+import { convertToModelMessages, stepCountIs, streamText, tool, wrapLanguageModel, type UIMessage } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -63,7 +56,11 @@ const tools = {
 };
 
 let ids = 0;
-const user = (text: string): UIMessage => ({ id: `u${++ids}`, role: "user", parts: [{ type: "text", text }] });
+const user = (text: string): UIMessage => ({
+  id: `u${++ids}`,
+  role: "user",
+  parts: [{ type: "text", text }],
+});
 
 /** The route of `examples/ai-sdk-ui-route.ts`, in-process: governed model, chat saved on finish. */
 async function post(store: MemorySessionStore, id: string, messages: UIMessage[]): Promise<UIMessage[]> {
@@ -150,7 +147,12 @@ describe("loadChat / saveChat", () => {
         metadata: { sentAt: 1 },
         parts: [
           { type: "text", text: "Look at this" },
-          { type: "file", mediaType: "image/png", url: "data:image/png;base64,iVBORw0KGgo=", filename: "p.png" },
+          {
+            type: "file",
+            mediaType: "image/png",
+            url: "data:image/png;base64,iVBORw0KGgo=",
+            filename: "p.png",
+          },
         ],
       },
       {

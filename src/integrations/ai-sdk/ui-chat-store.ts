@@ -68,9 +68,7 @@ async function rowsFor(message: UIMessage, tools: ToolSet | undefined): Promise<
       ...rest,
       metadata: {
         ...rest.metadata,
-        ...(index === 0
-          ? { [UI_MESSAGE_KEY]: plain(message) }
-          : { [UI_MESSAGE_ID_KEY]: message.id }),
+        ...(index === 0 ? { [UI_MESSAGE_KEY]: plain(message) } : { [UI_MESSAGE_ID_KEY]: message.id }),
       },
     }),
   );
@@ -117,7 +115,8 @@ export async function saveChat(
 ): Promise<void> {
   const record = await store.getSession(chatId);
   const saved = record === undefined ? [] : await savedMessages(store, chatId);
-  const kept = saved.length <= messages.length && saved.every((message, index) => same(message, messages[index]!));
+  const kept =
+    saved.length <= messages.length && saved.every((message, index) => same(message, messages[index]!));
   const rows: MessageInput[] = [];
   for (const message of kept ? messages.slice(saved.length) : messages)
     rows.push(...(await rowsFor(message, options.tools)));

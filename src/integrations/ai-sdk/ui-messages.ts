@@ -1,4 +1,5 @@
 import type { DynamicToolUIPart, FileUIPart, UIMessage } from "ai";
+import { toolResultText } from "../../model/blocks.ts";
 import type { FileBlock, ImageBlock, Message } from "../../model/message.ts";
 
 type Part = UIMessage["parts"][number];
@@ -32,7 +33,7 @@ export function uiMessagesOf(messages: readonly Message[]): UIMessage[] {
         const base = { type: "dynamic-tool" as const, toolName, toolCallId, input };
         call.message.parts[call.index] =
           block.isError === true
-            ? { ...base, state: "output-error", errorText: String(block.content) }
+            ? { ...base, state: "output-error", errorText: toolResultText(block.content) }
             : { ...base, state: "output-available", output: block.content };
       }
       continue;

@@ -82,11 +82,17 @@ describe("CtxkitChatMessageHistory", () => {
     const chars = governed.reduce((sum, message) => sum + textOf(message).length, 0);
     expect(chars / 4).toBeLessThan(8_000);
     const tools = governed.filter((message) => ToolMessage.isInstance(message));
-    const calls = governed.flatMap((message) => (AIMessage.isInstance(message) ? (message.tool_calls ?? []) : []));
-    expect(new Set(tools.map((message) => message.tool_call_id))).toEqual(new Set(calls.map((call) => call.id)));
+    const calls = governed.flatMap((message) =>
+      AIMessage.isInstance(message) ? (message.tool_calls ?? []) : [],
+    );
+    expect(new Set(tools.map((message) => message.tool_call_id))).toEqual(
+      new Set(calls.map((call) => call.id)),
+    );
     expect(textOf(governed.at(-1)!)).toBe("read 2 done");
     const stored = await store.loadMessages("tools", { strategy: "all" });
-    const results = stored.flatMap((message) => message.content).filter((block) => block.type === "tool-result");
+    const results = stored
+      .flatMap((message) => message.content)
+      .filter((block) => block.type === "tool-result");
     expect(results.map((block) => block.content)).toEqual([output, output, output]);
   });
 
@@ -101,8 +107,8 @@ describe("CtxkitChatMessageHistory", () => {
     expect(await store.getSession("gone")).toBeUndefined();
     expect(await history.getMessages()).toEqual([]);
     await history.addUserMessage("again");
-    expect((await new CtxkitChatMessageHistory({ engine, sessionId: "gone" }).getMessages()).map(textOf)).toEqual([
-      "again",
-    ]);
+    expect(
+      (await new CtxkitChatMessageHistory({ engine, sessionId: "gone" }).getMessages()).map(textOf),
+    ).toEqual(["again"]);
   });
 });

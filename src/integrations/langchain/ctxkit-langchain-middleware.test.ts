@@ -115,7 +115,11 @@ describe("ctxkitLangChainMiddleware", () => {
     );
     const firstCall = originals[1]!.content[0];
     expect(firstCall).toMatchObject({ type: "tool-call", id: "call_0", name: "read_file" });
-    expect(originals[2]!.content[0]).toMatchObject({ type: "tool-result", callId: "call_0", toolName: "read_file" });
+    expect(originals[2]!.content[0]).toMatchObject({
+      type: "tool-result",
+      callId: "call_0",
+      toolName: "read_file",
+    });
     expect(originals.at(-1)!.usage).toEqual({ input: 100, output: 10 });
   });
 
@@ -172,7 +176,10 @@ describe("ctxkitLangChainMiddleware", () => {
       model: before,
       tools: [readFile],
       middleware: [ctxkitLangChainMiddleware({ engine: await engineOver(first) })],
-    }).invoke({ messages: [{ role: "user", content: "What is in a.ts?" }] }, { configurable: { thread_id: "t" } });
+    }).invoke(
+      { messages: [{ role: "user", content: "What is in a.ts?" }] },
+      { configurable: { thread_id: "t" } },
+    );
     await first.close();
 
     const second = await openSqliteSessionStore({ path });
@@ -203,6 +210,8 @@ describe("ctxkitLangChainMiddleware", () => {
       tools: [],
       middleware: [ctxkitLangChainMiddleware({ engine })],
     });
-    await expect(agent.invoke({ messages: [{ role: "user", content: "hello" }] })).rejects.toThrow(/thread_id/);
+    await expect(agent.invoke({ messages: [{ role: "user", content: "hello" }] })).rejects.toThrow(
+      /thread_id/,
+    );
   });
 });

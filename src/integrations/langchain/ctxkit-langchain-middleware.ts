@@ -35,7 +35,8 @@ function keyOf(message: BaseMessage): string {
 function toolDefinitions(tools: readonly unknown[]): ToolDefinition[] {
   return tools.map((tool) => {
     const converted = convertToOpenAITool(tool as Record<string, unknown>);
-    if (converted.type !== "function") return { name: "server-tool", inputSchema: converted as unknown as JsonValue };
+    if (converted.type !== "function")
+      return { name: "server-tool", inputSchema: converted as unknown as JsonValue };
     const { name, description, parameters } = converted.function;
     return {
       name,
@@ -77,7 +78,10 @@ function toolNamer(messages: readonly BaseMessage[]): (callId: string) => string
 export function ctxkitLangChainMiddleware(options: CtxkitLangChainMiddlewareOptions): AgentMiddleware {
   const sessionIdOf = options.sessionId ?? ((call: LangChainCallContext) => call.configurable?.thread_id);
 
-  async function recordUnseen(feed: SessionFeed<BaseMessage>, messages: readonly BaseMessage[]): Promise<void> {
+  async function recordUnseen(
+    feed: SessionFeed<BaseMessage>,
+    messages: readonly BaseMessage[],
+  ): Promise<void> {
     const history = messages.filter((message) => !SystemMessage.isInstance(message));
     const unseen = await feed.unseen(history, (message) => AIMessage.isInstance(message), keyOf);
     const toolName = toolNamer(messages);

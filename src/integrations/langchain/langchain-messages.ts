@@ -25,7 +25,9 @@ function base64(data: string | Uint8Array): string {
 }
 
 /** A LangChain multimodal block as a ctxkit image or file block (provider file ids are kept as a `url`). */
-function mediaBlock(block: Standard & { type: "image" | "file" | "audio" | "video" }): ImageBlock | FileBlock {
+function mediaBlock(
+  block: Standard & { type: "image" | "file" | "audio" | "video" },
+): ImageBlock | FileBlock {
   const fallback = block.type === "image" ? "image/*" : "application/octet-stream";
   const mediaType = block.mimeType ?? fallback;
   const location =
@@ -45,7 +47,9 @@ function blockOf(block: Standard): ContentBlock | undefined {
     case "reasoning":
       return { type: "reasoning", text: block.reasoning };
     case "text-plain":
-      return block.text === undefined ? mediaBlock({ ...block, type: "file" }) : { type: "text", text: block.text };
+      return block.text === undefined
+        ? mediaBlock({ ...block, type: "file" })
+        : { type: "text", text: block.text };
     case "image":
     case "file":
     case "audio":
@@ -187,9 +191,10 @@ export function toLangChain(message: Message): BaseMessage {
               type: "tool_call" as const,
               id: block.id,
               name: block.name,
-              args: (typeof block.input === "object" && block.input !== null && !Array.isArray(block.input)
-                ? block.input
-                : { input: block.input }) as Record<string, unknown>,
+              args:
+                typeof block.input === "object" && block.input !== null && !Array.isArray(block.input)
+                  ? block.input
+                  : { input: block.input },
             },
           ]
         : [],

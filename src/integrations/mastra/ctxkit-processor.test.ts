@@ -111,7 +111,10 @@ describe("CtxkitProcessor", () => {
     const requests: PreparedRequest[] = [];
     const engine = await engineOver(store);
     const model = readingModel();
-    const agent = agentWith(model, new CtxkitProcessor({ engine, onRequest: (request) => requests.push(request) }));
+    const agent = agentWith(
+      model,
+      new CtxkitProcessor({ engine, onRequest: (request) => requests.push(request) }),
+    );
     for (let turn = 1; turn <= 16; turn++) {
       const question = `Question ${turn}: ${"why ".repeat(turn)}`;
       const result = await agent.generate(question, {

@@ -14,7 +14,7 @@ import { ValidationError } from "../../errors/errors.ts";
 import { canonicalJson } from "../../model/blocks.ts";
 import type { JsonValue, Message } from "../../model/message.ts";
 import { sharedFeeds, type FeedItem, type SessionFeed } from "../shared/session-feed.ts";
-import { entriesOf, replyOfChunks, toPrompt, type StepChunk } from "./mastra-prompt.ts";
+import { entriesOf, replyOfChunks, toPrompt } from "./mastra-prompt.ts";
 
 /** What `sessionId` may read to name the session of an agent call. */
 export interface MastraCallContext {
@@ -59,7 +59,9 @@ async function toolDefinitions(tools: Record<string, unknown>): Promise<ToolDefi
   for (const [name, tool] of Object.entries(tools)) {
     const { description, inputSchema } = tool as { description?: string; inputSchema?: unknown };
     const schema =
-      inputSchema === undefined ? {} : await asSchema(inputSchema as Parameters<typeof asSchema>[0]).jsonSchema;
+      inputSchema === undefined
+        ? {}
+        : await asSchema(inputSchema as Parameters<typeof asSchema>[0]).jsonSchema;
     definitions.push({
       name,
       ...(description !== undefined && { description }),
@@ -137,7 +139,7 @@ export class CtxkitProcessor implements Processor<"ctxkit"> {
     const { feed } = args.state as CallState;
     if (feed === undefined) return undefined;
     const model = typeof args.model === "object" ? args.model.modelId : undefined;
-    const reply = replyOfChunks(args.chunks as readonly StepChunk[], model);
+    const reply = replyOfChunks(args.chunks, model);
     await feed.reply(reply, { role: "assistant", content: [] });
     return undefined;
   }

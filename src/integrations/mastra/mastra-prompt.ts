@@ -146,7 +146,7 @@ export function replyOfChunks(chunks: readonly StepChunk[], model: string | unde
         break;
     }
   }
-  const content = parts.filter((part) => part.type !== "text" || (part as TextPart).text !== "");
+  const content = parts.filter((part) => part.type !== "text" || part.text !== "");
   const [converted] = fromAiSdk([{ role: "assistant", content }]);
   return {
     content: converted?.content ?? [],
