@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { MemorySaver } from "@langchain/langgraph";
-import { createAgent, tool } from "langchain";
+import { createAgent, modelRetryMiddleware, tool } from "langchain";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createContextEngine, type ContextEngine } from "../../engine/context-engine.ts";
@@ -201,6 +201,29 @@ describe("ctxkitLangChainMiddleware", () => {
     expect(textOf(seen[2]!)).toContain('export const line = "src/16.ts";');
     expect(textOf(seen[3]!)).toBe("Answered: What is in a.ts?");
     expect(textOf(state.messages.at(-1)!)).toBe("I see 5 messages");
+  });
+
+  it("records a retried model call's input once", async () => {
+    const store = new MemorySessionStore();
+    const engine = await engineOver(store);
+    const model = fakeModel()
+      .respond(new Error("overloaded"))
+      .respond((messages) => new AIMessage(`seen ${messages.length}`));
+    const agent = createAgent({
+      model,
+      tools: [],
+      middleware: [
+        modelRetryMiddleware({ maxRetries: 1, initialDelayMs: 0, retryOn: () => true }),
+        ctxkitLangChainMiddleware({ engine }),
+      ],
+    });
+    const state = await agent.invoke(
+      { messages: [{ role: "user", content: "hello" }] },
+      { configurable: { thread_id: "retry" } },
+    );
+    expect(model.callCount).toBe(2);
+    expect(textOf(state.messages.at(-1)!)).toBe("seen 1");
+    expect((await store.loadMessages("retry")).map((message) => message.role)).toEqual(["user", "assistant"]);
   });
 
   it("asks for a thread id when the call has none", async () => {
