@@ -1,3 +1,5 @@
 export * from "./middleware.ts";
 export * from "./prepare-step.ts";
 export * from "./prompt-bridge.ts";
+export * from "./ui-chat-store.ts";
+export { uiMessagesOf } from "./ui-messages.ts";

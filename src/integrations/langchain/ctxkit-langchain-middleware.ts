@@ -1,0 +1,125 @@
+import { AIMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
+import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
+import { createMiddleware, type AgentMiddleware } from "langchain";
+import type { ContextEngine } from "../../engine/context-engine.ts";
+import type { PreparedRequest, ToolDefinition } from "../../engine/prepared-request.ts";
+import { ValidationError } from "../../errors/errors.ts";
+import type { JsonValue } from "../../model/message.ts";
+import type { FeedItem, SessionFeed } from "../shared/session-feed.ts";
+import { feedOf } from "./langchain-feeds.ts";
+import { entryOf, replyOf, toLangChain } from "./langchain-messages.ts";
+
+/** What `sessionId` may read to name the session of a model call. */
+export interface LangChainCallContext {
+  readonly configurable?: { readonly thread_id?: string; readonly [key: string]: unknown };
+  readonly context?: unknown;
+}
+
+/** Options of `ctxkitLangChainMiddleware`. */
+export interface CtxkitLangChainMiddlewareOptions {
+  /** The context engine: its store keeps every thread, its policy governs every model call. */
+  engine: ContextEngine;
+  /** The session of a model call. Default: the thread id (`configurable.thread_id`). */
+  sessionId?: (call: LangChainCallContext) => string | undefined;
+  /** Called with every governed request (its events, tokens and inspection) before the model sees it. */
+  onRequest?: (request: PreparedRequest) => void;
+}
+
+/** A message's key: LangGraph gives every message in the agent's state an id. */
+function keyOf(message: BaseMessage): string {
+  if (message.id !== undefined) return message.id;
+  return `${message.type}:${JSON.stringify(message.content)}:${JSON.stringify(message.additional_kwargs)}`;
+}
+
+/** The definitions of the agent's tools, counted in every request (provider built-in tools as they are). */
+function toolDefinitions(tools: readonly unknown[]): ToolDefinition[] {
+  return tools.map((tool) => {
+    const converted = convertToOpenAITool(tool as Record<string, unknown>);
+    if (converted.type !== "function")
+      return { name: "server-tool", inputSchema: converted as unknown as JsonValue };
+    const { name, description, parameters } = converted.function;
+    return {
+      name,
+      ...(description !== undefined && { description }),
+      inputSchema: (parameters ?? {}) as JsonValue,
+    };
+  });
+}
+
+function toolNamer(messages: readonly BaseMessage[]): (callId: string) => string {
+  return (callId) => {
+    for (const message of messages) {
+      if (!AIMessage.isInstance(message)) continue;
+      const call = message.tool_calls?.find((candidate) => candidate.id === callId);
+      if (call !== undefined) return call.name;
+    }
+    return "tool";
+  };
+}
+
+/**
+ * A LangChain v1 agent middleware (for `createAgent`) that governs every model call through a ctxkit session,
+ * one per thread: the messages of the agent's state the session has not seen (the user's input, the step's tool
+ * results) are recorded, the session prepares the governed request (old tool outputs truncated or offloaded,
+ * the middle compacted into a summary when it pays, never more than the window), the model sees those governed
+ * messages, and its reply is recorded and committed to the engine's store. The agent's own state is left as it
+ * is. Messages governance did not touch go to the model as the very objects of the state, so the provider's
+ * cached prefix holds; a thread resumed by a new process (or an agent without a checkpointer) is served its
+ * history from the store.
+ *
+ * @example
+ * ```ts
+ * import { createAgent } from "langchain";
+ * const engine = await createContextEngine({ store: await openSqliteSessionStore({ path: "agent.db" }), model: "gpt-4.1" });
+ * const agent = createAgent({ model: "openai:gpt-4.1", tools, middleware: [ctxkitLangChainMiddleware({ engine })] });
+ * await agent.invoke({ messages: [{ role: "user", content: "Fix the failing test" }] }, { configurable: { thread_id: "t-42" } });
+ * ```
+ */
+export function ctxkitLangChainMiddleware(options: CtxkitLangChainMiddlewareOptions): AgentMiddleware {
+  const sessionIdOf = options.sessionId ?? ((call: LangChainCallContext) => call.configurable?.thread_id);
+
+  async function recordUnseen(
+    feed: SessionFeed<BaseMessage>,
+    messages: readonly BaseMessage[],
+  ): Promise<void> {
+    const history = messages.filter((message) => !SystemMessage.isInstance(message));
+    const unseen = await feed.unseen(history, (message) => AIMessage.isInstance(message), keyOf);
+    const toolName = toolNamer(messages);
+    const items: FeedItem<BaseMessage>[] = [];
+    for (const message of unseen) {
+      const entry = entryOf(message, toolName);
+      if (entry !== undefined) items.push({ entry, source: message, key: keyOf(message) });
+    }
+    await feed.record(items);
+  }
+
+  return createMiddleware({
+    name: "CtxkitMiddleware",
+    wrapModelCall: async (request, handler) => {
+      const sessionId = sessionIdOf(request.runtime);
+      if (sessionId === undefined || sessionId === "")
+        throw new ValidationError(
+          "ctxkit needs a session for this model call: invoke the agent with `{ configurable: { thread_id } }` " +
+            "or pass `sessionId` to ctxkitLangChainMiddleware",
+        );
+      const feed = feedOf(options.engine, sessionId);
+      await recordUnseen(feed, request.messages);
+      const system = request.systemMessage.text;
+      const prepared = await feed.session.prepare({
+        system: [{ name: "identity", content: system, heading: null }],
+        tools: toolDefinitions(request.tools),
+        ...(request.runtime.signal !== undefined && { signal: request.runtime.signal }),
+      });
+      options.onRequest?.(prepared);
+      const messages = prepared.messages.map((message) => feed.original(message) ?? toLangChain(message));
+      const response = await handler({
+        ...request,
+        messages,
+        // The engine adds sections (core memories) to the prompt only when it has memory: send them then.
+        ...(prepared.system !== system.trim() && { systemMessage: new SystemMessage(prepared.system) }),
+      });
+      await feed.reply(replyOf(response), response);
+      return response;
+    },
+  });
+}
