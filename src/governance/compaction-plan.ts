@@ -27,7 +27,7 @@ export function leadingSystemEnd(messages: readonly Message[]): number {
 /**
  * Index just past what every compaction keeps at the head: the leading system messages and, when it is small
  * (at most 10% of the usable window) and not the current turn, the first run — the task as the user first put
- * it and how it began.
+ * it and how it began; when the run is bigger (its tool output, typically), the task alone.
  */
 export function headAnchorEnd(
   messages: readonly Message[],
@@ -40,7 +40,8 @@ export function headAnchorEnd(
   let runEnd = headEnd + 1;
   while (runEnd < messages.length && messages[runEnd]!.role !== "user") runEnd++;
   if (headEnd === turnStart || runEnd > turnStart) return headEnd;
-  return sumTokens(messages.slice(headEnd, runEnd), tokensOf) <= 0.1 * usable ? runEnd : headEnd;
+  const small = (end: number) => sumTokens(messages.slice(headEnd, end), tokensOf) <= 0.1 * usable;
+  return small(runEnd) ? runEnd : small(headEnd + 1) ? headEnd + 1 : headEnd;
 }
 
 /**

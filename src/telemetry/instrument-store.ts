@@ -21,6 +21,7 @@ const storeOperations: Operations<SessionStore> = {
   }),
   loadMessages: sessionArgument,
   applyCompaction: sessionArgument,
+  attachCompactSummary: sessionArgument,
   getSession: sessionArgument,
   listSessions: none,
   searchSessions: none,

@@ -100,7 +100,9 @@ describe("ctxkitPrepareStep", () => {
         { type: "text", text: "Read every file in src/" },
       ]);
     }
-    // Between checkpoints request N+1 starts with request N, part for part (the prompt cache keeps hitting).
+    // Between checkpoints request N+1 starts with request N, part for part (the prompt cache keeps hitting). Here
+    // about every other step is a checkpoint: offloading a read that is never read again costs only a rewrite of
+    // the last few parts, and the cache arithmetic takes it.
     let stable = 0;
     for (let n = 1; n < calls.length; n++) {
       if (requests[n]!.checkpoint) continue;
@@ -108,7 +110,7 @@ describe("ctxkitPrepareStep", () => {
       expect(calls[n]!.prompt.slice(0, previous.length)).toEqual(previous);
       stable++;
     }
-    expect(stable).toBeGreaterThan(15);
+    expect(stable).toBeGreaterThan(10);
     expect(prepareStep.governor.view.length).toBeGreaterThan(0);
   });
 
