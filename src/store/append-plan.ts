@@ -52,6 +52,9 @@ export const appendOptionsSchema = z.object({
     })
     .optional(),
   usage: z.array(modelUsageSchema).optional(),
+  // Each compaction is checked by `checkCompactionInput` where it is applied.
+  compactions: z.array(z.unknown()).optional(),
+  governorState: jsonValueSchema.optional(),
 });
 
 /** Validates the id of a session named by a caller. */
@@ -84,8 +87,12 @@ export function planAppend(
   context: StoreContext,
 ): AppendPlan {
   const checkedOptions = validate(appendOptionsSchema, options, "append options");
+  const writesGovernance =
+    (checkedOptions.compactions?.length ?? 0) > 0 || checkedOptions.governorState !== undefined;
   const checked = validate(
-    z.array(messageInputSchema).min(1, "a turn needs at least one message"),
+    writesGovernance
+      ? z.array(messageInputSchema)
+      : z.array(messageInputSchema).min(1, "a turn needs at least one message"),
     inputs,
     "turn",
   );

@@ -12,6 +12,7 @@ import {
   type ConformanceBackend,
   type ConformanceContext,
 } from "./conformance/conformance-fixtures.ts";
+import { governorStateCases } from "./conformance/governor-state.case.ts";
 import { lifecycleCases } from "./conformance/lifecycle.case.ts";
 import { portabilityCases } from "./conformance/portability.case.ts";
 import { propertyCases } from "./conformance/property.case.ts";
@@ -70,6 +71,7 @@ export function describeSessionStoreConformance(
     turnCases(context);
     compactionCases(context);
     compactSummaryCases(context);
+    governorStateCases(context);
     queryCases(context);
     lifecycleCases(context);
     blobCases(context);

@@ -85,6 +85,16 @@ export interface AppendTurnOptions {
   readonly session?: SessionInit;
   /** Usage to add to the totals besides the messages' own `usage`. */
   readonly usage?: readonly ModelUsage[];
+  /**
+   * Compactions to apply after the messages, in the same transaction (each as `applyCompaction` would; their own
+   * `expectedNextSeq` is not used). With compactions or a governor state, `messages` may be empty.
+   */
+  readonly compactions?: readonly CompactionInput[];
+  /**
+   * The state of the session's governor after this write (opaque to the store, e.g. `Governor.snapshot()`):
+   * `loadGovernorState` returns it until the session is written again without one.
+   */
+  readonly governorState?: JsonValue;
 }
 
 /** What `appendTurn` stored. */
@@ -92,6 +102,8 @@ export interface AppendResult {
   readonly session: SessionRecord;
   /** The stored messages with their seq, turn, id and time (inline media replaced by blob references). */
   readonly messages: readonly Message[];
+  /** The summaries the append's `compactions` stored, in order. */
+  readonly summaries: readonly Message[];
 }
 
 /**
@@ -302,6 +314,11 @@ export interface SessionStore {
   loadMessages(sessionId: string, options?: LoadOptions): Promise<Message[]>;
   /** Marks a range summarised and stores the summary in its place, in one transaction. */
   applyCompaction(sessionId: string, input: CompactionInput): Promise<Message>;
+  /**
+   * The governor state stored by the session's latest write (`AppendTurnOptions.governorState`), or undefined when
+   * that write stored none (another writer appended or compacted since) or the session does not exist.
+   */
+  loadGovernorState(sessionId: string): Promise<JsonValue | undefined>;
   /**
    * Sets the `compactSummary` of tool result `callId` in stored message `messageId` (a summary computed after
    * the turn was committed), and returns the updated message. Nothing else of the message changes. Throws

@@ -22,6 +22,7 @@ const storeOperations: Operations<SessionStore> = {
   loadMessages: sessionArgument,
   applyCompaction: sessionArgument,
   attachCompactSummary: sessionArgument,
+  loadGovernorState: sessionArgument,
   getSession: sessionArgument,
   listSessions: none,
   searchSessions: none,

@@ -13,6 +13,7 @@ import { newSessionRecord, withDelta, withTurn } from "../session-record.ts";
 import type {
   AppendResult,
   AppendTurnOptions,
+  BlobData,
   CleanupResult,
   CompactionInput,
   CompactSummaryInput,
@@ -45,6 +46,8 @@ interface MemorySession {
   rows: StoredRow[];
   readonly ids: Set<string>;
   readonly sync: Map<string, SyncState>;
+  /** The governor state of the latest write, and the session's `nextSeq` then. */
+  governor?: { readonly nextSeq: number; readonly state: JsonValue };
 }
 
 const byView = (a: StoredRow, b: StoredRow): number =>
@@ -82,20 +85,41 @@ export class MemorySessionStore implements SessionStore {
       if (existing?.ids.has(row.id))
         throw new ValidationError(`message id "${row.id}" is already stored in session ${sessionId}`);
     }
-    const session: MemorySession = existing ?? {
-      record: newSessionRecord(sessionId, options.session, plan),
-      rows: [],
-      ids: new Set(),
-      sync: new Map(),
-    };
+    // Written on a copy, put in place only when every part succeeded: the append is atomic.
+    const session: MemorySession = existing
+      ? { ...existing, rows: [...existing.rows], ids: new Set(existing.ids) }
+      : {
+          record: newSessionRecord(sessionId, options.session, plan),
+          rows: [],
+          ids: new Set(),
+          sync: new Map(),
+        };
     session.record = withTurn(session.record, plan);
     for (const message of plan.rows) {
       session.rows.push({ message, position: message.seq });
       session.ids.add(message.id);
     }
+    const blobs = [...plan.blobs];
+    const summaries: Message[] = [];
+    for (const compaction of options.compactions ?? []) {
+      const compacted = this.#compact(session, checkCompactionInput(compaction));
+      summaries.push(compacted.summary);
+      blobs.push(...compacted.blobs);
+    }
+    delete session.governor;
+    if (options.governorState !== undefined) {
+      session.governor = { nextSeq: session.record.nextSeq, state: structuredClone(options.governorState) };
+    }
     this.#sessions.set(sessionId, session);
-    for (const blob of plan.blobs) this.blobs.add(sessionId, blob);
-    return { session: this.#record(session), messages: plan.rows };
+    for (const blob of blobs) this.blobs.add(sessionId, blob);
+    return { session: this.#record(session), messages: plan.rows, summaries };
+  }
+
+  async loadGovernorState(sessionId: string): Promise<JsonValue | undefined> {
+    const session = this.#sessions.get(sessionId);
+    const governor = session?.governor;
+    if (governor === undefined || governor.nextSeq !== session!.record.nextSeq) return undefined;
+    return structuredClone(governor.state);
   }
 
   async loadMessages(sessionId: string, options: LoadOptions = {}): Promise<Message[]> {
@@ -114,12 +138,26 @@ export class MemorySessionStore implements SessionStore {
 
   async applyCompaction(sessionId: string, input: CompactionInput): Promise<Message> {
     const checked = checkCompactionInput(input);
-    const session = this.#require(sessionId);
+    const existing = this.#require(sessionId);
+    checkExpectedSeq(sessionId, checked.expectedNextSeq, existing.record.nextSeq);
+    const session: MemorySession = { ...existing, rows: [...existing.rows], ids: new Set(existing.ids) };
+    const { summary, blobs } = this.#compact(session, checked);
+    delete session.governor;
+    this.#sessions.set(sessionId, session);
+    for (const blob of blobs) this.blobs.add(sessionId, blob);
+    return summary;
+  }
+
+  /** Applies a checked compaction to `session` (a working copy); returns the summary and the blobs to add. */
+  #compact(
+    session: MemorySession,
+    checked: CompactionInput,
+  ): { summary: Message; blobs: readonly BlobData[] } {
+    const sessionId = session.record.id;
     const place = (seq: number) => {
       const row = session.rows.find((candidate) => candidate.message.seq === seq);
       return row && { seq, position: row.position, turn: row.message.turn };
     };
-    checkExpectedSeq(sessionId, checked.expectedNextSeq, session.record.nextSeq);
     const bounds = compactionBounds(sessionId, checked, {
       from: place(checked.fromSeq),
       to: place(checked.toSeq),
@@ -154,8 +192,7 @@ export class MemorySessionStore implements SessionStore {
       messageCount: session.record.messageCount + 1,
       nextSeq: plan.summary.seq + 1,
     };
-    for (const blob of plan.blobs) this.blobs.add(sessionId, blob);
-    return plan.summary;
+    return { summary: plan.summary, blobs: plan.blobs };
   }
 
   async attachCompactSummary(sessionId: string, input: CompactSummaryInput): Promise<Message> {

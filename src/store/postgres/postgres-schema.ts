@@ -91,9 +91,20 @@ UPDATE {sessions} SET metadata_json = metadata::json;
 ALTER TABLE {sessions} ALTER COLUMN metadata_json SET NOT NULL;
 `;
 
+// Each session's governor state as of its latest write (`next_seq` then), so a restarted process governs on.
+// json, not jsonb: a state is read back with its keys in the order it was written.
+const version3 = `
+CREATE TABLE {governor_states} (
+  session_id text PRIMARY KEY REFERENCES {sessions} (id) ON DELETE CASCADE,
+  next_seq integer NOT NULL,
+  state json NOT NULL
+);
+`;
+
 const MIGRATIONS: readonly { readonly version: number; readonly sql: string }[] = [
   { version: 1, sql: version1 },
   { version: 2, sql: version2 },
+  { version: 3, sql: version3 },
 ];
 
 /** The newest schema version this ctxkit writes. */

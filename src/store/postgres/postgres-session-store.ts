@@ -124,10 +124,25 @@ export class PostgresSessionStore implements SessionStore {
         plan.rows.map((message) => ({ message, position: message.seq })),
       );
       await insertBlobs(queries, sessionId, plan.blobs);
-      const session = withTurn(base, plan);
+      let session = withTurn(base, plan);
+      const summaries: Message[] = [];
+      for (const compaction of options.compactions ?? []) {
+        const compacted = await this.#compact(queries, session, checkCompactionInput(compaction));
+        session = compacted.session;
+        summaries.push(compacted.summary);
+      }
       await updateSessionTotals(queries, session);
-      return { session, messages: plan.rows };
+      await saveGovernorState(queries, session, options.governorState);
+      return { session, messages: plan.rows, summaries };
     });
+  }
+
+  async loadGovernorState(sessionId: string): Promise<JsonValue | undefined> {
+    const row = await this.#database.row<{ state: JsonValue }>(
+      "SELECT g.state FROM {governor_states} g JOIN {sessions} s ON s.id = g.session_id AND s.next_seq = g.next_seq WHERE g.session_id = $1",
+      [sessionId],
+    );
+    return row?.state;
   }
 
   async loadMessages(sessionId: string, options: LoadOptions = {}): Promise<Message[]> {
@@ -159,35 +174,49 @@ export class PostgresSessionStore implements SessionStore {
       const session = await readSession(queries, sessionId);
       if (!session) throw missing(sessionId);
       checkExpectedSeq(sessionId, checked.expectedNextSeq, session.nextSeq);
-      const placeSql = "SELECT seq, position, turn FROM {messages} WHERE session_id = $1 AND seq = $2";
-      const bounds = compactionBounds(sessionId, checked, {
-        from: await queries.row<RowPlace>(placeSql, [sessionId, checked.fromSeq]),
-        to: await queries.row<RowPlace>(placeSql, [sessionId, checked.toSeq]),
-      });
-      const visible = "FROM {messages} WHERE session_id = $1 AND summarized_by IS NULL";
-      const replaced = await queries.rows<RowPlace>(
-        `SELECT seq, position, turn ${visible} AND position BETWEEN $2 AND $3 ORDER BY position`,
-        [sessionId, bounds.from, bounds.to],
-      );
-      const previous = await queries.row<RowPlace>(
-        `SELECT seq, position, turn ${visible} AND position < $2 ORDER BY position DESC LIMIT 1`,
-        [sessionId, replaced[0]?.position ?? bounds.from],
-      );
-      const plan = planCompaction(sessionId, checked, replaced, previous, session.nextSeq, this.#context);
-      await queries.run(
-        `UPDATE {messages} SET summarized_by = $1 WHERE session_id = $2 AND summarized_by IS NULL AND position BETWEEN $3 AND $4`,
-        [plan.summary.seq, sessionId, bounds.from, bounds.to],
-      );
-      await insertMessages(queries, [{ message: plan.summary, position: plan.position }]);
-      await insertBlobs(queries, sessionId, plan.blobs);
-      const updated = {
+      const compacted = await this.#compact(queries, session, checked);
+      await updateSessionTotals(queries, compacted.session);
+      await saveGovernorState(queries, compacted.session, undefined);
+      return compacted.summary;
+    });
+  }
+
+  /** Applies a checked compaction inside the caller's transaction; returns the summary and the updated record. */
+  async #compact(
+    queries: PostgresQueries,
+    session: SessionRecord,
+    checked: CompactionInput,
+  ): Promise<{ summary: Message; session: SessionRecord }> {
+    const sessionId = session.id;
+    const placeSql = "SELECT seq, position, turn FROM {messages} WHERE session_id = $1 AND seq = $2";
+    const bounds = compactionBounds(sessionId, checked, {
+      from: await queries.row<RowPlace>(placeSql, [sessionId, checked.fromSeq]),
+      to: await queries.row<RowPlace>(placeSql, [sessionId, checked.toSeq]),
+    });
+    const visible = "FROM {messages} WHERE session_id = $1 AND summarized_by IS NULL";
+    const replaced = await queries.rows<RowPlace>(
+      `SELECT seq, position, turn ${visible} AND position BETWEEN $2 AND $3 ORDER BY position`,
+      [sessionId, bounds.from, bounds.to],
+    );
+    const previous = await queries.row<RowPlace>(
+      `SELECT seq, position, turn ${visible} AND position < $2 ORDER BY position DESC LIMIT 1`,
+      [sessionId, replaced[0]?.position ?? bounds.from],
+    );
+    const plan = planCompaction(sessionId, checked, replaced, previous, session.nextSeq, this.#context);
+    await queries.run(
+      `UPDATE {messages} SET summarized_by = $1 WHERE session_id = $2 AND summarized_by IS NULL AND position BETWEEN $3 AND $4`,
+      [plan.summary.seq, sessionId, bounds.from, bounds.to],
+    );
+    await insertMessages(queries, [{ message: plan.summary, position: plan.position }]);
+    await insertBlobs(queries, sessionId, plan.blobs);
+    return {
+      summary: plan.summary,
+      session: {
         ...withDelta(session, plan.delta, plan.now),
         messageCount: session.messageCount + 1,
         nextSeq: plan.summary.seq + 1,
-      };
-      await updateSessionTotals(queries, updated);
-      return plan.summary;
-    });
+      },
+    };
   }
 
   async getSession(sessionId: string): Promise<SessionRecord | undefined> {
@@ -419,4 +448,20 @@ export class PostgresSessionStore implements SessionStore {
 
 function missing(sessionId: string): NotFoundError {
   return new NotFoundError("session", sessionId, "list sessions to see which exist");
+}
+
+/** Stores (or, with none, drops) the governor state of the session as just written, inside the transaction. */
+async function saveGovernorState(
+  queries: PostgresQueries,
+  session: SessionRecord,
+  state: JsonValue | undefined,
+): Promise<void> {
+  if (state === undefined) {
+    await queries.run("DELETE FROM {governor_states} WHERE session_id = $1", [session.id]);
+    return;
+  }
+  await queries.run(
+    "INSERT INTO {governor_states} (session_id, next_seq, state) VALUES ($1, $2, $3) ON CONFLICT (session_id) DO UPDATE SET next_seq = excluded.next_seq, state = excluded.state",
+    [session.id, session.nextSeq, JSON.stringify(state)],
+  );
 }

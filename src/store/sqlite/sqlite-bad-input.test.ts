@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { CorruptStoreError, SchemaTooNewError, StoreError } from "../../errors/index.ts";
 import type { MessageInput } from "../../model/message.ts";
 import { openSqliteSessionStore } from "./open-sqlite-session-store.ts";
+import { SQLITE_SCHEMA_VERSION } from "./sqlite-schema.ts";
 
 const folder = mkdtempSync(join(tmpdir(), "ctxkit-sqlite-bad-"));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -43,7 +44,7 @@ describe("SQLite store: bad input gets one clear error and loses nothing", () =>
     expect(pragma("journal_mode")).toBe("wal");
     expect(pragma("synchronous")).toBe(2);
     expect(pragma("foreign_keys")).toBe(1);
-    expect(pragma("user_version")).toBe(1);
+    expect(pragma("user_version")).toBe(SQLITE_SCHEMA_VERSION);
     await store.close();
   });
 
@@ -85,7 +86,9 @@ describe("SQLite store: bad input gets one clear error and loses nothing", () =>
     raw.close();
     const error = await errorOf(() => openSqliteSessionStore({ path }));
     expect(error).toBeInstanceOf(SchemaTooNewError);
-    expect((error as Error).message).toMatch(/schema version 99 .* supports up to 1; upgrade ctxkit/);
+    expect((error as Error).message).toMatch(
+      new RegExp(`schema version 99 .* supports up to ${SQLITE_SCHEMA_VERSION}; upgrade ctxkit`),
+    );
 
     const foreign = freshPath();
     const other = new DatabaseSync(foreign);
@@ -160,5 +163,22 @@ describe("SQLite store: bad input gets one clear error and loses nothing", () =>
     const store = await openSqliteSessionStore({ path: existing, retentionDays: 0 });
     expect((await store.loadMessages("s0")).length).toBe(20);
     await store.close();
+  });
+
+  it("upgrades a version-1 database (sessions written before governor states were stored) and loses nothing", async () => {
+    const path = freshPath();
+    await storeWithData(path);
+    const raw = new DatabaseSync(path);
+    raw.exec("DROP TABLE governor_states; PRAGMA user_version = 1");
+    raw.close();
+    const store = await openSqliteSessionStore({ path, retentionDays: 0 });
+    expect((await store.loadMessages("s1")).length).toBe(20);
+    expect(await store.loadGovernorState("s1")).toBeUndefined();
+    await store.appendTurn("s1", turn("after the upgrade"), { governorState: { version: 1 } });
+    expect(await store.loadGovernorState("s1")).toEqual({ version: 1 });
+    await store.close();
+    const check = new DatabaseSync(path);
+    expect(check.prepare("PRAGMA user_version").get()).toEqual({ user_version: SQLITE_SCHEMA_VERSION });
+    check.close();
   });
 });

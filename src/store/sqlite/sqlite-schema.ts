@@ -82,9 +82,19 @@ CREATE TABLE sync_states (
 ) WITHOUT ROWID;
 `;
 
+// Each session's governor state as of its latest write (`next_seq` then), so a restarted process governs on.
+const version2 = `
+CREATE TABLE governor_states (
+  session_id TEXT PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+  next_seq INTEGER NOT NULL,
+  state TEXT NOT NULL
+) WITHOUT ROWID;
+`;
+
 /** Migrations by target version; each runs once, in order, inside one transaction with the version bump. */
 const MIGRATIONS: readonly { readonly version: number; readonly sql: string }[] = [
   { version: 1, sql: version1 },
+  { version: 2, sql: version2 },
 ];
 
 /** The newest schema version this ctxkit writes. */

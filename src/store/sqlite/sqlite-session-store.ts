@@ -102,10 +102,41 @@ export class SqliteSessionStore implements SessionStore {
       if (!existing) insertSession(database, base);
       for (const message of plan.rows) this.#insert({ message, position: message.seq });
       for (const blob of plan.blobs) insertBlob(database, sessionId, blob);
-      const session = withTurn(base, plan);
+      let session = withTurn(base, plan);
+      const summaries: Message[] = [];
+      for (const compaction of options.compactions ?? []) {
+        const compacted = this.#compact(session, checkCompactionInput(compaction));
+        session = compacted.session;
+        summaries.push(compacted.summary);
+      }
       updateSessionTotals(database, session);
-      return { session, messages: plan.rows };
+      this.#saveGovernorState(session, options.governorState);
+      return { session, messages: plan.rows, summaries };
     });
+  }
+
+  async loadGovernorState(sessionId: string): Promise<JsonValue | undefined> {
+    const row = this.#database.read(() =>
+      this.#database.get<{ state: string }>(
+        "SELECT g.state FROM governor_states g JOIN sessions s ON s.id = g.session_id AND s.next_seq = g.next_seq WHERE g.session_id = ?",
+        sessionId,
+      ),
+    );
+    return row === undefined ? undefined : (JSON.parse(row.state) as JsonValue);
+  }
+
+  /** Stores (or, with none, drops) the governor state of the session as just written, inside the transaction. */
+  #saveGovernorState(session: SessionRecord, state: JsonValue | undefined): void {
+    if (state === undefined) {
+      this.#database.run("DELETE FROM governor_states WHERE session_id = ?", session.id);
+      return;
+    }
+    this.#database.run(
+      "INSERT INTO governor_states (session_id, next_seq, state) VALUES (?, ?, ?) ON CONFLICT (session_id) DO UPDATE SET next_seq = excluded.next_seq, state = excluded.state",
+      session.id,
+      session.nextSeq,
+      JSON.stringify(state),
+    );
   }
 
   async loadMessages(sessionId: string, options: LoadOptions = {}): Promise<Message[]> {
@@ -137,41 +168,52 @@ export class SqliteSessionStore implements SessionStore {
       const session = readSession(database, sessionId);
       if (!session) throw missing(sessionId);
       checkExpectedSeq(sessionId, checked.expectedNextSeq, session.nextSeq);
-      const placeSql = "SELECT seq, position, turn FROM messages WHERE session_id = ? AND seq = ?";
-      const bounds = compactionBounds(sessionId, checked, {
-        from: database.get<RowPlace>(placeSql, sessionId, checked.fromSeq),
-        to: database.get<RowPlace>(placeSql, sessionId, checked.toSeq),
-      });
-      const visible = "FROM messages WHERE session_id = ? AND summarized_by IS NULL";
-      const replaced = database.all<RowPlace>(
-        `SELECT seq, position, turn ${visible} AND position BETWEEN ? AND ? ORDER BY position`,
-        sessionId,
-        bounds.from,
-        bounds.to,
-      );
-      const previous = database.get<RowPlace>(
-        `SELECT seq, position, turn ${visible} AND position < ? ORDER BY position DESC LIMIT 1`,
-        sessionId,
-        replaced[0]?.position ?? bounds.from,
-      );
-      const plan = planCompaction(sessionId, checked, replaced, previous, session.nextSeq, this.#context);
-      database.run(
-        `UPDATE messages SET summarized_by = ? WHERE session_id = ? AND summarized_by IS NULL AND position BETWEEN ? AND ?`,
-        plan.summary.seq,
-        sessionId,
-        bounds.from,
-        bounds.to,
-      );
-      this.#insert({ message: plan.summary, position: plan.position });
-      for (const blob of plan.blobs) insertBlob(database, sessionId, blob);
-      const updated = {
+      const compacted = this.#compact(session, checked);
+      updateSessionTotals(database, compacted.session);
+      this.#saveGovernorState(compacted.session, undefined);
+      return compacted.summary;
+    });
+  }
+
+  /** Applies a checked compaction inside the caller's transaction; returns the summary and the updated record. */
+  #compact(session: SessionRecord, checked: CompactionInput): { summary: Message; session: SessionRecord } {
+    const database = this.#database;
+    const sessionId = session.id;
+    const placeSql = "SELECT seq, position, turn FROM messages WHERE session_id = ? AND seq = ?";
+    const bounds = compactionBounds(sessionId, checked, {
+      from: database.get<RowPlace>(placeSql, sessionId, checked.fromSeq),
+      to: database.get<RowPlace>(placeSql, sessionId, checked.toSeq),
+    });
+    const visible = "FROM messages WHERE session_id = ? AND summarized_by IS NULL";
+    const replaced = database.all<RowPlace>(
+      `SELECT seq, position, turn ${visible} AND position BETWEEN ? AND ? ORDER BY position`,
+      sessionId,
+      bounds.from,
+      bounds.to,
+    );
+    const previous = database.get<RowPlace>(
+      `SELECT seq, position, turn ${visible} AND position < ? ORDER BY position DESC LIMIT 1`,
+      sessionId,
+      replaced[0]?.position ?? bounds.from,
+    );
+    const plan = planCompaction(sessionId, checked, replaced, previous, session.nextSeq, this.#context);
+    database.run(
+      `UPDATE messages SET summarized_by = ? WHERE session_id = ? AND summarized_by IS NULL AND position BETWEEN ? AND ?`,
+      plan.summary.seq,
+      sessionId,
+      bounds.from,
+      bounds.to,
+    );
+    this.#insert({ message: plan.summary, position: plan.position });
+    for (const blob of plan.blobs) insertBlob(database, sessionId, blob);
+    return {
+      summary: plan.summary,
+      session: {
         ...withDelta(session, plan.delta, plan.now),
         messageCount: session.messageCount + 1,
         nextSeq: plan.summary.seq + 1,
-      };
-      updateSessionTotals(database, updated);
-      return plan.summary;
-    });
+      },
+    };
   }
 
   async getSession(sessionId: string): Promise<SessionRecord | undefined> {
