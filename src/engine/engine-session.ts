@@ -7,13 +7,14 @@ import { assemblePayload } from "../assembly/payload.ts";
 import { inspectPayload } from "../assembly/inspect.ts";
 import { contextStats, type ContextStats } from "../assembly/context-stats.ts";
 import { Conversation, type AssistantInput, type ToolResultInput } from "../conversation/conversation.ts";
-import { ConcurrentWriteError, NotFoundError } from "../errors/errors.ts";
+import { NotFoundError, ValidationError } from "../errors/errors.ts";
 import type { GovernanceEvent } from "../governance/events.ts";
 import { Governor, type RequestTokens } from "../governance/governor.ts";
+import { parseGovernorState, type GovernorState } from "../governance/governor-state.ts";
 import { isContextOverflowError } from "../governance/overflow-recognition.ts";
 import { toolResultIndex, withCompactSummary } from "../model/compact-summary.ts";
-import type { ContentBlock, Message, MessageInput } from "../model/message.ts";
-import type { LoadStrategy, SessionRecord, SessionStore } from "../store/session-store.ts";
+import type { ContentBlock, JsonValue, Message, MessageInput } from "../model/message.ts";
+import type { CompactionInput, LoadStrategy, SessionRecord, SessionStore } from "../store/session-store.ts";
 import { sessionOffloadStore } from "../store/blob-store.ts";
 import type { EngineSettings } from "./engine-settings.ts";
 import type { EngineTool } from "./engine-tool.ts";
@@ -93,6 +94,7 @@ export class EngineSession {
       clock: settings.clock,
     });
     this.#committedLength = conversation.length;
+    const saved = record ? await this.#store.loadGovernorState(this.id) : undefined;
     const governor = new Governor({
       contextWindow: settings.contextWindow,
       reservedOutputTokens: settings.reservedOutputTokens,
@@ -108,6 +110,12 @@ export class EngineSession {
       ids: settings.ids,
       clock: settings.clock,
     });
+    // The governor as it was after the last commit: the same view and cache arithmetic, so the provider's cached
+    // prefix survives the restart. A state another version wrote, or one that does not fit, is rebuilt instead.
+    if (saved !== undefined) {
+      const state = safeGovernorState(saved);
+      if (state !== undefined) governor.restore(state, messages);
+    }
     return { conversation, governor };
   }
 
@@ -213,51 +221,53 @@ export class EngineSession {
   }
 
   /**
-   * Commits the open turn in one transaction, then persists any compaction governance made. A concurrent
-   * writer on the same session raises `ConcurrentWriteError` and nothing of this turn is written.
+   * Commits the open turn in one transaction, with the compactions governance made and the governor's state, so a
+   * restarted process governs on as if it had never stopped. A concurrent writer on the same session raises
+   * `ConcurrentWriteError` and nothing of this turn is written.
    */
   async commit(): Promise<void> {
     const { conversation, governor } = await this.#ready();
     const snapshot = conversation.snapshot();
     const fresh = snapshot.tail(this.#committedLength);
-    if (fresh.length > 0) {
-      const inputs: MessageInput[] = fresh.map(
-        ({ id, sessionId: _sessionId, seq: _seq, turn: _turn, ...rest }) => ({ id, ...rest }),
-      );
-      const result = await this.#store.appendTurn(this.id, inputs, {
-        expectedNextSeq: this.#expectedNextSeq,
-        ...(this.#settings.sessionInit !== undefined && { session: this.#settings.sessionInit }),
-      });
-      this.#expectedNextSeq = result.session.nextSeq;
-      conversation.reserveSeq(this.#expectedNextSeq);
+    const inputs: MessageInput[] = fresh.map(
+      ({ id, sessionId: _sessionId, seq: _seq, turn: _turn, ...rest }) => ({ id, ...rest }),
+    );
+    const compactions = this.#unpersistedCompactions(governor.view, this.#expectedNextSeq + fresh.length);
+    if (inputs.length > 0 || compactions.length > 0) {
+      await this.#write(inputs, compactions, governor);
       this.#committedLength = snapshot.length;
     }
     conversation.commitTurn();
-    await this.#persistCompactions(governor.view);
   }
 
-  async #persistCompactions(view: readonly Message[]): Promise<void> {
-    const committedSeqLimit = this.#expectedNextSeq;
+  /** Appends messages and compactions with the governor's state, in one transaction. */
+  async #write(inputs: MessageInput[], compactions: CompactionInput[], governor: Governor): Promise<void> {
+    const result = await this.#store.appendTurn(this.id, inputs, {
+      expectedNextSeq: this.#expectedNextSeq,
+      ...(this.#settings.sessionInit !== undefined && { session: this.#settings.sessionInit }),
+      ...(compactions.length > 0 && { compactions }),
+      governorState: governor.snapshot() as unknown as JsonValue,
+    });
+    for (const summary of result.summaries) this.#persistedSummaries.add(summary.id);
+    this.#expectedNextSeq = result.session.nextSeq;
+    (await this.#ready()).conversation.reserveSeq(this.#expectedNextSeq);
+  }
+
+  /** The view's summaries not stored yet whose range is committed (below `seqLimit`), oldest first. */
+  #unpersistedCompactions(view: readonly Message[], seqLimit: number): CompactionInput[] {
+    const compactions: CompactionInput[] = [];
     for (const message of view) {
       if (message.kind !== "summary" || this.#persistedSummaries.has(message.id) || !message.summaryOf)
         continue;
-      if (message.summaryOf.toSeq >= committedSeqLimit) continue;
+      if (message.summaryOf.toSeq >= seqLimit) continue;
       const { id, content, summaryOf } = message;
-      try {
-        await this.#store.applyCompaction(this.id, {
-          fromSeq: summaryOf.fromSeq,
-          toSeq: summaryOf.toSeq,
-          summary: { id, role: "user", kind: "summary", content, summaryOf },
-          expectedNextSeq: this.#expectedNextSeq,
-        });
-      } catch (error) {
-        if (!(error instanceof ConcurrentWriteError)) throw error;
-        continue;
-      }
-      this.#persistedSummaries.add(id);
-      this.#expectedNextSeq++;
-      (await this.#ready()).conversation.reserveSeq(this.#expectedNextSeq);
+      compactions.push({
+        fromSeq: summaryOf.fromSeq,
+        toSeq: summaryOf.toSeq,
+        summary: { id, role: "user", kind: "summary", content, summaryOf },
+      });
     }
+    return compactions;
   }
 
   /**
@@ -314,7 +324,8 @@ export class EngineSession {
       fixedTokens: this.#lastFixedTokens,
       summarizer: this.#settings.compactSummarizer,
     });
-    await this.#persistCompactions(governor.view);
+    const compactions = this.#unpersistedCompactions(governor.view, this.#expectedNextSeq);
+    if (compactions.length > 0) await this.#write([], compactions, governor);
     return events;
   }
 
@@ -382,5 +393,15 @@ export class EngineSession {
   /** The full in-memory history (committed and open turn). */
   async history(): Promise<readonly Message[]> {
     return (await this.#ready()).conversation.snapshot().messages;
+  }
+}
+
+/** A stored governor state this version can take back, or undefined (another version's: the view is rebuilt). */
+function safeGovernorState(value: JsonValue): GovernorState | undefined {
+  try {
+    return parseGovernorState(value);
+  } catch (error) {
+    if (error instanceof ValidationError) return undefined;
+    throw error;
   }
 }
