@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // One PostgreSQL server for the whole run (unless CTXKIT_TEST_PG_URL names one).
+    globalSetup: ["test/store/pg-server.ts"],
   },
 });

