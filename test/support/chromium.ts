@@ -15,9 +15,9 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { brotliDecompressSync } from "node:zlib";
 
 /** What `playwright-core`'s `chromium.launch()` needs to start the browser. */
@@ -67,8 +67,8 @@ function unpack(bin: string, folder: string, final: string): void {
 export function chromiumForTests(): ChromiumLaunch {
   const override = process.env["CTXKIT_TEST_CHROMIUM"];
   if (override) return { executablePath: override, args: ARGS, env: process.env };
-  // The package exports only its entry point (build/esm/index.js), so its folder is three levels up.
-  const root = dirname(dirname(dirname(fileURLToPath(import.meta.resolve("@sparticuz/chromium")))));
+  // The package exports only its entry point (build/cjs/index.cjs), so its folder is three levels up.
+  const root = dirname(dirname(dirname(createRequire(import.meta.url).resolve("@sparticuz/chromium"))));
   const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string };
   const folder = join(tmpdir(), `ctxkit-chromium-${version}-${process.getuid?.() ?? 0}`);
   if (!existsSync(folder)) {
