@@ -1,7 +1,7 @@
 /**
  * `npm test`: the typecheck, the lint and every test, at once. The tests run in the foreground with their own
- * output; the checks run beside them at a lower CPU priority (they fill the time the tests spend waiting on child
- * processes, PostgreSQL and the browser) and report when the tests are done. Exits non-zero if anything failed.
+ * output; the checks run beside them (they fill the time the tests spend waiting on child processes, PostgreSQL
+ * and the browser) and report when the tests are done. Exits non-zero if anything failed.
  *
  * The checks keep caches in node_modules/.cache/ctxkit, so a second run only redoes what changed: tsc's
  * incremental build info (sound), and ESLint's and Prettier's per-file caches. ESLint's cache keys on each file's
@@ -11,7 +11,6 @@
  * Arguments go to vitest: `npm test -- src/store` runs the checks and the store tests.
  */
 import { spawn } from "node:child_process";
-import { setPriority } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -56,10 +55,9 @@ const checks: { name: string; tool: string; args: string[] }[] = [
 ];
 
 /** Runs `tool args`; resolves with its exit code and, unless `inherit`, everything it printed. */
-function run(tool: string, args: string[], options: { inherit: boolean; nice: number }) {
+function run(tool: string, args: string[], options: { inherit: boolean }) {
   const started = performance.now();
   const child = spawn(bin(tool), args, { cwd: root, stdio: options.inherit ? "inherit" : "pipe" });
-  if (options.nice !== 0 && child.pid !== undefined) setPriority(child.pid, options.nice);
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -73,9 +71,9 @@ function run(tool: string, args: string[], options: { inherit: boolean; nice: nu
 
 const pending = checks.map(async (check) => ({
   ...check,
-  ...(await run(check.tool, check.args, { inherit: false, nice: 10 })),
+  ...(await run(check.tool, check.args, { inherit: false })),
 }));
-const tests = await run("vitest", ["run", ...process.argv.slice(2)], { inherit: true, nice: 0 });
+const tests = await run("vitest", ["run", ...process.argv.slice(2)], { inherit: true });
 let failed = tests.code !== 0;
 for (const check of await Promise.all(pending)) {
   if (check.code === 0) {
