@@ -13,6 +13,7 @@ import { DEFAULT_PRICES } from "../../src/pricing/model-prices.ts";
 import { startFakeOpenAIServer, type FakeOpenAIServer } from "../../src/test/fake-openai-server.ts";
 import { FakeSummarizer } from "../../src/test/fake-summarizer.ts";
 import { FakeTokenCounter } from "../../src/test/fake-token-counter.ts";
+import { chromiumForTests } from "../support/chromium.ts";
 import { transcriptFiles } from "../support/transcripts.ts";
 import { ANCHOR_LINE, writeMissingSpanTranscript } from "./missing-span-fixture.ts";
 
@@ -162,7 +163,7 @@ beforeAll(async () => {
     expect(response.status).toBe(200);
     await response.text();
   }
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox"] });
+  browser = await chromium.launch(chromiumForTests());
 });
 
 afterAll(async () => {

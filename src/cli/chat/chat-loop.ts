@@ -12,7 +12,9 @@ import { isSlashCommand, runSlashCommand } from "./slash-commands.ts";
 function isFatal(error: unknown): boolean {
   if (error instanceof ProviderError) return error.kind === "auth" || error.kind === "network";
   if (!CtxkitError.isInstance(error)) return true;
-  return ["config_error", "store_error", "corrupt_store", "schema_too_new", "file_access"].includes(error.code);
+  return ["config_error", "store_error", "corrupt_store", "schema_too_new", "file_access"].includes(
+    error.code,
+  );
 }
 
 /**

@@ -22,7 +22,12 @@ let key: string;
 
 /** The environment of a child: a private home, no settings or keys from this machine. */
 function childEnv(): NodeJS.ProcessEnv {
-  return { PATH: process.env["PATH"], HOME: home, XDG_CONFIG_HOME: join(home, ".config") };
+  return {
+    PATH: process.env["PATH"],
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    NODE_COMPILE_CACHE: process.env["NODE_COMPILE_CACHE"],
+  };
 }
 
 function runSync(...args: string[]) {

@@ -5,7 +5,7 @@ import { messageText } from "../../src/model/blocks.ts";
 import { openSqliteSessionStore } from "../../src/store/sqlite/index.ts";
 import { startFakeOpenAIServer, type FakeOpenAIRequest } from "../../src/test/index.ts";
 import { sandbox } from "./chat-harness.ts";
-import { shellQuote, startTmux, type TmuxPane } from "./tmux-driver.ts";
+import { shellQuote, startTerminal, type TerminalPane } from "./terminal-driver.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const node = join(root, "node_modules", ".bin", "node");
@@ -24,14 +24,14 @@ function requestText(request: FakeOpenAIRequest | undefined): string {
 }
 
 /** Waits until the pane shows at least `count` prompt lines (`> ` at the start of a line). */
-async function waitForPrompts(pane: TmuxPane, count: number): Promise<void> {
+async function waitForPrompts(pane: TerminalPane, count: number): Promise<void> {
   await pane.waitUntil(
     `${count} prompts`,
     (screen) => screen.split("\n").filter((line) => line.startsWith(">")).length >= count,
   );
 }
 
-describe("ctxkit chat in a terminal (tmux) against a streaming OpenAI-compatible server", () => {
+describe("ctxkit chat in a real terminal against a streaming OpenAI-compatible server", () => {
   it("chats, compacts, interrupts a slow reply with Ctrl-C, exits with Ctrl-D, resumes, and persisted exactly that", async () => {
     await using box = await sandbox();
     await using server = await startFakeOpenAIServer({
@@ -61,7 +61,7 @@ describe("ctxkit chat in a terminal (tmux) against a streaming OpenAI-compatible
     // --- first run: five turns, /compact, an interrupted slow reply, one more turn, Ctrl-D ---
     let sessionId: string;
     {
-      await using pane = await startTmux(chat("--session-title 'tmux chat'"), {
+      await using pane = await startTerminal(chat("--session-title 'tmux chat'"), {
         cwd: box.dir,
         name: "first",
       });
@@ -130,7 +130,7 @@ describe("ctxkit chat in a terminal (tmux) against a streaming OpenAI-compatible
 
     // --- second run: --resume (latest), one turn, Ctrl-C at the prompt exits after saving ---
     {
-      await using pane = await startTmux(chat("--resume"), { cwd: box.dir, name: "resume" });
+      await using pane = await startTerminal(chat("--resume"), { cwd: box.dir, name: "resume" });
       await pane.waitFor(new RegExp(`session ${sessionId} \\(resumed, 6 turns\\)`), 60_000);
       await waitForPrompts(pane, 1);
       await pane.line("and now?");

@@ -1,0 +1,86 @@
+/**
+ * `npm test`: the typecheck, the lint and every test, at once. The tests run in the foreground with their own
+ * output; the checks run beside them (they fill the time the tests spend waiting on child processes, PostgreSQL
+ * and the browser) and report when the tests are done. Exits non-zero if anything failed.
+ *
+ * The checks keep caches in node_modules/.cache/ctxkit, so a second run only redoes what changed: tsc's
+ * incremental build info (sound), and ESLint's and Prettier's per-file caches. ESLint's cache keys on each file's
+ * own content, so a type change in one file that breaks a typed rule in another, unchanged one shows up only in a
+ * cold run (CI's clone, or `npm run lint`).
+ *
+ * Arguments go to vitest: `npm test -- src/store` runs the checks and the store tests.
+ */
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+const bin = (tool: string) => join(root, "node_modules", ".bin", tool);
+const cache = join(root, "node_modules", ".cache", "ctxkit");
+
+const checks: { name: string; tool: string; args: string[] }[] = [
+  {
+    name: "typecheck",
+    tool: "tsc",
+    args: [
+      "-p",
+      "tsconfig.json",
+      "--noEmit",
+      "--incremental",
+      "--tsBuildInfoFile",
+      join(cache, "tsc.tsbuildinfo"),
+    ],
+  },
+  {
+    name: "typecheck web",
+    tool: "tsc",
+    args: [
+      "-p",
+      "web/tsconfig.json",
+      "--incremental",
+      "--tsBuildInfoFile",
+      join(cache, "tsc-web.tsbuildinfo"),
+    ],
+  },
+  {
+    name: "eslint",
+    tool: "eslint",
+    args: [".", "--cache", "--cache-strategy", "content", "--cache-location", join(cache, "eslint")],
+  },
+  {
+    name: "prettier",
+    tool: "prettier",
+    args: ["--check", ".", "--cache", "--cache-location", join(cache, "prettier")],
+  },
+];
+
+/** Runs `tool args`; resolves with its exit code and, unless `inherit`, everything it printed. */
+function run(tool: string, args: string[], options: { inherit: boolean }) {
+  const started = performance.now();
+  const child = spawn(bin(tool), args, { cwd: root, stdio: options.inherit ? "inherit" : "pipe" });
+  let output = "";
+  child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise<{ code: number; output: string; seconds: number }>((resolve) => {
+    child.once("error", (error) => resolve({ code: 1, output: String(error), seconds: 0 }));
+    child.once("close", (code, signal) =>
+      resolve({ code: code ?? (signal ? 1 : 0), output, seconds: (performance.now() - started) / 1000 }),
+    );
+  });
+}
+
+const pending = checks.map(async (check) => ({
+  ...check,
+  ...(await run(check.tool, check.args, { inherit: false })),
+}));
+const tests = await run("vitest", ["run", ...process.argv.slice(2)], { inherit: true });
+let failed = tests.code !== 0;
+for (const check of await Promise.all(pending)) {
+  if (check.code === 0) {
+    process.stdout.write(`✓ ${check.name} (${check.seconds.toFixed(1)} s)\n`);
+  } else {
+    failed = true;
+    process.stdout.write(`${check.output.trimEnd()}\n✗ ${check.name} failed (exit ${check.code})\n`);
+  }
+}
+process.exitCode = failed ? 1 : 0;
