@@ -199,7 +199,11 @@ export interface GovernedStep {
   readonly cacheAnchors?: readonly number[];
   /** Their tokens with the system prompt and tools. */
   readonly governedTokens: number;
+  /** True when governance rewrote history already sent (a checkpoint). */
+  readonly checkpoint: boolean;
   readonly events: readonly GovernanceEvent["type"][];
+  /** The same events in full. */
+  readonly eventDetails: readonly GovernanceEvent[];
   /** The refused request's error code. */
   readonly error?: string;
 }
@@ -226,7 +230,7 @@ export function governedReplay(
   options: GovernedReplayOptions,
 ): { governor: Governor; fixed: { identity: string; tokens: number }; steps: AsyncGenerator<GovernedStep> } {
   const messages = replayableMessages(transcript);
-  let events: GovernanceEvent["type"][] = [];
+  let events: GovernanceEvent[] = [];
   const summarizer =
     options.onSummary === undefined
       ? options.summarizer
@@ -237,7 +241,7 @@ export function governedReplay(
     clock: () => new Date(now),
     ...options,
     summarizer,
-    onEvent: (event) => events.push(event.type),
+    onEvent: (event) => events.push(event),
   });
   const points = requestPoints(messages);
   const fixedTokens =
@@ -262,22 +266,21 @@ export function governedReplay(
       };
       events = [];
       now = common.at;
-      let step: GovernedStep;
+      let outcome: Pick<GovernedStep, "view" | "governedTokens" | "checkpoint" | "cacheAnchors" | "error">;
       try {
         const request = await governor.prepare(common.history, { fixedTokens });
-        step = {
-          ...common,
+        outcome = {
           view: request.messages,
           governedTokens: request.tokens.total,
+          checkpoint: request.checkpoint,
           ...(request.cacheAnchors !== undefined && { cacheAnchors: request.cacheAnchors }),
-          events,
         };
       } catch (error) {
         if (!CtxkitError.isInstance(error)) throw error;
-        step = { ...common, governedTokens: 0, events, error: error.code };
+        outcome = { governedTokens: 0, checkpoint: false, error: error.code };
       }
       governor.recordSuccess();
-      yield step;
+      yield { ...common, ...outcome, events: events.map((event) => event.type), eventDetails: events };
     }
   }
   return {

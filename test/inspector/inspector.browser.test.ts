@@ -137,6 +137,9 @@ beforeAll(async () => {
       maxOutputTokens: 2_000,
       tokenCounter: new FakeTokenCounter(),
       summarizer: new FakeSummarizer(),
+      // The imported session fits its model's 200k window: compacting at a quarter of it gives the chart
+      // compactions to show (the inspector replays with the server's policy).
+      policy: { compactionTrigger: 0.25 },
     },
     limits: { rateLimit: false },
     webRoot,

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -68,6 +68,7 @@ const channelSum = (channels: Channels) =>
   channels.toolOutputs +
   channels.currentInput;
 
+const POLICY = { compactionTrigger: 0.25 };
 const FILE = transcriptFiles.find((file) => file.includes("codemie-code/claude-code/"));
 let harness: ServerHarness;
 let directory: string;
@@ -95,7 +96,9 @@ async function cliReplay(file: string): Promise<CliReplay> {
         done();
       },
     });
-  const code = await runCli(["replay", "--json", file], {
+  const config = join(directory, "replay-config.json");
+  await writeFile(config, JSON.stringify({ policy: POLICY }));
+  const code = await runCli(["replay", "--json", "--config", config, file], {
     stdout: sink((text) => (stdout += text)),
     stderr: sink(() => {}),
     env: {},
@@ -106,7 +109,9 @@ async function cliReplay(file: string): Promise<CliReplay> {
 
 beforeAll(async () => {
   expect(FILE).toBeDefined();
-  harness = await startHarness({ contextWindow: 16_000 });
+  // The session fits its model's 200k window; compacting at a quarter of it makes both replays summarise, so their
+  // summarizer bills are compared too.
+  harness = await startHarness({ contextWindow: 16_000, policy: POLICY });
   directory = await mkdtemp(join(tmpdir(), "ctxkit-timeline-"));
   sessionId = await store(FILE!);
   const burrow = join(directory, "burrow.json");

@@ -1,22 +1,13 @@
 import { inspectPayload, type ChannelTokens } from "../../assembly/inspect.ts";
-import { CtxkitError } from "../../errors/ctxkit-error.ts";
 import type { GovernanceEvent } from "../../governance/events.ts";
-import { createGovernor, type GovernorOptions } from "../../governance/governor.ts";
+import type { GovernorOptions } from "../../governance/governor.ts";
 import { MemoryOffloadStore } from "../../governance/offload-store.ts";
 import type { MissingSpan } from "../../metrics/grounding.ts";
 import type { SpanKind } from "../../metrics/reply-spans.ts";
 import type { Message } from "../../model/message.ts";
 import { cacheProfiles, type CacheProfile } from "../../pricing/cache-profile.ts";
-import { meteredSummarizer } from "../../replay/metered-summarizer.ts";
 import { ReplayMeter, type MeterTotals } from "../../replay/replay-meter.ts";
-import {
-  recordedFixedTokens,
-  recordedReply,
-  replayableMessages,
-  replyTime,
-  requestPoints,
-  requestTime,
-} from "../../replay/replay.ts";
+import { governedReplay } from "../../replay/replay.ts";
 
 /** What became of the history message that held a span the view lacked. */
 export type SpanSourceFate = "offloaded" | "cut" | "summarised" | "removed";
@@ -167,62 +158,30 @@ function missingSpanJson(missing: MissingSpan, view: readonly Message[]): Timeli
  * timeline.requests[3]?.grounding?.missing;
  */
 export async function buildTimeline(stored: readonly Message[], options: TimelineOptions): Promise<Timeline> {
-  const messages = replayableMessages(stored);
   const cache = options.cache ?? cacheProfiles.anthropic;
   const offloadStore = new MemoryOffloadStore();
-  let events: GovernanceEvent[] = [];
-  const meterOptions = { cache, tokensOf: (message: Message) => governor.tokensOf(message) };
+  // The replay `ctxkit replay` runs (the recorded clock, the governor's cache anchors), so the two agree.
+  const meterOptions = { cache, tokensOf: (message: Message) => replay.governor.tokensOf(message) };
   const meter = new ReplayMeter(meterOptions);
   const rawMeter = new ReplayMeter({ ...meterOptions, grounding: false });
-  const summarizer = meteredSummarizer(options.summarizer, options.counter, (call) => meter.summary(call));
-  const governor = createGovernor({
+  const replay = governedReplay(stored, {
     ...options,
-    summarizer,
     offloadStore,
-    onEvent: (event) => events.push(event),
+    onSummary: (call) => meter.summary(call),
   });
-  const points = requestPoints(messages);
-  const fixed = recordedFixedTokens(messages, points, governor.tokensOf, governor.window.usable);
-  const fixedPart = { identity: "recorded system prompt and tools", tokens: fixed };
-  const sections = fixed > 0 ? [{ name: FIXED_SECTION, tokens: fixed, truncated: false }] : [];
+  const { governor, fixed } = replay;
+  const sections = fixed.tokens > 0 ? [{ name: FIXED_SECTION, tokens: fixed.tokens, truncated: false }] : [];
   const requests: TimelineRequest[] = [];
   const views: (readonly Message[])[] = [];
-  for (const [index, end] of points.entries()) {
-    const history = messages.slice(0, end);
-    const reply = recordedReply(messages, end);
-    const times = { at: requestTime(messages, end), refreshedAt: replyTime(messages, end) };
+  let rawLength = 0;
+  for await (const step of replay.steps) {
+    const { index, history, reply, view } = step;
+    const times = { at: step.at, refreshedAt: step.refreshedAt };
     const raw = inspectPayload({ system: "", messages: history }, sections, governor.tokensOf).channels;
-    const base = { index, replySeq: reply[0]!.seq, at: reply[0]!.createdAt, raw };
-    rawMeter.request({ ...times, fixed: fixedPart, history, view: history, reply });
-    events = [];
-    try {
-      const request = await governor.prepare(history, { fixedTokens: fixed });
-      const view = request.messages;
-      const measured = meter.request({ ...times, fixed: fixedPart, history, view, reply });
-      const observed = measured.grounding!;
-      const governed = inspectPayload({ system: "", messages: view }, sections, governor.tokensOf).channels;
-      requests.push({
-        ...base,
-        governed,
-        cacheReadTokens: measured.bill.cacheRead,
-        cacheWriteTokens: measured.bill.cacheWrite,
-        costUnits: measured.bill.costUnits,
-        rereadCostUnits: measured.rereadCostUnits,
-        grounding: {
-          ...(observed.score !== undefined && { score: observed.score }),
-          spans: observed.spans,
-          kept: observed.kept,
-          anchors: observed.anchors,
-          anchorsKept: observed.anchorsKept,
-          missing: observed.missing.slice(0, MAX_MISSING).map((missing) => missingSpanJson(missing, view)),
-          missingCount: observed.missing.length,
-        },
-        checkpoint: request.checkpoint,
-        events,
-      });
-      views.push(view);
-    } catch (error) {
-      if (!CtxkitError.isInstance(error)) throw error;
+    const base = { index, replySeq: reply[0]!.seq, at: reply[0]!.createdAt, raw, events: step.eventDetails };
+    rawMeter.request({ ...times, fixed, history, view: history, reply, unchanged: rawLength });
+    rawLength = history.length;
+    if (view === undefined) {
       requests.push({
         ...base,
         governed: refused(sections),
@@ -231,18 +190,45 @@ export async function buildTimeline(stored: readonly Message[], options: Timelin
         costUnits: 0,
         rereadCostUnits: 0,
         checkpoint: false,
-        events,
-        error: error.code,
+        ...(step.error !== undefined && { error: step.error }),
       });
       views.push([]);
+      continue;
     }
-    governor.recordSuccess();
+    const measured = meter.request({
+      ...times,
+      fixed,
+      history,
+      view,
+      reply,
+      ...(step.cacheAnchors !== undefined && { anchors: step.cacheAnchors }),
+    });
+    const observed = measured.grounding!;
+    requests.push({
+      ...base,
+      governed: inspectPayload({ system: "", messages: view }, sections, governor.tokensOf).channels,
+      cacheReadTokens: measured.bill.cacheRead,
+      cacheWriteTokens: measured.bill.cacheWrite,
+      costUnits: measured.bill.costUnits,
+      rereadCostUnits: measured.rereadCostUnits,
+      grounding: {
+        ...(observed.score !== undefined && { score: observed.score }),
+        spans: observed.spans,
+        kept: observed.kept,
+        anchors: observed.anchors,
+        anchorsKept: observed.anchorsKept,
+        missing: observed.missing.slice(0, MAX_MISSING).map((missing) => missingSpanJson(missing, view)),
+        missingCount: observed.missing.length,
+      },
+      checkpoint: step.checkpoint,
+    });
+    views.push(view);
   }
   const grounding = meter.grounding!.totals;
   return {
     requests,
     views,
-    fixedTokens: fixed,
+    fixedTokens: fixed.tokens,
     contextWindow: governor.window.contextWindow,
     usable: governor.window.usable,
     cache,

@@ -1,3 +1,4 @@
+import type { GovernancePolicyInput } from "../../governance/policy.ts";
 import { InMemoryMemoryStore } from "../../memory/in-memory-memory-store.ts";
 import { MemorySessionStore } from "../../store/memory/index.ts";
 import type { SessionStore } from "../../store/session-store.ts";
@@ -33,6 +34,8 @@ export interface HarnessOptions {
   readonly responses?: FakeOpenAIServerOptions["responses"];
   readonly store?: SessionStore;
   readonly contextWindow?: number;
+  /** The engine's governance policy (what replays in the inspector use too). */
+  readonly policy?: GovernancePolicyInput;
   readonly server?: Partial<StartServerOptions>;
 }
 
@@ -63,6 +66,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Server
       maxOutputTokens: 2_000,
       tokenCounter: new FakeTokenCounter(),
       summarizer: new FakeSummarizer(),
+      ...(options.policy !== undefined && { policy: options.policy }),
     },
     log: (line) => logs.push(line),
     webRoot: false,
