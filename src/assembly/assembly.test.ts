@@ -55,7 +55,7 @@ describe("assembleSystemPrompt", () => {
 });
 
 describe("payload order", () => {
-  it("is system → summary → preserved history → current input, with persisted system messages dropped", async () => {
+  it("is system → first task → summary → preserved history → current input, with persisted system messages dropped", async () => {
     const builder = new HistoryBuilder().system("an old persisted system prompt");
     for (let turn = 0; turn < 6; turn++) {
       builder
@@ -78,7 +78,9 @@ describe("payload order", () => {
     const payload = assemblePayload(system, governed.messages);
     expect(payload.system).toContain("fresh prompt");
     expect(payload.messages.some((message) => message.role === "system")).toBe(false);
-    expect(payload.messages[0]!.kind).toBe("summary");
+    // The head anchor: the task as the user first put it stays ahead of the summary of what followed.
+    expect(payload.messages[0]!.content).toEqual([{ type: "text", text: "task 0" }]);
+    expect(payload.messages[1]!.kind).toBe("summary");
     expect(payload.messages.at(-1)!.content).toEqual([{ type: "text", text: "the current question" }]);
     expect(currentInputStart(payload.messages)).toBe(payload.messages.length - 1);
     const inspection = inspectPayload(payload, system.sections, governor.tokensOf, governed.events);

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { jsonValueSchema, validate } from "../model/schemas.ts";
+import { jsonObjectSchema, validate } from "../model/schemas.ts";
+import type { JsonValue } from "../model/message.ts";
 import { normalizeMemoryText } from "./memory-text.ts";
 import {
   DEFAULT_MEMORY_OWNER,
@@ -37,7 +38,7 @@ const contentSchema = z
     "a memory needs at least one word of letters or digits",
   );
 
-const metadataSchema = z.record(z.string(), jsonValueSchema);
+const metadataSchema = jsonObjectSchema;
 
 /** Schema of `add`'s input. */
 export const memoryInputSchema = z.object({
@@ -79,7 +80,7 @@ export interface ParsedMemoryInput {
   readonly content: string;
   readonly sourceSessionId?: string;
   readonly expiresAt?: string;
-  readonly metadata: { readonly [key: string]: z.infer<typeof jsonValueSchema> };
+  readonly metadata: { readonly [key: string]: JsonValue };
 }
 
 /**

@@ -68,7 +68,10 @@ function cleanPathToken(token: string): string | undefined {
     path = path.slice(fileScheme + "file://".length);
   }
   // `src/a.ts:3:` (grep -n) as well as `src/a.ts:3` and `src/a.ts.`: punctuation, position, punctuation.
-  path = path.replace(/[.:,]+$/, "").replace(POSITION_SUFFIX, "").replace(/[.:,]+$/, "");
+  path = path
+    .replace(/[.:,]+$/, "")
+    .replace(POSITION_SUFFIX, "")
+    .replace(/[.:,]+$/, "");
   return path.length >= 3 && path.length <= MAX_PATH_LENGTH ? path : undefined;
 }
 

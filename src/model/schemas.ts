@@ -1,9 +1,72 @@
 import { z } from "zod";
 import { ValidationError } from "../errors/errors.ts";
-import type { ContentBlock, Message, Usage } from "./message.ts";
+import type { ContentBlock, JsonValue, Message, Usage } from "./message.ts";
 
-/** Any JSON value. */
-export const jsonValueSchema = z.json();
+/** A value met while checking, with the way back to the root (a path is built only for the error). */
+interface Visit {
+  readonly value: unknown;
+  readonly key?: PropertyKey;
+  readonly parent?: Visit;
+}
+
+function pathOf(visit: Visit): PropertyKey[] {
+  const path: PropertyKey[] = [];
+  for (let at: Visit | undefined = visit; at?.key !== undefined; at = at.parent) path.unshift(at.key);
+  return path;
+}
+
+/** Where a value is not JSON (undefined, a function, NaN, a class instance…), or undefined when it is. */
+function notJson(value: unknown): { path: PropertyKey[]; message: string } | undefined {
+  // An explicit stack: a value parsed from a hostile body may nest deeper than the call stack.
+  const pending: Visit[] = [{ value }];
+  const seen = new Set<object>();
+  while (pending.length > 0) {
+    const visit = pending.pop()!;
+    const current = visit.value;
+    if (current === null || typeof current === "string" || typeof current === "boolean") continue;
+    if (typeof current === "number") {
+      if (Number.isFinite(current)) continue;
+      return { path: pathOf(visit), message: "must be a finite number (JSON has no NaN or Infinity)" };
+    }
+    if (typeof current !== "object") {
+      return { path: pathOf(visit), message: `must be a JSON value, not ${typeof current}` };
+    }
+    if (seen.has(current)) continue;
+    seen.add(current);
+    if (Array.isArray(current)) {
+      current.forEach((item, index) => pending.push({ value: item, key: index, parent: visit }));
+      continue;
+    }
+    const prototype = Object.getPrototypeOf(current) as unknown;
+    if (prototype !== Object.prototype && prototype !== null) {
+      return { path: pathOf(visit), message: "must be a plain JSON object, not a class instance" };
+    }
+    for (const [key, item] of Object.entries(current)) pending.push({ value: item, key, parent: visit });
+  }
+  return undefined;
+}
+
+/**
+ * Any JSON value, validated and kept as given: zod's own `z.json()` rebuilds objects, which drops a `"__proto__"`
+ * key (valid JSON, and data a tool may really send).
+ */
+export const jsonValueSchema: z.ZodType<JsonValue> = z.unknown().check((context) => {
+  const problem = notJson(context.value);
+  if (problem !== undefined) {
+    context.issues.push({
+      code: "custom",
+      message: problem.message,
+      path: problem.path,
+      input: context.value,
+    });
+  }
+}) as z.ZodType<JsonValue>;
+
+/** A JSON object (not an array), validated and kept as given like `jsonValueSchema`. */
+export const jsonObjectSchema = jsonValueSchema.refine(
+  (value) => typeof value === "object" && value !== null && !Array.isArray(value),
+  "must be a JSON object",
+) as z.ZodType<{ [key: string]: JsonValue }>;
 
 const mediaType = z.string().min(1).describe("a media type such as image/png");
 
@@ -106,7 +169,7 @@ export const messageSchema = z.object({
   finishReason: z.string().optional(),
   error: z.string().optional(),
   completedAt: z.string().optional(),
-  metadata: z.record(z.string(), jsonValueSchema).optional(),
+  metadata: jsonObjectSchema.optional(),
 });
 
 /** What a caller may pass as content: a string (one text block) or a list of blocks. */

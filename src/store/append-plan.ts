@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { ConcurrentWriteError, ValidationError } from "../errors/errors.ts";
 import type { Message, MessageInput } from "../model/message.ts";
-import { jsonValueSchema, messageSchema, usageSchema, validate } from "../model/schemas.ts";
+import { jsonObjectSchema, jsonValueSchema, messageSchema, usageSchema, validate } from "../model/schemas.ts";
 import { opensTurn } from "../model/turns.ts";
 import { externalizeMedia } from "./media-blobs.ts";
 import type { AppendTurnOptions, BlobData, ModelUsage } from "./session-store.ts";
@@ -48,7 +48,7 @@ export const appendOptionsSchema = z.object({
       owner: z.string().min(1).optional(),
       agent: z.string().min(1).optional(),
       title: z.string().optional(),
-      metadata: z.record(z.string(), jsonValueSchema).optional(),
+      metadata: jsonObjectSchema.optional(),
     })
     .optional(),
   usage: z.array(modelUsageSchema).optional(),

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ParseError, SchemaTooNewError } from "../../errors/errors.ts";
 import { textLines, type TextOrLines } from "../text-lines.ts";
 import type { Message } from "../../model/message.ts";
-import { jsonValueSchema, messageSchema } from "../../model/schemas.ts";
+import { jsonObjectSchema, messageSchema } from "../../model/schemas.ts";
 import {
   CTXKIT_JSONL_RECORD_TYPES,
   CTXKIT_JSONL_VERSION,
@@ -22,7 +22,7 @@ const conversationSchema = z.object({
   source: z.string(),
   title: z.string().optional(),
   sidechain: z.boolean().optional(),
-  metadata: z.record(z.string(), jsonValueSchema).optional(),
+  metadata: jsonObjectSchema.optional(),
 });
 
 const expectedHeader = `a header line {"type":"ctxkit","version":${CTXKIT_JSONL_VERSION}}`;
@@ -81,7 +81,7 @@ function parseRecord(line: string, source: string, lineNumber: number, headerSee
     return pick(value as object, conversationRecordKeys) as unknown as CtxkitConversationRecord;
   }
   if ((PASS_THROUGH_RECORD_TYPES as readonly unknown[]).includes(type)) {
-    expectRecord(z.record(z.string(), jsonValueSchema), value, source, lineNumber, "a JSON object");
+    expectRecord(jsonObjectSchema, value, source, lineNumber, "a JSON object");
     return value as CtxkitRecord;
   }
   throw new ParseError(

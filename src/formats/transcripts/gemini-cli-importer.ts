@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ContentBlock, JsonValue, ToolResultBlock, Usage } from "../../model/message.ts";
-import { jsonValueSchema } from "../../model/schemas.ts";
+import { jsonObjectSchema, jsonValueSchema } from "../../model/schemas.ts";
 import type { ImportedConversation } from "./imported-conversation.ts";
 import { definedEntries } from "./json-or-string.ts";
 import { parseJsonDocument } from "./json-lines.ts";
@@ -21,9 +21,7 @@ const toolCallSchema = z.looseObject({
   result: z
     .array(
       z.looseObject({
-        functionResponse: z
-          .looseObject({ response: z.record(z.string(), jsonValueSchema).optional() })
-          .optional(),
+        functionResponse: z.looseObject({ response: jsonObjectSchema.optional() }).optional(),
       }),
     )
     .nullish(),

@@ -5,6 +5,7 @@ import { HttpError, notFound } from "../http/http-error.ts";
 import { readJson } from "../http/json-body.ts";
 import type { ServerContext, ServerEnv } from "../server-context.ts";
 import { publicSessionId } from "../tenancy/tenant-session-id.ts";
+import { jsonObjectSchema } from "../../model/schemas.ts";
 
 const addSchema = z.object({
   kind: z.enum(MEMORY_KINDS),
@@ -12,7 +13,7 @@ const addSchema = z.object({
   scope: z.enum(["user", "project", "global"]).optional(),
   sourceSessionId: z.string().min(1).max(200).optional(),
   expiresAt: z.string().optional(),
-  metadata: z.record(z.string(), z.json()).optional(),
+  metadata: jsonObjectSchema.optional(),
 });
 
 /**

@@ -1,7 +1,7 @@
 import type { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { z } from "zod";
-import { contentBlockSchema } from "../../model/schemas.ts";
+import { contentBlockSchema, jsonValueSchema } from "../../model/schemas.ts";
 import { errorAnswer } from "../http/error-response.ts";
 import { HttpError } from "../http/http-error.ts";
 import { readJson } from "../http/json-body.ts";
@@ -18,7 +18,9 @@ const turnSchema = z
   .object({
     message: z.union([z.string().min(1), z.array(contentBlockSchema).min(1)]).optional(),
     toolResults: z
-      .array(z.object({ callId: z.string().min(1), content: z.json(), isError: z.boolean().optional() }))
+      .array(
+        z.object({ callId: z.string().min(1), content: jsonValueSchema, isError: z.boolean().optional() }),
+      )
       .min(1)
       .optional(),
     system: z.string().optional(),

@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import type { JsonValue } from "../../model/message.ts";
-import { jsonValueSchema } from "../../model/schemas.ts";
+import { jsonObjectSchema, jsonValueSchema } from "../../model/schemas.ts";
 import type { BlobData, SessionDump, SyncState } from "../session-store.ts";
 
 const count = z.number().int().nonnegative();
@@ -30,7 +30,7 @@ export const sessionLineSchema = z.object({
   nextSeq: count,
   usage: z.object({ input: count, output: count, cacheRead: count, cacheWrite: count, reasoning: count }),
   cost: z.number().nonnegative(),
-  metadata: z.record(z.string(), jsonValueSchema),
+  metadata: jsonObjectSchema,
   origin: z.object({ format: z.string(), source: z.string(), sidechain: z.boolean().optional() }).optional(),
   syncStates: z
     .array(

@@ -1,6 +1,7 @@
 import { z } from "zod";
+import { jsonValueSchema, jsonObjectSchema } from "../../../model/schemas.ts";
 
-const providerOptions = z.record(z.string(), z.record(z.string(), z.json())).optional();
+const providerOptions = z.record(z.string(), jsonObjectSchema).optional();
 const bytes = z.union([z.instanceof(Uint8Array), z.instanceof(ArrayBuffer)]);
 const reference = z.record(z.string(), z.string());
 
@@ -34,7 +35,7 @@ const toolCall = z.object({
   type: z.literal("tool-call"),
   toolCallId: z.string().min(1, "a tool call needs a toolCallId"),
   toolName: z.string().min(1),
-  input: z.json(),
+  input: jsonValueSchema,
   providerOptions,
   providerExecuted: z
     .literal(false, "provider-executed tool calls are not supported; leave them out")
@@ -67,9 +68,9 @@ const outputContent = z.discriminatedUnion("type", [
 
 const output = z.discriminatedUnion("type", [
   z.object({ type: z.literal("text"), value: z.string() }),
-  z.object({ type: z.literal("json"), value: z.json() }),
+  z.object({ type: z.literal("json"), value: jsonValueSchema }),
   z.object({ type: z.literal("error-text"), value: z.string() }),
-  z.object({ type: z.literal("error-json"), value: z.json() }),
+  z.object({ type: z.literal("error-json"), value: jsonValueSchema }),
   z.object({ type: z.literal("execution-denied"), reason: z.string().optional() }),
   z.object({ type: z.literal("content"), value: z.array(outputContent) }),
 ]);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { jsonObjectSchema } from "../../../model/schemas.ts";
 
 const text = z.object({ type: z.literal("text"), text: z.string() });
 
@@ -37,7 +38,7 @@ const assistantBlock = z.discriminatedUnion("type", [
     type: z.literal("tool_use"),
     id: z.string().min(1, "a tool_use needs an id"),
     name: z.string().min(1),
-    input: z.record(z.string(), z.json()),
+    input: jsonObjectSchema,
   }),
 ]);
 

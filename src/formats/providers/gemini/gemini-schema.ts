@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { jsonObjectSchema } from "../../../model/schemas.ts";
 
 const signature = { thoughtSignature: z.string().optional() };
 const inlineData = z.object({
@@ -10,7 +11,7 @@ const fileData = z.object({
   ...signature,
 });
 const text = z.object({ text: z.string(), thought: z.boolean().optional(), ...signature });
-const jsonObject = z.record(z.string(), z.json());
+const jsonObject = jsonObjectSchema;
 
 const functionCall = z.object({
   functionCall: z.object({ name: z.string().min(1), args: jsonObject.optional(), id: z.string().optional() }),
