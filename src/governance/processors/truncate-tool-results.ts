@@ -132,8 +132,10 @@ export async function fitNewestStep(
     const share = Math.max(200, Math.floor(((budgetTokens - others) / resultIndices.length) * aim));
     for (const index of resultIndices) {
       const original = messages[index]!;
-      if (context.tokensOf(original) > share)
-        output[index] = await truncateToolMessage(original, share, context);
+      if (context.tokensOf(original) <= share) continue;
+      const cut = await truncateToolMessage(original, share, context);
+      // Just over the share, the omission notice can outweigh what is cut: keep the original then.
+      if (context.tokensOf(cut) < context.tokensOf(original)) output[index] = cut;
     }
     if (
       others + resultIndices.reduce((sum, index) => sum + context.tokensOf(output[index]!), 0) <=
