@@ -21,7 +21,7 @@ export const runsAsRoot = process.getuid?.() === 0;
 
 /**
  * Runs `ctxkit <argv>` with `HOME` set to `home`, as the unprivileged `nobody` when this process is root
- * (folders it must reach need mode 0755 or wider); killed after `timeoutMs` (default 20 s).
+ * (folders it must reach need mode 0755 or wider); killed after `timeoutMs` (default 50 s: a CLI start on a busy 2-core machine can take many seconds; the test timeout is 60 s).
  *
  * @example
  * const { code, stderr } = await runCliChild(["sessions", "list", "--db", db], { home });
@@ -38,7 +38,7 @@ export function runCliChild(
     execFile(
       process.execPath,
       [bin, ...argv],
-      { ...asUser, env, timeout: options.timeoutMs ?? 20_000 },
+      { ...asUser, env, timeout: options.timeoutMs ?? 50_000 },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1;
         resolve({ code, stdout, stderr, killed: error?.killed === true });

@@ -49,7 +49,7 @@ async function run(argv: string[]): Promise<Outcome> {
   return { code, stdout: stdout.text(), stderr: stderr.text() };
 }
 
-/** The CLI in a child process, as `nobody` when this process is root; killed after 20 s. */
+/** The CLI in a child process, as `nobody` when this process is root; killed after 50 s. */
 const runChild = (argv: string[]) => runCliChild(argv, { home });
 
 /** One line on stderr, starting `ctxkit: `, exit 2, nothing on stdout. */

@@ -145,7 +145,7 @@ export const compactHistory: Processor = {
       tokensAfter: before,
       messageIds: replacedIds,
     });
-    const started = Date.now();
+    const started = context.clock().getTime();
     const maxTokens = summaryBudget(context);
     const output: Message[] = [];
     const summaries: Message[] = [];
@@ -192,7 +192,7 @@ export const compactHistory: Processor = {
       type: "compaction-end",
       summarizer: context.summarizer.name,
       summaryTokens: sumTokens(summaries, context.tokensOf),
-      durationMs: Date.now() - started,
+      durationMs: context.clock().getTime() - started,
       tokensBefore: before,
       tokensAfter: after,
       messageIds: replacedIds,

@@ -186,6 +186,33 @@ describe("compactSettledHistory", () => {
     expect(long.some((message) => message.kind === "summary")).toBe(true);
   });
 
+  it("announces the compaction before the summarizer runs, times it by the injected clock, and reports a failure", async () => {
+    const events: GovernanceEvent[] = [];
+    const seenAtCall: string[][] = [];
+    let now = Date.parse("2026-01-01T00:00:00Z");
+    const summarizer = new FakeSummarizer({
+      respond: () => {
+        seenAtCall.push(events.map((event) => event.type));
+        now += 1_500; // the summary takes 1.5 s by the session's clock
+        return "what happened";
+      },
+    });
+    const timed = { ...context({ summarizer }, events), clock: () => new Date(now) };
+    await compactSettledHistory.process(longRun(40), timed);
+    expect(seenAtCall[0]).toEqual(["compaction-start"]);
+    const end = events.find((event) => event.type === "compaction-end");
+    expect(end?.durationMs).toBe(1_500 * seenAtCall.length);
+
+    const failedEvents: GovernanceEvent[] = [];
+    const failing = new FakeSummarizer({
+      respond: () => {
+        throw new Error("rate limited");
+      },
+    });
+    await compactSettledHistory.process(longRun(40), context({ summarizer: failing }, failedEvents));
+    expect(failedEvents.map((event) => event.type)).toEqual(["compaction-start", "compaction-rolled-back"]);
+  });
+
   it("never trims history when the summarizer fails, and waits for the retry margin before calling it again", async () => {
     const failing = new FakeSummarizer({
       respond: () => {

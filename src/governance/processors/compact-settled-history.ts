@@ -30,6 +30,12 @@ export const compactSettledHistory: Processor = {
     const plan = planSettledCompaction(messages, context);
     if (plan === undefined) return messages;
     const maxTokens = summaryBudget(context);
+    const messageIds = plan.segments.flatMap((segment) =>
+      messages.slice(segment.start, segment.end).map((message) => message.id),
+    );
+    const reason = "settled history: summarising it pays for re-writing the cached prefix";
+    context.emit({ type: "compaction-start", reason, tokensBefore: before, tokensAfter: before, messageIds });
+    const started = context.clock().getTime();
     const summaries: Message[] = [];
     for (const segment of plan.segments) {
       const { request, replaced } = segmentSummaryRequest(messages, segment, context, maxTokens);
@@ -47,10 +53,29 @@ export const compactSettledHistory: Processor = {
     if (failed) {
       // A failing summarizer is not called again until the payload has grown by the retry margin.
       context.guard.settledPausedBelow = before + policy.inflationRetryShare * context.window.usable;
+      context.emit({
+        type: "compaction-rolled-back",
+        reason:
+          summaries.length < plan.segments.length
+            ? "the summarizer failed; the history stays as it was"
+            : "a summary came out no smaller than what it stands for; the history stays as it was",
+        tokensBefore: before,
+        tokensAfter: before,
+        messageIds,
+      });
       return messages;
     }
     // Only bigger than expected: the estimate has learnt from it, so the same plan is not tried again as is.
-    if (netSaving(messages, plan.segments, plan.segmentTokens, summaryTokens, context) <= 0) return messages;
+    if (netSaving(messages, plan.segments, plan.segmentTokens, summaryTokens, context) <= 0) {
+      context.emit({
+        type: "compaction-rolled-back",
+        reason: "the summaries came out bigger than estimated; rewriting the cached prefix no longer pays",
+        tokensBefore: before,
+        tokensAfter: before,
+        messageIds,
+      });
+      return messages;
+    }
     const output: Message[] = [];
     let cursor = 0;
     plan.segments.forEach((segment, index) => {
@@ -59,9 +84,6 @@ export const compactSettledHistory: Processor = {
     });
     output.push(...messages.slice(cursor));
     const after = context.fixedTokens + sumTokens(output, context.tokensOf);
-    const messageIds = plan.segments.flatMap((segment) =>
-      messages.slice(segment.start, segment.end).map((message) => message.id),
-    );
     for (const [index, segment] of plan.segments.entries()) {
       await context.memorySink?.({
         sessionId: summaries[index]!.sessionId,
@@ -69,13 +91,11 @@ export const compactSettledHistory: Processor = {
         messageIds: messages.slice(segment.start, segment.end).map((message) => message.id),
       });
     }
-    const reason = "settled history: summarising it pays for re-writing the cached prefix";
-    context.emit({ type: "compaction-start", reason, tokensBefore: before, tokensAfter: before, messageIds });
     context.emit({
       type: "compaction-end",
       summarizer: context.summarizer.name,
       summaryTokens: summaryTokens.reduce((sum, tokens) => sum + tokens, 0),
-      durationMs: 0,
+      durationMs: context.clock().getTime() - started,
       tokensBefore: before,
       tokensAfter: after,
       messageIds,

@@ -14,7 +14,8 @@ import { ValidationError } from "../../errors/errors.ts";
 import { canonicalJson } from "../../model/blocks.ts";
 import type { JsonValue, Message } from "../../model/message.ts";
 import { sharedFeeds, type FeedItem, type SessionFeed } from "../shared/session-feed.ts";
-import { entriesOf, replyOfChunks, toPrompt } from "./mastra-prompt.ts";
+import { entriesOf, toPrompt } from "../shared/language-model-prompt.ts";
+import { replyOfChunks } from "./mastra-prompt.ts";
 
 /** What `sessionId` may read to name the session of an agent call. */
 export interface MastraCallContext {

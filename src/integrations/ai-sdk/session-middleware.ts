@@ -1,0 +1,341 @@
+import type {
+  LanguageModelV4CallOptions,
+  LanguageModelV4Content,
+  LanguageModelV4FinishReason,
+  LanguageModelV4Message,
+  LanguageModelV4Middleware,
+  LanguageModelV4Prompt,
+  LanguageModelV4StreamPart,
+  LanguageModelV4Usage,
+} from "@ai-sdk/provider";
+import { z } from "zod";
+import type { AssistantInput } from "../../conversation/conversation.ts";
+import type { ContextEngine } from "../../engine/context-engine.ts";
+import type { PreparedRequest, ToolDefinition } from "../../engine/prepared-request.ts";
+import { ValidationError } from "../../errors/errors.ts";
+import {
+  withPromptCaching,
+  type PromptCachingOptions,
+} from "../../formats/providers/ai-sdk/prompt-caching.ts";
+import { ephemeralTail } from "../../formats/providers/anthropic/ephemeral-tail.ts";
+import { canonicalJson } from "../../model/blocks.ts";
+import type { JsonValue, Usage } from "../../model/message.ts";
+import { entriesOf, toPrompt } from "../shared/language-model-prompt.ts";
+import { sharedFeeds, type FeedItem, type SessionFeed } from "../shared/session-feed.ts";
+
+/** Options of `ctxkitSessionMiddleware`. */
+export interface CtxkitSessionMiddlewareOptions extends PromptCachingOptions {
+  /** The context engine: its store keeps every session, its policy governs every call. */
+  engine: ContextEngine;
+  /**
+   * The session of a call that names none in `providerOptions.ctxkit.sessionId`. Without it, such a call is
+   * refused: one wrapped model serves many conversations, and mixing them up would be worse than an error.
+   */
+  defaultSessionId?: string;
+  /** Called with every governed request before the model sees it. */
+  onRequest?: (request: PreparedRequest) => void;
+}
+
+const callOptionsSchema = z.object({
+  sessionId: z
+    .string()
+    .min(1, "providerOptions.ctxkit.sessionId is empty")
+    .max(256, "providerOptions.ctxkit.sessionId is longer than 256 characters"),
+});
+
+const feedOf = sharedFeeds<LanguageModelV4Message>();
+
+/** The call's session id, and its provider options without ctxkit's own (providers never see them). */
+function sessionOf(
+  params: LanguageModelV4CallOptions,
+  fallback: string | undefined,
+): { sessionId: string; providerOptions: LanguageModelV4CallOptions["providerOptions"] } {
+  const { ctxkit, ...providerOptions } = params.providerOptions ?? {};
+  if (ctxkit === undefined) {
+    if (fallback === undefined)
+      throw new ValidationError(
+        "ctxkit needs a session for this model call: pass providerOptions: { ctxkit: { sessionId } } to " +
+          "generateText/streamText, or give ctxkitSessionMiddleware a defaultSessionId",
+      );
+    return { sessionId: fallback, providerOptions: params.providerOptions };
+  }
+  const parsed = callOptionsSchema.safeParse(ctxkit);
+  if (!parsed.success)
+    throw new ValidationError(
+      `providerOptions.ctxkit is invalid: ${parsed.error.issues.map((issue) => issue.message).join("; ")}`,
+    );
+  return {
+    sessionId: parsed.data.sessionId,
+    ...(Object.keys(providerOptions).length > 0 && { providerOptions }),
+  } as { sessionId: string; providerOptions: LanguageModelV4CallOptions["providerOptions"] };
+}
+
+function toolDefinitions(tools: LanguageModelV4CallOptions["tools"]): ToolDefinition[] {
+  return (tools ?? []).map((tool) =>
+    tool.type === "function"
+      ? {
+          name: tool.name,
+          ...(tool.description !== undefined && { description: tool.description }),
+          inputSchema: tool.inputSchema as JsonValue,
+        }
+      : { name: tool.name },
+  );
+}
+
+function usageOf(usage: LanguageModelV4Usage | undefined): Usage | undefined {
+  const input = usage?.inputTokens.total;
+  if (usage === undefined || input === undefined) return undefined;
+  const { cacheRead, cacheWrite } = usage.inputTokens;
+  const reasoning = usage.outputTokens.reasoning;
+  return {
+    input,
+    output: usage.outputTokens.total ?? 0,
+    ...(cacheRead ? { cacheRead } : {}),
+    ...(cacheWrite ? { cacheWrite } : {}),
+    ...(reasoning ? { reasoning } : {}),
+  };
+}
+
+function parsedInput(input: string): unknown {
+  try {
+    return JSON.parse(input);
+  } catch {
+    return input;
+  }
+}
+
+/** The model's reply as the assistant message the next call's prompt will hold, and what the session records. */
+function replyOf(
+  content: readonly (OpenPart | LanguageModelV4Content)[],
+  details: { usage?: LanguageModelV4Usage; finishReason?: LanguageModelV4FinishReason; model: string },
+): { message: LanguageModelV4Message; reply: AssistantInput } {
+  const parts = content.flatMap((part): Extract<LanguageModelV4Message, { role: "assistant" }>["content"] => {
+    const providerOptions = "providerMetadata" in part ? part.providerMetadata : undefined;
+    const extra = providerOptions !== undefined ? { providerOptions } : {};
+    if (part.type === "text") return part.text === "" ? [] : [{ type: "text", text: part.text, ...extra }];
+    if (part.type === "reasoning") return [{ type: "reasoning", text: part.text, ...extra }];
+    if (part.type === "tool-call" && part.providerExecuted !== true)
+      return [
+        {
+          type: "tool-call",
+          toolCallId: part.toolCallId,
+          toolName: part.toolName,
+          input: parsedInput(part.input),
+          ...extra,
+        },
+      ];
+    return [];
+  });
+  const message: LanguageModelV4Message = { role: "assistant", content: parts };
+  const entry = entriesOf(message).find((candidate) => candidate.role === "assistant");
+  const usage = usageOf(details.usage);
+  return {
+    message,
+    reply: {
+      content: entry?.role === "assistant" ? entry.reply.content : [],
+      model: details.model,
+      ...(usage !== undefined && { usage }),
+      ...(details.finishReason !== undefined && { finishReason: details.finishReason.unified }),
+    },
+  };
+}
+
+/** A text or reasoning part being streamed. */
+interface OpenPart {
+  readonly type: "text" | "reasoning";
+  text: string;
+  providerMetadata?: LanguageModelV4StreamPart extends infer Part
+    ? Part extends { providerMetadata?: infer Metadata }
+      ? Metadata
+      : never
+    : never;
+}
+
+/** Collects a streamed reply's parts into the content a non-streamed call would have returned. */
+class StreamedReply {
+  readonly content: (OpenPart | LanguageModelV4Content)[] = [];
+  usage: LanguageModelV4Usage | undefined;
+  finishReason: LanguageModelV4FinishReason | undefined;
+  readonly #open = new Map<string, OpenPart>();
+
+  add(part: LanguageModelV4StreamPart): void {
+    switch (part.type) {
+      case "text-start":
+      case "reasoning-start": {
+        const open: OpenPart = { type: part.type === "text-start" ? "text" : "reasoning", text: "" };
+        this.#open.set(`${open.type}:${part.id}`, open);
+        this.content.push(open);
+        break;
+      }
+      case "text-delta":
+      case "reasoning-delta": {
+        const open = this.#open.get(`${part.type === "text-delta" ? "text" : "reasoning"}:${part.id}`);
+        if (open !== undefined) open.text += part.delta;
+        break;
+      }
+      case "text-end":
+      case "reasoning-end": {
+        const open = this.#open.get(`${part.type === "text-end" ? "text" : "reasoning"}:${part.id}`);
+        if (open !== undefined && part.providerMetadata !== undefined)
+          open.providerMetadata = part.providerMetadata;
+        break;
+      }
+      case "tool-call":
+        this.content.push(part);
+        break;
+      case "finish":
+        this.usage = part.usage;
+        this.finishReason = part.finishReason;
+        break;
+    }
+  }
+}
+
+/**
+ * An AI SDK language-model middleware that is a thin adapter over ctxkit's session core: one wrapped model
+ * serves any number of conversations, each a session of the engine's store named per call by
+ * `providerOptions: { ctxkit: { sessionId } }`. Before each model call the prompt's messages the session has not
+ * recorded (the user's input, the step's tool results) are recorded and the session prepares the governed request
+ * (truncation, offloading, compaction, pre-flight; Anthropic breakpoints or OpenAI's cache key as configured); the
+ * model's reply is recorded and committed — with the governor's state, in one transaction — once it is complete
+ * (streamed or not). So interleaved conversations never share a view, and a restarted process continues each
+ * one from the store with the same governed prefix (the provider's cache stays warm). A provider overflow error
+ * is recovered from (the session's emergency stages) and retried once.
+ *
+ * @example
+ * ```ts
+ * const engine = await createContextEngine({ store: await openSqliteSessionStore({ path: "agent.db" }), model: "gpt-4.1" });
+ * const model = wrapLanguageModel({ model: openai("gpt-4.1"), middleware: ctxkitSessionMiddleware({ engine }) });
+ * await generateText({ model, tools, prompt, providerOptions: { ctxkit: { sessionId: "chat-42" } } });
+ * ```
+ */
+export function ctxkitSessionMiddleware(options: CtxkitSessionMiddlewareOptions): LanguageModelV4Middleware {
+  const feeds = new WeakMap<
+    LanguageModelV4CallOptions,
+    { feed: SessionFeed<LanguageModelV4Message>; original: LanguageModelV4CallOptions }
+  >();
+
+  async function govern(
+    original: LanguageModelV4CallOptions,
+    feed: SessionFeed<LanguageModelV4Message>,
+    providerOptions: LanguageModelV4CallOptions["providerOptions"],
+    model: Parameters<NonNullable<LanguageModelV4Middleware["transformParams"]>>[0]["model"],
+  ): Promise<LanguageModelV4CallOptions> {
+    const system = original.prompt.filter((message) => message.role === "system");
+    const instructions = system.map((message) => message.content).join("\n\n");
+    const prepared = await feed.session.prepare({
+      system: [{ name: "identity", content: instructions, heading: null }],
+      tools: toolDefinitions(original.tools),
+      ...(original.abortSignal !== undefined && { signal: original.abortSignal }),
+    });
+    options.onRequest?.(prepared);
+    const head: LanguageModelV4Prompt =
+      prepared.system === instructions.trim() ? system : [{ role: "system", content: prepared.system }];
+    const cached = withPromptCaching(
+      {
+        system: head,
+        messages: toPrompt(prepared.messages, "v4"),
+        tools: original.tools,
+        providerOptions,
+      },
+      {
+        ...options,
+        model,
+        sessionId: feed.session.id,
+        ephemeralTail: ephemeralTail(prepared.messages),
+        countTokens: (text) => options.engine.settings.counter.countText(text),
+      },
+    );
+    const { providerOptions: _dropped, ...rest } = original;
+    const governed: LanguageModelV4CallOptions = {
+      ...rest,
+      prompt: [...cached.system, ...cached.messages],
+      ...(cached.tools !== undefined && { tools: cached.tools }),
+      ...(cached.providerOptions !== undefined && { providerOptions: cached.providerOptions }),
+    };
+    feeds.set(governed, { feed, original });
+    return governed;
+  }
+
+  /** Runs the call; after a provider overflow, lets the session recover and runs it once more, governed again. */
+  async function withRecovery<T>(
+    params: LanguageModelV4CallOptions,
+    model: Parameters<NonNullable<LanguageModelV4Middleware["transformParams"]>>[0]["model"],
+    run: (params: LanguageModelV4CallOptions) => PromiseLike<T>,
+    first: () => PromiseLike<T>,
+  ): Promise<{ result: T; params: LanguageModelV4CallOptions }> {
+    try {
+      return { result: await first(), params };
+    } catch (error) {
+      const call = feeds.get(params);
+      if (call === undefined || (await call.feed.session.recover(error, params.abortSignal)) === undefined)
+        throw error;
+      const retried = await govern(call.original, call.feed, params.providerOptions, model);
+      return { result: await run(retried), params: retried };
+    }
+  }
+
+  return {
+    specificationVersion: "v4",
+    async transformParams({ params, model }) {
+      const { sessionId, providerOptions } = sessionOf(params, options.defaultSessionId);
+      const feed = feedOf(options.engine, sessionId);
+      const history = params.prompt.filter((message) => message.role !== "system");
+      const key = (message: LanguageModelV4Message) => canonicalJson(message);
+      const unseen = await feed.unseen(history, (message) => message.role === "assistant", key);
+      const items: FeedItem<LanguageModelV4Message>[] = unseen.flatMap((message) =>
+        entriesOf(message).map((entry) => ({ entry, source: message, key: key(message) })),
+      );
+      await feed.record(items);
+      return govern(params, feed, providerOptions, model);
+    },
+    async wrapGenerate({ doGenerate, params, model }) {
+      const { result, params: sent } = await withRecovery(
+        params,
+        model,
+        (retried) => model.doGenerate(retried),
+        doGenerate,
+      );
+      const call = feeds.get(sent);
+      if (call !== undefined) {
+        const { message, reply } = replyOf(result.content, {
+          usage: result.usage,
+          finishReason: result.finishReason,
+          model: model.modelId,
+        });
+        await call.feed.reply(reply, message);
+      }
+      return result;
+    },
+    async wrapStream({ doStream, params, model }) {
+      const { result, params: sent } = await withRecovery(
+        params,
+        model,
+        (retried) => model.doStream(retried),
+        doStream,
+      );
+      const call = feeds.get(sent);
+      if (call === undefined) return result;
+      const collected = new StreamedReply();
+      let failed = false;
+      const recorder = new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
+        transform(part, controller) {
+          if (part.type === "error") failed = true;
+          collected.add(part);
+          controller.enqueue(part);
+        },
+        async flush() {
+          // A reply cut off by an error is not committed: the next call's prompt brings what the agent kept.
+          if (failed || collected.finishReason === undefined) return;
+          const { message, reply } = replyOf(collected.content, {
+            ...(collected.usage !== undefined && { usage: collected.usage }),
+            finishReason: collected.finishReason,
+            model: model.modelId,
+          });
+          await call.feed.reply(reply, message);
+        },
+      });
+      return { ...result, stream: result.stream.pipeThrough(recorder) };
+    },
+  };
+}
