@@ -12,7 +12,7 @@ import {
   type ServerHarness,
 } from "../../src/server/test-support/server-harness.test-helpers.ts";
 import { openSqliteSessionStore } from "../../src/store/sqlite/index.ts";
-import type { FakeOpenAIRequest } from "../../src/test/fake-openai-responses.ts";
+import type { FakeOpenAIRequest } from "../../src/test/fake-openai-server.ts";
 
 const TURNS = 14;
 const directory = mkdtempSync(join(tmpdir(), "ctxkit-proxy-restart-"));
@@ -26,7 +26,7 @@ const question = (turn: number) =>
 const answer = (request: FakeOpenAIRequest) => {
   const body = JSON.stringify(request.body.messages);
   return {
-    text: `Answer to ${request.body.messages.length} messages.`,
+    text: `Answer to ${request.body.messages?.length ?? 0} messages.`,
     usage: { promptTokens: Math.round((body.length / 4) * 1.1), completionTokens: 10 },
   };
 };

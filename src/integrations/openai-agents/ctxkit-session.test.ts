@@ -144,6 +144,73 @@ describe("CtxkitAgentsSession", () => {
     for (const output of outputs) expect(JSON.stringify(output).length).toBeGreaterThan(9_000);
   });
 
+  it("governs every model call of a long run with callModelInputFilter, storing the run's items verbatim", async () => {
+    const store = new MemorySessionStore();
+    const requests: GovernedRequest[] = [];
+    const session = governed(store, requests);
+    /** Reads twelve files, one per step, then answers: one run piles up ~30k tokens of tool output. */
+    class LongReader implements Model {
+      readonly inputs: AgentInputItem[][] = [];
+      async getResponse(request: ModelRequest): Promise<ModelResponse> {
+        const input = typeof request.input === "string" ? [] : request.input;
+        this.inputs.push(input);
+        const usage = new Usage({ requests: 1, inputTokens: 100, outputTokens: 10, totalTokens: 110 });
+        const step = this.inputs.length;
+        if (step <= 12)
+          return {
+            usage,
+            output: [
+              {
+                type: "function_call",
+                callId: `call_${step}`,
+                name: "read_file",
+                status: "completed",
+                arguments: JSON.stringify({ path: `src/file${step}.ts` }),
+              },
+            ],
+          };
+        return {
+          usage,
+          output: [
+            {
+              type: "message",
+              role: "assistant",
+              status: "completed",
+              content: [{ type: "output_text", text: "Read them all." }],
+            },
+          ],
+        };
+      }
+      // eslint-disable-next-line require-yield -- the runner is only used non-streamed here
+      async *getStreamedResponse(): AsyncIterable<never> {
+        throw new Error("not used");
+      }
+    }
+    const model = new LongReader();
+    const agent = new Agent({ name: "reader", instructions: "Read everything.", model, tools: [readFile] });
+    const result = await run(agent, "Read the twelve files.", {
+      session,
+      maxTurns: 20,
+      callModelInputFilter: session.callModelInputFilter,
+    });
+    expect(result.finalOutput).toBe("Read them all.");
+    expect(model.inputs).toHaveLength(13);
+    // Without governance within the run the last calls would carry ~30k tokens of file contents.
+    for (const input of model.inputs) expect(charsOf(input) / 4).toBeLessThan(WINDOW);
+    expect(requests.length).toBeGreaterThanOrEqual(13);
+    // The newest read is always there, whole.
+    const last = model.inputs.at(-1)!;
+    const newest = last.findLast((item) => item.type === "function_call_result");
+    expect(JSON.stringify(newest)).toContain("src/file12.ts");
+    expect(JSON.stringify(newest).length).toBeGreaterThan(9_000);
+    // The store holds the run as it happened: every output verbatim, no governed copy.
+    const everything = await governed(store, [], 10_000_000, preset("off")).getItems();
+    const outputs = everything.flatMap((item) => (item.type === "function_call_result" ? [item.output] : []));
+    expect(outputs).toHaveLength(12);
+    for (const output of outputs) expect(JSON.stringify(output).length).toBeGreaterThan(9_000);
+    expect(JSON.stringify(everything)).not.toContain("conversation-summary");
+  });
+
   it("returns untouched items exactly as added, and the last items with a limit", async () => {
     const session = governed(new MemorySessionStore());
     const items: AgentInputItem[] = [

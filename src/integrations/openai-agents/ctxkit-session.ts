@@ -1,4 +1,6 @@
-import type { AgentInputItem, Session } from "@openai/agents";
+import type { AgentInputItem, CallModelInputFilter, ModelInputData, Session } from "@openai/agents";
+import { createHash } from "node:crypto";
+import { canonicalJson } from "../../model/blocks.ts";
 import { randomIds } from "../../model/ids.ts";
 import { Governor, type GovernedRequest, type GovernorOptions } from "../../governance/governor.ts";
 import type { Message } from "../../model/message.ts";
@@ -27,10 +29,15 @@ export interface CtxkitAgentsSessionOptions extends Omit<GovernorOptions, "offlo
  * `addItems()` stores every item verbatim, one transaction per call. Items governance did not touch come back
  * exactly as they were added, so the runner's prompt keeps its cached prefix between checkpoints.
  *
+ * `getItems()` is called once per run; to govern every model call of a run (the tool outputs a long run piles up),
+ * pass the session's `callModelInputFilter` to `run` too. The filter governs the stored history plus the run's new
+ * items with the same governor, and returns the run's own items as the very objects it was given, so the SDK keeps
+ * storing them verbatim — never the governed copies.
+ *
  * @example
  * ```ts
  * const session = new CtxkitAgentsSession({ store, sessionId: "support-42", contextWindow: 128_000, counter, summarizer });
- * const result = await run(agent, "Where is my order?", { session });
+ * const result = await run(agent, "Where is my order?", { session, callModelInputFilter: session.callModelInputFilter });
  * ```
  */
 export class CtxkitAgentsSession implements Session {
@@ -40,6 +47,12 @@ export class CtxkitAgentsSession implements Session {
   #governor: Governor;
   #history: Message[] | undefined;
   #nextSeq = 0;
+  /** What `getItems()` last handed the runner: a model call's input starts with these. */
+  #served: AgentInputItem[] = [];
+  /** Keys of the items stored since then, in order (the runner stores a run's input, then its new items). */
+  #storedSinceServed: string[] = [];
+  /** In-run items converted to messages, by id: the same object each call, so governance stays incremental. */
+  #runMessages = new Map<string, Message>();
 
   constructor(options: CtxkitAgentsSessionOptions) {
     this.#options = options;
@@ -78,6 +91,9 @@ export class CtxkitAgentsSession implements Session {
     const request = await this.#governor.prepare(history, { fixedTokens: this.#options.fixedTokens ?? 0 });
     this.#options.onRequest?.(request);
     const items = messagesToItems(request.messages, new Set(history));
+    this.#served = items;
+    this.#storedSinceServed = [];
+    this.#runMessages = new Map();
     if (limit === undefined) return items;
     return limit <= 0 ? [] : items.slice(-limit);
   }
@@ -92,6 +108,59 @@ export class CtxkitAgentsSession implements Session {
     });
     this.#nextSeq = result.session.nextSeq;
     history.push(...result.messages);
+    this.#storedSinceServed.push(...items.map(itemKey));
+  }
+
+  /**
+   * A `callModelInputFilter` for `run` that governs every model call of a run, not only its start: the stored
+   * history and the run's items not stored yet go through the session's governor; what it left untouched goes out
+   * as the objects the runner gave, summaries and shortened outputs as new items (which the runner does not store:
+   * it stores the run's own items). An input that does not start with what `getItems()` served (another session's
+   * run) is passed through unchanged.
+   */
+  readonly callModelInputFilter: CallModelInputFilter = Object.assign(
+    async ({ modelData }: { modelData: ModelInputData }): Promise<ModelInputData> => {
+      const input = modelData.input;
+      const served = this.#served;
+      const startsWithServed =
+        input.length >= served.length &&
+        served.every((item, index) => input[index] === item || itemKey(input[index]!) === itemKey(item));
+      if (!startsWithServed) return modelData;
+      let fresh = input.slice(served.length);
+      // Items the runner stored already are in the history: skip them (they were stored in this order).
+      let stored = 0;
+      while (stored < fresh.length && this.#storedSinceServed[stored] === itemKey(fresh[stored]!)) stored++;
+      fresh = fresh.slice(stored);
+      const history = await this.#load();
+      const runMessages = this.#runMessagesOf(fresh, history.at(-1));
+      const all = [...history, ...runMessages];
+      const request = await this.#governor.prepare(all, { fixedTokens: this.#options.fixedTokens ?? 0 });
+      this.#options.onRequest?.(request);
+      return { ...modelData, input: messagesToItems(request.messages, new Set(all)) };
+    },
+    { preserveInputIdentity: true },
+  );
+
+  /** The run's unstored items as messages after `last`, each the same object as at the previous call. */
+  #runMessagesOf(items: readonly AgentInputItem[], last: Message | undefined): Message[] {
+    const inputs = itemsToMessages(items);
+    let turn = last?.turn ?? 0;
+    return inputs.map((input, index) => {
+      const id = `run_${index}_${createHash("sha256").update(canonicalJson(input)).digest("hex").slice(0, 16)}`;
+      if (input.role === "user") turn++;
+      const known = this.#runMessages.get(id);
+      if (known !== undefined) return known;
+      const message: Message = {
+        ...input,
+        id,
+        sessionId: this.#id,
+        seq: this.#nextSeq + index,
+        turn,
+        createdAt: (this.#options.clock ?? (() => new Date()))().toISOString(),
+      };
+      this.#runMessages.set(id, message);
+      return message;
+    });
   }
 
   /** Removes the most recent item and returns it (the session's stored rows are rewritten without it). */
@@ -121,4 +190,9 @@ export class CtxkitAgentsSession implements Session {
     this.#nextSeq = 0;
     this.#governor = this.#newGovernor();
   }
+}
+
+/** What identifies an item's content (the runner may hand back copies). */
+function itemKey(item: AgentInputItem): string {
+  return canonicalJson(item);
 }
