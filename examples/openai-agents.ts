@@ -14,5 +14,9 @@ const session = new CtxkitAgentsSession({
   policy: { pricing: "openai" }, // rewrite history when it pays at OpenAI's cache prices
 });
 const agent = new Agent({ name: "Support", instructions: "Help the customer." });
-const result = await run(agent, "Where is my order?", { session });
+// The filter governs every model call of the run too (a long tool run piles up outputs between calls).
+const result = await run(agent, "Where is my order?", {
+  session,
+  callModelInputFilter: session.callModelInputFilter,
+});
 console.log(result.finalOutput);
