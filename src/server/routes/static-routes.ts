@@ -65,7 +65,14 @@ export function registerStaticRoutes(app: Hono<ServerEnv>, root: string): void {
   const index = join(base, "index.html");
   app.get("/*", async (c, next) => {
     const path = c.req.path;
-    if (path.startsWith("/v1/") || path === "/v1" || path === "/health" || path === "/metrics") return next();
+    if (
+      path.startsWith("/v1/") ||
+      path === "/v1" ||
+      path === "/health" ||
+      path === "/ready" ||
+      path === "/metrics"
+    )
+      return next();
     const candidate = fileFor(base, path);
     const file = candidate !== undefined && (await isFile(candidate)) ? candidate : index;
     if (!(await isFile(file))) return next();

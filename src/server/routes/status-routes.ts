@@ -7,8 +7,12 @@ import type { HubEvent } from "../tenancy/event-hub.ts";
 /** Seconds between keep-alive comments on a live event stream. */
 const KEEP_ALIVE_MS = 15_000;
 
+/** How long `GET /ready` waits for the store before it answers 503. */
+const READY_TIMEOUT_MS = 2_000;
+
 /**
- * `GET /health` (no key needed), `GET /metrics` (Prometheus text), `GET /v1/me` (who the key is) and
+ * `GET /health` (no key needed: the process is up), `GET /ready` (no key needed: the store answers — what a load
+ * balancer should route on), `GET /metrics` (Prometheus text), `GET /v1/me` (who the key is) and
  * `GET /v1/events` (the tenant's live events as Server-Sent Events).
  *
  * @example
@@ -16,6 +20,29 @@ const KEEP_ALIVE_MS = 15_000;
  */
 export function registerStatusRoutes(app: Hono<ServerEnv>, context: ServerContext): void {
   app.get("/health", (c) => c.json({ status: "ok", version: packageJson.version, auth: context.auth }));
+
+  app.get("/ready", async (c) => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<"timeout">((resolve) => {
+      timer = setTimeout(() => resolve("timeout"), READY_TIMEOUT_MS);
+    });
+    // One indexed read; any answer (even "no such session") shows the database is reachable.
+    const probe = context.store.getSession("ready-probe").then(
+      () => "ok" as const,
+      () => "error" as const,
+    );
+    const outcome = await Promise.race([probe, timeout]);
+    clearTimeout(timer);
+    return outcome === "ok"
+      ? c.json({ status: "ready" })
+      : c.json(
+          {
+            status: "unavailable",
+            reason: outcome === "timeout" ? "the store did not answer" : "the store failed",
+          },
+          503,
+        );
+  });
 
   app.get("/metrics", (c) =>
     c.body(context.metrics.render(), 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" }),
