@@ -459,7 +459,11 @@ export default async function policies(): Promise<BenchSection> {
     "### Per transcript (real windows)",
     "",
     "Cost with LLM summaries and re-reads (thousands of units, Anthropic / OpenAI caching) and next-step grounding; " +
-      "the recorded agent's real spend is its reported usage priced for its own provider.",
+      "the recorded agent's real spend is its reported usage priced for its own provider. The policies' columns " +
+      "count every request with one tokenizer (o200k_base) so that they compare with each other; the recorded " +
+      "spend is in the provider's own tokens (Claude's tokenizer counts roughly 15% more on these sessions) and " +
+      "counts input only, so it is no like-for-like yardstick for them: `ctxkit replay`, which counts with the " +
+      "session's model and anchors on its reported usage, compares ctxkit with the recorded spend (README).",
     "",
     perTranscript,
     "",
