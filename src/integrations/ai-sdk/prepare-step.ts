@@ -78,14 +78,16 @@ function instructionList(instructions: Instructions | undefined): SystemModelMes
   return Array.isArray(instructions) ? instructions : [instructions];
 }
 
-function instructionText(instructions: Instructions | undefined): string {
+/** The text of a step's instructions (system messages joined). */
+export function instructionText(instructions: Instructions | undefined): string {
   if (instructions === undefined) return "";
   if (typeof instructions === "string") return instructions;
   const list = Array.isArray(instructions) ? instructions : [instructions];
   return list.map((message) => message.content).join("\n\n");
 }
 
-async function toolDefinitions(tools: ToolSet): Promise<string> {
+/** The JSON of a tool set's definitions as a provider receives them (for counting). */
+export async function toolDefinitions(tools: ToolSet): Promise<string> {
   const definitions = [];
   for (const [name, tool] of Object.entries(tools)) {
     const inputSchema = await asSchema(tool.inputSchema).jsonSchema;

@@ -3,6 +3,7 @@
  * as what an engine session records, and governed messages written back as one.
  */
 import type { LanguageModelV4Message, LanguageModelV4Prompt } from "@ai-sdk/provider";
+import type { ModelMessage } from "ai";
 import { fromAiSdk } from "../../formats/providers/ai-sdk/from-ai-sdk.ts";
 import { toAiSdk } from "../../formats/providers/ai-sdk/to-ai-sdk.ts";
 import type { Message } from "../../model/message.ts";
@@ -12,7 +13,7 @@ import type { FeedEntry } from "./session-feed.ts";
  * A prompt message (not a system one) as what a session records: a user message, an assistant reply, or one
  * entry per tool result. Read with `fromAiSdk`, so reasoning signatures and part provider options are kept.
  */
-export function entriesOf(message: LanguageModelV4Message): FeedEntry[] {
+export function entriesOf(message: LanguageModelV4Message | ModelMessage): FeedEntry[] {
   return fromAiSdk([message]).flatMap((converted): FeedEntry[] => {
     if (converted.role === "user") return [{ role: "user", content: converted.content }];
     if (converted.role === "assistant") return [{ role: "assistant", reply: { content: converted.content } }];

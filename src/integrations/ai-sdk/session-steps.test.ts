@@ -1,0 +1,169 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type {
+  LanguageModelV4CallOptions,
+  LanguageModelV4GenerateResult,
+  LanguageModelV4Prompt,
+} from "@ai-sdk/provider";
+import { generateText, stepCountIs, tool, type ModelMessage } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { createContextEngine, type ContextEngine } from "../../engine/context-engine.ts";
+import type { PreparedRequest } from "../../engine/prepared-request.ts";
+import { MemorySessionStore } from "../../store/memory/index.ts";
+import type { SessionStore } from "../../store/session-store.ts";
+import { openSqliteSessionStore } from "../../store/sqlite/index.ts";
+import { FakeSummarizer } from "../../test/fake-summarizer.ts";
+import { FakeTokenCounter } from "../../test/fake-token-counter.ts";
+import { ctxkitSessionSteps } from "./session-steps.ts";
+
+const WINDOW = 12_000;
+const usage = {
+  inputTokens: { total: 100, noCache: 100, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 10, text: 10, reasoning: 0 },
+};
+
+const readFile = tool({
+  description: "Reads a file",
+  inputSchema: z.object({ path: z.string() }),
+  execute: async ({ path }) => `// ${path}\n${`export const line = "${path}";\n`.repeat(200)}`,
+});
+
+function engineOver(store: SessionStore): Promise<ContextEngine> {
+  return createContextEngine({
+    store,
+    contextWindow: WINDOW,
+    maxOutputTokens: 1_000,
+    tokenCounter: new FakeTokenCounter(),
+    summarizer: new FakeSummarizer(),
+  });
+}
+
+function textOf(message: LanguageModelV4Prompt[number]): string {
+  if (typeof message.content === "string") return message.content;
+  return message.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+}
+
+/** Reads one file per question (named by the question's length), then answers naming the question. */
+function readingModel() {
+  return new MockLanguageModelV4({
+    doGenerate: async ({ prompt }: LanguageModelV4CallOptions): Promise<LanguageModelV4GenerateResult> => {
+      const question = textOf(prompt.findLast((message) => message.role === "user")!);
+      if (prompt.at(-1)?.role === "tool")
+        return {
+          content: [{ type: "text", text: `Answered: ${question}` }],
+          finishReason: { unified: "stop", raw: "stop" },
+          usage,
+          warnings: [],
+        };
+      return {
+        content: [
+          {
+            type: "tool-call",
+            toolCallId: `call_${question.length}`,
+            toolName: "read_file",
+            input: JSON.stringify({ path: `src/${question.length}.ts` }),
+          },
+        ],
+        finishReason: { unified: "tool-calls", raw: "tool_calls" },
+        usage,
+        warnings: [],
+      };
+    },
+  });
+}
+
+/** One conversation as an app keeps it: the messages so far, grown by each call's response. */
+async function ask(
+  model: MockLanguageModelV4,
+  engine: ContextEngine,
+  chat: { id: string; messages: ModelMessage[] },
+  question: string,
+  requests: PreparedRequest[] = [],
+): Promise<string> {
+  chat.messages.push({ role: "user", content: question });
+  const tools = { read_file: readFile };
+  const result = await generateText({
+    model,
+    system: "You read files.",
+    tools,
+    messages: chat.messages,
+    stopWhen: stepCountIs(4),
+    ...ctxkitSessionSteps({
+      engine,
+      sessionId: chat.id,
+      tools,
+      onRequest: (request) => requests.push(request),
+    }),
+  });
+  chat.messages.push(...result.responseMessages);
+  return result.text;
+}
+
+const directories: string[] = [];
+afterEach(() => {
+  for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
+});
+
+describe("ctxkitSessionSteps", () => {
+  it("keeps interleaved conversations apart, each governed and stored with its replies and usage", async () => {
+    const store = new MemorySessionStore();
+    const requests: PreparedRequest[] = [];
+    const engine = await engineOver(store);
+    const model = readingModel();
+    const chats = {
+      a: { id: "chat-a", messages: [] as ModelMessage[] },
+      b: { id: "chat-b", messages: [] as ModelMessage[] },
+    };
+    for (let turn = 1; turn <= 10; turn++) {
+      for (const name of ["a", "b"] as const) {
+        const question = `${name} question ${turn} ${"why ".repeat(turn)}`;
+        expect(await ask(model, engine, chats[name], question, requests)).toBe(`Answered: ${question}`);
+      }
+    }
+    expect(model.doGenerateCalls).toHaveLength(40);
+    for (const call of model.doGenerateCalls) {
+      const question = textOf(call.prompt.findLast((message) => message.role === "user")!);
+      const other = question.startsWith("a ") ? "b question" : "a question";
+      expect(JSON.stringify(call.prompt)).not.toContain(other);
+      expect(JSON.stringify(call.prompt).length / 4).toBeLessThan(WINDOW);
+    }
+    expect(requests.some((request) => request.checkpoint)).toBe(true);
+    for (const name of ["a", "b"]) {
+      const stored = (await store.loadMessages(`chat-${name}`, { strategy: "all" })).filter(
+        (message) => message.kind === undefined,
+      );
+      expect(stored.map((message) => message.role)).toEqual(
+        Array.from({ length: 10 }, () => ["user", "assistant", "tool", "assistant"]).flat(),
+      );
+      expect(stored[1]!.usage).toEqual({ input: 100, output: 10 });
+      expect(stored[2]!.content[0]).toMatchObject({ type: "tool-result", callId: expect.any(String) });
+    }
+  });
+
+  it("sends after a restart before every call exactly what a process that never restarted sends", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "ctxkit-ai-sdk-steps-"));
+    directories.push(directory);
+    const steadyStore = await openSqliteSessionStore({ path: join(directory, "steady.db") });
+    const steadyEngine = await engineOver(steadyStore);
+    const steadyModel = readingModel();
+    const restartedModel = readingModel();
+    const steadyChat = { id: "chat", messages: [] as ModelMessage[] };
+    const restartedChat = { id: "chat", messages: [] as ModelMessage[] };
+    const restartedRequests: PreparedRequest[] = [];
+    for (let turn = 1; turn <= 12; turn++) {
+      const question = `question ${turn} ${"why ".repeat(turn)}`;
+      await ask(steadyModel, steadyEngine, steadyChat, question);
+      const store = await openSqliteSessionStore({ path: join(directory, "restarted.db") });
+      await ask(restartedModel, await engineOver(store), restartedChat, question, restartedRequests);
+      await store.close();
+    }
+    await steadyStore.close();
+    expect(restartedModel.doGenerateCalls.map((call) => call.prompt)).toEqual(
+      steadyModel.doGenerateCalls.map((call) => call.prompt),
+    );
+    expect(restartedRequests.filter((request) => request.checkpoint).length).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,136 @@
+import type { LanguageModelUsage, ModelMessage, SystemModelMessage, ToolSet } from "ai";
+import type { ContextEngine } from "../../engine/context-engine.ts";
+import type { PreparedRequest, ToolDefinition } from "../../engine/prepared-request.ts";
+import type { ProviderOptions } from "../../formats/providers/ai-sdk/ai-sdk-types.ts";
+import { canonicalJson } from "../../model/blocks.ts";
+import type { JsonValue, Usage } from "../../model/message.ts";
+import { entriesOf } from "../shared/language-model-prompt.ts";
+import { sharedFeeds, type FeedItem } from "../shared/session-feed.ts";
+import { instructionText, toolDefinitions, type PrepareStepInput } from "./prepare-step.ts";
+
+/** Options of `ctxkitSessionSteps`. */
+export interface CtxkitSessionStepsOptions {
+  /** The context engine: its store keeps the session, its policy governs every step. */
+  engine: ContextEngine;
+  /** The conversation's session (e.g. the chat id). */
+  sessionId: string;
+  /** The tools given to `generateText`/`streamText`: their definitions are counted in every request. */
+  tools?: ToolSet;
+  /** Called with every governed request before the model sees it. */
+  onRequest?: (request: PreparedRequest) => void;
+}
+
+/** What `onStepFinish` reads of a finished step (any tool set's step result has these). */
+export interface FinishedStep {
+  readonly response: { readonly messages: readonly ModelMessage[]; readonly modelId?: string };
+  readonly usage: LanguageModelUsage;
+  readonly finishReason?: string;
+}
+
+/** The pair to spread into `generateText`/`streamText` options. */
+export interface CtxkitSessionSteps {
+  prepareStep(step: PrepareStepInput): Promise<{
+    messages: ModelMessage[];
+    instructions?: SystemModelMessage[];
+    providerOptions?: ProviderOptions;
+  }>;
+  onStepFinish(step: FinishedStep): Promise<void>;
+}
+
+const feedOf = sharedFeeds<ModelMessage>();
+const key = (message: ModelMessage) => canonicalJson(message);
+
+function usageOf(usage: LanguageModelUsage): Usage | undefined {
+  if (usage.inputTokens === undefined) return undefined;
+  const { cacheReadTokens, cacheWriteTokens } = usage.inputTokenDetails;
+  const reasoning = usage.outputTokenDetails.reasoningTokens;
+  return {
+    input: usage.inputTokens,
+    output: usage.outputTokens ?? 0,
+    ...(cacheReadTokens ? { cacheRead: cacheReadTokens } : {}),
+    ...(cacheWriteTokens ? { cacheWrite: cacheWriteTokens } : {}),
+    ...(reasoning ? { reasoning } : {}),
+  };
+}
+
+/**
+ * `prepareStep` and `onStepFinish` for `generateText`/`streamText` as a thin adapter over ctxkit's session core,
+ * keyed by `sessionId` and persisted in the engine's store: before each step the session records what it has not
+ * seen (the user's new input) and prepares the governed request, which the step sends instead of its messages; when
+ * the step finishes, its reply and tool results are recorded and committed — with the governor's state, in one
+ * transaction. So one conversation is one session whatever process serves it: a restarted process sends exactly
+ * what it would have sent without the restart, and the provider's cache stays warm. Create one per call (it is
+ * cheap); conversations are told apart by `sessionId`.
+ *
+ * @example
+ * ```ts
+ * const result = await generateText({
+ *   model, tools, messages, stopWhen: stepCountIs(20),
+ *   ...ctxkitSessionSteps({ engine, sessionId: chatId, tools }),
+ * });
+ * ```
+ */
+export function ctxkitSessionSteps(options: CtxkitSessionStepsOptions): CtxkitSessionSteps {
+  let tools: Promise<ToolDefinition[]> | undefined;
+  const definitions = () =>
+    (tools ??=
+      options.tools === undefined
+        ? Promise.resolve([])
+        : toolDefinitions(options.tools).then((json) =>
+            (JSON.parse(json) as { name: string; description?: string; inputSchema: JsonValue }[]).map(
+              (tool) => ({
+                name: tool.name,
+                ...(tool.description !== undefined && { description: tool.description }),
+                inputSchema: tool.inputSchema,
+              }),
+            ),
+          ));
+
+  return {
+    async prepareStep(step) {
+      const feed = feedOf(options.engine, options.sessionId);
+      // Later steps' messages (the replies and tool results) were recorded when their step finished.
+      if (step.stepNumber === 0) {
+        const unseen = await feed.unseen(step.messages, (message) => message.role === "assistant", key);
+        const items: FeedItem<ModelMessage>[] = unseen.flatMap((message) =>
+          entriesOf(message).map((entry) => ({ entry, source: message, key: key(message) })),
+        );
+        await feed.record(items);
+      }
+      const prepared = await feed.session.prepare({
+        system: [{ name: "identity", content: instructionText(step.instructions), heading: null }],
+        tools: await definitions(),
+      });
+      options.onRequest?.(prepared);
+      const request = prepared.toAiSdk(step.model !== undefined ? { model: step.model } : {});
+      return {
+        messages: request.messages,
+        ...(request.instructions !== undefined && { instructions: request.instructions }),
+        ...(request.providerOptions !== undefined && { providerOptions: request.providerOptions }),
+      };
+    },
+
+    async onStepFinish(step) {
+      const feed = feedOf(options.engine, options.sessionId);
+      // The step's own messages: its reply and the tool results after it (the list may hold earlier steps too).
+      const messages = step.response.messages;
+      const replyAt = messages.findLastIndex((message) => message.role === "assistant");
+      if (replyAt < 0) return;
+      const usage = usageOf(step.usage);
+      const items = messages.slice(replyAt).flatMap((message) =>
+        entriesOf(message).map((entry): FeedItem<ModelMessage> => {
+          if (entry.role !== "assistant") return { entry, source: message, key: key(message) };
+          const reply = {
+            ...entry.reply,
+            ...(usage !== undefined && { usage }),
+            ...(step.finishReason !== undefined && { finishReason: step.finishReason }),
+            ...(step.response.modelId !== undefined && { model: step.response.modelId }),
+          };
+          return { entry: { role: "assistant", reply }, source: message, key: key(message) };
+        }),
+      );
+      await feed.record(items);
+      await feed.commit();
+    },
+  };
+}
