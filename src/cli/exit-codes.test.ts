@@ -27,6 +27,7 @@ const ERROR_CODES: readonly CtxkitErrorCode[] = [
   "config_error",
   "cli_model_error",
   "unsupported",
+  "missing_dependency",
 ];
 
 async function help(argv: readonly string[]): Promise<string> {

@@ -11,6 +11,7 @@ const exitCodes: Partial<Record<CtxkitErrorCode, number>> = {
   schema_too_new: 2,
   corrupt_store: 2,
   file_access: 2,
+  missing_dependency: 2,
 };
 
 /** What each exit code of `ctxkit` means: shown by `ctxkit --help` and in the README. */

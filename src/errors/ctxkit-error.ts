@@ -25,7 +25,8 @@ export type CtxkitErrorCode =
   | "network_error"
   | "config_error"
   | "cli_model_error"
-  | "unsupported";
+  | "unsupported"
+  | "missing_dependency";
 
 /** Options shared by every ctxkit error. */
 export interface CtxkitErrorOptions {

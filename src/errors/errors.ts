@@ -207,3 +207,16 @@ export class UnsupportedError extends CtxkitError {
     super("unsupported", message);
   }
 }
+
+/** An optional peer dependency that a feature needs is not installed. Names the package and how to add it. */
+export class MissingDependencyError extends CtxkitError {
+  readonly packageName: string;
+  constructor(packageName: string, feature: string, options?: CtxkitErrorOptions) {
+    super(
+      "missing_dependency",
+      `${feature} needs the package "${packageName}", which is not installed; run: npm install ${packageName}`,
+      options,
+    );
+    this.packageName = packageName;
+  }
+}

@@ -1,6 +1,7 @@
 export { CtxkitError, type CtxkitErrorCode, type CtxkitErrorOptions } from "./ctxkit-error.ts";
 export * from "./errors.ts";
 export * from "./file-access-error.ts";
+export * from "./optional-peer.ts";
 export * from "./provider-errors.ts";
 export * from "./settings-file-error.ts";
 export * from "./redact-secrets.ts";

@@ -3,6 +3,7 @@ import { ConfigError } from "../errors/errors.ts";
 import { apiKeyFor } from "./api-key.ts";
 import { parseModelSpec } from "./model-spec.ts";
 import { providerCatalog, type ApiKeyName, type CompatibleProviderName } from "./provider-catalog.ts";
+import { optionalPeer } from "../errors/optional-peer.ts";
 
 /** What model resolution may read besides the model string. All optional. */
 export interface ResolveModelOptions {
@@ -47,7 +48,11 @@ async function compatibleModel(
     );
   }
   const apiKey = apiKeyFor(provider, { env, apiKeys: options.apiKeys ?? {} });
-  const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
+  const { createOpenAICompatible } = await optionalPeer(
+    "@ai-sdk/openai-compatible",
+    `the ${provider}: provider`,
+    () => import("@ai-sdk/openai-compatible"),
+  );
   const factory = createOpenAICompatible({
     name: provider,
     baseURL: checkedURL(chosen, "baseURL"),
@@ -96,15 +101,27 @@ export async function resolveModel(
   };
   switch (provider) {
     case "openai": {
-      const { createOpenAI } = await import("@ai-sdk/openai");
+      const { createOpenAI } = await optionalPeer(
+        "@ai-sdk/openai",
+        "the openai: provider",
+        () => import("@ai-sdk/openai"),
+      );
       return createOpenAI(common)(modelId);
     }
     case "anthropic": {
-      const { createAnthropic } = await import("@ai-sdk/anthropic");
+      const { createAnthropic } = await optionalPeer(
+        "@ai-sdk/anthropic",
+        "the anthropic: provider",
+        () => import("@ai-sdk/anthropic"),
+      );
       return createAnthropic(common)(modelId);
     }
     case "google": {
-      const { createGoogleGenerativeAI } = await import("@ai-sdk/google");
+      const { createGoogleGenerativeAI } = await optionalPeer(
+        "@ai-sdk/google",
+        "the google: provider",
+        () => import("@ai-sdk/google"),
+      );
       return createGoogleGenerativeAI(common)(modelId);
     }
   }

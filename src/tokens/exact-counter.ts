@@ -5,6 +5,7 @@ import { sumMessageTokens } from "./message-costs.ts";
 import type { TokenCounter } from "./token-counter.ts";
 import type { ExactEncoding } from "./tokenizer-family.ts";
 import { yieldWhenBusy } from "./yield-when-busy.ts";
+import { optionalPeer } from "../errors/optional-peer.ts";
 
 interface Encoding {
   countTokens(text: string, options: { disallowedSpecial: Set<string> }): number;
@@ -15,9 +16,10 @@ interface Encoding {
  * loaded, and only when first asked for (never at module load of the core index).
  */
 function loadEncoding(encoding: ExactEncoding): Promise<Encoding> {
+  const feature = `exact ${encoding} token counts (OpenAI models)`;
   return encoding === "o200k_base"
-    ? import("gpt-tokenizer/encoding/o200k_base")
-    : import("gpt-tokenizer/encoding/cl100k_base");
+    ? optionalPeer("gpt-tokenizer", feature, () => import("gpt-tokenizer/encoding/o200k_base"))
+    : optionalPeer("gpt-tokenizer", feature, () => import("gpt-tokenizer/encoding/cl100k_base"));
 }
 
 const loading = new Map<ExactEncoding, Promise<Encoding>>();

@@ -1,5 +1,6 @@
 /**
- * `npm test`: the typecheck, the lint and every test, at once. The tests run in the foreground with their own
+ * `npm test`: the typecheck, the lint, the package check (test/support/check-package.ts: the packed package as a
+ * consumer meets it; it reads the `dist/` that `npm install` built) and every test, at once. The tests run in the foreground with their own
  * output; the checks run beside them (they fill the time the tests spend waiting on child processes, PostgreSQL
  * and the browser) and report when the tests are done. Exits non-zero if anything failed.
  *
@@ -47,6 +48,7 @@ const checks: { name: string; tool: string; args: string[] }[] = [
     tool: "eslint",
     args: [".", "--cache", "--cache-strategy", "content", "--cache-location", join(cache, "eslint")],
   },
+  { name: "package", tool: "node", args: ["test/support/check-package.ts"] },
   {
     name: "prettier",
     tool: "prettier",

@@ -32,6 +32,7 @@ const statusOfCode: Partial<Record<CtxkitErrorCode, number>> = {
   config_error: 500,
   schema_too_new: 500,
   corrupt_store: 500,
+  missing_dependency: 500,
 };
 
 function fromProvider(error: ProviderError): ErrorAnswer {
