@@ -416,10 +416,10 @@ describe("authentication", () => {
     { method: "GET", path: "/metrics" },
   ];
 
-  it("the 401 table covers every route of the app but /health", () => {
+  it("the 401 table covers every route of the app but the probes (/health, /ready)", () => {
     const app = createServer({ store: new MemorySessionStore(), keys: new MemoryKeyStore(), webRoot: false });
     const all = app.routes
-      .filter((route) => route.method !== "ALL" && route.path !== "/health")
+      .filter((route) => route.method !== "ALL" && route.path !== "/health" && route.path !== "/ready")
       .map((route) => `${route.method} ${route.path.replace("/v1/memory/:id", "/v1/memory/:memory")}`);
     const covered = new Set(paths.map((route) => `${route.method} ${route.path.split("?")[0]!}`));
     for (const route of all) expect(covered, route).toContain(route);
@@ -446,10 +446,13 @@ describe("authentication", () => {
     expect((await harness.call("/v1/me", { key })).status).toBe(401);
   });
 
-  it("/health needs no key and says auth is on", async () => {
+  it("/health needs no key and says auth is on; /ready needs no key and says no more than ready", async () => {
     const answer = await harness.call("/health", { key: null });
     expect(answer.status).toBe(200);
     expect(await answer.json()).toMatchObject({ status: "ok", auth: true });
+    const ready = await harness.call("/ready", { key: null });
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: "ready" });
   });
 
   it("no key, Authorization header or upstream key ever reaches the log", async () => {
