@@ -56,7 +56,7 @@ describe("the OpenAI Responses proxy, with the official openai client", () => {
     const sent = first.harness.upstream.requests[0]!.body;
     expect(sent).toMatchObject({ store: false, model: "fake-model", instructions: "You are terse.", tools });
     expect(sent["previous_response_id"]).toBeUndefined();
-    expect(sent.include).toContain("reasoning.encrypted_content");
+    expect(sent["include"]).toContain("reasoning.encrypted_content");
     await first.harness.close();
     harnesses.splice(0);
 
@@ -154,7 +154,7 @@ describe("the OpenAI Responses proxy, with the official openai client", () => {
     expect(answer.id).toBe("resp_fake_1");
     const sent = harness.upstream.requests[0]!.body;
     expect(sent.input).toEqual(input);
-    expect(sent.store).toBe(false);
+    expect(sent["store"]).toBe(false);
     expect((await harness.store.listSessions()).sessions).toHaveLength(0);
     // The upstream's own id names no stored response.
     await expect(
