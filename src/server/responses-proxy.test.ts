@@ -223,4 +223,31 @@ describe("the OpenAI Responses proxy, with the official openai client", () => {
     const all = await harness.store.loadMessages("long-1", { strategy: "all" });
     expect(all.filter((message) => message.kind === undefined)).toHaveLength(50);
   });
+  it("a stream the upstream cuts short ends with an error event and stores nothing; X-Ctxkit-Mode: stateless stores nothing", async () => {
+    const { harness, client } = await setup({
+      responses: [{ text: "a long answer that never ends", chunkSize: 2, disconnectAfterChunks: 6 }, "plain"],
+    });
+    const stream = await client({ "X-Ctxkit-Session": "cut-1" }).responses.create({
+      model: "m",
+      input: "Hi",
+      stream: true,
+    });
+    const types: string[] = [];
+    await expect(
+      (async () => {
+        for await (const event of stream) types.push(event.type);
+      })(),
+    ).rejects.toThrow();
+    expect(types).not.toContain("response.completed");
+    expect(await harness.store.getSession("cut-1")).toBeUndefined();
+
+    const answer = await client({ "X-Ctxkit-Session": "s-1", "X-Ctxkit-Mode": "stateless" }).responses.create(
+      {
+        model: "m",
+        input: "Hi",
+      },
+    );
+    expect(answer.output_text).toBe("plain");
+    expect((await harness.store.listSessions()).sessions).toHaveLength(0);
+  });
 });

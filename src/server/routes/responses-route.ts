@@ -55,6 +55,20 @@ async function targetOf(
   context: ServerContext,
   request: ResponsesRequest,
 ): Promise<Target> {
+  const mode = c.req.header("x-ctxkit-mode");
+  if (mode !== undefined && mode !== "stateless" && mode !== "stateful") {
+    throw new HttpError(400, "invalid_input", "X-Ctxkit-Mode must be stateless or stateful");
+  }
+  if (mode === "stateless") {
+    if (typeof request.previous_response_id === "string") {
+      throw new HttpError(
+        400,
+        "invalid_input",
+        "previous_response_id needs stateful mode: drop X-Ctxkit-Mode",
+      );
+    }
+    return { kind: "stateless" };
+  }
   const header = c.req.header("x-ctxkit-session");
   if (header !== undefined && !SESSION_ID.test(header)) {
     throw new HttpError(
@@ -88,7 +102,7 @@ async function targetOf(
  * input is appended to the session (a client that resends the whole conversation, like Codex, has the part the
  * session holds skipped), the whole history is governed and sent upstream with `store: false`, and the reply is
  * stored; the answer's id (`resp_ck.<session>.<n>`) chains the next request. With `store: false` and no session
- * header nothing is stored: the client's full input is governed statelessly. Streams keep the Responses event
+ * header (or with `X-Ctxkit-Mode: stateless`) nothing is stored: the client's full input is governed statelessly. Streams keep the Responses event
  * format; errors have OpenAI's shape.
  *
  * @example
