@@ -114,14 +114,14 @@ describe("the OpenAI Responses proxy, with the official openai client", () => {
       types.push(event.type);
       if (event.type === "response.output_text.delta") text += event.delta;
       if (event.type === "response.completed") completed = event.response;
-      if (event.type === "response.created") expect(event.response.id).toBe("resp_ck.stream-1.2");
+      if (event.type === "response.created") expect(event.response.id).toBe("resp_ck.stream-1.1");
     }
     expect(types[0]).toBe("response.created");
     expect(types).toContain("response.output_item.added");
     expect(types).toContain("response.output_item.done");
     expect(types.at(-1)).toBe("response.completed");
     expect(text).toBe("First, in pieces.");
-    expect(completed?.id).toBe("resp_ck.stream-1.2");
+    expect(completed?.id).toBe("resp_ck.stream-1.1");
     expect(completed?.usage?.output_tokens).toBeGreaterThan(0);
 
     const second = await openai.responses.create({
@@ -178,6 +178,11 @@ describe("the OpenAI Responses proxy, with the official openai client", () => {
     const bad = await harness.call("/v1/responses", { method: "POST", json: { model: "m", input: [] } });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { type: string } }).error.type).toBe("invalid_request_error");
+    // Only the latest response of a session can be continued: an older one is a conflict.
+    const stale = `${mine.id.slice(0, mine.id.lastIndexOf("."))}.0`;
+    await expect(
+      client().responses.create({ model: "m", input: "branch", previous_response_id: stale }),
+    ).rejects.toMatchObject({ status: 409, code: "conflict" });
     const limited = client().responses.create({ model: "m", input: "again", previous_response_id: mine.id });
     await expect(limited).rejects.toBeInstanceOf(OpenAI.RateLimitError);
     // The failed turn left nothing behind.

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Context, Hono } from "hono";
 import type { PreparedRequest } from "../../engine/prepared-request.ts";
 import { toOpenAIResponses } from "../../formats/providers/openai-responses/index.ts";
+import type { Message } from "../../model/message.ts";
 import { inlineMedia } from "../../store/media-blobs.ts";
 import { errorAnswer } from "../http/error-response.ts";
 import { HttpError } from "../http/http-error.ts";
@@ -30,6 +31,9 @@ import { commitFollowUp, requireUpstream } from "./turn-support.ts";
 
 const SESSION_ID = /^[^\s/]{1,200}$/;
 
+/** An assistant message of the conversation (not a summary): response ids count them. */
+const isReply = (message: Message): boolean => message.role === "assistant" && message.kind === undefined;
+
 function parseJsonAnswer(text: string): Record<string, unknown> {
   try {
     const value: unknown = JSON.parse(text);
@@ -48,7 +52,12 @@ function parseJsonAnswer(text: string): Record<string, unknown> {
 /** Which session a request belongs to, if any. */
 type Target =
   | { readonly kind: "stateless" }
-  | { readonly kind: "session"; readonly id: string; readonly chained: boolean };
+  | {
+      readonly kind: "session";
+      readonly id: string;
+      /** The response a chained request continues: its id and sequence number. */
+      readonly previous?: { readonly id: string; readonly sequence: number };
+    };
 
 async function targetOf(
   c: Context<ServerEnv>,
@@ -79,7 +88,7 @@ async function targetOf(
   }
   const previous = request.previous_response_id;
   if (typeof previous === "string") {
-    const { sessionId } = parseResponseId(previous);
+    const { sessionId, sequence } = parseResponseId(previous);
     if (header !== undefined && header !== sessionId) {
       throw new HttpError(
         400,
@@ -89,11 +98,11 @@ async function targetOf(
     }
     const owned = await context.directory.find(c.get("tenant"), sessionId);
     if (owned?.kind !== "stored") throw previousResponseNotFound(previous);
-    return { kind: "session", id: sessionId, chained: true };
+    return { kind: "session", id: sessionId, previous: { id: previous, sequence } };
   }
-  if (header !== undefined) return { kind: "session", id: header, chained: false };
+  if (header !== undefined) return { kind: "session", id: header };
   if (request.store === false) return { kind: "stateless" };
-  return { kind: "session", id: `resp-${randomUUID()}`, chained: false };
+  return { kind: "session", id: `resp-${randomUUID()}` };
 }
 
 /**
@@ -101,7 +110,8 @@ async function targetOf(
  * server answered with), or sent with `X-Ctxkit-Session`, or sent without `store: false` is stateful: its new
  * input is appended to the session (a client that resends the whole conversation, like Codex, has the part the
  * session holds skipped), the whole history is governed and sent upstream with `store: false`, and the reply is
- * stored; the answer's id (`resp_ck.<session>.<n>`) chains the next request. With `store: false` and no session
+ * stored; the answer's id (`resp_ck.<session>.<n>`, n counting the session's replies) chains the next request,
+ * from the session's latest response only (an older one is a 409: branching needs a fork). With `store: false` and no session
  * header (or with `X-Ctxkit-Mode: stateless`) nothing is stored: the client's full input is governed statelessly. Streams keep the Responses event
  * format; errors have OpenAI's shape.
  *
@@ -115,7 +125,7 @@ export function registerResponsesRoute(app: Hono<ServerEnv>, context: ServerCont
     const request = await readJson(c, responsesRequestSchema, "responses request");
     const target = await targetOf(c, context, request);
     if (target.kind === "stateless") return stateless(c, context, upstream, request, started);
-    return stateful(c, context, upstream, request, target.id, started);
+    return stateful(c, context, upstream, request, target, started);
   });
 }
 
@@ -184,9 +194,10 @@ async function stateful(
   context: ServerContext,
   upstream: UpstreamOptions,
   request: ResponsesRequest,
-  sessionId: string,
+  target: Extract<Target, { kind: "session" }>,
   started: number,
 ): Promise<Response> {
+  const sessionId = target.id;
   const tenant = c.get("tenant");
   const claim = await context.directory.claim(tenant, sessionId);
   let lease;
@@ -195,6 +206,15 @@ async function stateful(
   try {
     lease = await context.engines.lease(tenant, claim.storeId);
     const stored = await lease.session.history();
+    const replies = stored.filter(isReply).length;
+    if (target.previous !== undefined && target.previous.sequence !== replies) {
+      throw new HttpError(
+        409,
+        "conflict",
+        `previous_response_id '${target.previous.id}' is not the latest response of its session; ctxkit continues a ` +
+          "session from its latest response only (fork the session with POST /v1/sessions/:id/fork to branch)",
+      );
+    }
     const client = responsesMessages(request.input, request.instructions, claim.storeId);
     const system = client.filter((message) => message.role === "system");
     const fresh = newMessages(
@@ -223,7 +243,7 @@ async function stateful(
         ),
       onUpstream: (status) => context.metrics.upstreamRequests.inc({ status }),
     });
-    id = responseId(sessionId, stored.length + fresh.length + 1);
+    id = responseId(sessionId, replies + fresh.filter(isReply).length + 1);
   } catch (error) {
     lease?.release();
     claim.release();
