@@ -3,7 +3,9 @@
  * upstream, `ctxkit serve`'s server in front of it, and `codex exec` pointed at that server. It writes what the
  * test asserts as JSON to the path given as its first argument.
  *
- * Usage: node codex-e2e-child.ts <report.json> <codex binary> <temp dir>
+ * Usage: node codex-e2e-child.ts <report.json> <codex binary> <temp dir> [stateful|stateless]
+ * (stateful: Codex sends `X-Ctxkit-Session: codex-e2e`; stateless: no header, so its `store: false` requests
+ * are governed without being stored).
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -17,7 +19,12 @@ import type { FakeOpenAIResponse } from "../../src/test/fake-openai-responses.ts
 import { FakeSummarizer } from "../../src/test/fake-summarizer.ts";
 import { FakeTokenCounter } from "../../src/test/fake-token-counter.ts";
 
-const [reportPath, codex, dir] = process.argv.slice(2) as [string, string, string];
+const [reportPath, codex, dir, mode = "stateful"] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  string?,
+];
 const SESSION = "codex-e2e";
 const work = join(dir, "work");
 const home = join(dir, "home");
@@ -87,7 +94,7 @@ env_key = "CTXKIT_API_KEY"
 wire_api = "responses"
 request_max_retries = 0
 stream_max_retries = 0
-http_headers = { "X-Ctxkit-Session" = "${SESSION}" }
+${mode === "stateful" ? `http_headers = { "X-Ctxkit-Session" = "${SESSION}" }` : ""}
 `,
 );
 
@@ -122,7 +129,11 @@ const report = {
   })),
   session: await get(`/v1/sessions/${SESSION}`),
   timeline: await get(`/v1/sessions/${SESSION}/timeline`),
-  stored: await store.loadMessages(SESSION, { strategy: "all" }),
+  stored:
+    (await store.getSession(SESSION)) === undefined
+      ? []
+      : await store.loadMessages(SESSION, { strategy: "all" }),
+  sessions: (await store.listSessions()).sessions.length,
 };
 writeFileSync(reportPath, JSON.stringify(report));
 await server.close();

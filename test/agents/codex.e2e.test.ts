@@ -52,76 +52,93 @@ interface Report {
   session: { status: number; body: { session?: { id: string; messageCount: number; stored: boolean } } };
   timeline: { status: number; body: { requests?: unknown[] } };
   stored: { role: string; kind?: string }[];
+  sessions: number;
+}
+
+/** Runs the child script in a loopback-only network namespace and returns its report. */
+async function runCodex(mode: "stateful" | "stateless"): Promise<Report> {
+  const dir = mkdtempSync(join(tmpdir(), "ctxkit-codex-"));
+  try {
+    const report = join(dir, "report.json");
+    const child = spawn(
+      "unshare",
+      [
+        "-n",
+        "sh",
+        "-c",
+        'ip link set lo up && exec "$0" "$@"',
+        process.execPath,
+        join(here, "codex-e2e-child.ts"),
+        report,
+        codex!,
+        dir,
+        mode,
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let log = "";
+    child.stdout.on("data", (chunk: Buffer) => (log += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (log += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    if (code !== 0) throw new Error(`the codex e2e child failed (${code}):\n${log}`);
+    return JSON.parse(readFileSync(report, "utf8")) as Report;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 describe.runIf(codex !== undefined && isolated)(
   "Codex through ctxkit (codex exec, loopback-only network)",
   () => {
     it("runs a small coding task with Codex's real tools; ctxkit governs, stores and shows the session", async () => {
-      const dir = mkdtempSync(join(tmpdir(), "ctxkit-codex-"));
-      try {
-        const report = join(dir, "report.json");
-        const child = spawn(
-          "unshare",
-          [
-            "-n",
-            "sh",
-            "-c",
-            'ip link set lo up && exec "$0" "$@"',
-            process.execPath,
-            join(here, "codex-e2e-child.ts"),
-            report,
-            codex!,
-            dir,
-          ],
-          { stdio: ["ignore", "pipe", "pipe"] },
-        );
-        let log = "";
-        child.stdout.on("data", (chunk: Buffer) => (log += chunk.toString()));
-        child.stderr.on("data", (chunk: Buffer) => (log += chunk.toString()));
-        const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
-        expect(code, log).toBe(0);
-        const result = JSON.parse(readFileSync(report, "utf8")) as Report;
+      const result = await runCodex("stateful");
 
-        // The agent finished: every scripted step was asked for, Codex's shell really edited the file.
-        expect(result.exitCode, result.output).toBe(0);
-        expect(result.steps).toBe(4);
-        expect(result.output).toContain("notes.txt now says status: final.");
-        expect(result.file.startsWith("status: final\n")).toBe(true);
+      // The agent finished: every scripted step was asked for, Codex's shell really edited the file.
+      expect(result.exitCode, result.output).toBe(0);
+      expect(result.steps).toBe(4);
+      expect(result.output).toContain("notes.txt now says status: final.");
+      expect(result.file.startsWith("status: final\n")).toBe(true);
 
-        // The upstream got governed Responses requests: never stored upstream, a checkpoint summarised the start,
-        // and the governed input is smaller than the history the session holds.
-        expect(result.upstream.map((request) => request.path)).toEqual(Array(4).fill("/v1/responses"));
-        expect(result.upstream.every((request) => request.store === false && request.tools > 0)).toBe(true);
-        const inputs = result.upstream.map((request) => JSON.stringify(request.input));
-        expect(inputs.some((input) => input.includes("<conversation-summary>"))).toBe(true);
-        // The file's full text went up once, with the call that read it; later requests carry less than that.
-        const sizes = inputs.map((input) => input.length);
-        expect(sizes.at(-1)!).toBeLessThan(sizes[1]!);
+      // The upstream got governed Responses requests: never stored upstream, a checkpoint summarised the start,
+      // and later requests carry less than the one with the file's full text.
+      expect(result.upstream.map((request) => request.path)).toEqual(Array(4).fill("/v1/responses"));
+      expect(result.upstream.every((request) => request.store === false && request.tools > 0)).toBe(true);
+      const inputs = result.upstream.map((request) => JSON.stringify(request.input));
+      expect(inputs.some((input) => input.includes("<conversation-summary>"))).toBe(true);
+      const sizes = inputs.map((input) => input.length);
+      expect(sizes.at(-1)!).toBeLessThan(sizes[1]!);
 
-        // The session is stored (Codex resent its whole history each time: each message is stored once).
-        const original = result.stored.filter((message) => message.kind === undefined);
-        expect(original.map((message) => message.role)).toEqual([
-          "user",
-          "user",
-          "assistant",
-          "tool",
-          "assistant",
-          "tool",
-          "assistant",
-          "tool",
-          "assistant",
-        ]);
-        expect(result.stored.some((message) => message.kind === "summary")).toBe(true);
-        // … and visible through the inspector API.
-        expect(result.session.status).toBe(200);
-        expect(result.session.body.session).toMatchObject({ id: "codex-e2e", stored: true });
-        expect(result.session.body.session?.messageCount).toBeGreaterThanOrEqual(9);
-        expect(result.timeline.status).toBe(200);
-        expect(result.timeline.body.requests).toHaveLength(4);
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
+      // The session is stored (Codex resent its whole history each time: each message is stored once).
+      const original = result.stored.filter((message) => message.kind === undefined);
+      expect(original.map((message) => message.role)).toEqual([
+        "user",
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "tool",
+        "assistant",
+        "tool",
+        "assistant",
+      ]);
+      expect(result.stored.some((message) => message.kind === "summary")).toBe(true);
+      // … and visible through the inspector API.
+      expect(result.session.status).toBe(200);
+      expect(result.session.body.session).toMatchObject({ id: "codex-e2e", stored: true });
+      expect(result.session.body.session?.messageCount).toBeGreaterThanOrEqual(9);
+      expect(result.timeline.status).toBe(200);
+      expect(result.timeline.body.requests).toHaveLength(4);
+    }, 180_000);
+
+    it("without a session header, governs Codex's store:false requests statelessly and stores nothing", async () => {
+      const result = await runCodex("stateless");
+      expect(result.exitCode, result.output).toBe(0);
+      expect(result.steps).toBe(4);
+      expect(result.file.startsWith("status: final\n")).toBe(true);
+      expect(result.upstream.every((request) => request.store === false)).toBe(true);
+      const inputs = result.upstream.map((request) => JSON.stringify(request.input));
+      expect(inputs.some((input) => input.includes("<conversation-summary>"))).toBe(true);
+      expect(result.sessions).toBe(0);
     }, 180_000);
   },
 );
