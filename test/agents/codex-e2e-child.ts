@@ -126,6 +126,7 @@ const report = {
     store: request.body["store"],
     input: request.body.input,
     tools: (request.body.tools ?? []).length,
+    metadata: request.body["client_metadata"],
   })),
   session: await get(`/v1/sessions/${SESSION}`),
   timeline: await get(`/v1/sessions/${SESSION}/timeline`),

@@ -48,7 +48,7 @@ interface Report {
   output: string;
   file: string;
   steps: number;
-  upstream: { path: string; store: unknown; input: unknown; tools: number }[];
+  upstream: { path: string; store: unknown; input: unknown; tools: number; metadata: unknown }[];
   session: { status: number; body: { session?: { id: string; messageCount: number; stored: boolean } } };
   timeline: { status: number; body: { requests?: unknown[] } };
   stored: { role: string; kind?: string }[];
@@ -98,6 +98,8 @@ describe.runIf(codex !== undefined && isolated)(
       expect(result.steps).toBe(4);
       expect(result.output).toContain("notes.txt now says status: final.");
       expect(result.file.startsWith("status: final\n")).toBe(true);
+      // Codex ran with its analytics off (the namespace has no network besides loopback anyway).
+      expect(JSON.stringify(result.upstream[0]?.metadata)).toContain(String.raw`\"analytics_enabled\":false`);
 
       // The upstream got governed Responses requests: never stored upstream, a checkpoint summarised the start,
       // and later requests carry less than the one with the file's full text.
