@@ -50,7 +50,8 @@ export function responsesToolDefinitions(tools: readonly unknown[] | null | unde
 /**
  * The body sent upstream: the client's fields with the governed `instructions` and `input`, never stored by
  * the upstream (`store: false`, ctxkit keeps the state), no `previous_response_id`, the server's model when it
- * has one, and reasoning's encrypted content asked for so it can be sent back on the next turn.
+ * has one, and — when the client sets `reasoning` — reasoning's encrypted content asked for so it can be sent back
+ * on the next turn.
  *
  * @example
  * const body = responsesUpstreamBody(request, { input }, "gpt-5-mini");
@@ -62,14 +63,14 @@ export function responsesUpstreamBody(
 ): JsonRecord {
   const { previous_response_id: _previous, instructions: _instructions, ...rest } = request;
   const include = Array.isArray(request["include"]) ? (request["include"] as unknown[]) : [];
+  // Asked for only when the client configures reasoning: models without it refuse the option.
+  const wantsReasoning = request["reasoning"] != null && !include.includes("reasoning.encrypted_content");
   return {
     ...rest,
     ...(governed.instructions !== undefined && { instructions: governed.instructions }),
     input: governed.input,
     store: false,
-    include: include.includes("reasoning.encrypted_content")
-      ? include
-      : [...include, "reasoning.encrypted_content"],
+    ...(wantsReasoning && { include: [...include, "reasoning.encrypted_content"] }),
     ...(model !== undefined && { model }),
   };
 }
