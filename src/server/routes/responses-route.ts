@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { Context, Hono } from "hono";
 import type { PreparedRequest } from "../../engine/prepared-request.ts";
 import { toOpenAIResponses } from "../../formats/providers/openai-responses/index.ts";
@@ -12,8 +11,6 @@ import { relayResponsesStream } from "../proxy/relay-responses-stream.ts";
 import { responsesInput, responsesMessages, restoreMessages } from "../proxy/responses-items.ts";
 import { replyFromResponse } from "../proxy/responses-reply.ts";
 import {
-  parseResponseId,
-  previousResponseNotFound,
   responseId,
   responsesRequestSchema,
   responsesToolDefinitions,
@@ -21,6 +18,7 @@ import {
   type ResponsesRequest,
 } from "../proxy/responses-request.ts";
 import { newMessages } from "../proxy/responses-session-inputs.ts";
+import { responsesTarget, type ResponsesTarget } from "../proxy/responses-target.ts";
 import { openExchange } from "../proxy/session-exchange.ts";
 import { clientTurn } from "../proxy/session-inputs.ts";
 import type { ServerContext, ServerEnv } from "../server-context.ts";
@@ -28,8 +26,6 @@ import type { AssistantReply } from "../upstream/assistant-reply.ts";
 import { callUpstream } from "../upstream/call-upstream.ts";
 import type { UpstreamOptions } from "../upstream/upstream-options.ts";
 import { commitFollowUp, requireUpstream } from "./turn-support.ts";
-
-const SESSION_ID = /^[^\s/]{1,200}$/;
 
 /** An assistant message of the conversation (not a summary): response ids count them. */
 const isReply = (message: Message): boolean => message.role === "assistant" && message.kind === undefined;
@@ -49,71 +45,15 @@ function parseJsonAnswer(text: string): Record<string, unknown> {
   );
 }
 
-/** Which session a request belongs to, if any. */
-type Target =
-  | { readonly kind: "stateless" }
-  | {
-      readonly kind: "session";
-      readonly id: string;
-      /** The response a chained request continues: its id and sequence number. */
-      readonly previous?: { readonly id: string; readonly sequence: number };
-    };
-
-async function targetOf(
-  c: Context<ServerEnv>,
-  context: ServerContext,
-  request: ResponsesRequest,
-): Promise<Target> {
-  const mode = c.req.header("x-ctxkit-mode");
-  if (mode !== undefined && mode !== "stateless" && mode !== "stateful") {
-    throw new HttpError(400, "invalid_input", "X-Ctxkit-Mode must be stateless or stateful");
-  }
-  if (mode === "stateless") {
-    if (typeof request.previous_response_id === "string") {
-      throw new HttpError(
-        400,
-        "invalid_input",
-        "previous_response_id needs stateful mode: drop X-Ctxkit-Mode",
-      );
-    }
-    return { kind: "stateless" };
-  }
-  const header = c.req.header("x-ctxkit-session");
-  if (header !== undefined && !SESSION_ID.test(header)) {
-    throw new HttpError(
-      400,
-      "invalid_input",
-      "X-Ctxkit-Session must be 1–200 characters without spaces or slashes",
-    );
-  }
-  const previous = request.previous_response_id;
-  if (typeof previous === "string") {
-    const { sessionId, sequence } = parseResponseId(previous);
-    if (header !== undefined && header !== sessionId) {
-      throw new HttpError(
-        400,
-        "invalid_input",
-        "previous_response_id belongs to another session than X-Ctxkit-Session",
-      );
-    }
-    const owned = await context.directory.find(c.get("tenant"), sessionId);
-    if (owned?.kind !== "stored") throw previousResponseNotFound(previous);
-    return { kind: "session", id: sessionId, previous: { id: previous, sequence } };
-  }
-  if (header !== undefined) return { kind: "session", id: header };
-  if (request.store === false) return { kind: "stateless" };
-  return { kind: "session", id: `resp-${randomUUID()}` };
-}
-
 /**
  * `POST /v1/responses`: the OpenAI Responses proxy. A request chained with `previous_response_id` (an id this
  * server answered with), or sent with `X-Ctxkit-Session`, or sent without `store: false` is stateful: its new
  * input is appended to the session (a client that resends the whole conversation, like Codex, has the part the
  * session holds skipped), the whole history is governed and sent upstream with `store: false`, and the reply is
- * stored; the answer's id (`resp_ck.<session>.<n>`, n counting the session's replies) chains the next request,
- * from the session's latest response only (an older one is a 409: branching needs a fork). With `store: false` and no session
- * header (or with `X-Ctxkit-Mode: stateless`) nothing is stored: the client's full input is governed statelessly. Streams keep the Responses event
- * format; errors have OpenAI's shape.
+ * stored; the answer's id (`resp_ck.<session>.<n>`, n counting the session's replies) chains the next
+ * request, from the session's latest response only (an older one is a 409: branching needs a fork). With
+ * `store: false` and no session header (or with `X-Ctxkit-Mode: stateless`) nothing is stored: the client's
+ * full input is governed statelessly. Streams keep the Responses event format; errors have OpenAI's shape.
  *
  * @example
  * registerResponsesRoute(app, context);
@@ -123,7 +63,11 @@ export function registerResponsesRoute(app: Hono<ServerEnv>, context: ServerCont
     const started = performance.now();
     const upstream = requireUpstream(context);
     const request = await readJson(c, responsesRequestSchema, "responses request");
-    const target = await targetOf(c, context, request);
+    const target = await responsesTarget(
+      request,
+      { session: c.req.header("x-ctxkit-session"), mode: c.req.header("x-ctxkit-mode") },
+      (sessionId) => context.directory.find(c.get("tenant"), sessionId),
+    );
     if (target.kind === "stateless") return stateless(c, context, upstream, request, started);
     return stateful(c, context, upstream, request, target, started);
   });
@@ -194,7 +138,7 @@ async function stateful(
   context: ServerContext,
   upstream: UpstreamOptions,
   request: ResponsesRequest,
-  target: Extract<Target, { kind: "session" }>,
+  target: Extract<ResponsesTarget, { kind: "session" }>,
   started: number,
 ): Promise<Response> {
   const sessionId = target.id;
