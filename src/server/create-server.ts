@@ -14,6 +14,7 @@ import { rateLimit } from "./limits/rate-limit.ts";
 import { RateLimiter } from "./limits/rate-limiter.ts";
 import { ServerMetrics } from "./metrics/server-metrics.ts";
 import { registerChatCompletionsRoute } from "./routes/chat-completions-route.ts";
+import { registerResponsesRoute } from "./routes/responses-route.ts";
 import { registerInspectionRoutes } from "./routes/inspection-routes.ts";
 import { registerInspectorRoutes } from "./routes/inspector-routes.ts";
 import { registerMemoryRoutes } from "./routes/memory-routes.ts";
@@ -131,6 +132,7 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
   registerTurnRoutes(app, context);
   registerMemoryRoutes(app, context);
   registerChatCompletionsRoute(app, context);
+  registerResponsesRoute(app, context);
   const webRoot = options.webRoot === undefined ? defaultWebRoot() : options.webRoot || undefined;
   if (webRoot !== undefined) registerStaticRoutes(app, webRoot);
   return app;

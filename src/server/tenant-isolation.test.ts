@@ -390,6 +390,12 @@ describe("session ids are per tenant", () => {
         json: { model: "m", messages: [{ role: "user", content: "fail this" }] },
         headers: { "x-ctxkit-session": ":id" },
       },
+      {
+        method: "POST",
+        path: "/v1/responses",
+        json: { model: "m", input: "fail this" },
+        headers: { "x-ctxkit-session": ":id" },
+      },
     ];
     for (const [index, route] of failing.entries()) {
       const id = `ghost-${index}`;
@@ -414,6 +420,7 @@ describe("authentication", () => {
     { method: "GET", path: "/v1/me" },
     { method: "GET", path: "/v1/events" },
     { method: "GET", path: "/metrics" },
+    { method: "POST", path: "/v1/responses", json: { model: "m", input: "x" } },
   ];
 
   it("the 401 table covers every route of the app but the probes (/health, /ready)", () => {

@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { completionBody, completionChunks, type CompletionContext } from "./fake-openai-completion.ts";
+import { responsesBody, responsesEvents } from "./fake-openai-responses-api.ts";
 import {
   type FakeCompletion,
   type FakeErrorResponse,
@@ -20,12 +21,15 @@ export interface ChatCompletionRequestBody {
   readonly stream?: boolean;
   readonly stream_options?: { readonly include_usage?: boolean };
   readonly tools?: readonly unknown[];
+  /** Responses API requests: the input items (or a string) and the instructions. */
+  readonly input?: unknown;
+  readonly instructions?: string | null;
   readonly [key: string]: unknown;
 }
 
-/** One Chat Completions request the fake server received. */
+/** One Chat Completions or Responses request the fake server received. */
 export interface FakeOpenAIRequest {
-  /** 0-based position among the chat completion requests. */
+  /** 0-based position among the chat completion and Responses requests. */
   readonly index: number;
   readonly method: string;
   /** Path and query, e.g. `/v1/chat/completions`. */
@@ -60,12 +64,14 @@ export interface FakeOpenAIServer {
 }
 
 const CHAT_PATHS = new Set(["/v1/chat/completions", "/chat/completions"]);
+const RESPONSES_PATHS = new Set(["/v1/responses", "/responses"]);
 const MODEL_PATHS = new Set(["/v1/models", "/models"]);
 
 /**
  * Starts a scripted OpenAI-compatible Chat Completions server on 127.0.0.1 (random port) that speaks the real
  * wire protocol: JSON answers, or Server-Sent Events when the request has `stream: true` (chunks in OpenAI's
- * format, a usage chunk when `stream_options.include_usage`, then `data: [DONE]`). Responses can be text, tool
+ * format, a usage chunk when `stream_options.include_usage`, then `data: [DONE]`). It speaks the Responses API
+ * too (`POST /v1/responses`: response objects, or `response.*` events when streaming), from the same script. Responses can be text, tool
  * calls, OpenAI error bodies (`contextLengthExceeded()`, `rateLimited()`, `invalidApiKey()`, `serverError()`)
  * or a dropped connection. Use it with any client: the `openai` package, `@ai-sdk/openai-compatible`, a CLI.
  *
@@ -129,13 +135,16 @@ export async function startFakeOpenAIServer(options: FakeOpenAIServerOptions): P
     if (response.destroyed) return;
     if (isFakeError(scripted)) return sendError(response, scripted);
     const completion: FakeCompletion = typeof scripted === "string" ? { text: scripted } : scripted;
+    const responsesApi = RESPONSES_PATHS.has(request.path.split("?")[0]!);
     const context: CompletionContext = {
-      id: `chatcmpl-fake-${request.index + 1}`,
+      id: `${responsesApi ? "resp_fake_" : "chatcmpl-fake-"}${request.index + 1}`,
       created: 1_767_225_600 + request.index,
       model: typeof body.model === "string" ? body.model : model,
       requestIndex: request.index,
-      promptCharacters: JSON.stringify(body.messages ?? []).length,
+      promptCharacters: JSON.stringify(responsesApi ? [body.instructions, body.input] : (body.messages ?? []))
+        .length,
     };
+    if (responsesApi) return answerResponses(response, completion, context, body.stream === true);
     if (body.stream !== true) return sendJson(response, 200, completionBody(completion, context));
     const chunks = completionChunks(completion, context, {
       includeUsage: body.stream_options?.include_usage === true,
@@ -163,7 +172,7 @@ export async function startFakeOpenAIServer(options: FakeOpenAIServerOptions): P
     incoming.on("data", (chunk: string) => (raw += chunk));
     incoming.on("end", () => {
       const path = (incoming.url ?? "").split("?")[0]!;
-      if (incoming.method === "POST" && CHAT_PATHS.has(path)) {
+      if (incoming.method === "POST" && (CHAT_PATHS.has(path) || RESPONSES_PATHS.has(path))) {
         handleChat(incoming, response, raw).catch((error: unknown) =>
           sendError(response, {
             status: 500,
@@ -202,6 +211,30 @@ export async function startFakeOpenAIServer(options: FakeOpenAIServerOptions): P
     await new Promise<void>((resolve) => server.close(() => resolve()));
   };
   return { url: `http://127.0.0.1:${port}/v1`, port, requests, close, [Symbol.asyncDispose]: close };
+}
+
+/** A Responses API answer: JSON, or its events as SSE (`event:` and `data:` lines, no `[DONE]`). */
+async function answerResponses(
+  response: ServerResponse,
+  completion: FakeCompletion,
+  context: CompletionContext,
+  stream: boolean,
+): Promise<void> {
+  if (!stream) return sendJson(response, 200, responsesBody(completion, context));
+  response.writeHead(200, {
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache",
+    connection: "keep-alive",
+  });
+  for (const [position, event] of responsesEvents(completion, context).entries()) {
+    if (completion.disconnectAfterChunks !== undefined && position >= completion.disconnectAfterChunks) {
+      return void response.socket?.destroy();
+    }
+    await new Promise<void>((resolve) =>
+      response.write(`event: ${String(event["type"])}\ndata: ${JSON.stringify(event)}\n\n`, () => resolve()),
+    );
+  }
+  response.end();
 }
 
 function sendJson(

@@ -6,7 +6,7 @@ import { HttpError } from "./http-error.ts";
 import { redactSecrets } from "../../errors/redact-secrets.ts";
 
 /** Routes whose clients are OpenAI SDKs: their errors have the OpenAI shape. */
-const OPENAI_ROUTES = new Set(["/v1/chat/completions"]);
+const OPENAI_ROUTES = new Set(["/v1/chat/completions", "/v1/responses"]);
 
 function answerOf(error: unknown): ErrorAnswer {
   if (error instanceof HTTPException) {

@@ -23,8 +23,13 @@ export interface ExchangeOptions {
   readonly upstream: UpstreamOptions;
   readonly timeoutMs: number;
   readonly signal?: AbortSignal;
-  /** The upstream body around the governed messages. */
-  readonly body: (messages: OpenAIChatMessage[]) => unknown;
+  /**
+   * The upstream body around the governed messages (as chat messages; a body in another format builds its own
+   * from the prepared request, and may be async).
+   */
+  readonly body: (messages: OpenAIChatMessage[], prepared: PreparedRequest) => unknown;
+  /** The upstream endpoint under its base URL. Default `chat/completions`. */
+  readonly path?: string;
   /** Called with each upstream attempt's outcome, for metrics. */
   readonly onUpstream?: (outcome: string) => void;
 }
@@ -89,11 +94,12 @@ export async function openExchange(options: ExchangeOptions): Promise<OpenExchan
     let headersMs = 0;
     const send = async (request: PreparedRequest) => {
       const messages = await upstreamMessages(request, options.blobs);
-      const body = withPromptCacheKey(options.body(messages), session.id, options.upstream);
+      const body = withPromptCacheKey(await options.body(messages, request), session.id, options.upstream);
       try {
         const response = await callUpstream(options.upstream, body, {
           timeoutMs: options.timeoutMs,
           ...(options.signal !== undefined && { signal: options.signal }),
+          ...(options.path !== undefined && { path: options.path }),
         });
         headersMs += response.headersMs;
         options.onUpstream?.(String(response.response.status));

@@ -1,6 +1,6 @@
 import { transportFailure } from "../../providers/error-chain.ts";
 import { HttpError } from "../http/http-error.ts";
-import { chatCompletionsUrl, type UpstreamOptions } from "./upstream-options.ts";
+import { upstreamUrl, type UpstreamOptions } from "./upstream-options.ts";
 import { upstreamFailure } from "./upstream-failure.ts";
 
 /** A successful upstream answer, with an idle timer the caller keeps alive while it reads the body. */
@@ -28,6 +28,8 @@ export interface CallUpstreamOptions {
   readonly timeoutMs: number;
   /** Aborts the call when the client goes away. */
   readonly signal?: AbortSignal;
+  /** The endpoint under the base URL. Default `chat/completions`. */
+  readonly path?: string;
 }
 
 const TIMED_OUT = Symbol("upstream timed out");
@@ -39,7 +41,7 @@ function headersOf(response: Response): Record<string, string> {
 }
 
 /**
- * POSTs a chat completions body to the upstream. Resolves with the response when its status is 2xx; otherwise
+ * POSTs a body to the upstream (chat completions unless `options.path` says otherwise). Resolves with the response when its status is 2xx; otherwise
  * throws the mapped `HttpError` (see `upstreamFailure`), 504 `upstream_timeout` when the upstream is silent for
  * `timeoutMs`, or 502 `upstream_error` when it cannot be reached. A client abort rejects with the abort reason.
  *
@@ -70,7 +72,7 @@ export async function callUpstream(
   const started = performance.now();
   let response: Response;
   try {
-    response = await fetch(chatCompletionsUrl(upstream), {
+    response = await fetch(upstreamUrl(upstream, options.path ?? "chat/completions"), {
       method: "POST",
       headers: {
         "content-type": "application/json",

@@ -25,5 +25,15 @@ export interface UpstreamOptions {
  * chatCompletionsUrl({ baseURL: "http://127.0.0.1:8080/v1/" }); // "http://127.0.0.1:8080/v1/chat/completions"
  */
 export function chatCompletionsUrl(upstream: Pick<UpstreamOptions, "baseURL">): string {
-  return `${upstream.baseURL.replace(/\/+$/, "")}/chat/completions`;
+  return upstreamUrl(upstream, "chat/completions");
+}
+
+/**
+ * The URL of an endpoint of an upstream.
+ *
+ * @example
+ * upstreamUrl({ baseURL: "http://127.0.0.1:8080/v1/" }, "responses"); // "http://127.0.0.1:8080/v1/responses"
+ */
+export function upstreamUrl(upstream: Pick<UpstreamOptions, "baseURL">, path: string): string {
+  return `${upstream.baseURL.replace(/\/+$/, "")}/${path}`;
 }

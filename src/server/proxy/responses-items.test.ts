@@ -1,0 +1,119 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { toOpenAIChat } from "../../formats/providers/openai-chat/index.ts";
+import { toOpenAIResponses } from "../../formats/providers/openai-responses/index.ts";
+import { replyContent, responsesInput, responsesMessages, restoreMessages } from "./responses-items.ts";
+import { newMessages } from "./responses-session-inputs.ts";
+
+/** Arbitrary Responses conversations: user turns, and assistant turns with reasoning, text and function calls. */
+const conversation = fc
+  .array(
+    fc.record({
+      user: fc.string({ minLength: 1, maxLength: 20 }),
+      reasoning: fc.option(fc.string({ minLength: 1, maxLength: 12 }), { nil: undefined }),
+      text: fc.option(fc.string({ minLength: 1, maxLength: 20 }), { nil: undefined }),
+      calls: fc.array(
+        fc.record({ name: fc.constantFrom("ls", "cat"), output: fc.string({ maxLength: 20 }) }),
+        {
+          maxLength: 2,
+        },
+      ),
+    }),
+    { minLength: 1, maxLength: 6 },
+  )
+  .map((turns) =>
+    turns.flatMap((turn, index) => {
+      const items: Record<string, unknown>[] = [{ type: "message", role: "user", content: turn.user }];
+      if (turn.reasoning !== undefined) {
+        items.push({
+          type: "reasoning",
+          id: `rs_${index}`,
+          summary: [],
+          encrypted_content: `enc-${turn.reasoning}`,
+        });
+      }
+      if (turn.text !== undefined) items.push({ type: "message", role: "assistant", content: turn.text });
+      turn.calls.forEach((call, position) =>
+        items.push({
+          type: "function_call",
+          call_id: `c${index}_${position}`,
+          name: call.name,
+          arguments: "{}",
+        }),
+      );
+      turn.calls.forEach((call, position) =>
+        items.push({ type: "function_call_output", call_id: `c${index}_${position}`, output: call.output }),
+      );
+      return items;
+    }),
+  );
+
+describe("Responses items ↔ ctxkit messages for the proxy", () => {
+  it("restoreMessages puts back the client's messages (reasoning and item fields included) for an ungoverned list", () => {
+    fc.assert(
+      fc.property(conversation, (items) => {
+        const messages = responsesMessages(items, "Be terse.");
+        const restored = restoreMessages(toOpenAIChat(messages), messages);
+        expect(toOpenAIResponses(restored)).toEqual(toOpenAIResponses(messages));
+        expect(responsesInput(restored, "Be terse.")).toEqual({
+          instructions: "Be terse.",
+          input: toOpenAIResponses(responsesMessages(items)),
+        });
+      }),
+    );
+  });
+
+  it("restoreMessages converts what governance made (a summary) from chat", () => {
+    const messages = responsesMessages([{ role: "user", content: "hi" }]);
+    const restored = restoreMessages(
+      [
+        { role: "user", content: "<conversation-summary>\nearlier\n</conversation-summary>" },
+        ...toOpenAIChat(messages),
+      ],
+      messages,
+    );
+    expect(restored).toHaveLength(2);
+    expect(restored[1]).toBe(messages[0]);
+  });
+
+  it("newMessages skips everything up to the last reply the session holds, for any split of a conversation", () => {
+    fc.assert(
+      fc.property(conversation, fc.nat(), (items, cut) => {
+        const all = responsesMessages(items);
+        const replies = all.flatMap((message, index) => (message.role === "assistant" ? [index] : []));
+        const storedUpTo = replies.length === 0 ? -1 : replies[cut % replies.length]!;
+        const stored = all.slice(0, storedUpTo + 1);
+        expect(newMessages(all, stored)).toEqual(all.slice(storedUpTo + 1));
+        // A client sending only its new messages keeps them all.
+        expect(newMessages(all.slice(storedUpTo + 1), stored)).toEqual(all.slice(storedUpTo + 1));
+      }),
+    );
+  });
+
+  it("replyContent keeps reasoning with its encrypted content, text and calls; skips unknown built-in items", () => {
+    const content = replyContent([
+      {
+        type: "reasoning",
+        id: "rs_1",
+        summary: [{ type: "summary_text", text: "think" }],
+        encrypted_content: "E",
+      },
+      { type: "web_search_call", id: "ws_1", status: "completed" },
+      {
+        type: "message",
+        id: "m1",
+        role: "assistant",
+        content: [{ type: "output_text", text: "Hi", annotations: [] }],
+      },
+      { type: "function_call", id: "fc_1", call_id: "c1", name: "ls", arguments: '{"a":1}' },
+    ]);
+    expect(content.map((block) => block.type)).toEqual(["reasoning", "text", "tool-call"]);
+    expect(
+      toOpenAIResponses([{ id: "x", role: "assistant", content, createdAt: "" } as never])[0],
+    ).toMatchObject({
+      type: "reasoning",
+      encrypted_content: "E",
+    });
+    expect(replyContent([])).toEqual([{ type: "text", text: "" }]);
+  });
+});
