@@ -1,22 +1,5 @@
-export {
-  collapseWhitespace,
-  ERROR_LINE_LENGTH,
-  errorLineLabel,
-  errorLinesIn,
-  filePathsIn,
-  INSTRUCTION_SENTENCE_LENGTH,
-  instructionSentences,
-  normalizeFact,
-} from "./fact-patterns.ts";
-export { findSubstrings } from "./find-substrings.ts";
-export { type Fact, type FactKind, messageFacts, messageScoringText, stringLeaves } from "./facts.ts";
-export { type RetentionObservation, RetentionTracker, scoreRetention, viewScoringText } from "./retention.ts";
-export {
-  PRIMARY_ARGUMENT_KEYS,
-  PRIMARY_ARGUMENT_LENGTH,
-  primaryArgument,
-  toolCallLabel,
-} from "./tool-call-label.ts";
+export { type Fact, type FactKind, messageFacts } from "./facts.ts";
+export { type RetentionObservation, RetentionTracker, scoreRetention } from "./retention.ts";
 export {
   GroundingTracker,
   type GroundingObservation,

@@ -1,7 +1,8 @@
 /**
  * The package as npm would publish it (`npm pack`, from the `dist/` the build made), checked the way a consumer
  * meets it: publint (package.json fields, exports, files), arethetypeswrong (every subpath's types resolve;
- * ctxkit is ESM-only, so CommonJS `require` and node10 resolution are out of scope), and a consumer project that
+ * ctxkit is ESM-only, so CommonJS `require` and node10 resolution are out of scope), the API report (API
+ * Extractor: the root export's declarations must match etc/ctxkit.api.md), and a consumer project that
  * imports every subpath export and compiles with `strict` and `skipLibCheck: false`. Part of `npm test`.
  *
  * The consumer's dependencies are this repository's node_modules. `@mastra/core` ships declarations that do not
@@ -50,6 +51,10 @@ try {
     cwd: root,
     stdio: "inherit",
   });
+
+  // The public API of the root export against the committed report (etc/ctxkit.api.md): a change fails here until
+  // `npm run api-report` updates the report, so every change to the surface shows up in review.
+  execFileSync(bin("api-extractor"), ["run"], { cwd: root, stdio: "inherit" });
 
   // A consumer: ctxkit unpacked from the tarball, every other package linked from this repository.
   const consumer = join(directory, "consumer");
