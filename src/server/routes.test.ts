@@ -338,6 +338,9 @@ describe("live events, memory and metrics", () => {
     );
     expect(text).toContain('ctxkit_upstream_requests_total{status="200"} 1');
     expect(text).toMatch(/ctxkit_proxy_overhead_seconds_count \d+/);
+    // The process's own metrics (prom-client's defaults) come with ctxkit's.
+    expect(text).toMatch(/^process_cpu_user_seconds_total \d/m);
+    expect(text).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
     expect(text).not.toContain("m1");
     expect(text).not.toContain("acme");
     expect(text).not.toContain("ctxk_");

@@ -44,8 +44,8 @@ export function registerStatusRoutes(app: Hono<ServerEnv>, context: ServerContex
         );
   });
 
-  app.get("/metrics", (c) =>
-    c.body(context.metrics.render(), 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" }),
+  app.get("/metrics", async (c) =>
+    c.body(await context.metrics.render(), 200, { "Content-Type": context.metrics.contentType }),
   );
 
   app.get("/v1/me", (c) => c.json({ tenant: c.get("tenant"), auth: context.auth }));
