@@ -13,8 +13,7 @@ import { replyFromCompletion, type AssistantReply } from "../upstream/assistant-
 import { callUpstream } from "../upstream/call-upstream.ts";
 import type { UpstreamOptions } from "../upstream/upstream-options.ts";
 import { commitFollowUp, requireUpstream } from "./turn-support.ts";
-
-const SESSION_ID = /^[^\s/]{1,200}$/;
+import { sessionHeaderValue, sessionIdFromHeader } from "../http/session-header.ts";
 
 function parseJsonAnswer(text: string): unknown {
   try {
@@ -46,18 +45,11 @@ export function registerChatCompletionsRoute(app: Hono<ServerEnv>, context: Serv
     if (mode !== undefined && mode !== "stateless" && mode !== "stateful") {
       throw new HttpError(400, "invalid_input", "X-Ctxkit-Mode must be stateless or stateful");
     }
-    const sessionId = c.req.header("x-ctxkit-session");
+    const sessionId = sessionIdFromHeader(c.req.header("x-ctxkit-session"));
     if (sessionId === undefined || mode === "stateless") {
       if (mode === "stateful")
         throw new HttpError(400, "invalid_input", "stateful mode needs an X-Ctxkit-Session header");
       return stateless(c, context, upstream, request, started);
-    }
-    if (!SESSION_ID.test(sessionId)) {
-      throw new HttpError(
-        400,
-        "invalid_input",
-        "X-Ctxkit-Session must be 1–200 characters without spaces or slashes",
-      );
     }
     return stateful(c, context, upstream, request, sessionId, started);
   });
@@ -172,7 +164,7 @@ async function stateful(
     "Content-Type":
       call.response.headers.get("content-type") ??
       (request.stream === true ? "text/event-stream" : "application/json"),
-    "X-Ctxkit-Session": sessionId,
+    "X-Ctxkit-Session": sessionHeaderValue(sessionId),
     "X-Ctxkit-Tokens": String(prepared.tokens.total),
     "X-Ctxkit-Checkpoint": String(prepared.checkpoint),
   };

@@ -26,6 +26,7 @@ import type { AssistantReply } from "../upstream/assistant-reply.ts";
 import { callUpstream } from "../upstream/call-upstream.ts";
 import type { UpstreamOptions } from "../upstream/upstream-options.ts";
 import { commitFollowUp, requireUpstream } from "./turn-support.ts";
+import { sessionHeaderValue, sessionIdFromHeader } from "../http/session-header.ts";
 
 /** An assistant message of the conversation (not a summary): response ids count them. */
 const isReply = (message: Message): boolean => message.role === "assistant" && message.kind === undefined;
@@ -65,7 +66,7 @@ export function registerResponsesRoute(app: Hono<ServerEnv>, context: ServerCont
     const request = await readJson(c, responsesRequestSchema, "responses request");
     const target = await responsesTarget(
       request,
-      { session: c.req.header("x-ctxkit-session"), mode: c.req.header("x-ctxkit-mode") },
+      { session: sessionIdFromHeader(c.req.header("x-ctxkit-session")), mode: c.req.header("x-ctxkit-mode") },
       (sessionId) => context.directory.find(c.get("tenant"), sessionId),
     );
     if (target.kind === "stateless") return stateless(c, context, upstream, request, started);
@@ -207,7 +208,7 @@ async function stateful(
     context.metrics.proxyOverhead.observe({}, (performance.now() - started - upstreamMs) / 1000);
   };
   const headers = {
-    "X-Ctxkit-Session": sessionId,
+    "X-Ctxkit-Session": sessionHeaderValue(sessionId),
     "X-Ctxkit-Tokens": String(prepared.tokens.total),
     "X-Ctxkit-Checkpoint": String(prepared.checkpoint),
   };

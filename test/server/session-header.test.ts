@@ -1,0 +1,54 @@
+// Session ids outside Latin-1 in X-Ctxkit-Session: sent percent-encoded (HTTP header values are Latin-1), stored
+// under the decoded id, echoed encoded; a malformed encoding is a 400 and stores nothing.
+import OpenAI from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sessionHeaderValue, sessionIdFromHeader } from "../../src/server/http/session-header.ts";
+import {
+  startHarness,
+  type ServerHarness,
+} from "../../src/server/test-support/server-harness.test-helpers.ts";
+
+let harness: ServerHarness;
+beforeAll(async () => {
+  harness = await startHarness({ responses: () => "noted" });
+});
+afterAll(() => harness.close());
+
+const client = (session: string) =>
+  new OpenAI({
+    baseURL: `${harness.server.url}/v1`,
+    apiKey: harness.acme,
+    maxRetries: 0,
+    defaultHeaders: { "X-Ctxkit-Session": session },
+  });
+
+describe("X-Ctxkit-Session outside Latin-1", () => {
+  it("is accepted percent-encoded through the official client, stored under the decoded id and echoed encoded", async () => {
+    const id = "会话-1 🚀".replace(" ", "_");
+    const response = await client(encodeURIComponent(id))
+      .chat.completions.create({ model: "m", messages: [{ role: "user", content: "hello" }] })
+      .withResponse();
+    expect(response.response.headers.get("x-ctxkit-session")).toBe(encodeURIComponent(id));
+    expect((await harness.store.getSession(id))?.messageCount).toBe(2);
+    const read = await harness.call(`/v1/sessions/${encodeURIComponent(id)}`);
+    expect(read.status).toBe(200);
+  });
+
+  it("refuses a malformed encoding with a 400 and stores nothing", async () => {
+    const error = await client("broken%E4%BC")
+      .chat.completions.create({ model: "m", messages: [{ role: "user", content: "hello" }] })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((error as InstanceType<typeof OpenAI.BadRequestError>).message).toMatch(/percent-encoding/);
+    expect((await harness.store.listSessions()).sessions.map((session) => session.id)).not.toContain(
+      "broken",
+    );
+  });
+
+  it("round-trips every id the header can name (encode, then decode)", () => {
+    for (const id of ["plain-id", "a:b@c", "100%", "会话", "ünïcode", "emoji🚀"]) {
+      expect(sessionIdFromHeader(sessionHeaderValue(id))).toBe(id);
+    }
+    expect(sessionHeaderValue("plain-id")).toBe("plain-id");
+  });
+});
