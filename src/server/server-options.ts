@@ -10,7 +10,10 @@ import type { UpstreamOptions } from "./upstream/upstream-options.ts";
 export interface ServerLimits {
   /** Largest request body, in bytes (413 beyond). Default 4 MiB. */
   readonly maxBodyBytes: number;
-  /** Per-key token bucket (429 beyond), or `false` for none. Default 50/s, bursts of 100. */
+  /**
+   * Per-key token bucket, or `false` for none. Default 200/s, bursts of 400, and a request over the rate waits up
+   * to 5 s for its turn before a 429: 50 agent sessions on one key go through without a failed turn.
+   */
   readonly rateLimit: RateLimit | false;
   /** Upstream silence allowed before the headers and between chunks (504 beyond). Default 120 s. */
   readonly upstreamTimeoutMs: number;
@@ -23,7 +26,7 @@ export interface ServerLimits {
 /** The default limits. */
 export const DEFAULT_LIMITS: ServerLimits = {
   maxBodyBytes: 4 * 1024 * 1024,
-  rateLimit: { requestsPerSecond: 50, burst: 100 },
+  rateLimit: { requestsPerSecond: 200, burst: 400, maxWaitMs: 5_000 },
   upstreamTimeoutMs: 120_000,
   requestTimeoutMs: 60_000,
   maxLiveSessions: 1_000,

@@ -275,6 +275,34 @@ describe("ctxkit serve", () => {
     }
   });
 
+  it("takes its limits from --max-body and --rate-limit, and refuses a bad limit in one line, exit 2", async () => {
+    const served = await serve(
+      "--db",
+      join(home, "limits.db"),
+      "--max-body",
+      "2KiB",
+      "--rate-limit",
+      "1/1/0",
+    );
+    try {
+      const post = (bytes: number) =>
+        fetch(`${served.url}/v1/sessions`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body: JSON.stringify({ id: "limited", pad: "x".repeat(bytes) }),
+        });
+      expect((await post(3_000)).status).toBe(413);
+      const me = () => fetch(`${served.url}/v1/me`, { headers: { authorization: `Bearer ${key}` } });
+      const statuses = [(await me()).status, (await me()).status];
+      expect(statuses).toContain(429);
+    } finally {
+      await served.stop("SIGTERM");
+    }
+    const bad = runSync("serve", "--db", join(home, "limits.db"), "--rate-limit", "fast");
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/^ctxkit: [^\n]*--rate-limit[^\n]*\n$/);
+  });
+
   it("--no-auth on 127.0.0.1 says so loudly, serves tenant local, and stops on SIGINT", async () => {
     const served = await serve("--db", join(home, "serve-2.db"), "--no-auth");
     await eventually(() => served.stderr().includes("WARNING"));

@@ -22,6 +22,7 @@ import type { CliIo, CommandRegistration } from "../program.ts";
 import { commandExecutor, parseExecutorSpec } from "../serve/command-executor.ts";
 import { chooseDatabase, openStores } from "../open-stores.ts";
 import { upstreamFromChoice } from "../serve/serve-upstream.ts";
+import { serveLimits } from "../serve/serve-limits.ts";
 
 interface ServeFlags {
   host?: string;
@@ -35,6 +36,9 @@ interface ServeFlags {
   executor: string[];
   memoryInContext?: boolean;
   publicMetrics?: boolean;
+  rateLimit?: string;
+  maxBody?: string;
+  upstreamTimeout?: string;
 }
 
 /** The key file: `--keys`, else `~/.ctxkit/server-keys.json`. */
@@ -153,6 +157,7 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
         "create a key with: ctxkit serve keys add <tenant>",
     );
   }
+  const limits = serveLimits(flags);
   const database = chooseDatabase(flags, settings);
   const model = flags.model ?? settings.model;
   const { upstream, unavailable } = chooseUpstream({
@@ -193,6 +198,7 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
       ...(keys !== undefined && { keys }),
       ...(sync !== undefined && { sync }),
       publicMetrics: flags.publicMetrics === true,
+      limits,
       host,
       port,
       log: (line) => io.stderr.write(`${line}\n`),
@@ -317,6 +323,12 @@ export const registerServe: CommandRegistration = (program, io) => {
     )
     .option("--memory-in-context", "put each tenant's core memories in its sessions' system prompts")
     .option("--public-metrics", "serve /metrics without a key")
+    .option(
+      "--rate-limit <rate>",
+      "per-key requests per second[/burst[/seconds a request may wait]], or off (default 200/400/5)",
+    )
+    .option("--max-body <size>", "largest request body: bytes, or with KiB/MiB (default 4MiB)")
+    .option("--upstream-timeout <seconds>", "upstream silence allowed before a 504 (default 120)")
     .action((flags: ServeFlags) => serve(flags, io));
   registerKeys(serveCommand, io);
 };

@@ -4,7 +4,8 @@ import type { ServerEnv } from "../server-context.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
 
 /**
- * Applies the per-key token bucket (per tenant without auth): 429 `rate_limited` with `Retry-After` seconds.
+ * Applies the per-key token bucket (per tenant without auth): a request over the rate waits its turn (up to the
+ * limit's `maxWaitMs`), beyond that it gets 429 `rate_limited` with `Retry-After` seconds.
  *
  * @example
  * app.use("/v1/*", rateLimit(new RateLimiter({ requestsPerSecond: 50, burst: 100 }), () => metrics.rateLimited.inc()));
@@ -24,6 +25,7 @@ export function rateLimit(
         { "Retry-After": String(decision.retryAfterSeconds) },
       );
     }
+    if (decision.waitMs > 0) await new Promise((resolve) => setTimeout(resolve, decision.waitMs));
     await next();
   };
 }

@@ -1,14 +1,23 @@
-/** A token bucket's settings: a sustained rate and the burst it may absorb. */
+/** A token bucket's settings: a sustained rate, the burst it may absorb and how long a request may queue. */
 export interface RateLimit {
   /** Sustained requests per second. */
   readonly requestsPerSecond: number;
   /** Bucket size: how many requests may arrive at once. */
   readonly burst: number;
+  /**
+   * How long a request over the rate may wait for its turn before it is refused (429), in milliseconds. Default 0:
+   * refused at once. Agents send bursts; a short queue lets them through instead of making their SDKs give up.
+   */
+  readonly maxWaitMs?: number;
 }
 
-/** The outcome of `take`: allowed, or refused with the seconds until a request would be allowed. */
+/**
+ * The outcome of `take`: allowed (after `waitMs`, its turn in the queue; 0 when a token was there), or refused
+ * with the seconds until a request would be allowed.
+ */
 export type RateDecision =
-  { readonly allowed: true } | { readonly allowed: false; readonly retryAfterSeconds: number };
+  | { readonly allowed: true; readonly waitMs: number }
+  | { readonly allowed: false; readonly retryAfterSeconds: number };
 
 interface Bucket {
   tokens: number;
@@ -45,11 +54,14 @@ export class RateLimiter {
     );
     bucket.updatedAt = now;
     this.#buckets.set(key, bucket);
-    if (bucket.tokens >= 1) {
+    // A request may borrow the tokens of the next `maxWaitMs` (it then waits until its token has refilled).
+    const queue = ((this.limit.maxWaitMs ?? 0) / 1000) * this.limit.requestsPerSecond;
+    if (bucket.tokens - 1 >= -queue) {
       bucket.tokens -= 1;
-      return { allowed: true };
+      const waitMs = bucket.tokens >= 0 ? 0 : (-bucket.tokens / this.limit.requestsPerSecond) * 1000;
+      return { allowed: true, waitMs };
     }
-    const seconds = (1 - bucket.tokens) / this.limit.requestsPerSecond;
+    const seconds = (1 - bucket.tokens - queue) / this.limit.requestsPerSecond;
     return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(seconds)) };
   }
 
