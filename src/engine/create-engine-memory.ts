@@ -9,7 +9,12 @@ import { DailyFileSink } from "../memory/daily-file-sink.ts";
 import { newMemory } from "../memory/memory-plan.ts";
 import { createMemorySearchTool } from "./memory-search-tool.ts";
 import { memoryScopeSchema } from "../memory/memory-schemas.ts";
-import { DEFAULT_MEMORY_OWNER, type Memory, type MemoryScope, type MemoryStore } from "../memory/memory-store.ts";
+import {
+  DEFAULT_MEMORY_OWNER,
+  type Memory,
+  type MemoryScope,
+  type MemoryStore,
+} from "../memory/memory-store.ts";
 import { normalizeMemoryText } from "../memory/memory-text.ts";
 
 /** Options of `createEngineMemory`. */
