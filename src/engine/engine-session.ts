@@ -11,7 +11,7 @@ import { NotFoundError, ValidationError } from "../errors/errors.ts";
 import type { GovernanceEvent } from "../governance/events.ts";
 import { Governor, type RequestTokens } from "../governance/governor.ts";
 import { parseGovernorState, type GovernorState } from "../governance/governor-state.ts";
-import { isContextOverflowError } from "../governance/overflow-recognition.ts";
+import { isContextOverflowError } from "../errors/overflow-recognition.ts";
 import { toolResultIndex, withCompactSummary } from "../model/compact-summary.ts";
 import type { ContentBlock, JsonValue, Message, MessageInput } from "../model/message.ts";
 import type { CompactionInput, LoadStrategy, SessionRecord, SessionStore } from "../store/session-store.ts";

@@ -5,3 +5,4 @@ export * from "./optional-peer.ts";
 export * from "./provider-errors.ts";
 export * from "./settings-file-error.ts";
 export * from "./redact-secrets.ts";
+export * from "./overflow-recognition.ts";

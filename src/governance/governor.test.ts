@@ -281,7 +281,7 @@ describe("Governor", () => {
 
 describe("isContextOverflowError", () => {
   it("recognises every provider's overflow shape and nothing else", async () => {
-    const { isContextOverflowError } = await import("./overflow-recognition.ts");
+    const { isContextOverflowError } = await import("../errors/overflow-recognition.ts");
     const overflows = [
       {
         status: 400,

@@ -15,7 +15,7 @@ import { emergencyView } from "./emergency.ts";
 import type { GovernanceEvent, GovernanceEventListener } from "./events.ts";
 import { LoopDetector, type LoopDetection } from "./loop-detector.ts";
 import { MemoryOffloadStore, type OffloadStore } from "./offload-store.ts";
-import { isContextOverflowError } from "./overflow-recognition.ts";
+import { isContextOverflowError } from "../errors/overflow-recognition.ts";
 import { resolvePolicy, type GovernancePolicy, type GovernancePolicyInput } from "./policy.ts";
 import {
   runPipeline,

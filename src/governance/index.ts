@@ -6,6 +6,5 @@ export * from "./governor.ts";
 export * from "./offload-store.ts";
 export * from "./recall-tool.ts";
 export * from "./loop-detector.ts";
-export * from "./overflow-recognition.ts";
 export * from "./cache-economics.ts";
 export * from "./processors/index.ts";

@@ -10,7 +10,7 @@ import { FakeSummarizer } from "../test/fake-summarizer.ts";
 import { FakeTokenCounter } from "../test/fake-token-counter.ts";
 import { createGovernor } from "./governor.ts";
 import { presetNames, preset } from "./presets.ts";
-import { agentTurn, buildAgentHistory } from "./test-support/agent-history.ts";
+import { agentTurn, buildAgentHistory } from "../test/agent-history.test-helpers.ts";
 
 const withoutNotices = (messages: readonly Message[]) =>
   messages.filter((message) => message.metadata?.["notice"] === undefined);

@@ -9,7 +9,7 @@ import { FakeSummarizer } from "../test/fake-summarizer.ts";
 import { FakeTokenCounter } from "../test/fake-token-counter.ts";
 import { createGovernor } from "./governor.ts";
 import { preset } from "./presets.ts";
-import { agentTurn, buildAgentHistory } from "./test-support/agent-history.ts";
+import { agentTurn, buildAgentHistory } from "../test/agent-history.test-helpers.ts";
 
 /**
  * The smallest a newest-step result may be cut to when nothing else makes the request fit (`fitNewestStep`):

@@ -37,7 +37,6 @@ describe("ctxkit memory barrel", () => {
   });
 
   it("exports the public API", () => {
-    expect(typeof memory.createEngineMemory).toBe("function");
     expect(typeof memory.InMemoryMemoryStore).toBe("function");
     expect(typeof memory.CoreMemoryBuilder).toBe("function");
     expect(typeof memory.DailyFileSink).toBe("function");

@@ -53,10 +53,3 @@ export {
   type CoreMemoryRequest,
 } from "./core-memory.ts";
 export { DailyFileSink, dailyEntry, type DailyFileSinkOptions } from "./daily-file-sink.ts";
-export { createEngineMemory, type ContextEngineMemory, type EngineMemoryOptions } from "./engine-memory.ts";
-export {
-  MEMORY_SEARCH_TOOL_NAME,
-  createMemorySearchTool,
-  memorySearchToolDefinition,
-  type MemorySearchInput,
-} from "./memory-search-tool.ts";

@@ -2,7 +2,7 @@ import { APICallError, LoadAPIKeyError } from "@ai-sdk/provider";
 import { CtxkitError } from "../errors/ctxkit-error.ts";
 import { ProviderError, type ProviderErrorKind } from "../errors/provider-errors.ts";
 import { redactSecrets } from "../errors/redact-secrets.ts";
-import { isContextOverflowError } from "../governance/overflow-recognition.ts";
+import { isContextOverflowError } from "../errors/overflow-recognition.ts";
 import { errorChain, transportFailure, type TransportFailure } from "./error-chain.ts";
 import { providerCatalog, type ProviderName } from "./provider-catalog.ts";
 import { retryAfterMs } from "./retry-after.ts";

@@ -1,5 +1,5 @@
 /**
- * `npm test`: the typecheck, the lint, the package check (test/support/check-package.ts: the packed package as a
+ * `npm test`: the typecheck, the lint, the layering check (dependency-cruiser), the package check (test/support/check-package.ts: the packed package as a
  * consumer meets it; it reads the `dist/` that `npm install` built) and every test, at once. The tests run in the foreground with their own
  * output; the checks run beside them (they fill the time the tests spend waiting on child processes, PostgreSQL
  * and the browser) and report when the tests are done. Exits non-zero if anything failed.
@@ -49,6 +49,12 @@ const checks: { name: string; tool: string; args: string[] }[] = [
     args: [".", "--cache", "--cache-strategy", "content", "--cache-location", join(cache, "eslint")],
   },
   { name: "package", tool: "node", args: ["test/support/check-package.ts"] },
+  // The layering of docs/ARCHITECTURE.md (.dependency-cruiser.js): no folder imports a layer above its own.
+  {
+    name: "layers",
+    tool: "depcruise",
+    args: ["src", "--config", ".dependency-cruiser.js", "--output-type", "err"],
+  },
   {
     name: "prettier",
     tool: "prettier",

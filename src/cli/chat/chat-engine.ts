@@ -1,7 +1,7 @@
 import type { Settings } from "../../config/settings.ts";
 import { governancePolicyFromSettings } from "../../config/setting-entries.ts";
 import { createContextEngine, type ContextEngine } from "../../engine/context-engine.ts";
-import { createEngineMemory } from "../../memory/engine-memory.ts";
+import { createEngineMemory } from "../../engine/create-engine-memory.ts";
 import type { ConfiguredModels } from "../../providers/resolve-configured-models.ts";
 import { createExtractiveSummarizer } from "../../summarize/extractive-summarizer.ts";
 import { createLlmSummarizer } from "../../summarize/llm-summarizer.ts";

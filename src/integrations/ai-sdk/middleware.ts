@@ -11,7 +11,7 @@ import {
 import { ephemeralTail } from "../../formats/providers/anthropic/ephemeral-tail.ts";
 import { Governor, type GovernedRequest, type GovernorOptions } from "../../governance/governor.ts";
 import type { Message } from "../../model/message.ts";
-import { isContextOverflowError } from "../../governance/overflow-recognition.ts";
+import { isContextOverflowError } from "../../errors/overflow-recognition.ts";
 import { bridgePrompt, unbridgePrompt, type BridgedPrompt } from "./prompt-bridge.ts";
 
 /** Options of `ctxkitMiddleware`: the governor's, plus a session id, prompt caching and a hook per request. */

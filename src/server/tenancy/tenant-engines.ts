@@ -6,7 +6,7 @@ import {
 import type { EngineSession } from "../../engine/engine-session.ts";
 import type { PreparedRequest } from "../../engine/prepared-request.ts";
 import type { GovernanceEvent } from "../../governance/events.ts";
-import { createEngineMemory } from "../../memory/engine-memory.ts";
+import { createEngineMemory } from "../../engine/create-engine-memory.ts";
 import type { MemoryStore } from "../../memory/memory-store.ts";
 import type { SessionStore } from "../../store/session-store.ts";
 import { counterForModel } from "../../tokens/counter-for-model.ts";

@@ -1,4 +1,4 @@
-import { isContextOverflowError } from "../../governance/overflow-recognition.ts";
+import { isContextOverflowError } from "../../errors/overflow-recognition.ts";
 import { retryAfterMs } from "../../providers/retry-after.ts";
 import { HttpError } from "../http/http-error.ts";
 import { redactSecrets } from "../../errors/redact-secrets.ts";

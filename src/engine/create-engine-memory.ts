@@ -1,16 +1,21 @@
 import { z } from "zod";
-import type { EngineMemory } from "../engine/engine-memory.ts";
+import type { EngineMemory } from "./engine-memory.ts";
 import type { Clock } from "../model/ids.ts";
 import { validate } from "../model/schemas.ts";
 import type { Summarizer } from "../summarize/summarizer.ts";
 import type { TokenCounter } from "../tokens/token-counter.ts";
-import { CoreMemoryBuilder } from "./core-memory.ts";
-import { DailyFileSink } from "./daily-file-sink.ts";
-import { newMemory } from "./memory-plan.ts";
+import { CoreMemoryBuilder } from "../memory/core-memory.ts";
+import { DailyFileSink } from "../memory/daily-file-sink.ts";
+import { newMemory } from "../memory/memory-plan.ts";
 import { createMemorySearchTool } from "./memory-search-tool.ts";
-import { memoryScopeSchema } from "./memory-schemas.ts";
-import { DEFAULT_MEMORY_OWNER, type Memory, type MemoryScope, type MemoryStore } from "./memory-store.ts";
-import { normalizeMemoryText } from "./memory-text.ts";
+import { memoryScopeSchema } from "../memory/memory-schemas.ts";
+import {
+  DEFAULT_MEMORY_OWNER,
+  type Memory,
+  type MemoryScope,
+  type MemoryStore,
+} from "../memory/memory-store.ts";
+import { normalizeMemoryText } from "../memory/memory-text.ts";
 
 /** Options of `createEngineMemory`. */
 export interface EngineMemoryOptions {

@@ -1,15 +1,15 @@
 import { describe, expect, it } from "vitest";
-import type { CallModel } from "../engine/agent-run.ts";
-import { createContextEngine } from "../engine/context-engine.ts";
-import type { PreparedRequest } from "../engine/prepared-request.ts";
+import type { CallModel } from "./agent-run.ts";
+import { createContextEngine } from "./context-engine.ts";
+import type { PreparedRequest } from "./prepared-request.ts";
 import { messageText, toolResultText, toolResultsOf } from "../model/blocks.ts";
 import { sequentialIds } from "../model/ids.ts";
 import type { JsonValue } from "../model/message.ts";
 import { MemorySessionStore } from "../store/memory/index.ts";
 import { FakeSummarizer } from "../test/fake-summarizer.ts";
 import { FakeTokenCounter } from "../test/fake-token-counter.ts";
-import { createEngineMemory } from "./engine-memory.ts";
-import { InMemoryMemoryStore } from "./in-memory-memory-store.ts";
+import { createEngineMemory } from "./create-engine-memory.ts";
+import { InMemoryMemoryStore } from "../memory/in-memory-memory-store.ts";
 import { MEMORY_SEARCH_TOOL_NAME, createMemorySearchTool } from "./memory-search-tool.ts";
 
 const clock = () => new Date("2026-03-01T12:00:00Z");

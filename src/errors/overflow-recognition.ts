@@ -1,4 +1,4 @@
-import { CtxkitError } from "../errors/ctxkit-error.ts";
+import { CtxkitError } from "./ctxkit-error.ts";
 
 const overflowPatterns = [
   /context[_ ]length[_ ]exceeded/i, // OpenAI error code

@@ -1,6 +1,6 @@
 import fc from "fast-check";
-import type { Message } from "../../model/message.ts";
-import { HistoryBuilder } from "../../test/history-builder.ts";
+import type { Message } from "../model/message.ts";
+import { HistoryBuilder } from "./history-builder.ts";
 
 /** Sizes of the generated histories (characters; the fake counter makes 4 of them a token). */
 export interface AgentHistorySizes {

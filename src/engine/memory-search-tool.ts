@@ -1,8 +1,8 @@
 import { z } from "zod";
-import type { EngineTool } from "../engine/engine-tool.ts";
+import type { EngineTool } from "./engine-tool.ts";
 import type { JsonValue } from "../model/message.ts";
 import { validate } from "../model/schemas.ts";
-import { DEFAULT_MEMORY_OWNER, type MemoryStore } from "./memory-store.ts";
+import { DEFAULT_MEMORY_OWNER, type MemoryStore } from "../memory/memory-store.ts";
 
 /** The name of the tool that searches long-term memory. */
 export const MEMORY_SEARCH_TOOL_NAME = "search_memory";
