@@ -103,6 +103,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       },
       () => resolve(created),
     ) as Server;
+    // Idle keep-alive connections stay open longer than a load balancer's (60 s is common) and longer than a busy
+    // client takes between requests: a server that closes first races the client's next request on that socket.
+    created.keepAliveTimeout = 65_000;
     created.once("error", (error) => reject(listenError(error, host, port)));
   });
   const sync =
