@@ -1,79 +1,15 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type {
-  LanguageModelV4CallOptions,
-  LanguageModelV4GenerateResult,
-  LanguageModelV4Prompt,
-} from "@ai-sdk/provider";
-import { generateText, stepCountIs, tool, type ModelMessage } from "ai";
-import { MockLanguageModelV4 } from "ai/test";
+import { generateText, stepCountIs, type ModelMessage } from "ai";
+import { type MockLanguageModelV4 } from "ai/test";
 import { afterEach, describe, expect, it } from "vitest";
-import { z } from "zod";
-import { createContextEngine, type ContextEngine } from "../../engine/context-engine.ts";
+import type { ContextEngine } from "../../engine/context-engine.ts";
 import type { PreparedRequest } from "../../engine/prepared-request.ts";
 import { MemorySessionStore } from "../../store/memory/index.ts";
-import type { SessionStore } from "../../store/session-store.ts";
 import { openSqliteSessionStore } from "../../store/sqlite/index.ts";
-import { FakeSummarizer } from "../../test/fake-summarizer.ts";
-import { FakeTokenCounter } from "../../test/fake-token-counter.ts";
 import { ctxkitSessionSteps } from "./session-steps.ts";
-
-const WINDOW = 12_000;
-const usage = {
-  inputTokens: { total: 100, noCache: 100, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 10, text: 10, reasoning: 0 },
-};
-
-const readFile = tool({
-  description: "Reads a file",
-  inputSchema: z.object({ path: z.string() }),
-  execute: async ({ path }) => `// ${path}\n${`export const line = "${path}";\n`.repeat(200)}`,
-});
-
-function engineOver(store: SessionStore): Promise<ContextEngine> {
-  return createContextEngine({
-    store,
-    contextWindow: WINDOW,
-    maxOutputTokens: 1_000,
-    tokenCounter: new FakeTokenCounter(),
-    summarizer: new FakeSummarizer(),
-  });
-}
-
-function textOf(message: LanguageModelV4Prompt[number]): string {
-  if (typeof message.content === "string") return message.content;
-  return message.content.map((part) => (part.type === "text" ? part.text : "")).join("");
-}
-
-/** Reads one file per question (named by the question's length), then answers naming the question. */
-function readingModel() {
-  return new MockLanguageModelV4({
-    doGenerate: async ({ prompt }: LanguageModelV4CallOptions): Promise<LanguageModelV4GenerateResult> => {
-      const question = textOf(prompt.findLast((message) => message.role === "user")!);
-      if (prompt.at(-1)?.role === "tool")
-        return {
-          content: [{ type: "text", text: `Answered: ${question}` }],
-          finishReason: { unified: "stop", raw: "stop" },
-          usage,
-          warnings: [],
-        };
-      return {
-        content: [
-          {
-            type: "tool-call",
-            toolCallId: `call_${question.length}`,
-            toolName: "read_file",
-            input: JSON.stringify({ path: `src/${question.length}.ts` }),
-          },
-        ],
-        finishReason: { unified: "tool-calls", raw: "tool_calls" },
-        usage,
-        warnings: [],
-      };
-    },
-  });
-}
+import { engineOver, readFile, readingModel, textOf, WINDOW } from "./reading-agent.test-helpers.ts";
 
 /** One conversation as an app keeps it: the messages so far, grown by each call's response. */
 async function ask(
