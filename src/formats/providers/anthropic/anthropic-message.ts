@@ -65,6 +65,12 @@ export const BLOCK_EXTRAS_KEY = "anthropic.blocks";
  */
 export const CONTENT_LIST_KEY = "anthropic.contentList";
 
+/**
+ * Metadata key marking a system message that stood inside Anthropic's `messages` (a mid-conversation system
+ * message, as Claude Code sends), so it is sent back there rather than moved into the top-level `system`.
+ */
+export const INLINE_SYSTEM_KEY = "anthropic.inlineSystem";
+
 /** A tool call (with any further fields Anthropic sent, such as `caller`). */
 export interface AnthropicToolUseBlock {
   type: "tool_use";
@@ -103,8 +109,14 @@ export interface AnthropicAssistantMessage {
   content: AnthropicAssistantBlock[];
 }
 
+/** A system message inside `messages` (mid-conversation instructions; the top-level `system` comes first). */
+export interface AnthropicSystemMessage {
+  role: "system";
+  content: string | AnthropicTextBlock[];
+}
+
 /** Any Anthropic message. */
-export type AnthropicMessage = AnthropicUserMessage | AnthropicAssistantMessage;
+export type AnthropicMessage = AnthropicUserMessage | AnthropicAssistantMessage | AnthropicSystemMessage;
 
 /** The conversation part of an Anthropic Messages request: the separate `system` and the `messages`. */
 export interface AnthropicPayload {

@@ -55,6 +55,7 @@ export const anthropicPayloadSchema = z.object({
         ]),
       }),
       z.object({ role: z.literal("assistant"), content: z.union([z.string(), z.array(assistantBlock)]) }),
+      z.object({ role: z.literal("system"), content: z.union([z.string(), z.array(text)]) }),
     ]),
   ),
 });

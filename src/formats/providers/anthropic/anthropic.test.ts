@@ -29,6 +29,29 @@ describe("Anthropic", () => {
     expect(roundTrip(history)).toEqual(withoutMarkers(history));
   });
 
+  it("keeps a system message sent inside messages (as Claude Code does) at its place, byte for byte", () => {
+    const payload = {
+      system: "You are a coding agent.",
+      messages: [
+        { role: "user", content: [{ type: "text", text: "Fix the build." }] },
+        { role: "system", content: [{ type: "text", text: "# Environment\nPrimary working directory: /w" }] },
+        { role: "assistant", content: [{ type: "text", text: "On it." }] },
+        { role: "system", content: "Plan mode is off." },
+        { role: "user", content: "Go on." },
+      ],
+    };
+    const messages = fromAnthropic(payload, fixedImportOptions());
+    expect(messages.map((message) => message.role)).toEqual([
+      "system",
+      "user",
+      "system",
+      "assistant",
+      "system",
+      "user",
+    ]);
+    expect(JSON.stringify(toAnthropic(messages))).toBe(JSON.stringify(payload));
+  });
+
   it("merges consecutive tool messages into one user message with is_error and attachments", () => {
     const { system, messages } = toAnthropic(sampleHistory({ reasoning: signed }));
     expect(system).toBe("You are a careful coding agent.");

@@ -12,7 +12,7 @@ import { decodeToolResultText } from "../tool-result-text.ts";
 import { validatePayload } from "../validate-payload.ts";
 import { ExtrasCollector, extrasOf } from "../item-extras.ts";
 import { fromAnthropicMedia } from "./anthropic-media.ts";
-import { BLOCK_EXTRAS_KEY, CONTENT_LIST_KEY } from "./anthropic-message.ts";
+import { BLOCK_EXTRAS_KEY, CONTENT_LIST_KEY, INLINE_SYSTEM_KEY } from "./anthropic-message.ts";
 import { anthropicPayloadSchema, type ParsedAnthropicPayload } from "./anthropic-schema.ts";
 
 type ParsedMessage = ParsedAnthropicPayload["messages"][number];
@@ -90,7 +90,8 @@ function userDrafts(
  * `system` becomes one system message; a user message is split into one tool message per `tool_result`
  * (`is_error` → `isError`, images and documents in its content → attachments, compact JSON text → JSON), plus a
  * user message for its other blocks; `thinking` and `redacted_thinking` become reasoning with the signature
- * (redacted data is kept as the signature). Ids, sequence numbers, turns and times are filled in from `options`.
+ * (redacted data is kept as the signature). A system message inside `messages` stays a system message at its place
+ * (marked so `toAnthropic` sends it back there). Ids, sequence numbers, turns and times are filled in from `options`.
  *
  * @example
  * const messages = fromAnthropic({ system: "Be brief.", messages: [{ role: "user", content: "Hi" }] });
@@ -112,6 +113,16 @@ export function fromAnthropic(payload: unknown, options: ImportOptions = {}): Me
   for (const message of parsed.messages) {
     if (message.role === "user") {
       drafts.push(...userDrafts(message, toolNames));
+      continue;
+    }
+    if (message.role === "system") {
+      const listed = typeof message.content !== "string";
+      const texts = listed ? message.content.map((block) => block.text) : [message.content];
+      drafts.push({
+        role: "system",
+        content: texts.map((text) => ({ type: "text", text })),
+        metadata: { [INLINE_SYSTEM_KEY]: true, ...(listed && { [CONTENT_LIST_KEY]: true }) },
+      });
       continue;
     }
     const extras = new ExtrasCollector(BLOCK_EXTRAS_KEY);

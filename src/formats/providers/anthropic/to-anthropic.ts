@@ -10,6 +10,7 @@ import { toAnthropicMedia } from "./anthropic-media.ts";
 import {
   BLOCK_EXTRAS_KEY,
   CONTENT_LIST_KEY,
+  INLINE_SYSTEM_KEY,
   type AnthropicAssistantBlock,
   type AnthropicMessage,
   type AnthropicPayload,
@@ -101,6 +102,12 @@ function toolResult(
   };
 }
 
+function inlineSystemContent(message: Message): string | AnthropicTextBlock[] {
+  const texts = message.content.flatMap((block) => (block.type === "text" ? [block.text] : []));
+  if (texts.length === 1 && message.metadata?.[CONTENT_LIST_KEY] !== true) return texts[0]!;
+  return texts.map((text) => ({ type: "text", text }));
+}
+
 function systemOf(messages: readonly Message[]): AnthropicPayload["system"] {
   const texts = messages.flatMap((message) =>
     message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])),
@@ -111,7 +118,7 @@ function systemOf(messages: readonly Message[]): AnthropicPayload["system"] {
 
 /**
  * Converts ctxkit messages to an Anthropic Messages payload. System messages become the separate `system`
- * (wherever they stood); consecutive tool messages become ONE user message of `tool_result` blocks (with
+ * (wherever they stood), except those imported from inside `messages`, which go back to their place; consecutive tool messages become ONE user message of `tool_result` blocks (with
  * `is_error`, and images or files in the result's content list), followed in the same message by the user
  * message that comes right after them, if any. Reasoning becomes `thinking` (with its signature) or
  * `redacted_thinking`; reasoning without a signature is left out because Anthropic rejects it. Summaries are
@@ -126,7 +133,9 @@ export function toAnthropic(messages: readonly Message[], options: ExportOptions
   const systems: Message[] = [];
   const output: AnthropicMessage[] = [];
   for (const entry of planExport(messages, { ...options, format: "Anthropic", mergeFollowingUser: true })) {
-    if (entry.kind === "system") systems.push(entry.message);
+    if (entry.kind === "system" && entry.message.metadata?.[INLINE_SYSTEM_KEY] === true)
+      output.push({ role: "system", content: inlineSystemContent(entry.message) });
+    else if (entry.kind === "system") systems.push(entry.message);
     else if (entry.kind === "user")
       output.push({ role: "user", content: userContent(userBlocks(entry, options), entry.message) });
     else if (entry.kind === "assistant") {
