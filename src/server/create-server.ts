@@ -12,6 +12,7 @@ import { requireJsonWrites } from "./http/require-json-writes.ts";
 import { securityHeaders } from "./http/security-headers.ts";
 import { rateLimit } from "./limits/rate-limit.ts";
 import { RateLimiter } from "./limits/rate-limiter.ts";
+import { StatelessGovernance } from "./proxy/stateless-governance.ts";
 import { ServerMetrics } from "./metrics/server-metrics.ts";
 import { registerChatCompletionsRoute } from "./routes/chat-completions-route.ts";
 import { registerResponsesRoute } from "./routes/responses-route.ts";
@@ -74,6 +75,7 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
       },
     }),
     hub,
+    stateless: new StatelessGovernance(),
     metrics,
     upstream: options.upstream,
     upstreamUnavailable: options.upstreamUnavailable,

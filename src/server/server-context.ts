@@ -2,6 +2,7 @@ import type { MemoryStore } from "../memory/memory-store.ts";
 import type { Clock } from "../model/ids.ts";
 import type { SessionStore } from "../store/session-store.ts";
 import type { ServerMetrics } from "./metrics/server-metrics.ts";
+import type { StatelessGovernance } from "./proxy/stateless-governance.ts";
 import type { ServerLimits } from "./server-options.ts";
 import type { EventHub } from "./tenancy/event-hub.ts";
 import type { SessionDirectory } from "./tenancy/session-directory.ts";
@@ -15,6 +16,8 @@ export interface ServerContext {
   readonly directory: SessionDirectory;
   readonly engines: TenantEngines;
   readonly hub: EventHub;
+  /** Governor states of stateless clients' conversations, by history fingerprint. */
+  readonly stateless: StatelessGovernance;
   readonly metrics: ServerMetrics;
   readonly upstream: UpstreamOptions | undefined;
   /** Why there is no upstream (`ServerOptions.upstreamUnavailable`). */

@@ -64,6 +64,8 @@ async function stateless(
 ): Promise<Response> {
   const engine = await context.engines.engine(c.get("tenant"));
   const governed = await governStateless(
+    context.stateless,
+    `${c.get("tenant")} chat`,
     fromOpenAIChat(request.messages),
     engine.settings,
     toolDefinitions(request.tools),

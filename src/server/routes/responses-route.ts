@@ -84,6 +84,8 @@ async function stateless(
   const engine = await context.engines.engine(c.get("tenant"));
   const messages = responsesMessages(request.input, request.instructions);
   const governed = await governStateless(
+    context.stateless,
+    `${c.get("tenant")} responses`,
     messages,
     engine.settings,
     responsesToolDefinitions(request.tools),
