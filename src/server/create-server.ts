@@ -16,6 +16,7 @@ import { StatelessGovernance } from "./proxy/stateless-governance.ts";
 import { ServerMetrics } from "./metrics/server-metrics.ts";
 import { registerChatCompletionsRoute } from "./routes/chat-completions-route.ts";
 import { registerResponsesRoute } from "./routes/responses-route.ts";
+import { registerMessagesRoutes } from "./routes/messages-route.ts";
 import { registerInspectionRoutes } from "./routes/inspection-routes.ts";
 import { registerInspectorRoutes } from "./routes/inspector-routes.ts";
 import { registerMemoryRoutes } from "./routes/memory-routes.ts";
@@ -79,6 +80,7 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
     metrics,
     upstream: options.upstream,
     upstreamUnavailable: options.upstreamUnavailable,
+    anthropicUpstream: options.anthropicUpstream,
     limits,
     auth,
     log,
@@ -135,6 +137,7 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
   registerMemoryRoutes(app, context);
   registerChatCompletionsRoute(app, context);
   registerResponsesRoute(app, context);
+  registerMessagesRoutes(app, context);
   const webRoot = options.webRoot === undefined ? defaultWebRoot() : options.webRoot || undefined;
   if (webRoot !== undefined) registerStaticRoutes(app, webRoot);
   return app;

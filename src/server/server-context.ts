@@ -22,6 +22,8 @@ export interface ServerContext {
   readonly upstream: UpstreamOptions | undefined;
   /** Why there is no upstream (`ServerOptions.upstreamUnavailable`). */
   readonly upstreamUnavailable: string | undefined;
+  /** The Anthropic Messages upstream (`ServerOptions.anthropicUpstream`). */
+  readonly anthropicUpstream: UpstreamOptions | undefined;
   readonly limits: ServerLimits;
   readonly auth: boolean;
   readonly log: (line: string) => void;

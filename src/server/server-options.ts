@@ -52,6 +52,11 @@ export interface ServerOptions {
    * ANTHROPIC_API_KEY …"), so a server can start to browse sessions while its model is not configured.
    */
   readonly upstreamUnavailable?: string;
+  /**
+   * The Anthropic Messages API `POST /v1/messages` forwards to (e.g. `{ baseURL: "https://api.anthropic.com/v1",
+   * apiKey, auth: "x-api-key" }`); without it that route answers 503.
+   */
+  readonly anthropicUpstream?: UpstreamOptions;
   /** API keys. Required unless `auth` is false. */
   readonly keys?: KeyStore;
   /** Require an API key (default true). With `false` every request is tenant `local`. */

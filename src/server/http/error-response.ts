@@ -130,3 +130,42 @@ export function openAIErrorBody(answer: ErrorAnswer): {
     openAITypes[answer.status] ?? (answer.status >= 500 ? "server_error" : "invalid_request_error");
   return { error: { message: answer.message, type, param: null, code: answer.code } };
 }
+
+const anthropicTypes: Readonly<Record<number, string>> = {
+  400: "invalid_request_error",
+  401: "authentication_error",
+  403: "permission_error",
+  404: "not_found_error",
+  409: "invalid_request_error",
+  413: "request_too_large",
+  429: "rate_limit_error",
+  504: "timeout_error",
+  529: "overloaded_error",
+};
+
+/**
+ * The error type Anthropic uses for an HTTP status (`invalid_request_error`, `rate_limit_error`, `api_error`, …).
+ *
+ * @example
+ * anthropicErrorType(429); // "rate_limit_error"
+ */
+export function anthropicErrorType(status: number): string {
+  return anthropicTypes[status] ?? (status >= 500 ? "api_error" : "invalid_request_error");
+}
+
+/**
+ * Anthropic's error body, `{ type: "error", error: { type, message } }`, for the Messages routes (Anthropic SDKs
+ * and Claude Code read it); ctxkit's own code is kept beside it.
+ *
+ * @example
+ * return c.json(anthropicErrorBody(answer), answer.status);
+ */
+export function anthropicErrorBody(answer: ErrorAnswer): {
+  type: "error";
+  error: { type: string; message: string; code: string };
+} {
+  return {
+    type: "error",
+    error: { type: anthropicErrorType(answer.status), message: answer.message, code: answer.code },
+  };
+}

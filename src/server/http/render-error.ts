@@ -1,12 +1,20 @@
 import type { Context, ErrorHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ServerEnv } from "../server-context.ts";
-import { errorAnswer, errorBody, openAIErrorBody, type ErrorAnswer } from "./error-response.ts";
+import {
+  anthropicErrorBody,
+  errorAnswer,
+  errorBody,
+  openAIErrorBody,
+  type ErrorAnswer,
+} from "./error-response.ts";
 import { HttpError } from "./http-error.ts";
 import { redactSecrets } from "../../errors/redact-secrets.ts";
 
 /** Routes whose clients are OpenAI SDKs: their errors have the OpenAI shape. */
 const OPENAI_ROUTES = new Set(["/v1/chat/completions", "/v1/responses"]);
+/** Routes whose clients are Anthropic SDKs and Claude Code: their errors have Anthropic's shape. */
+const ANTHROPIC_ROUTES = new Set(["/v1/messages", "/v1/messages/count_tokens"]);
 
 function answerOf(error: unknown): ErrorAnswer {
   if (error instanceof HTTPException) {
@@ -18,7 +26,8 @@ function answerOf(error: unknown): ErrorAnswer {
 }
 
 /**
- * Renders any error as JSON with its status and headers (OpenAI-shaped on the proxy route). Unexpected errors
+ * Renders any error as JSON with its status and headers (OpenAI-shaped on the OpenAI proxy routes, Anthropic-shaped
+ * on the Messages routes). Unexpected errors
  * are logged with the request id — redacted — and answered with a 500 that reveals nothing.
  *
  * @example
@@ -30,7 +39,11 @@ export function renderError(log: (line: string) => void): ErrorHandler<ServerEnv
     if (answer.status >= 500 && answer.code === "internal_error") {
       log(`error ${c.get("requestId") ?? "-"} ${error.name}: ${redactSecrets(error.message)}`);
     }
-    const body = OPENAI_ROUTES.has(c.req.path) ? openAIErrorBody(answer) : errorBody(answer);
+    const body = OPENAI_ROUTES.has(c.req.path)
+      ? openAIErrorBody(answer)
+      : ANTHROPIC_ROUTES.has(c.req.path)
+        ? anthropicErrorBody(answer)
+        : errorBody(answer);
     return c.json(body, answer.status as 400, { ...answer.headers });
   };
 }

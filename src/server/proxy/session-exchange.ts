@@ -30,6 +30,8 @@ export interface ExchangeOptions {
   readonly body: (messages: OpenAIChatMessage[], prepared: PreparedRequest) => unknown;
   /** The upstream endpoint under its base URL. Default `chat/completions`. */
   readonly path?: string;
+  /** Headers of the upstream request (e.g. the client's `anthropic-version`). */
+  readonly headers?: Readonly<Record<string, string>>;
   /** Called with each upstream attempt's outcome, for metrics. */
   readonly onUpstream?: (outcome: string) => void;
 }
@@ -100,6 +102,7 @@ export async function openExchange(options: ExchangeOptions): Promise<OpenExchan
           timeoutMs: options.timeoutMs,
           ...(options.signal !== undefined && { signal: options.signal }),
           ...(options.path !== undefined && { path: options.path }),
+          ...(options.headers !== undefined && { headers: options.headers }),
         });
         headersMs += response.headersMs;
         options.onUpstream?.(String(response.response.status));

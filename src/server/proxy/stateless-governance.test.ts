@@ -32,7 +32,7 @@ async function settings(): Promise<EngineSettings> {
   const engine = await createContextEngine({
     store: new MemorySessionStore(),
     contextWindow: 16_000,
-    reservedOutputTokens: 1_000,
+    maxOutputTokens: 1_000,
     tokenCounter: new FakeTokenCounter(),
     summarizer: new FakeSummarizer(),
   });

@@ -30,6 +30,15 @@ export interface CallUpstreamOptions {
   readonly signal?: AbortSignal;
   /** The endpoint under the base URL. Default `chat/completions`. */
   readonly path?: string;
+  /** Headers of this request (e.g. the client's `anthropic-version`); the upstream's own headers win. */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+function authHeader(upstream: UpstreamOptions): Record<string, string> {
+  if (upstream.apiKey === undefined) return {};
+  return upstream.auth === "x-api-key"
+    ? { "x-api-key": upstream.apiKey }
+    : { authorization: `Bearer ${upstream.apiKey}` };
 }
 
 const TIMED_OUT = Symbol("upstream timed out");
@@ -77,8 +86,9 @@ export async function callUpstream(
       headers: {
         "content-type": "application/json",
         accept: "application/json, text/event-stream",
+        ...options.headers,
         ...upstream.headers,
-        ...(upstream.apiKey !== undefined && { authorization: `Bearer ${upstream.apiKey}` }),
+        ...authHeader(upstream),
       },
       body: JSON.stringify(body),
       signal: controller.signal,

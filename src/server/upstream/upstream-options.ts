@@ -2,8 +2,10 @@
 export interface UpstreamOptions {
   /** Base URL including the API version, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`. */
   readonly baseURL: string;
-  /** Sent as `Authorization: Bearer …`. Never logged, never returned to clients. */
+  /** Sent as `Authorization: Bearer …` (or `x-api-key`, see `auth`). Never logged, never returned to clients. */
   readonly apiKey?: string;
+  /** How the key is sent: `bearer` (OpenAI and compatibles, the default) or `x-api-key` (Anthropic). */
+  readonly auth?: "bearer" | "x-api-key";
   /**
    * The model that serves every request: it replaces the request's `model`, since the governance budget is
    * computed for it. Without it the request's model is forwarded (and the turns route requires one).

@@ -117,7 +117,8 @@ export function fromAnthropic(payload: unknown, options: ImportOptions = {}): Me
     }
     if (message.role === "system") {
       const listed = typeof message.content !== "string";
-      const texts = listed ? message.content.map((block) => block.text) : [message.content];
+      const texts =
+        typeof message.content === "string" ? [message.content] : message.content.map((block) => block.text);
       drafts.push({
         role: "system",
         content: texts.map((text) => ({ type: "text", text })),

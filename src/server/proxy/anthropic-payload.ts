@@ -1,0 +1,84 @@
+import {
+  toAnthropic,
+  withAnthropicBreakpoints,
+  type AnthropicCacheableRequest,
+  type AnthropicMessage,
+} from "../../formats/providers/anthropic/index.ts";
+import type { Message } from "../../model/message.ts";
+
+/** The governed view of a client's history, and where its unchanged messages came from. */
+export interface GovernedView {
+  readonly messages: readonly Message[];
+  /** For each message, the index of the history message it is unchanged from (undefined: rewritten or new). */
+  readonly sources: readonly (number | undefined)[];
+}
+
+type ClientMessage = { readonly role?: unknown; readonly content?: unknown };
+
+/** How many history messages `fromAnthropic` makes of one client message: a user message splits per tool result. */
+function importedCount(message: ClientMessage): number {
+  if (message.role !== "user" || !Array.isArray(message.content)) return 1;
+  const blocks = message.content as { type?: unknown }[];
+  const results = blocks.filter((block) => block.type === "tool_result").length;
+  return results + (blocks.length > results ? 1 : 0);
+}
+
+/**
+ * The `messages` to send for a governed view of a client's Anthropic history. The client's newest messages that
+ * governance left as they were are sent as the client sent them — byte for byte, with their `cache_control`
+ * markers, signatures and any field ctxkit does not model — and everything before them is the governed view
+ * converted with `toAnthropic` (summaries, offloaded outputs; unchanged messages convert back to the client's
+ * bytes apart from markers). Without any such tail (a notice ends the view) the whole view is converted.
+ *
+ * @example
+ * const messages = governedAnthropicMessages(request.messages, governed);
+ */
+export function governedAnthropicMessages(
+  client: readonly unknown[],
+  governed: GovernedView,
+): AnthropicMessage[] {
+  const counts = client.map((message) => importedCount(message as ClientMessage));
+  const ends: number[] = [];
+  counts.reduce((end, count) => (ends.push(end + count), end + count), 0);
+  const { messages, sources } = governed;
+  let kept = 0;
+  let cut = messages.length;
+  for (let index = client.length - 1; index >= 0; index--) {
+    const count = counts[index]!;
+    const start = ends[index]! - count;
+    if (count === 0 || cut < count) break;
+    let same = true;
+    for (let offset = 0; offset < count && same; offset++)
+      same = sources[cut - count + offset] === start + offset;
+    if (!same) break;
+    cut -= count;
+    kept++;
+  }
+  let head = toAnthropic(messages.slice(0, cut)).messages;
+  // Two user messages in a row would be merged by the API; keep the seam exact by converting one more.
+  while (kept > 0 && head.at(-1)?.role === (client[client.length - kept] as ClientMessage).role) {
+    cut += counts[client.length - kept]!;
+    kept--;
+    head = toAnthropic(messages.slice(0, cut)).messages;
+  }
+  return [...head, ...(client.slice(client.length - kept) as AnthropicMessage[])];
+}
+
+/**
+ * Completes a Messages request's prompt-cache breakpoints: the client's own (on tools, system blocks and the
+ * messages sent as they came) are kept and counted, and ctxkit adds its own where `withAnthropicBreakpoints`
+ * puts them — never more than four in all. `ephemeralBlocks` are blocks at the end that exist in this request
+ * only (a budget-exit notice): no breakpoint goes on them.
+ *
+ * @example
+ * const body = withCompletedBreakpoints({ ...request, messages }, { model: request.model, ephemeralBlocks: 0 });
+ */
+export function withCompletedBreakpoints<Request extends { messages: AnthropicMessage[] }>(
+  request: Request,
+  options: { readonly model?: string; readonly ephemeralBlocks: number },
+): Request {
+  return withAnthropicBreakpoints(request as Request & AnthropicCacheableRequest, {
+    ...(options.model !== undefined && { model: options.model }),
+    ephemeralBlocks: options.ephemeralBlocks,
+  });
+}

@@ -1,0 +1,351 @@
+import type { Context, Hono } from "hono";
+import type { PreparedRequest } from "../../engine/prepared-request.ts";
+import { CtxkitError } from "../../errors/ctxkit-error.ts";
+import {
+  ephemeralTail,
+  fromAnthropic,
+  toAnthropic,
+  type AnthropicTextBlock,
+} from "../../formats/providers/anthropic/index.ts";
+import type { Message } from "../../model/message.ts";
+import { inlineMedia } from "../../store/media-blobs.ts";
+import { textTokensAsync } from "../../tokens/token-counter.ts";
+import { anthropicErrorType, errorAnswer } from "../http/error-response.ts";
+import { HttpError } from "../http/http-error.ts";
+import { readJson } from "../http/json-body.ts";
+import { sessionHeaderValue, sessionIdFromHeader } from "../http/session-header.ts";
+import { governedAnthropicMessages, withCompletedBreakpoints } from "../proxy/anthropic-payload.ts";
+import { replyFromAnthropic } from "../proxy/anthropic-reply.ts";
+import {
+  anthropicHeaders,
+  anthropicRequestSchema,
+  anthropicToolDefinitions,
+  type AnthropicRequest,
+} from "../proxy/anthropic-request.ts";
+import { relayAnthropicStream } from "../proxy/relay-anthropic-stream.ts";
+import { newMessages } from "../proxy/responses-session-inputs.ts";
+import { openExchange } from "../proxy/session-exchange.ts";
+import { clientTurn } from "../proxy/session-inputs.ts";
+import type { ServerContext, ServerEnv } from "../server-context.ts";
+import type { AssistantReply } from "../upstream/assistant-reply.ts";
+import { callUpstream } from "../upstream/call-upstream.ts";
+import type { UpstreamOptions } from "../upstream/upstream-options.ts";
+import { commitFollowUp } from "./turn-support.ts";
+
+function requireAnthropicUpstream(context: ServerContext): UpstreamOptions {
+  if (context.anthropicUpstream === undefined) {
+    throw new HttpError(
+      503,
+      "not_configured",
+      "this server has no Anthropic upstream; start it with ANTHROPIC_API_KEY set (or --anthropic-upstream <base-url>)",
+    );
+  }
+  // The session id goes upstream as OpenAI's prompt_cache_key only; Anthropic refuses unknown fields.
+  return {
+    ...context.anthropicUpstream,
+    auth: context.anthropicUpstream.auth ?? "x-api-key",
+    promptCacheKey: false,
+  };
+}
+
+const systemBlocks = (system: AnthropicRequest["system"]): AnthropicTextBlock[] =>
+  system === undefined
+    ? []
+    : typeof system === "string"
+      ? [{ type: "text", text: system }]
+      : (system as AnthropicTextBlock[]);
+
+/** The endpoint under the upstream's base URL, with the client's query (Claude Code sends `?beta=true`). */
+function upstreamPath(c: Context<ServerEnv>, path: string): string {
+  const query = new URL(c.req.url).search;
+  return `${path}${query}`;
+}
+
+/** What a stateless Messages request becomes: the body to send, and what governance did. */
+interface GovernedBody {
+  readonly body: Record<string, unknown>;
+  readonly tokens: number | undefined;
+  readonly checkpoint: boolean;
+  /** False when the history holds blocks ctxkit cannot represent: it is forwarded as it came. */
+  readonly governed: boolean;
+}
+
+/**
+ * Governs a client's whole history through the server's stateless core, keeping what the client sent where
+ * governance left it: system prompt and tools untouched, the unchanged newest messages byte for byte, and the
+ * prompt-cache breakpoints completed (never more than four).
+ */
+async function governStatelessBody(
+  c: Context<ServerEnv>,
+  context: ServerContext,
+  request: AnthropicRequest,
+  model: string,
+): Promise<GovernedBody> {
+  const tenant = c.get("tenant");
+  let history: Message[];
+  try {
+    history = fromAnthropic({ messages: request.messages });
+  } catch (error) {
+    if (!CtxkitError.isInstance(error)) throw error;
+    // A block ctxkit does not model (a new server tool's, say) must not break the client's agent.
+    context.log(`ungoverned ${c.get("requestId")}: ${error.message.slice(0, 300)}`);
+    return { body: { ...request, model }, tokens: undefined, checkpoint: false, governed: false };
+  }
+  const engine = await context.engines.engine(tenant);
+  const { settings } = engine;
+  const fixed = JSON.stringify([request.system ?? null, request.tools ?? null]);
+  const fixedTokens =
+    (request.system === undefined
+      ? 0
+      : await textTokensAsync(JSON.stringify(request.system), settings.counter)) +
+    (request.tools === undefined
+      ? 0
+      : await textTokensAsync(JSON.stringify(request.tools), settings.counter));
+  const governed = await context.stateless.govern(
+    { scope: `${tenant} messages ${model}`, fixed, fixedTokens, history },
+    settings,
+    (event) => context.metrics.governanceEvents.inc({ type: event.type }),
+  );
+  const messages = governedAnthropicMessages(request.messages, governed);
+  return {
+    body: withCompletedBreakpoints(
+      { ...request, model, messages },
+      { model, ephemeralBlocks: ephemeralBlocksOf(governed.messages) },
+    ),
+    tokens: governed.tokens.total,
+    checkpoint: governed.checkpoint,
+    governed: true,
+  };
+}
+
+/**
+ * `POST /v1/messages` and `POST /v1/messages/count_tokens`: the Anthropic Messages proxy, for Claude Code and
+ * any Anthropic SDK client. Without `X-Ctxkit-Session` a request is stateless: the client's whole history is
+ * governed by the server's stateless core (the same history always gets the same payload, a history that only
+ * grew keeps its cached prefix until a checkpoint pays), nothing is stored, and the upstream's answer — JSON or
+ * Anthropic's SSE events — goes back untouched. With `X-Ctxkit-Session` the new messages are stored in that
+ * session (a client that resends the whole conversation has the part the session holds skipped), the session is
+ * governed and the reply recorded; mid-conversation system messages join the system prompt there. System
+ * prompt, tool definitions, thinking blocks and their signatures, and every field ctxkit does not read go
+ * upstream as the client sent them. Errors have Anthropic's shape.
+ *
+ * @example
+ * registerMessagesRoutes(app, context);
+ */
+export function registerMessagesRoutes(app: Hono<ServerEnv>, context: ServerContext): void {
+  app.post("/v1/messages", async (c) => {
+    const started = performance.now();
+    const upstream = requireAnthropicUpstream(context);
+    const request = await readJson(c, anthropicRequestSchema, "messages request");
+    const mode = c.req.header("x-ctxkit-mode");
+    if (mode !== undefined && mode !== "stateless" && mode !== "stateful") {
+      throw new HttpError(400, "invalid_input", "X-Ctxkit-Mode must be stateless or stateful");
+    }
+    const sessionId = sessionIdFromHeader(c.req.header("x-ctxkit-session"));
+    if (sessionId === undefined || mode === "stateless") {
+      if (mode === "stateful")
+        throw new HttpError(400, "invalid_input", "stateful mode needs an X-Ctxkit-Session header");
+      return stateless(c, context, upstream, request, started);
+    }
+    return stateful(c, context, upstream, request, sessionId, started);
+  });
+
+  app.post("/v1/messages/count_tokens", async (c) => {
+    const upstream = requireAnthropicUpstream(context);
+    const request = await readJson(c, anthropicRequestSchema, "count_tokens request");
+    const model = upstream.model ?? request.model;
+    const { body } = await governStatelessBody(c, context, request, model);
+    const { stream: _stream, max_tokens: _max, ...countable } = body;
+    const call = await callUpstream(upstream, countable, {
+      timeoutMs: context.limits.upstreamTimeoutMs,
+      signal: c.req.raw.signal,
+      path: upstreamPath(c, "messages/count_tokens"),
+      headers: anthropicHeaders((name) => c.req.header(name)),
+    });
+    return new Response(await call.text(), {
+      status: call.response.status,
+      headers: { "Content-Type": call.response.headers.get("content-type") ?? "application/json" },
+    });
+  });
+}
+
+async function stateless(
+  c: Context<ServerEnv>,
+  context: ServerContext,
+  upstream: UpstreamOptions,
+  request: AnthropicRequest,
+  started: number,
+): Promise<Response> {
+  const governed = await governStatelessBody(c, context, request, upstream.model ?? request.model);
+  let call;
+  try {
+    call = await callUpstream(upstream, governed.body, {
+      timeoutMs: context.limits.upstreamTimeoutMs,
+      signal: c.req.raw.signal,
+      path: upstreamPath(c, "messages"),
+      headers: anthropicHeaders((name) => c.req.header(name)),
+    });
+    context.metrics.upstreamRequests.inc({ status: String(call.response.status) });
+  } catch (error) {
+    context.metrics.upstreamRequests.inc({ status: error instanceof HttpError ? error.code : "error" });
+    throw error;
+  }
+  const headers: Record<string, string> = {
+    "Content-Type": call.response.headers.get("content-type") ?? "application/json",
+    "X-Ctxkit-Governed": String(governed.governed),
+    "X-Ctxkit-Checkpoint": String(governed.checkpoint),
+    ...(governed.tokens !== undefined && { "X-Ctxkit-Tokens": String(governed.tokens) }),
+  };
+  const done = () =>
+    context.metrics.proxyOverhead.observe(
+      {},
+      (performance.now() - started - call.headersMs - call.bodyMs()) / 1000,
+    );
+  if (request.stream === true) {
+    // Nothing to record: the upstream's events go through untouched.
+    const stream = call.response.body?.pipeThrough(
+      new TransformStream({
+        transform: (chunk, controller) => (call.touch(), controller.enqueue(chunk)),
+        flush: () => (call.finish(), done()),
+      }),
+    );
+    return new Response(stream ?? null, {
+      status: call.response.status,
+      headers: { ...headers, "Cache-Control": "no-cache" },
+    });
+  }
+  const text = await call.text();
+  done();
+  return new Response(text, { status: call.response.status, headers });
+}
+
+async function stateful(
+  c: Context<ServerEnv>,
+  context: ServerContext,
+  upstream: UpstreamOptions,
+  request: AnthropicRequest,
+  sessionId: string,
+  started: number,
+): Promise<Response> {
+  const tenant = c.get("tenant");
+  const claim = await context.directory.claim(tenant, sessionId);
+  const model = upstream.model ?? request.model;
+  let lease;
+  let exchange;
+  try {
+    lease = await context.engines.lease(tenant, claim.storeId);
+    const stored = await lease.session.history();
+    const client = fromAnthropic({ messages: request.messages }, { sessionId: claim.storeId });
+    // Mid-conversation system messages are not stored: they join the system prompt, after the client's own.
+    const inline = client.filter((message) => message.role === "system");
+    const fresh = newMessages(
+      client.filter((message) => message.role !== "system"),
+      stored,
+    );
+    const system = [
+      ...systemBlocks(request.system),
+      ...inline.flatMap((message) =>
+        message.content.flatMap((block) =>
+          block.type === "text" ? [{ type: "text" as const, text: block.text }] : [],
+        ),
+      ),
+    ];
+    const turn = {
+      ...clientTurn(fresh),
+      system: system.length === 0 ? undefined : system.map((block) => block.text).join("\n\n"),
+    };
+    const blobs = context.store.blobs;
+    exchange = await openExchange({
+      lease,
+      blobs,
+      turn,
+      tools: anthropicToolDefinitions(request.tools),
+      upstream,
+      timeoutMs: context.limits.upstreamTimeoutMs,
+      signal: c.req.raw.signal,
+      path: upstreamPath(c, "messages"),
+      headers: anthropicHeaders((name) => c.req.header(name)),
+      body: async (_chat, prepared: PreparedRequest) => {
+        const { messages } = toAnthropic(await inlineMedia(prepared.messages, blobs));
+        return withCompletedBreakpoints(
+          { ...request, model, ...(system.length > 0 && { system }), messages },
+          { model, ephemeralBlocks: ephemeralBlocksOf(prepared.messages) },
+        );
+      },
+      onUpstream: (status) => context.metrics.upstreamRequests.inc({ status }),
+    });
+  } catch (error) {
+    lease?.release();
+    claim.release();
+    throw error;
+  }
+  const held = lease;
+  const end = () => {
+    held.release();
+    claim.release();
+  };
+  const { prepared, upstream: call } = exchange;
+  const complete = async (reply: AssistantReply) => {
+    await exchange.complete(reply);
+    await commitFollowUp(context, tenant, claim);
+    const upstreamMs = exchange.upstreamHeadersMs + call.bodyMs();
+    context.metrics.upstreamDuration.observe({}, upstreamMs / 1000);
+    context.metrics.proxyOverhead.observe({}, (performance.now() - started - upstreamMs) / 1000);
+  };
+  const headers = {
+    "X-Ctxkit-Session": sessionHeaderValue(sessionId),
+    "X-Ctxkit-Tokens": String(prepared.tokens.total),
+    "X-Ctxkit-Checkpoint": String(prepared.checkpoint),
+  };
+  if (request.stream === true) {
+    const body = relayAnthropicStream({
+      upstream: call,
+      complete: async (reply) => {
+        try {
+          await complete(reply);
+        } finally {
+          end();
+        }
+      },
+      fail: () => {
+        held.discard();
+        end();
+      },
+      errorObject: (reason) => {
+        const answer = errorAnswer(reason);
+        return { type: anthropicErrorType(answer.status), message: answer.message };
+      },
+    });
+    return new Response(body, {
+      status: 200,
+      headers: { ...headers, "Content-Type": "text/event-stream", "Cache-Control": "no-cache" },
+    });
+  }
+  try {
+    const text = await call.text();
+    let answer: unknown;
+    try {
+      answer = JSON.parse(text);
+    } catch {
+      throw new HttpError(
+        502,
+        "upstream_error",
+        "the upstream model server answered with something that is not JSON",
+      );
+    }
+    await complete(replyFromAnthropic(answer));
+    return new Response(text, { status: 200, headers: { ...headers, "Content-Type": "application/json" } });
+  } catch (error) {
+    held.discard();
+    throw error;
+  } finally {
+    end();
+  }
+}
+
+/** Blocks of the notices at the end of a view: they exist in this request only, so no breakpoint goes there. */
+function ephemeralBlocksOf(messages: readonly Message[]): number {
+  return messages
+    .slice(messages.length - ephemeralTail(messages))
+    .reduce((blocks, message) => blocks + message.content.length, 0);
+}
