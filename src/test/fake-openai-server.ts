@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { completionBody, completionChunks, type CompletionContext } from "./fake-openai-completion.ts";
+import { messagesBody, messagesEvents } from "./fake-anthropic-messages.ts";
 import { responsesBody, responsesEvents } from "./fake-openai-responses-api.ts";
 import {
   type FakeCompletion,
@@ -29,7 +30,7 @@ export interface ChatCompletionRequestBody {
 
 /** One Chat Completions or Responses request the fake server received. */
 export interface FakeOpenAIRequest {
-  /** 0-based position among the chat completion and Responses requests. */
+  /** 0-based position among the chat completion, Responses and Messages requests. */
   readonly index: number;
   readonly method: string;
   /** Path and query, e.g. `/v1/chat/completions`. */
@@ -65,13 +66,17 @@ export interface FakeOpenAIServer {
 
 const CHAT_PATHS = new Set(["/v1/chat/completions", "/chat/completions"]);
 const RESPONSES_PATHS = new Set(["/v1/responses", "/responses"]);
+const MESSAGES_PATHS = new Set(["/v1/messages", "/messages"]);
+const COUNT_TOKENS_PATHS = new Set(["/v1/messages/count_tokens", "/messages/count_tokens"]);
 const MODEL_PATHS = new Set(["/v1/models", "/models"]);
 
 /**
  * Starts a scripted OpenAI-compatible Chat Completions server on 127.0.0.1 (random port) that speaks the real
  * wire protocol: JSON answers, or Server-Sent Events when the request has `stream: true` (chunks in OpenAI's
  * format, a usage chunk when `stream_options.include_usage`, then `data: [DONE]`). It speaks the Responses API
- * too (`POST /v1/responses`: response objects, or `response.*` events when streaming), from the same script. Responses can be text, tool
+ * too (`POST /v1/responses`: response objects, or `response.*` events when streaming), and Anthropic's Messages API
+ * (`POST /v1/messages`: a `message`, or Anthropic's SSE events; errors in Anthropic's shape;
+ * `POST /v1/messages/count_tokens` estimates), from the same script. Responses can be text, tool
  * calls, OpenAI error bodies (`contextLengthExceeded()`, `rateLimited()`, `invalidApiKey()`, `serverError()`)
  * or a dropped connection. Use it with any client: the `openai` package, `@ai-sdk/openai-compatible`, a CLI.
  *
@@ -109,6 +114,9 @@ export async function startFakeOpenAIServer(options: FakeOpenAIServerOptions): P
   }
 
   async function handleChat(incoming: IncomingMessage, response: ServerResponse, raw: string): Promise<void> {
+    const anthropic = MESSAGES_PATHS.has((incoming.url ?? "").split("?")[0]!);
+    const sendError = (target: ServerResponse, failure: FakeErrorResponse) =>
+      anthropic ? sendAnthropicError(target, failure) : sendOpenAIError(target, failure);
     let body: ChatCompletionRequestBody;
     try {
       body = JSON.parse(raw) as ChatCompletionRequestBody;
@@ -137,13 +145,19 @@ export async function startFakeOpenAIServer(options: FakeOpenAIServerOptions): P
     const completion: FakeCompletion = typeof scripted === "string" ? { text: scripted } : scripted;
     const responsesApi = RESPONSES_PATHS.has(request.path.split("?")[0]!);
     const context: CompletionContext = {
-      id: `${responsesApi ? "resp_fake_" : "chatcmpl-fake-"}${request.index + 1}`,
+      id: `${anthropic ? "msg_fake_" : responsesApi ? "resp_fake_" : "chatcmpl-fake-"}${request.index + 1}`,
       created: 1_767_225_600 + request.index,
       model: typeof body.model === "string" ? body.model : model,
       requestIndex: request.index,
-      promptCharacters: JSON.stringify(responsesApi ? [body.instructions, body.input] : (body.messages ?? []))
-        .length,
+      promptCharacters: JSON.stringify(
+        responsesApi
+          ? [body.instructions, body.input]
+          : anthropic
+            ? [body["system"], body.messages]
+            : (body.messages ?? []),
+      ).length,
     };
+    if (anthropic) return answerMessages(response, completion, context, body.stream === true);
     if (responsesApi) return answerResponses(response, completion, context, body.stream === true);
     if (body.stream !== true) return sendJson(response, 200, completionBody(completion, context));
     const chunks = completionChunks(completion, context, {
@@ -172,9 +186,14 @@ export async function startFakeOpenAIServer(options: FakeOpenAIServerOptions): P
     incoming.on("data", (chunk: string) => (raw += chunk));
     incoming.on("end", () => {
       const path = (incoming.url ?? "").split("?")[0]!;
-      if (incoming.method === "POST" && (CHAT_PATHS.has(path) || RESPONSES_PATHS.has(path))) {
+      if (incoming.method === "POST" && COUNT_TOKENS_PATHS.has(path)) {
+        countTokens(response, raw);
+      } else if (
+        incoming.method === "POST" &&
+        (CHAT_PATHS.has(path) || RESPONSES_PATHS.has(path) || MESSAGES_PATHS.has(path))
+      ) {
         handleChat(incoming, response, raw).catch((error: unknown) =>
-          sendError(response, {
+          (MESSAGES_PATHS.has(path) ? sendAnthropicError : sendOpenAIError)(response, {
             status: 500,
             error: {
               message: `fake OpenAI server: the script threw: ${String(error)}`,
@@ -188,7 +207,7 @@ export async function startFakeOpenAIServer(options: FakeOpenAIServerOptions): P
           data: [{ id: model, object: "model", created: 1_767_225_600, owned_by: "ctxkit-fake" }],
         });
       } else {
-        sendError(response, {
+        sendOpenAIError(response, {
           status: 404,
           error: {
             message: `Unknown request URL: ${incoming.method ?? "?"} ${incoming.url ?? ""}.`,
@@ -248,7 +267,62 @@ function sendJson(
   response.end(JSON.stringify(body));
 }
 
-function sendError(response: ServerResponse, failure: FakeErrorResponse): void {
+/** An Anthropic Messages answer: JSON, or its events as SSE (`event:` and `data:` lines). */
+async function answerMessages(
+  response: ServerResponse,
+  completion: FakeCompletion,
+  context: CompletionContext,
+  stream: boolean,
+): Promise<void> {
+  if (!stream) return sendJson(response, 200, messagesBody(completion, context));
+  response.writeHead(200, {
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache",
+    connection: "keep-alive",
+  });
+  for (const [position, event] of messagesEvents(completion, context).entries()) {
+    if (completion.disconnectAfterChunks !== undefined && position >= completion.disconnectAfterChunks) {
+      return void response.socket?.destroy();
+    }
+    await new Promise<void>((resolve) =>
+      response.write(`event: ${String(event["type"])}\ndata: ${JSON.stringify(event)}\n\n`, () => resolve()),
+    );
+  }
+  response.end();
+}
+
+/** `POST /v1/messages/count_tokens`: the request's system, messages and tools at one token per 4 characters. */
+function countTokens(response: ServerResponse, raw: string): void {
+  try {
+    const body = JSON.parse(raw) as { system?: unknown; messages?: unknown; tools?: unknown };
+    const characters = JSON.stringify([body.system, body.messages, body.tools]).length;
+    sendJson(response, 200, { input_tokens: Math.ceil(characters / 4) });
+  } catch {
+    sendAnthropicError(response, { status: 400, error: { message: "invalid JSON body" } });
+  }
+}
+
+/** An error in Anthropic's shape, `{ type: "error", error: { type, message } }`. */
+function sendAnthropicError(response: ServerResponse, failure: FakeErrorResponse): void {
+  if (failure.body !== undefined) return sendOpenAIError(response, failure);
+  const type =
+    failure.error?.type ??
+    ({
+      400: "invalid_request_error",
+      401: "authentication_error",
+      429: "rate_limit_error",
+      529: "overloaded_error",
+    }[failure.status] ||
+      "api_error");
+  sendJson(
+    response,
+    failure.status,
+    { type: "error", error: { type, message: failure.error?.message ?? `HTTP ${failure.status}` } },
+    { ...failure.headers },
+  );
+}
+
+function sendOpenAIError(response: ServerResponse, failure: FakeErrorResponse): void {
   if (typeof failure.body === "string") {
     if (response.headersSent || response.destroyed) return;
     response.writeHead(failure.status, { "content-type": "text/plain", ...failure.headers });

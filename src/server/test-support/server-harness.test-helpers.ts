@@ -41,7 +41,8 @@ export interface HarnessOptions {
 
 /**
  * Starts a server for a test: in-memory store and memory, fake token counter and summarizer, a small window
- * (default 16,000 tokens), and the scripted OpenAI-compatible upstream.
+ * (default 16,000 tokens), and the scripted upstream (OpenAI-compatible, and Anthropic's Messages API with the
+ * request's model).
  *
  * @example
  * const harness = await startHarness({ responses: ["Hello!"] });
@@ -61,6 +62,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Server
     keys,
     port: 0,
     upstream: { baseURL: upstream.url, apiKey: "sk-upstream-secret-0123456789", model: "fake-model" },
+    anthropicUpstream: { baseURL: upstream.url, apiKey: "sk-ant-upstream-secret-0123456789", auth: "x-api-key" },
     engine: {
       contextWindow: options.contextWindow ?? 16_000,
       maxOutputTokens: 2_000,

@@ -1,0 +1,285 @@
+import Anthropic from "@anthropic-ai/sdk";
+import { afterEach, describe, expect, it } from "vitest";
+import { countAnthropicBreakpoints } from "../formats/providers/anthropic/index.ts";
+import { toolCallsOf } from "../model/blocks.ts";
+import { MemorySessionStore } from "../store/memory/index.ts";
+import { rateLimited } from "../test/fake-openai-responses.ts";
+import { startHarness, type ServerHarness } from "./test-support/server-harness.test-helpers.ts";
+
+const harnesses: ServerHarness[] = [];
+afterEach(async () => {
+  await Promise.all(harnesses.splice(0).map((harness) => harness.close()));
+});
+
+async function setup(options: Parameters<typeof startHarness>[0]) {
+  const harness = await startHarness(options);
+  harnesses.push(harness);
+  const client = (headers: Record<string, string> = {}, key = harness.acme) =>
+    new Anthropic({ baseURL: harness.server.url, apiKey: key, maxRetries: 0, defaultHeaders: headers });
+  return { harness, client };
+}
+
+type Json = Record<string, unknown>;
+
+const system = [
+  { type: "text" as const, text: "x-billing: cc_version=1" },
+  { type: "text" as const, text: "You are a coding agent.", cache_control: { type: "ephemeral" as const } },
+];
+const tools = [
+  {
+    name: "Read",
+    description: "Reads a file",
+    input_schema: { type: "object" as const, properties: { path: { type: "string" } } },
+  },
+];
+
+/** A Claude Code-like history: the task, an environment system message, then `steps` file reads. */
+function conversation(steps: number): Json[] {
+  const messages: Json[] = [
+    { role: "user", content: [{ type: "text", text: "Find the bug in the parser." }] },
+    { role: "system", content: [{ type: "text", text: "# Environment\nPrimary working directory: /w" }] },
+  ];
+  for (let step = 0; step < steps; step++) {
+    const id = `toolu_${step}`;
+    messages.push({
+      role: "assistant",
+      content: [
+        { type: "thinking", thinking: `Read file ${step} next.`, signature: `sig-${step}` },
+        { type: "tool_use", id, name: "Read", input: { path: `src/file${step}.ts` } },
+      ],
+    });
+    const output = Array.from({ length: 80 }, (_, line) => `${line}: const value${line} = parse(${step});`);
+    messages.push({
+      role: "user",
+      content: [{ type: "tool_result", tool_use_id: id, content: output.join("\n") }],
+    });
+  }
+  return messages;
+}
+
+const withoutMarkers = (value: unknown): unknown =>
+  JSON.parse(JSON.stringify(value), (key, inner: unknown) => (key === "cache_control" ? undefined : inner));
+
+describe("the Anthropic Messages proxy, with the official @anthropic-ai/sdk client", () => {
+  it("forwards a small stateless request as the client sent it, with its headers, system, tools and signatures", async () => {
+    const { harness, client } = await setup({ responses: [{ text: "Found it." }] });
+    const messages = conversation(1);
+    const answer = await client({ "anthropic-beta": "interleaved-thinking-2025-05-14" }).messages.create({
+      model: "claude-sonnet-4-5",
+      max_tokens: 1_000,
+      system,
+      tools,
+      messages: messages as never,
+      thinking: { type: "enabled", budget_tokens: 1_024 },
+    });
+    expect(answer.content).toEqual([{ type: "text", text: "Found it." }]);
+    const sent = harness.upstream.requests[0]!;
+    expect(sent.path).toBe("/v1/messages");
+    expect(sent.headers["x-api-key"]).toBe("sk-ant-upstream-secret-0123456789");
+    expect(sent.headers["authorization"]).toBeUndefined();
+    expect(sent.headers["anthropic-version"]).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(sent.headers["anthropic-beta"]).toBe("interleaved-thinking-2025-05-14");
+    expect(sent.body["system"]).toEqual(system);
+    expect(sent.body["thinking"]).toEqual({ type: "enabled", budget_tokens: 1_024 });
+    expect(withoutMarkers(sent.body.tools)).toEqual(tools);
+    expect(withoutMarkers(sent.body.messages)).toEqual(messages);
+    expect(countAnthropicBreakpoints(sent.body as never)).toBeLessThanOrEqual(4);
+  });
+
+  it("governs a growing stateless conversation deterministically: prefix kept between checkpoints, repeats identical", async () => {
+    const { harness, client } = await setup({
+      contextWindow: 12_000,
+      responses: () => ({ text: "next" }),
+    });
+    const anthropic = client();
+    const sentMessages: string[] = [];
+    const checkpoints: boolean[] = [];
+    for (let steps = 1; steps <= 24; steps++) {
+      const response = await anthropic.messages
+        .create({
+          model: "claude-sonnet-4-5",
+          max_tokens: 1_000,
+          system,
+          tools,
+          messages: conversation(steps) as never,
+        })
+        .withResponse();
+      checkpoints.push(response.response.headers.get("x-ctxkit-checkpoint") === "true");
+      const body = harness.upstream.requests.at(-1)!.body;
+      expect(countAnthropicBreakpoints(body as never)).toBeLessThanOrEqual(4);
+      expect(body["system"]).toEqual(system);
+      sentMessages.push(JSON.stringify(withoutMarkers(body.messages)));
+    }
+    // The window filled: older reads were governed, and the newest step went as the client sent it.
+    const last = JSON.parse(sentMessages.at(-1)!) as Json[];
+    expect(sentMessages.at(-1)!.length).toBeLessThan(JSON.stringify(conversation(24)).length / 2);
+    expect(last.slice(-2)).toEqual(conversation(24).slice(-2));
+    expect(checkpoints.filter(Boolean).length).toBeGreaterThan(0);
+    expect(checkpoints.filter(Boolean).length).toBeLessThan(8);
+    // Between checkpoints the payload only grows at its end, so the provider's cached prefix stays valid.
+    for (let index = 1; index < sentMessages.length; index++) {
+      if (checkpoints[index]) continue;
+      const before = JSON.parse(sentMessages[index - 1]!) as Json[];
+      const now = JSON.parse(sentMessages[index]!) as Json[];
+      expect(now.slice(0, before.length - 1)).toEqual(before.slice(0, -1));
+    }
+    // The same request again gets the same payload.
+    await anthropic.messages.create({
+      model: "claude-sonnet-4-5",
+      max_tokens: 1_000,
+      system,
+      tools,
+      messages: conversation(24) as never,
+    });
+    expect(JSON.stringify(withoutMarkers(harness.upstream.requests.at(-1)!.body.messages))).toBe(
+      sentMessages.at(-1),
+    );
+    expect(JSON.stringify(harness.upstream.requests.at(-1)!.body)).toBe(
+      JSON.stringify(harness.upstream.requests.at(-2)!.body),
+    );
+  });
+
+  it("streams Anthropic's events back untouched, and counts tokens of the governed payload", async () => {
+    const { harness, client } = await setup({
+      contextWindow: 12_000,
+      responses: [
+        {
+          reasoning: "Read the parser.",
+          text: "Done.",
+          toolCalls: [{ id: "toolu_x", name: "Read", arguments: { path: "a.ts" } }],
+        },
+      ],
+    });
+    const stream = client().messages.stream({
+      model: "claude-sonnet-4-5",
+      max_tokens: 1_000,
+      system,
+      tools,
+      messages: conversation(2) as never,
+    });
+    const message = await stream.finalMessage();
+    expect(message.content.map((block) => block.type)).toEqual(["thinking", "text", "tool_use"]);
+    expect(message.content[2]).toMatchObject({ id: "toolu_x", name: "Read", input: { path: "a.ts" } });
+    expect(message.stop_reason).toBe("tool_use");
+    expect(harness.upstream.requests[0]!.body.stream).toBe(true);
+
+    const big = conversation(24);
+    const counted = await client().messages.countTokens({
+      model: "claude-sonnet-4-5",
+      system,
+      tools,
+      messages: big as never,
+    });
+    const ungoverned = Math.ceil(JSON.stringify([system, big, tools]).length / 4);
+    expect(counted.input_tokens).toBeGreaterThan(0);
+    expect(counted.input_tokens).toBeLessThan(ungoverned / 2);
+  });
+
+  it("answers errors in Anthropic's shape: a bad key, a bad body, an upstream rate limit", async () => {
+    const { harness, client } = await setup({ responses: [rateLimited({ retryAfterSeconds: 7 })] });
+    await expect(
+      client({}, "ctxk_wrong").messages.create({
+        model: "m",
+        max_tokens: 10,
+        messages: [{ role: "user", content: "hi" }],
+      }),
+    ).rejects.toMatchObject({
+      status: 401,
+      error: { type: "error", error: { type: "authentication_error" } },
+    });
+
+    const bad = await harness.call("/v1/messages", { method: "POST", json: { model: "m", max_tokens: 10 } });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ type: "error", error: { type: "invalid_request_error" } });
+
+    const limited = client().messages.create({
+      model: "m",
+      max_tokens: 10,
+      messages: [{ role: "user", content: "hi" }],
+    });
+    await expect(limited).rejects.toMatchObject({
+      status: 429,
+      error: { type: "error", error: { type: "rate_limit_error" } },
+    });
+    await expect(limited).rejects.toBeInstanceOf(Anthropic.RateLimitError);
+  });
+
+  it("forwards a history holding blocks ctxkit does not model, ungoverned, instead of failing the agent", async () => {
+    const { harness, client } = await setup({ responses: [{ text: "ok" }] });
+    const messages = [
+      { role: "user", content: "Search the tools." },
+      {
+        role: "assistant",
+        content: [{ type: "tool_use", id: "toolu_s", name: "ToolSearch", input: { query: "db" } }],
+      },
+      {
+        role: "user",
+        content: [
+          {
+            type: "tool_result",
+            tool_use_id: "toolu_s",
+            content: [{ type: "tool_reference", tool_name: "Db" }],
+          },
+        ],
+      },
+    ];
+    const response = await client()
+      .messages.create({ model: "m", max_tokens: 10, messages: messages as never })
+      .withResponse();
+    expect(response.response.headers.get("x-ctxkit-governed")).toBe("false");
+    expect(harness.upstream.requests[0]!.body.messages).toEqual(messages);
+    expect(harness.logs.some((line) => line.startsWith("ungoverned "))).toBe(true);
+  });
+
+  it("with X-Ctxkit-Session stores the conversation once, records streamed replies, and survives a restart", async () => {
+    const store = new MemorySessionStore();
+    const first = await setup({
+      store,
+      responses: [
+        {
+          reasoning: "Look first.",
+          toolCalls: [{ id: "toolu_0", name: "Read", arguments: { path: "src/file0.ts" } }],
+        },
+      ],
+    });
+    const headers = { "X-Ctxkit-Session": "claude-1" };
+    const opening = conversation(0);
+    const reply = await first
+      .client(headers)
+      .messages.stream({
+        model: "claude-sonnet-4-5",
+        max_tokens: 1_000,
+        system,
+        tools,
+        messages: opening as never,
+      })
+      .finalMessage();
+    await first.harness.close();
+    harnesses.splice(0);
+
+    const second = await setup({ store, responses: [{ text: "The bug is on line 3." }] });
+    // Claude Code resends everything: the session skips what it holds.
+    const whole = conversation(1);
+    whole[2] = { role: "assistant", content: reply.content };
+    const answer = await second.client(headers).messages.create({
+      model: "claude-sonnet-4-5",
+      max_tokens: 1_000,
+      system,
+      tools,
+      messages: whole as never,
+    });
+    expect(answer.content).toEqual([{ type: "text", text: "The bug is on line 3." }]);
+    const stored = await store.loadMessages("claude-1", { strategy: "all" });
+    expect(stored.map((message) => message.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+    expect(toolCallsOf(stored[1]!)).toMatchObject([{ id: "toolu_0", name: "Read" }]);
+    expect(stored[1]!.content[0]).toMatchObject({
+      type: "reasoning",
+      text: "Look first.",
+      signature: expect.any(String),
+    });
+    // The upstream got the session's view with the signed thinking back, and the environment in the system prompt.
+    const sent = second.harness.upstream.requests[0]!.body;
+    expect(JSON.stringify(sent["system"])).toContain("# Environment");
+    expect((sent.messages as Json[])[1]).toMatchObject({ role: "assistant", content: reply.content });
+  });
+});
