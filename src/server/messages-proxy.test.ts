@@ -280,6 +280,6 @@ describe("the Anthropic Messages proxy, with the official @anthropic-ai/sdk clie
     // The upstream got the session's view with the signed thinking back, and the environment in the system prompt.
     const sent = second.harness.upstream.requests[0]!.body;
     expect(JSON.stringify(sent["system"])).toContain("# Environment");
-    expect((sent.messages as Json[])[1]).toMatchObject({ role: "assistant", content: reply.content });
+    expect(sent.messages?.[1]).toMatchObject({ role: "assistant", content: reply.content });
   });
 });

@@ -64,6 +64,48 @@ export function governedAnthropicMessages(
   return [...head, ...(client.slice(client.length - kept) as AnthropicMessage[])];
 }
 
+/** A client's messages with the system messages of its opening taken out (see `splitOpeningSystem`). */
+export interface OpeningSplit {
+  /** System messages that come before the first assistant message, as sent. */
+  readonly opening: readonly AnthropicMessage[];
+  /** Every other message, in order. */
+  readonly rest: readonly unknown[];
+}
+
+/**
+ * Takes out the system messages a client puts inside `messages` before the first reply (Claude Code sends its
+ * environment so, right after the task). They are part of the prompt, not of the history: governance must never
+ * summarise them away, so they are fixed, like the top-level `system`, and go back with `withOpeningSystem`.
+ *
+ * @example
+ * const { opening, rest } = splitOpeningSystem(request.messages);
+ */
+export function splitOpeningSystem(client: readonly unknown[]): OpeningSplit {
+  const firstReply = client.findIndex((message) => (message as ClientMessage).role === "assistant");
+  const end = firstReply < 0 ? client.length : firstReply;
+  const isOpening = (message: unknown, index: number) =>
+    index < end && (message as ClientMessage).role === "system";
+  return {
+    opening: client.filter(isOpening) as AnthropicMessage[],
+    rest: client.filter((message, index) => !isOpening(message, index)),
+  };
+}
+
+/**
+ * Puts the opening system messages back after the first message of the governed messages (the task, or the
+ * summary that replaced it), as the client sent them.
+ *
+ * @example
+ * const messages = withOpeningSystem(governedAnthropicMessages(rest, governed), opening);
+ */
+export function withOpeningSystem(
+  messages: readonly AnthropicMessage[],
+  opening: readonly AnthropicMessage[],
+): AnthropicMessage[] {
+  if (opening.length === 0 || messages.length === 0) return [...opening, ...messages];
+  return [messages[0]!, ...opening, ...messages.slice(1)];
+}
+
 /**
  * Completes a Messages request's prompt-cache breakpoints: the client's own (on tools, system blocks and the
  * messages sent as they came) are kept and counted, and ctxkit adds its own where `withAnthropicBreakpoints`

@@ -14,7 +14,12 @@ import { anthropicErrorType, errorAnswer } from "../http/error-response.ts";
 import { HttpError } from "../http/http-error.ts";
 import { readJson } from "../http/json-body.ts";
 import { sessionHeaderValue, sessionIdFromHeader } from "../http/session-header.ts";
-import { governedAnthropicMessages, withCompletedBreakpoints } from "../proxy/anthropic-payload.ts";
+import {
+  governedAnthropicMessages,
+  splitOpeningSystem,
+  withCompletedBreakpoints,
+  withOpeningSystem,
+} from "../proxy/anthropic-payload.ts";
 import { replyFromAnthropic } from "../proxy/anthropic-reply.ts";
 import {
   anthropicHeaders,
@@ -82,9 +87,11 @@ async function governStatelessBody(
   model: string,
 ): Promise<GovernedBody> {
   const tenant = c.get("tenant");
+  const { opening, rest } = splitOpeningSystem(request.messages);
   let history: Message[];
   try {
-    history = fromAnthropic({ messages: request.messages });
+    history = fromAnthropic({ messages: rest });
+    fromAnthropic({ messages: opening });
   } catch (error) {
     if (!CtxkitError.isInstance(error)) throw error;
     // A block ctxkit does not model (a new server tool's, say) must not break the client's agent.
@@ -93,20 +100,14 @@ async function governStatelessBody(
   }
   const engine = await context.engines.engine(tenant);
   const { settings } = engine;
-  const fixed = JSON.stringify([request.system ?? null, request.tools ?? null]);
-  const fixedTokens =
-    (request.system === undefined
-      ? 0
-      : await textTokensAsync(JSON.stringify(request.system), settings.counter)) +
-    (request.tools === undefined
-      ? 0
-      : await textTokensAsync(JSON.stringify(request.tools), settings.counter));
+  const fixedParts = [request.system ?? null, request.tools ?? null, opening];
+  const fixedTokens = await textTokensAsync(JSON.stringify(fixedParts), settings.counter);
   const governed = await context.stateless.govern(
-    { scope: `${tenant} messages ${model}`, fixed, fixedTokens, history },
+    { scope: `${tenant} messages ${model}`, fixed: JSON.stringify(fixedParts), fixedTokens, history },
     settings,
     (event) => context.metrics.governanceEvents.inc({ type: event.type }),
   );
-  const messages = governedAnthropicMessages(request.messages, governed);
+  const messages = withOpeningSystem(governedAnthropicMessages(rest, governed), opening);
   return {
     body: withCompletedBreakpoints(
       { ...request, model, messages },

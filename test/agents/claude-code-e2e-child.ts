@@ -1,0 +1,147 @@
+/**
+ * The Claude Code end-to-end run, as one process inside a loopback-only network namespace: a scripted Anthropic
+ * Messages upstream, `ctxkit serve`'s server in front of it, and `claude -p` pointed at that server. It writes
+ * what the test asserts as JSON to the path given as its first argument.
+ *
+ * Usage: node claude-code-e2e-child.ts <report.json> <claude binary> <temp dir> [stateful|stateless]
+ * (stateful: Claude Code sends `X-Ctxkit-Session: claude-code-e2e`; stateless: no header, so its requests are
+ * governed without being stored).
+ */
+import { spawn } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { MemoryKeyStore } from "../../src/server/auth/memory-key-store.ts";
+import { startServer } from "../../src/server/start-server.ts";
+import { InMemoryMemoryStore } from "../../src/memory/in-memory-memory-store.ts";
+import { MemorySessionStore } from "../../src/store/memory/index.ts";
+import { startFakeOpenAIServer, type FakeOpenAIRequest } from "../../src/test/fake-openai-server.ts";
+import type { FakeOpenAIResponse } from "../../src/test/fake-openai-responses.ts";
+import { FakeSummarizer } from "../../src/test/fake-summarizer.ts";
+import { FakeTokenCounter } from "../../src/test/fake-token-counter.ts";
+
+const [reportPath, claude, dir, mode = "stateful"] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  string?,
+];
+const SESSION = "claude-code-e2e";
+const work = join(dir, "work");
+const home = join(dir, "home");
+mkdirSync(work, { recursive: true });
+mkdirSync(home, { recursive: true });
+const notes = join(work, "notes.txt");
+const filler = Array.from({ length: 500 }, (_, line) => `line ${line}: ${"lorem ipsum ".repeat(6)}`).join(
+  "\n",
+);
+writeFileSync(notes, `status: draft\n${filler}\n`);
+
+/** The scripted model: read the file, edit it, run a command, answer — one step per agent request. */
+const steps: FakeOpenAIResponse[] = [
+  { toolCalls: [{ id: "toolu_read", name: "Read", arguments: { file_path: notes } }] },
+  {
+    toolCalls: [
+      {
+        id: "toolu_edit",
+        name: "Edit",
+        arguments: { file_path: notes, old_string: "status: draft", new_string: "status: final" },
+      },
+    ],
+  },
+  {
+    toolCalls: [
+      {
+        id: "toolu_check",
+        name: "Bash",
+        arguments: { command: "head -n 1 notes.txt", description: "Show the first line" },
+      },
+    ],
+  },
+  { text: "notes.txt now says status: final." },
+];
+let step = 0;
+const upstream = await startFakeOpenAIServer({
+  responses: (request: FakeOpenAIRequest) =>
+    // Requests without tools are Claude Code's side requests (titles and the like): they get a plain answer.
+    request.body.tools === undefined ? { text: "ok" } : (steps[step++] ?? { text: "done" }),
+});
+const keys = new MemoryKeyStore();
+const key = (await keys.create("claude-user")).key;
+const store = new MemorySessionStore();
+const server = await startServer({
+  store,
+  memory: new InMemoryMemoryStore(),
+  keys,
+  port: 0,
+  anthropicUpstream: { baseURL: upstream.url, apiKey: "sk-ant-upstream", auth: "x-api-key" },
+  engine: {
+    // Claude Code's system prompt and tools alone are ~10k tokens: the 40 KB file cannot go in whole.
+    contextWindow: 24_000,
+    maxOutputTokens: 2_000,
+    tokenCounter: new FakeTokenCounter(),
+    summarizer: new FakeSummarizer(),
+  },
+  log: () => undefined,
+  webRoot: false,
+});
+
+const child = spawn(
+  claude,
+  [
+    "-p",
+    "Mark notes.txt as final, then check it.",
+    "--allowedTools",
+    "Read,Edit,Bash",
+    "--permission-mode",
+    "acceptEdits",
+  ],
+  {
+    cwd: work,
+    env: {
+      PATH: process.env["PATH"] ?? "/usr/bin:/bin",
+      HOME: home,
+      ANTHROPIC_BASE_URL: server.url,
+      ANTHROPIC_API_KEY: key,
+      ...(mode === "stateful" && { ANTHROPIC_CUSTOM_HEADERS: `X-Ctxkit-Session: ${SESSION}` }),
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      DISABLE_TELEMETRY: "1",
+      DISABLE_ERROR_REPORTING: "1",
+      DISABLE_AUTOUPDATER: "1",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  },
+);
+let output = "";
+child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+const timer = setTimeout(() => child.kill(), 150_000);
+const exitCode = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+clearTimeout(timer);
+
+const get = async (path: string) => {
+  const response = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
+  return { status: response.status, body: (await response.json()) as unknown };
+};
+const report = {
+  exitCode,
+  output,
+  file: readFileSync(notes, "utf8"),
+  steps: step,
+  upstream: upstream.requests.map((request) => ({
+    path: request.path,
+    apiKey: request.headers["x-api-key"],
+    tools: (request.body.tools ?? []).length,
+    system: request.body["system"],
+    messages: request.body.messages,
+  })),
+  session: await get(`/v1/sessions/${SESSION}`),
+  timeline: await get(`/v1/sessions/${SESSION}/timeline`),
+  stored:
+    (await store.getSession(SESSION)) === undefined
+      ? []
+      : await store.loadMessages(SESSION, { strategy: "all" }),
+  sessions: (await store.listSessions()).sessions.length,
+};
+writeFileSync(reportPath, JSON.stringify(report));
+await server.close();
+await upstream.close();
