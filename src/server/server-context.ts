@@ -1,6 +1,8 @@
 import type { MemoryStore } from "../memory/memory-store.ts";
 import type { Clock } from "../model/ids.ts";
 import type { SessionStore } from "../store/session-store.ts";
+import type { LimitOverrides } from "./limits/limit-overrides.ts";
+import type { RequestLimits } from "./limits/request-limits.ts";
 import type { ServerMetrics } from "./metrics/server-metrics.ts";
 import type { ServerLimits } from "./server-options.ts";
 import type { EventHub } from "./tenancy/event-hub.ts";
@@ -19,6 +21,7 @@ export interface ServerContext {
   readonly upstream: UpstreamOptions | undefined;
   /** Why there is no upstream (`ServerOptions.upstreamUnavailable`). */
   readonly upstreamUnavailable: string | undefined;
+  /** The server-wide limits; a request's own (its key's and tenant's over these) are `c.get("limits")`. */
   readonly limits: ServerLimits;
   readonly auth: boolean;
   readonly log: (line: string) => void;
@@ -32,6 +35,10 @@ export interface ServerEnv {
     tenant: string;
     /** The id of the request's key; undefined without auth. */
     keyId: string | undefined;
+    /** The limits the request's key sets for itself; undefined without auth or when it sets none. */
+    keyLimits: LimitOverrides | undefined;
+    /** The limits the request runs under (key over tenant over server), set on `/v1/*` once the key is known. */
+    limits: RequestLimits;
     requestId: string;
   };
 }

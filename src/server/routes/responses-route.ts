@@ -97,7 +97,7 @@ async function stateless(
   let call;
   try {
     call = await callUpstream(upstream, body, {
-      timeoutMs: context.limits.upstreamTimeoutMs,
+      timeoutMs: c.get("limits").upstreamTimeoutMs,
       signal: c.req.raw.signal,
       path: "responses",
     });
@@ -174,7 +174,7 @@ async function stateful(
       turn,
       tools: responsesToolDefinitions(request.tools),
       upstream,
-      timeoutMs: context.limits.upstreamTimeoutMs,
+      timeoutMs: c.get("limits").upstreamTimeoutMs,
       signal: c.req.raw.signal,
       path: "responses",
       body: async (_chat, prepared: PreparedRequest) =>
