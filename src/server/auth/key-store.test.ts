@@ -98,7 +98,7 @@ describe("JsonFileKeyStore", () => {
     const store = new JsonFileKeyStore(path);
     const { record } = await store.create("acme", undefined, { maxBodyBytes: 4_096 });
     const file = JSON.parse(readFileSync(path, "utf8")) as { keys: { limits: Record<string, unknown> }[] };
-    file.keys[0]!.limits.upstreamTimeoutMs = -5;
+    file.keys[0]!.limits["upstreamTimeoutMs"] = -5;
     writeFileSync(path, JSON.stringify(file));
     const failure = await new JsonFileKeyStore(path).list().catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ConfigError);
