@@ -21,8 +21,8 @@ export function presentedKey(header: (name: string) => string | undefined): stri
 }
 
 /**
- * Requires a valid API key and sets the request's `tenant`, `keyId` and `keyLimits`; 401 otherwise (the same answer for a
- * missing, malformed, unknown or revoked key).
+ * Requires a valid API key and sets the request's `tenant`, `keyId` and `keyLimits`; 401 otherwise (the same
+ * answer for a missing, malformed, unknown or revoked key).
  *
  * @example
  * app.use("/v1/*", authenticate(keys));

@@ -30,10 +30,15 @@ const fileSchema = z.object({
   ),
 });
 
+/** A zod issue's path inside a key's `limits`, for a message ("rateLimit.burst"). */
+function fieldPath(path: readonly PropertyKey[]): string {
+  return path.map(String).join(".") || "limits";
+}
+
 /**
- * Keys in a JSON file (`{ "version": 1, "keys": [{ id, tenant, hash, createdAt, label?, limits? }] }`, mode 0600), written
- * atomically. The file is read again when it changes, so keys created by `ctxkit serve keys add` work in a
- * running server without a restart. Every change is a read-modify-write under an exclusive lock file
+ * Keys in a JSON file (`{ "version": 1, "keys": [{ id, tenant, hash, createdAt, label?, limits? }] }`, mode
+ * 0600), written atomically. The file is read again when it changes, so keys created (with their limits) by
+ * `ctxkit serve keys add` work in a running server without a restart. Every change is a read-modify-write under an exclusive lock file
  * (`<file>.lock`), so parallel `keys add`/`revoke` processes never lose each other's updates; a revoke reads
  * the file back and throws if the key is still there.
  *
@@ -85,8 +90,8 @@ export class JsonFileKeyStore implements KeyStore {
       const index = Number(limit.path[1]);
       return new ConfigError(
         "server keys",
-        `key ${index + 1} in ${this.path} has a bad limit at ${limit.path.slice(3).map(String).join(".") || "limits"}: ` +
-          `${limit.message}; fix or remove it in the file, or revoke the key and add it again`,
+        `key ${index + 1} in ${this.path} has a bad limit at ${fieldPath(limit.path.slice(3))}: ${limit.message}; ` +
+          "fix or remove it in the file, or revoke the key and add it again",
       );
     }
     return new ConfigError(
