@@ -295,6 +295,46 @@ describe("limits per key and per tenant", () => {
     }
   });
 
+  it("a request its tenant's rate refuses takes nothing from its key's own rate", async () => {
+    const { harness } = await setup({
+      server: { tenantLimits: { acme: { rateLimit: { requestsPerSecond: 2, burst: 1, maxWaitMs: 0 } } } },
+    });
+    // One request per 20 s for this key: a token it lost to the tenant's refusal would not come back in the test.
+    const slow = await harness.keys.create("acme", "slow", {
+      rateLimit: { requestsPerSecond: 0.05, burst: 1, maxWaitMs: 0 },
+    });
+    expect((await harness.call("/v1/me")).status).toBe(200); // the tenant's one token, by its other key
+    const refused = await harness.call("/v1/me", { key: slow.key });
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toContain("this tenant");
+    await new Promise((resolve) => setTimeout(resolve, 700)); // the tenant's bucket refills (2/s)
+    expect((await harness.call("/v1/me", { key: slow.key })).status).toBe(200);
+    const own = await harness.call("/v1/me", { key: slow.key });
+    expect(own.status).toBe(429);
+    expect(((await own.json()) as { error: { message: string } }).error.message).toContain("this key");
+  });
+
+  it("without auth, applies tenant local's limits", async () => {
+    const { harness } = await setup({
+      server: {
+        auth: false,
+        keys: undefined,
+        tenantLimits: { local: { rateLimit: { requestsPerSecond: 0.2, burst: 2 }, maxBodyBytes: 1_024 } },
+      },
+    });
+    const statuses = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      statuses.push((await harness.call("/v1/me", { key: null })).status);
+    }
+    expect(statuses).toEqual([200, 200, 429]);
+    const big = await harness.call("/v1/sessions", {
+      method: "POST",
+      key: null,
+      json: { pad: "x".repeat(2_000) },
+    });
+    expect(big.status).toBe(413);
+  });
+
   it("holds a key or a tenant to a smaller body (413, announced or streamed), never above the server's", async () => {
     const { harness } = await setup({
       server: {
