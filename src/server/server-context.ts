@@ -21,8 +21,11 @@ export interface ServerContext {
   readonly upstream: UpstreamOptions | undefined;
   /** Why there is no upstream (`ServerOptions.upstreamUnavailable`). */
   readonly upstreamUnavailable: string | undefined;
-  /** The server-wide limits; a request's own (its key's and tenant's over these) are `c.get("limits")`. */
-  readonly limits: ServerLimits;
+  /**
+   * The limits no key or tenant changes. The others (rate, body size, upstream timeout) are the request's own:
+   * `c.get("limits")`, its key's and tenant's over the server's.
+   */
+  readonly limits: Pick<ServerLimits, "requestTimeoutMs" | "maxLiveSessions">;
   readonly auth: boolean;
   readonly log: (line: string) => void;
   readonly clock: Clock;
