@@ -1,17 +1,17 @@
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { ConfigError } from "../errors/errors.ts";
 import { systemClock } from "../model/ids.ts";
 import { anonymous, authenticate } from "./auth/authenticate.ts";
 import { errorBody } from "./http/error-response.ts";
-import { HttpError } from "./http/http-error.ts";
 import { loopbackHostGuard } from "./http/loopback-host-guard.ts";
 import { observeRequests } from "./http/observe-requests.ts";
 import { renderError } from "./http/render-error.ts";
 import { requireJsonWrites } from "./http/require-json-writes.ts";
 import { securityHeaders } from "./http/security-headers.ts";
+import { applyRequestLimits } from "./limits/apply-request-limits.ts";
+import { bodySizeLimit } from "./limits/body-size-limit.ts";
 import { rateLimit } from "./limits/rate-limit.ts";
-import { RateLimiter } from "./limits/rate-limiter.ts";
+import { parseTenantLimits } from "./limits/tenant-limits.ts";
 import { StatelessGovernance } from "./proxy/stateless-governance.ts";
 import { ServerMetrics } from "./metrics/server-metrics.ts";
 import { registerChatCompletionsRoute } from "./routes/chat-completions-route.ts";
@@ -35,7 +35,7 @@ import { publicSessionId } from "./tenancy/tenant-session-id.ts";
 /**
  * Builds the server as a Hono app (serve it with `startServer`, or call `app.request()` in tests): sessions,
  * turns over SSE, inspection, memory, metrics and the OpenAI-compatible proxy, behind API-key auth with
- * per-tenant isolation, body and rate limits.
+ * per-tenant isolation, body and rate limits (server-wide, per tenant and per key).
  *
  * @example
  * const keys = new MemoryKeyStore();
@@ -51,6 +51,7 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
     );
   }
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const tenantLimits = parseTenantLimits(options.tenantLimits ?? {}, "server.tenantLimits", "in the options");
   const metrics = new ServerMetrics();
   const hub = new EventHub();
   const log = options.log ?? (() => undefined);
@@ -103,29 +104,16 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
   app.use("*", observeRequests(metrics, log));
   app.use("*", securityHeaders());
   if (!auth) app.use("*", loopbackHostGuard());
-  app.use(
-    "*",
-    bodyLimit({
-      maxSize: limits.maxBodyBytes,
-      onError: () => {
-        throw new HttpError(
-          413,
-          "payload_too_large",
-          `the request body is larger than ${limits.maxBodyBytes} bytes`,
-        );
-      },
-    }),
-  );
+  // The server-wide body limit comes before authentication: nothing larger is read whoever sends it.
+  app.use("*", bodySizeLimit(limits.maxBodyBytes));
   const identify = auth ? authenticate(options.keys!) : anonymous(LOCAL_TENANT);
   app.use("/v1/*", identify);
   if (options.publicMetrics !== true) app.use("/metrics", identify);
-  if (limits.rateLimit !== false) {
-    const limiter = new RateLimiter(limits.rateLimit);
-    app.use(
-      "/v1/*",
-      rateLimit(limiter, () => metrics.rateLimited.inc()),
-    );
-  }
+  app.use("/v1/*", applyRequestLimits(limits, tenantLimits));
+  app.use(
+    "/v1/*",
+    rateLimit(() => metrics.rateLimited.inc()),
+  );
   app.use("/v1/*", requireJsonWrites());
 
   registerStatusRoutes(app, context);

@@ -15,6 +15,8 @@ export type { ServerEnv } from "./server-context.ts";
 export type { ServerEngineOptions } from "./tenancy/tenant-engines.ts";
 export type { UpstreamOptions } from "./upstream/upstream-options.ts";
 export type { RateLimit } from "./limits/rate-limiter.ts";
+export type { LimitOverrides } from "./limits/limit-overrides.ts";
+export type { TenantLimits } from "./limits/tenant-limits.ts";
 export { type KeyStore, type ApiKeyRecord, type KeyIdentity, tenantSchema } from "./auth/key-store.ts";
 export { MemoryKeyStore } from "./auth/memory-key-store.ts";
 export { JsonFileKeyStore } from "./auth/json-file-key-store.ts";

@@ -2,7 +2,12 @@ import { createServer as createHttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import OpenAI, { APIError } from "openai";
 import { afterEach, describe, expect, it } from "vitest";
+import { ConfigError } from "../errors/errors.ts";
+import { MemorySessionStore } from "../store/memory/index.ts";
 import { invalidApiKey, rateLimited, serverError } from "../test/fake-openai-responses.ts";
+import { MemoryKeyStore } from "./auth/memory-key-store.ts";
+import { createServer } from "./create-server.ts";
+import type { ServerOptions } from "./server-options.ts";
 import {
   startHarness,
   type HarnessOptions,
@@ -236,5 +241,179 @@ describe("upstream failures", () => {
       json: { model: "m", messages: [{ role: "user", content: "hi" }] },
     });
     expect(answer.status).toBe(503);
+  });
+});
+
+describe("limits per key and per tenant", () => {
+  const asKey = (harness: ServerHarness, key: string, session?: string) =>
+    new OpenAI({
+      baseURL: `${harness.server.url}/v1`,
+      apiKey: key,
+      maxRetries: 0,
+      ...(session !== undefined && { defaultHeaders: { "X-Ctxkit-Session": session } }),
+    });
+
+  it("throttles a key with a tighter rate (429, Retry-After, OpenAI's shape) while its tenant's other key goes on", async () => {
+    const { harness } = await setup({ responses: ["one", "two", "three", "four", "five"] });
+    const tight = await harness.keys.create("acme", "tight", {
+      rateLimit: { requestsPerSecond: 0.2, burst: 2, maxWaitMs: 0 },
+    });
+    const tightClient = asKey(harness, tight.key);
+    expect((await ask(tightClient)).choices[0]?.message.content).toBe("one");
+    expect((await ask(tightClient)).choices[0]?.message.content).toBe("two");
+    const refused = await ask(tightClient).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(APIError);
+    expect(refused).toMatchObject({ status: 429, code: "rate_limited", type: "rate_limit_error" });
+    expect(Number((refused as APIError).headers?.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect((refused as APIError).message).toContain("this key");
+    const sibling = asKey(harness, harness.acme);
+    const replies = [await ask(sibling), await ask(sibling), await ask(sibling)];
+    expect(replies.map((reply) => reply.choices[0]?.message.content)).toEqual(["three", "four", "five"]);
+    expect(harness.upstream.requests).toHaveLength(5); // the refused request never reached the upstream
+    const metrics = await (await harness.call("/metrics")).text();
+    expect(metrics).toMatch(/ctxkit_rate_limited_total 1\b/);
+  });
+
+  it("a tenant's rate limits the sum of its keys, and its refusals leave other tenants alone", async () => {
+    const { harness } = await setup({
+      server: { tenantLimits: { acme: { rateLimit: { requestsPerSecond: 0.2, burst: 3 } } } },
+    });
+    const second = (await harness.keys.create("acme", "second")).key;
+    const statuses = [];
+    for (const key of [harness.acme, second, harness.acme, second]) {
+      statuses.push((await harness.call("/v1/me", { key })).status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const refused = await harness.call("/v1/me", { key: harness.acme });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(await refused.json()).toMatchObject({
+      error: { code: "rate_limited", message: expect.stringContaining("this tenant") },
+    });
+    for (let attempt = 0; attempt < 5; attempt++) {
+      expect((await harness.call("/v1/me", { key: harness.globex })).status).toBe(200);
+    }
+  });
+
+  it("a request its tenant's rate refuses takes nothing from its key's own rate", async () => {
+    const { harness } = await setup({
+      server: { tenantLimits: { acme: { rateLimit: { requestsPerSecond: 2, burst: 1, maxWaitMs: 0 } } } },
+    });
+    // One request per 20 s for this key: a token it lost to the tenant's refusal would not come back in the test.
+    const slow = await harness.keys.create("acme", "slow", {
+      rateLimit: { requestsPerSecond: 0.05, burst: 1, maxWaitMs: 0 },
+    });
+    expect((await harness.call("/v1/me")).status).toBe(200); // the tenant's one token, by its other key
+    const refused = await harness.call("/v1/me", { key: slow.key });
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toContain("this tenant");
+    await new Promise((resolve) => setTimeout(resolve, 700)); // the tenant's bucket refills (2/s)
+    expect((await harness.call("/v1/me", { key: slow.key })).status).toBe(200);
+    const own = await harness.call("/v1/me", { key: slow.key });
+    expect(own.status).toBe(429);
+    expect(((await own.json()) as { error: { message: string } }).error.message).toContain("this key");
+  });
+
+  it("without auth, applies tenant local's limits", async () => {
+    const { harness } = await setup({
+      server: {
+        auth: false,
+        keys: undefined,
+        tenantLimits: { local: { rateLimit: { requestsPerSecond: 0.2, burst: 2 }, maxBodyBytes: 1_024 } },
+      },
+    });
+    const statuses = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      statuses.push((await harness.call("/v1/me", { key: null })).status);
+    }
+    expect(statuses).toEqual([200, 200, 429]);
+    const big = await harness.call("/v1/sessions", {
+      method: "POST",
+      key: null,
+      json: { pad: "x".repeat(2_000) },
+    });
+    expect(big.status).toBe(413);
+  });
+
+  it("holds a key or a tenant to a smaller body (413, announced or streamed), never above the server's", async () => {
+    const { harness } = await setup({
+      server: {
+        limits: { maxBodyBytes: 16 * 1024 },
+        tenantLimits: { globex: { maxBodyBytes: 2_048 } },
+      },
+    });
+    const small = (await harness.keys.create("acme", "small", { maxBodyBytes: 2_048 })).key;
+    const roomy = (await harness.keys.create("acme", "roomy", { maxBodyBytes: 1024 * 1024 })).key;
+    const globexRoomy = (await harness.keys.create("globex", "roomy", { maxBodyBytes: 8 * 1024 })).key;
+    // 4 KiB of JSON that is not a valid request: 400 once read, 413 when refused before.
+    const body = { model: "m", messages: [], padding: "x".repeat(4 * 1024) };
+    const post = (key: string, json: unknown = body) =>
+      harness.call("/v1/chat/completions", { method: "POST", key, json });
+    const codeOf = async (response: Response) =>
+      ((await response.json()) as { error: { code: string } }).error.code;
+    const refused = await post(small);
+    expect(refused.status).toBe(413);
+    expect(await codeOf(refused)).toBe("payload_too_large");
+    expect((await post(harness.acme)).status).toBe(400); // the same body, read and judged, for the key's sibling
+    expect((await post(harness.globex)).status).toBe(413); // the tenant's limit
+    expect((await post(globexRoomy)).status).toBe(400); // the key's own limit wins over its tenant's
+    const huge = { ...body, padding: "x".repeat(20 * 1024) };
+    expect((await post(roomy, huge)).status).toBe(413); // capped at the server's 16 KiB
+
+    const bytes = new TextEncoder().encode(JSON.stringify(body));
+    const streamed = await harness.call("/v1/sessions", {
+      method: "POST",
+      key: small,
+      headers: { "content-type": "application/json" },
+      body: new ReadableStream({
+        start(controller) {
+          for (let offset = 0; offset < bytes.length; offset += 512)
+            controller.enqueue(bytes.slice(offset, offset + 512));
+          controller.close();
+        },
+      }),
+      duplex: "half",
+    } as RequestInit & { key: string });
+    expect(streamed.status).toBe(413);
+    expect(harness.upstream.requests).toHaveLength(0);
+    expect((await harness.store.listSessions()).sessions).toHaveLength(0);
+  });
+
+  it("gives a key with a short upstream timeout the usual 504, while the key's own longer one wins over its tenant's", async () => {
+    const { harness } = await setup({
+      responses: [
+        { text: "too late", delayMs: 1_500 },
+        { text: "too late for the tenant", delayMs: 1_500 },
+        { text: "in time for the patient key", delayMs: 600 },
+      ],
+      server: { tenantLimits: { globex: { upstreamTimeoutMs: 200 } } },
+    });
+    const hasty = (await harness.keys.create("acme", "hasty", { upstreamTimeoutMs: 150 })).key;
+    const patient = (await harness.keys.create("globex", "patient", { upstreamTimeoutMs: 5_000 })).key;
+    expect(await ask(asKey(harness, hasty, "hasty-1")).catch((error: unknown) => error)).toMatchObject({
+      status: 504,
+      code: "upstream_timeout",
+    });
+    expect(await harness.store.getSession("hasty-1")).toBeUndefined();
+    expect(await ask(asKey(harness, harness.globex)).catch((error: unknown) => error)).toMatchObject({
+      status: 504,
+      code: "upstream_timeout",
+    });
+    const reply = await ask(asKey(harness, patient));
+    expect(reply.choices[0]?.message.content).toBe("in time for the patient key");
+  });
+
+  it("refuses invalid tenant limits with a ConfigError naming the field", () => {
+    const build = (tenantLimits: unknown) => () =>
+      createServer({
+        store: new MemorySessionStore(),
+        keys: new MemoryKeyStore(),
+        tenantLimits: tenantLimits as ServerOptions["tenantLimits"],
+      });
+    expect(build({ acme: { maxBodyBytes: 10 } })).toThrow(ConfigError);
+    expect(build({ acme: { maxBodyBytes: 10 } })).toThrow(/acme\.maxBodyBytes/);
+    expect(build({ acme: { rateLimit: { requestsPerSecond: 5 } } })).toThrow(/acme\.rateLimit/);
+    expect(build({ acme: { maxBody: 4096 } })).toThrow(/maxBody/); // a misspelt limit is not silently ignored
+    expect(build({ "not a tenant!": {} })).toThrow(ConfigError);
   });
 });

@@ -1,6 +1,8 @@
 import type { MemoryStore } from "../memory/memory-store.ts";
 import type { Clock } from "../model/ids.ts";
 import type { SessionStore } from "../store/session-store.ts";
+import type { LimitOverrides } from "./limits/limit-overrides.ts";
+import type { RequestLimits } from "./limits/request-limits.ts";
 import type { ServerMetrics } from "./metrics/server-metrics.ts";
 import type { StatelessGovernance } from "./proxy/stateless-governance.ts";
 import type { ServerLimits } from "./server-options.ts";
@@ -24,7 +26,11 @@ export interface ServerContext {
   readonly upstreamUnavailable: string | undefined;
   /** The Anthropic Messages upstream (`ServerOptions.anthropicUpstream`). */
   readonly anthropicUpstream: UpstreamOptions | undefined;
-  readonly limits: ServerLimits;
+  /**
+   * The limits no key or tenant changes. The others (rate, body size, upstream timeout) are the request's own:
+   * `c.get("limits")`, its key's and tenant's over the server's.
+   */
+  readonly limits: Pick<ServerLimits, "requestTimeoutMs" | "maxLiveSessions">;
   readonly auth: boolean;
   readonly log: (line: string) => void;
   readonly clock: Clock;
@@ -37,6 +43,10 @@ export interface ServerEnv {
     tenant: string;
     /** The id of the request's key; undefined without auth. */
     keyId: string | undefined;
+    /** The limits the request's key sets for itself; undefined without auth or when it sets none. */
+    keyLimits: LimitOverrides | undefined;
+    /** The limits the request runs under (key over tenant over server), set on `/v1/*` once the key is known. */
+    limits: RequestLimits;
     requestId: string;
   };
 }

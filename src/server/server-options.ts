@@ -3,6 +3,7 @@ import type { Clock } from "../model/ids.ts";
 import type { SessionStore } from "../store/session-store.ts";
 import type { KeyStore } from "./auth/key-store.ts";
 import type { RateLimit } from "./limits/rate-limiter.ts";
+import type { TenantLimits } from "./limits/tenant-limits.ts";
 import type { ServerEngineOptions } from "./tenancy/tenant-engines.ts";
 import type { UpstreamOptions } from "./upstream/upstream-options.ts";
 
@@ -12,7 +13,8 @@ export interface ServerLimits {
   readonly maxBodyBytes: number;
   /**
    * Per-key token bucket, or `false` for none. Default 200/s, bursts of 400, and a request over the rate waits up
-   * to 5 s for its turn before a 429: 50 agent sessions on one key go through without a failed turn.
+   * to 5 s for its turn before a 429: 50 agent sessions on one key go through without a failed turn. A key whose
+   * record sets its own `rateLimit` follows that one instead.
    */
   readonly rateLimit: RateLimit | false;
   /** Upstream silence allowed before the headers and between chunks (504 beyond). Default 120 s. */
@@ -68,6 +70,13 @@ export interface ServerOptions {
    */
   readonly unownedSessionsTenant?: string;
   readonly limits?: Partial<ServerLimits>;
+  /**
+   * Limits by tenant (validated): a `rateLimit` is one bucket shared by all the tenant's keys, on top of each key's
+   * own; `maxBodyBytes` and `upstreamTimeoutMs` apply to its keys that set none of their own. A key's limits
+   * (`ApiKeyRecord.limits`) win over its tenant's, and those over `limits`; no body limit goes above
+   * `limits.maxBodyBytes`.
+   */
+  readonly tenantLimits?: TenantLimits;
   /** Receives one line per request (method, route pattern, status, duration) and server notices. Never secrets. */
   readonly log?: (line: string) => void;
   /** Folder of the web inspector's built files, served at `/`. Default `web/dist` of the package when present. */

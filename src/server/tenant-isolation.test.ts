@@ -396,6 +396,12 @@ describe("session ids are per tenant", () => {
         json: { model: "m", input: "fail this" },
         headers: { "x-ctxkit-session": ":id" },
       },
+      {
+        method: "POST",
+        path: "/v1/messages",
+        json: { model: "m", max_tokens: 5, messages: [{ role: "user", content: "fail this" }] },
+        headers: { "x-ctxkit-session": ":id" },
+      },
     ];
     for (const [index, route] of failing.entries()) {
       const id = `ghost-${index}`;
@@ -421,6 +427,8 @@ describe("authentication", () => {
     { method: "GET", path: "/v1/events" },
     { method: "GET", path: "/metrics" },
     { method: "POST", path: "/v1/responses", json: { model: "m", input: "x" } },
+    { method: "POST", path: "/v1/messages", json: { model: "m", max_tokens: 5, messages: [] } },
+    { method: "POST", path: "/v1/messages/count_tokens", json: { model: "m", messages: [] } },
   ];
 
   it("the 401 table covers every route of the app but the probes (/health, /ready)", () => {

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -186,6 +186,76 @@ describe("ctxkit serve keys", () => {
     } finally {
       await served.stop("SIGTERM");
     }
+  });
+
+  it("keys add --rate-limit/--max-body/--upstream-timeout stores and lists the key's own limits, which a server applies", async () => {
+    const file = join(home, "limited-keys.json");
+    const added = runSync(
+      "serve",
+      ...["keys", "add", "acme", "--keys", file, "--label", "ci"],
+      ...["--rate-limit", "1/1/0", "--max-body", "2KiB", "--upstream-timeout", "30"],
+    );
+    expect(added.status, added.stderr).toBe(0);
+    const limitedKey = added.stdout.trim();
+    const id = limitedKey.slice(5, 17);
+    expect(added.stderr).toContain("with limits --rate-limit 1/1/0 --max-body 2KiB --upstream-timeout 30");
+    const stored = JSON.parse(readFileSync(file, "utf8")) as { keys: { limits?: unknown }[] };
+    expect(stored.keys[0]?.limits).toEqual({
+      rateLimit: { requestsPerSecond: 1, burst: 1, maxWaitMs: 0 },
+      maxBodyBytes: 2_048,
+      upstreamTimeoutMs: 30_000,
+    });
+    const plainKey = runSync("serve", "keys", "add", "acme", "--keys", file).stdout.trim();
+    const [limited, plain] = (JSON.parse(readFileSync(file, "utf8")) as { keys: { createdAt: string }[] })
+      .keys;
+    expect(runSync("serve", "keys", "list", "--keys", file).stdout).toBe(
+      `${id}  acme  ${limited?.createdAt}  ci  limits: --rate-limit 1/1/0 --max-body 2KiB --upstream-timeout 30\n` +
+        `${plainKey.slice(5, 17)}  acme  ${plain?.createdAt}\n`,
+    );
+    const bad = runSync("serve", "keys", "add", "acme", "--keys", file, "--rate-limit", "1/0");
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/^ctxkit: [^\n]*--rate-limit[^\n]*\n$/);
+
+    const tenantLimits = join(home, "tenant-limits.json");
+    writeFileSync(tenantLimits, JSON.stringify({ acme: { maxBodyBytes: 4_096 } }));
+    const served = await serve(
+      "--db",
+      join(home, "limited-keys.db"),
+      "--keys",
+      file,
+      "--tenant-limits",
+      tenantLimits,
+    );
+    try {
+      expect(served.stdout()).toMatch(/limits: +per tenant from .*tenant-limits\.json \(acme\)/);
+      const post = (secret: string, bytes: number) =>
+        fetch(`${served.url}/v1/sessions`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+          body: JSON.stringify({ pad: "x".repeat(bytes) }),
+        });
+      expect((await post(limitedKey, 3_000)).status).toBe(413); // the key's 2 KiB
+      expect((await post(plainKey, 3_000)).status).not.toBe(413); // the tenant's 4 KiB
+      expect((await post(plainKey, 5_000)).status).toBe(413);
+      const me = (secret: string) =>
+        fetch(`${served.url}/v1/me`, { headers: { authorization: `Bearer ${secret}` } });
+      expect([(await me(limitedKey)).status, (await me(limitedKey)).status]).toEqual([200, 429]);
+      expect([(await me(plainKey)).status, (await me(plainKey)).status]).toEqual([200, 200]);
+    } finally {
+      await served.stop("SIGTERM");
+    }
+    writeFileSync(tenantLimits, JSON.stringify({ acme: { maxBodyBytes: "big" } }));
+    const refused = runSync(
+      "serve",
+      "--db",
+      join(home, "limited-keys.db"),
+      "--keys",
+      file,
+      "--tenant-limits",
+      tenantLimits,
+    );
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(/^ctxkit: [^\n]*--tenant-limits[^\n]*acme\.maxBodyBytes[^\n]*\n$/);
   });
 
   it("parallel keys add processes lose no key, and a revoke racing adds really revokes", async () => {

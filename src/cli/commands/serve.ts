@@ -22,7 +22,8 @@ import type { CliIo, CommandRegistration } from "../program.ts";
 import { commandExecutor, parseExecutorSpec } from "../serve/command-executor.ts";
 import { chooseDatabase, openStores } from "../open-stores.ts";
 import { upstreamFromChoice } from "../serve/serve-upstream.ts";
-import { serveLimits } from "../serve/serve-limits.ts";
+import { describeLimits, keyLimits, serveLimits, type LimitFlags } from "../serve/serve-limits.ts";
+import { readTenantLimits } from "../serve/tenant-limits-file.ts";
 
 interface ServeFlags {
   host?: string;
@@ -39,6 +40,7 @@ interface ServeFlags {
   rateLimit?: string;
   maxBody?: string;
   upstreamTimeout?: string;
+  tenantLimits?: string;
 }
 
 /** The key file: `--keys`, else `~/.ctxkit/server-keys.json`. */
@@ -158,6 +160,7 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     );
   }
   const limits = serveLimits(flags);
+  const tenantLimits = flags.tenantLimits === undefined ? undefined : readTenantLimits(flags.tenantLimits);
   const database = chooseDatabase(flags, settings);
   const model = flags.model ?? settings.model;
   const { upstream, unavailable } = chooseUpstream({
@@ -199,6 +202,7 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
       ...(sync !== undefined && { sync }),
       publicMetrics: flags.publicMetrics === true,
       limits,
+      ...(tenantLimits !== undefined && { tenantLimits }),
       host,
       port,
       log: (line) => io.stderr.write(`${line}\n`),
@@ -221,6 +225,12 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
       ? `  auth:     API keys in ${keysPath} (${keyCount} now; add one with: ctxkit serve keys add <tenant>; ` +
         `tenant ${LOCAL_TENANT}'s keys also see the sessions made by ctxkit demo, import and chat)`
       : `  auth:     OFF (every request is tenant ${LOCAL_TENANT}, which sees the sessions made by ctxkit demo, import and chat)`,
+    ...(tenantLimits === undefined
+      ? []
+      : [
+          `  limits:   per tenant from ${flags.tenantLimits} (${Object.keys(tenantLimits).join(", ") || "none"}); ` +
+            "keys' own limits from ctxkit serve keys add",
+        ]),
     sync === undefined
       ? "  sync:     off (add --executor name=command to serve /v1/sync)"
       : `  sync:     ${running.url.replace(/^http/, "ws")}/v1/sync`,
@@ -248,37 +258,60 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
   io.stdout.write("ctxkit serve: stopped\n");
 }
 
+/** The limit flags of `ctxkit serve`, for the server or for one key. */
+function addLimitOptions(command: Command, whose: string, defaults: LimitFlags): Command {
+  const by = (text: string | undefined) => (text === undefined ? "" : ` (default ${text})`);
+  return command
+    .option(
+      "--rate-limit <rate>",
+      `${whose} requests per second[/burst[/seconds a request may wait]], or off${by(defaults.rateLimit)}`,
+    )
+    .option("--max-body <size>", `largest request body: bytes, or with KiB/MiB${by(defaults.maxBody)}`)
+    .option(
+      "--upstream-timeout <seconds>",
+      `upstream silence allowed before a 504${by(defaults.upstreamTimeout)}`,
+    );
+}
+
 function registerKeys(serveCommand: Command, io: CliIo): void {
   const keysOption = () => new Option("--keys <file>", "key file (default ~/.ctxkit/server-keys.json)");
   const keysCommand = serveCommand
     .command("keys")
     .description("Create, list and revoke the server's API keys");
-  keysCommand
+  const add = keysCommand
     .command("add")
-    .description("Create an API key for a tenant; it is printed once and stored hashed")
+    .description(
+      "Create an API key for a tenant; it is printed once and stored hashed. The limit flags give the key " +
+        "limits of its own, over its tenant's and the server's",
+    )
     .argument("<tenant>", "tenant the key belongs to (letters, digits, '.', '_', '-')")
     .option("--label <text>", "a note to recognise the key by")
-    .addOption(keysOption())
-    .action(async (tenant: string, options: { label?: string; keys?: string }) => {
+    .addOption(keysOption());
+  addLimitOptions(add, "this key's", {}).action(
+    async (tenant: string, options: LimitFlags & { label?: string; keys?: string }) => {
       validate(tenantSchema, tenant, "tenant");
+      const limits = keyLimits(options);
       const store = new JsonFileKeyStore(keyFile(options.keys));
-      const { key, record } = await store.create(tenant, options.label);
+      const { key, record } = await store.create(tenant, options.label, limits);
+      const own = record.limits === undefined ? "" : ` with limits ${describeLimits(record.limits)}`;
       io.stdout.write(`${key}\n`);
       io.stderr.write(
-        `ctxkit: key ${record.id} for tenant "${record.tenant}" stored hashed in ${store.path}; ` +
+        `ctxkit: key ${record.id} for tenant "${record.tenant}"${own} stored hashed in ${store.path}; ` +
           "copy it now, it is not shown again\n",
       );
-    });
+    },
+  );
   keysCommand
     .command("list")
-    .description("List the keys (ids and tenants; the keys themselves are not stored)")
+    .description("List the keys (ids, tenants, labels and own limits; the keys themselves are not stored)")
     .addOption(keysOption())
     .action(async (options: { keys?: string }) => {
       const records = await new JsonFileKeyStore(keyFile(options.keys)).list();
       if (records.length === 0) io.stdout.write("no keys; create one with: ctxkit serve keys add <tenant>\n");
       for (const record of records) {
+        const limits = record.limits === undefined ? "" : `  limits: ${describeLimits(record.limits)}`;
         io.stdout.write(
-          `${record.id}  ${record.tenant}  ${record.createdAt}${record.label ? `  ${record.label}` : ""}\n`,
+          `${record.id}  ${record.tenant}  ${record.createdAt}${record.label ? `  ${record.label}` : ""}${limits}\n`,
         );
       }
     });
@@ -324,11 +357,13 @@ export const registerServe: CommandRegistration = (program, io) => {
     .option("--memory-in-context", "put each tenant's core memories in its sessions' system prompts")
     .option("--public-metrics", "serve /metrics without a key")
     .option(
-      "--rate-limit <rate>",
-      "per-key requests per second[/burst[/seconds a request may wait]], or off (default 200/400/5)",
-    )
-    .option("--max-body <size>", "largest request body: bytes, or with KiB/MiB (default 4MiB)")
-    .option("--upstream-timeout <seconds>", "upstream silence allowed before a 504 (default 120)")
-    .action((flags: ServeFlags) => serve(flags, io));
+      "--tenant-limits <file>",
+      'JSON limits by tenant, e.g. {"acme": {"rateLimit": {"requestsPerSecond": 20, "burst": 40}}} (see docs/deploy.md)',
+    );
+  addLimitOptions(serveCommand, "per-key", {
+    rateLimit: "200/400/5",
+    maxBody: "4MiB",
+    upstreamTimeout: "120",
+  }).action((flags: ServeFlags) => serve(flags, io));
   registerKeys(serveCommand, io);
 };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../errors/errors.ts";
 import { DEFAULT_LIMITS } from "../../server/server-options.ts";
-import { serveLimits } from "./serve-limits.ts";
+import { describeLimits, keyLimits, serveLimits } from "./serve-limits.ts";
 
 describe("serveLimits", () => {
   it("reads each flag over the defaults", () => {
@@ -35,5 +35,24 @@ describe("serveLimits", () => {
   ])("refuses %j naming the flag", (flags, flag) => {
     expect(() => serveLimits(flags)).toThrow(ConfigError);
     expect(() => serveLimits(flags)).toThrow(flag);
+  });
+});
+
+describe("keyLimits and describeLimits", () => {
+  it("keep only the flags given, and show them as the flags that set them", () => {
+    expect(keyLimits({})).toEqual({});
+    const limits = keyLimits({ rateLimit: "5/10/1.5", maxBody: "64KiB", upstreamTimeout: "30" });
+    expect(limits).toEqual({
+      rateLimit: { requestsPerSecond: 5, burst: 10, maxWaitMs: 1_500 },
+      maxBodyBytes: 65_536,
+      upstreamTimeoutMs: 30_000,
+    });
+    expect(describeLimits(limits)).toBe("--rate-limit 5/10/1.5 --max-body 64KiB --upstream-timeout 30");
+    expect(describeLimits(keyLimits({ rateLimit: "off", maxBody: "2MiB" }))).toBe(
+      "--rate-limit off --max-body 2MiB",
+    );
+    expect(describeLimits({ maxBodyBytes: 5_000 })).toBe("--max-body 5000");
+    expect(describeLimits({})).toBe("");
+    expect(() => keyLimits({ upstreamTimeout: "0" })).toThrow("--upstream-timeout");
   });
 });

@@ -1,8 +1,9 @@
 import { ConfigError } from "../../errors/errors.ts";
+import type { LimitOverrides } from "../../server/limits/limit-overrides.ts";
 import type { RateLimit } from "../../server/limits/rate-limiter.ts";
 import { DEFAULT_LIMITS, type ServerLimits } from "../../server/server-options.ts";
 
-/** The limit flags of `ctxkit serve`. */
+/** The limit flags of `ctxkit serve` and `ctxkit serve keys add`. */
 export interface LimitFlags {
   readonly rateLimit?: string;
   readonly maxBody?: string;
@@ -74,4 +75,44 @@ export function serveLimits(flags: LimitFlags): ServerLimits {
     ...(flags.maxBody !== undefined && { maxBodyBytes: parseSize(flags.maxBody) }),
     ...(flags.upstreamTimeout !== undefined && { upstreamTimeoutMs: parseSeconds(flags.upstreamTimeout) }),
   };
+}
+
+/**
+ * The limits `ctxkit serve keys add` gives a key: only the flags given, each parsed and checked as `serve`'s.
+ *
+ * @example
+ * keyLimits({ rateLimit: "5/10/1", maxBody: "64KiB" }); // { rateLimit: { requestsPerSecond: 5, burst: 10, maxWaitMs: 1000 }, maxBodyBytes: 65536 }
+ */
+export function keyLimits(flags: LimitFlags): LimitOverrides {
+  return {
+    ...(flags.rateLimit !== undefined && { rateLimit: parseRateLimit(flags.rateLimit) }),
+    ...(flags.maxBody !== undefined && { maxBodyBytes: parseSize(flags.maxBody) }),
+    ...(flags.upstreamTimeout !== undefined && { upstreamTimeoutMs: parseSeconds(flags.upstreamTimeout) }),
+  };
+}
+
+function formatSize(bytes: number): string {
+  if (bytes % 1024 ** 2 === 0) return `${bytes / 1024 ** 2}MiB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024}KiB`;
+  return String(bytes);
+}
+
+/**
+ * A key's or tenant's limits as the flags that would set them, for `ctxkit serve keys list`; empty when none.
+ *
+ * @example
+ * describeLimits({ rateLimit: { requestsPerSecond: 5, burst: 10, maxWaitMs: 1000 }, upstreamTimeoutMs: 30000 });
+ * // "--rate-limit 5/10/1 --upstream-timeout 30"
+ */
+export function describeLimits(limits: LimitOverrides): string {
+  const { rateLimit, maxBodyBytes, upstreamTimeoutMs } = limits;
+  return [
+    rateLimit === undefined
+      ? undefined
+      : `--rate-limit ${rateLimit === false ? "off" : `${rateLimit.requestsPerSecond}/${rateLimit.burst}/${(rateLimit.maxWaitMs ?? 0) / 1000}`}`,
+    maxBodyBytes === undefined ? undefined : `--max-body ${formatSize(maxBodyBytes)}`,
+    upstreamTimeoutMs === undefined ? undefined : `--upstream-timeout ${upstreamTimeoutMs / 1000}`,
+  ]
+    .filter((part) => part !== undefined)
+    .join(" ");
 }

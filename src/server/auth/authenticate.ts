@@ -21,8 +21,8 @@ export function presentedKey(header: (name: string) => string | undefined): stri
 }
 
 /**
- * Requires a valid API key and sets the request's `tenant` and `keyId`; 401 otherwise (the same answer for a
- * missing, malformed, unknown or revoked key).
+ * Requires a valid API key and sets the request's `tenant`, `keyId` and `keyLimits`; 401 otherwise (the same
+ * answer for a missing, malformed, unknown or revoked key).
  *
  * @example
  * app.use("/v1/*", authenticate(keys));
@@ -43,6 +43,7 @@ export function authenticate(keys: KeyStore): MiddlewareHandler<ServerEnv> {
     }
     c.set("tenant", identity.tenant);
     c.set("keyId", identity.keyId);
+    c.set("keyLimits", identity.limits);
     await next();
   };
 }
@@ -57,6 +58,7 @@ export function anonymous(tenant: string): MiddlewareHandler<ServerEnv> {
   return async (c, next) => {
     c.set("tenant", tenant);
     c.set("keyId", undefined);
+    c.set("keyLimits", undefined);
     await next();
   };
 }

@@ -4,6 +4,7 @@ import { dirname } from "node:path";
 import { z } from "zod";
 import { ConfigError, StoreError } from "../../errors/errors.ts";
 import { systemClock, type Clock } from "../../model/ids.ts";
+import { limitOverridesSchema, type LimitOverrides } from "../limits/limit-overrides.ts";
 import { withFileLock } from "./file-lock.ts";
 import {
   newKeyRecord,
@@ -23,14 +24,21 @@ const fileSchema = z.object({
       hash: z.string().regex(/^[0-9a-f]{64}$/),
       createdAt: z.string(),
       label: z.string().optional(),
+      // Absent in files written before keys had limits of their own.
+      limits: limitOverridesSchema.optional(),
     }),
   ),
 });
 
+/** A zod issue's path inside a key's `limits`, for a message ("rateLimit.burst"). */
+function fieldPath(path: readonly PropertyKey[]): string {
+  return path.map(String).join(".") || "limits";
+}
+
 /**
- * Keys in a JSON file (`{ "version": 1, "keys": [{ id, tenant, hash, createdAt }] }`, mode 0600), written
- * atomically. The file is read again when it changes, so keys created by `ctxkit serve keys add` work in a
- * running server without a restart. Every change is a read-modify-write under an exclusive lock file
+ * Keys in a JSON file (`{ "version": 1, "keys": [{ id, tenant, hash, createdAt, label?, limits? }] }`, mode
+ * 0600), written atomically. The file is read again when it changes, so keys created (with their limits) by
+ * `ctxkit serve keys add` work in a running server without a restart. Every change is a read-modify-write under an exclusive lock file
  * (`<file>.lock`), so parallel `keys add`/`revoke` processes never lose each other's updates; a revoke reads
  * the file back and throws if the key is still there.
  *
@@ -62,18 +70,34 @@ export class JsonFileKeyStore implements KeyStore {
       return cache.records;
     }
     const text = await readFile(this.path, "utf8");
-    let parsed;
+    let json: unknown;
     try {
-      parsed = fileSchema.parse(JSON.parse(text));
+      json = JSON.parse(text);
     } catch {
-      throw new ConfigError(
-        "server keys",
-        `${this.path} is not a ctxkit key file; move it away and create keys again`,
-      );
+      json = undefined;
     }
-    const records = new Map<string, ApiKeyRecord>(parsed.keys.map((record) => [record.id, record]));
+    const parsed = fileSchema.safeParse(json);
+    if (!parsed.success) throw this.#notAKeyFile(parsed.error.issues);
+    const records = new Map<string, ApiKeyRecord>(parsed.data.keys.map((record) => [record.id, record]));
     this.#cache = { ino: info.ino, mtimeMs: info.mtimeMs, size: info.size, records };
     return records;
+  }
+
+  /** What is wrong with the file: a bad limit is named so it can be fixed; anything else is not a key file. */
+  #notAKeyFile(issues: readonly z.core.$ZodIssue[]): ConfigError {
+    const limit = issues.find((issue) => issue.path[2] === "limits");
+    if (limit !== undefined) {
+      const index = Number(limit.path[1]);
+      return new ConfigError(
+        "server keys",
+        `key ${index + 1} in ${this.path} has a bad limit at ${fieldPath(limit.path.slice(3))}: ${limit.message}; ` +
+          "fix or remove it in the file, or revoke the key and add it again",
+      );
+    }
+    return new ConfigError(
+      "server keys",
+      `${this.path} is not a ctxkit key file; move it away and create keys again`,
+    );
   }
 
   async #save(records: Map<string, ApiKeyRecord>): Promise<void> {
@@ -101,8 +125,12 @@ export class JsonFileKeyStore implements KeyStore {
     });
   }
 
-  async create(tenant: string, label?: string): Promise<{ key: string; record: ApiKeyRecord }> {
-    const created = newKeyRecord(tenant, this.#clock(), label);
+  async create(
+    tenant: string,
+    label?: string,
+    limits?: LimitOverrides,
+  ): Promise<{ key: string; record: ApiKeyRecord }> {
+    const created = newKeyRecord(tenant, this.#clock(), label, limits);
     await this.#modify((records) => {
       records.set(created.record.id, created.record);
       return true;

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { ConfigError, ValidationError } from "../../errors/errors.ts";
 import { apiKeyId, generateApiKey, hashApiKey, keyMatches } from "./api-key.ts";
 import { JsonFileKeyStore } from "./json-file-key-store.ts";
 import { MemoryKeyStore } from "./memory-key-store.ts";
@@ -55,6 +56,53 @@ describe("JsonFileKeyStore", () => {
     expect(await cli.revoke(record.id)).toBe(true);
     expect(await server.verify(key)).toBeUndefined();
     expect(await cli.revoke(record.id)).toBe(false);
+  });
+
+  it("keeps a key's own limits, and loads a file written before keys had limits", async () => {
+    const path = join(folder(), "keys.json");
+    const old = generateApiKey();
+    writeFileSync(
+      path,
+      JSON.stringify({
+        version: 1,
+        keys: [{ id: old.id, tenant: "acme", hash: old.hash, createdAt: "2026-01-01T00:00:00.000Z" }],
+      }),
+    );
+    const keys = new JsonFileKeyStore(path);
+    expect(await keys.verify(old.key)).toEqual({ keyId: old.id, tenant: "acme" });
+    const limits = {
+      rateLimit: { requestsPerSecond: 5, burst: 10, maxWaitMs: 1_000 },
+      maxBodyBytes: 65_536,
+      upstreamTimeoutMs: 30_000,
+    };
+    const { key, record } = await keys.create("acme", "ci", limits);
+    expect(record.limits).toEqual(limits);
+    const reread = new JsonFileKeyStore(path);
+    expect(await reread.verify(key)).toEqual({ keyId: record.id, tenant: "acme", limits });
+    expect((await reread.list()).find((listed) => listed.id === old.id)?.limits).toBeUndefined();
+    const { record: unlimited } = await keys.create("acme", undefined, { rateLimit: false });
+    expect(unlimited.limits).toEqual({ rateLimit: false });
+    expect((await keys.create("acme", undefined, {})).record.limits).toBeUndefined();
+  });
+
+  it("refuses bad limits: a ValidationError on create, a ConfigError naming the key and field in a file", async () => {
+    const keys = new MemoryKeyStore();
+    await expect(keys.create("acme", undefined, { maxBodyBytes: 10 })).rejects.toBeInstanceOf(
+      ValidationError,
+    );
+    await expect(
+      keys.create("acme", undefined, { rateLimit: { requestsPerSecond: 0, burst: 1 } }),
+    ).rejects.toThrow(/rateLimit\.requestsPerSecond/);
+    expect(await keys.list()).toHaveLength(0);
+    const path = join(folder(), "keys.json");
+    const store = new JsonFileKeyStore(path);
+    await store.create("acme", undefined, { maxBodyBytes: 4_096 });
+    const file = JSON.parse(readFileSync(path, "utf8")) as { keys: { limits: Record<string, unknown> }[] };
+    file.keys[0]!.limits["upstreamTimeoutMs"] = -5;
+    writeFileSync(path, JSON.stringify(file));
+    const failure = await new JsonFileKeyStore(path).list().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ConfigError);
+    expect((failure as Error).message).toMatch(/key 1 in .*keys\.json has a bad limit at upstreamTimeoutMs/);
   });
 
   it("refuses a file that is not a key file, saying what to do", async () => {

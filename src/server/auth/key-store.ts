@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { validate } from "../../model/schemas.ts";
+import { hasOverrides, limitOverridesSchema, type LimitOverrides } from "../limits/limit-overrides.ts";
 import { apiKeyId, generateApiKey, keyMatches } from "./api-key.ts";
 
 /** A stored key: no secret, only its hash. */
@@ -14,12 +15,15 @@ export interface ApiKeyRecord {
   readonly hash: string;
   readonly createdAt: string;
   readonly label?: string;
+  /** The key's own limits, over its tenant's and the server's (`ServerOptions.tenantLimits`, `limits`). */
+  readonly limits?: LimitOverrides;
 }
 
-/** Who a verified key belongs to. */
+/** Who a verified key belongs to, and the limits it sets for itself. */
 export interface KeyIdentity {
   readonly keyId: string;
   readonly tenant: string;
+  readonly limits?: LimitOverrides;
 }
 
 /**
@@ -30,8 +34,15 @@ export interface KeyIdentity {
  * (await keys.verify(key))?.tenant; // "acme"
  */
 export interface KeyStore {
-  /** Creates a key for `tenant` and returns it with its record; the key is not kept anywhere. */
-  create(tenant: string, label?: string): Promise<{ key: string; record: ApiKeyRecord }>;
+  /**
+   * Creates a key for `tenant`, with limits of its own if given (validated), and returns it with its record; the
+   * key is not kept anywhere.
+   */
+  create(
+    tenant: string,
+    label?: string,
+    limits?: LimitOverrides,
+  ): Promise<{ key: string; record: ApiKeyRecord }>;
   /** The identity of a valid key; undefined for a malformed, unknown or revoked one. */
   verify(key: string): Promise<KeyIdentity | undefined>;
   list(): Promise<ApiKeyRecord[]>;
@@ -45,17 +56,21 @@ export const tenantSchema = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "a tenant is 1–64 letters, digits, '.', '_' or '-'");
 
 /**
- * A new key record for `tenant` (validated) and the key it was made from.
+ * A new key record for `tenant` with its own `limits`, if any (both validated: `ValidationError`), and the key it
+ * was made from.
  *
  * @example
- * const { key, record } = newKeyRecord("acme", new Date());
+ * const { key, record } = newKeyRecord("acme", new Date(), "ci", { maxBodyBytes: 65_536 });
  */
 export function newKeyRecord(
   tenant: string,
   now: Date,
   label?: string,
+  limits?: LimitOverrides,
 ): { key: string; record: ApiKeyRecord } {
   const checked = validate(tenantSchema, tenant, "tenant");
+  const checkedLimits =
+    limits === undefined ? undefined : validate(limitOverridesSchema, limits, "key limits");
   const generated = generateApiKey();
   return {
     key: generated.key,
@@ -65,6 +80,7 @@ export function newKeyRecord(
       hash: generated.hash,
       createdAt: now.toISOString(),
       ...(label !== undefined && { label }),
+      ...(hasOverrides(checkedLimits) && { limits: checkedLimits }),
     },
   };
 }
@@ -83,5 +99,9 @@ export async function verifyAgainst(
   if (id === undefined) return undefined;
   const record = await lookup(id);
   if (record === undefined || !keyMatches(key, record.hash)) return undefined;
-  return { keyId: record.id, tenant: record.tenant };
+  return {
+    keyId: record.id,
+    tenant: record.tenant,
+    ...(hasOverrides(record.limits) && { limits: record.limits }),
+  };
 }

@@ -1,4 +1,5 @@
 import { systemClock, type Clock } from "../../model/ids.ts";
+import type { LimitOverrides } from "../limits/limit-overrides.ts";
 import {
   newKeyRecord,
   verifyAgainst,
@@ -22,8 +23,12 @@ export class MemoryKeyStore implements KeyStore {
     this.#clock = options.clock ?? systemClock;
   }
 
-  async create(tenant: string, label?: string): Promise<{ key: string; record: ApiKeyRecord }> {
-    const created = newKeyRecord(tenant, this.#clock(), label);
+  async create(
+    tenant: string,
+    label?: string,
+    limits?: LimitOverrides,
+  ): Promise<{ key: string; record: ApiKeyRecord }> {
+    const created = newKeyRecord(tenant, this.#clock(), label, limits);
     this.#records.set(created.record.id, created.record);
     return created;
   }

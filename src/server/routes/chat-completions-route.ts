@@ -79,7 +79,7 @@ async function stateless(
   let call;
   try {
     call = await callUpstream(upstream, body, {
-      timeoutMs: context.limits.upstreamTimeoutMs,
+      timeoutMs: c.get("limits").upstreamTimeoutMs,
       signal: c.req.raw.signal,
     });
     context.metrics.upstreamRequests.inc({ status: String(call.response.status) });
@@ -139,7 +139,7 @@ async function stateful(
       turn,
       tools: toolDefinitions(request.tools),
       upstream,
-      timeoutMs: context.limits.upstreamTimeoutMs,
+      timeoutMs: c.get("limits").upstreamTimeoutMs,
       signal: c.req.raw.signal,
       body: (messages) => upstreamBody(request, messages, upstream.model),
       onUpstream: (status) => context.metrics.upstreamRequests.inc({ status }),

@@ -158,7 +158,7 @@ export function registerMessagesRoutes(app: Hono<ServerEnv>, context: ServerCont
     const { body } = await governStatelessBody(c, context, request, model);
     const { stream: _stream, max_tokens: _max, ...countable } = body;
     const call = await callUpstream(upstream, countable, {
-      timeoutMs: context.limits.upstreamTimeoutMs,
+      timeoutMs: c.get("limits").upstreamTimeoutMs,
       signal: c.req.raw.signal,
       path: upstreamPath(c, "messages/count_tokens"),
       headers: anthropicHeaders((name) => c.req.header(name)),
@@ -181,7 +181,7 @@ async function stateless(
   let call;
   try {
     call = await callUpstream(upstream, governed.body, {
-      timeoutMs: context.limits.upstreamTimeoutMs,
+      timeoutMs: c.get("limits").upstreamTimeoutMs,
       signal: c.req.raw.signal,
       path: upstreamPath(c, "messages"),
       headers: anthropicHeaders((name) => c.req.header(name)),
@@ -262,7 +262,7 @@ async function stateful(
       turn,
       tools: anthropicToolDefinitions(request.tools),
       upstream,
-      timeoutMs: context.limits.upstreamTimeoutMs,
+      timeoutMs: c.get("limits").upstreamTimeoutMs,
       signal: c.req.raw.signal,
       path: upstreamPath(c, "messages"),
       headers: anthropicHeaders((name) => c.req.header(name)),

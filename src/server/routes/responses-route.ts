@@ -99,7 +99,7 @@ async function stateless(
   let call;
   try {
     call = await callUpstream(upstream, body, {
-      timeoutMs: context.limits.upstreamTimeoutMs,
+      timeoutMs: c.get("limits").upstreamTimeoutMs,
       signal: c.req.raw.signal,
       path: "responses",
     });
@@ -176,7 +176,7 @@ async function stateful(
       turn,
       tools: responsesToolDefinitions(request.tools),
       upstream,
-      timeoutMs: context.limits.upstreamTimeoutMs,
+      timeoutMs: c.get("limits").upstreamTimeoutMs,
       signal: c.req.raw.signal,
       path: "responses",
       body: async (_chat, prepared: PreparedRequest) =>

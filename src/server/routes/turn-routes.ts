@@ -85,7 +85,7 @@ export function registerTurnRoutes(app: Hono<ServerEnv>, context: ServerContext)
         turn: turnOf(body),
         tools: toolDefinitions(body.tools),
         upstream,
-        timeoutMs: context.limits.upstreamTimeoutMs,
+        timeoutMs: c.get("limits").upstreamTimeoutMs,
         signal: c.req.raw.signal,
         body: (messages) => ({
           model,
