@@ -62,7 +62,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Server
     keys,
     port: 0,
     upstream: { baseURL: upstream.url, apiKey: "sk-upstream-secret-0123456789", model: "fake-model" },
-    anthropicUpstream: { baseURL: upstream.url, apiKey: "sk-ant-upstream-secret-0123456789", auth: "x-api-key" },
+    anthropicUpstream: {
+      baseURL: upstream.url,
+      apiKey: "sk-ant-upstream-secret-0123456789",
+      auth: "x-api-key",
+    },
     engine: {
       contextWindow: options.contextWindow ?? 16_000,
       maxOutputTokens: 2_000,
