@@ -21,7 +21,7 @@ import type { TenantHubOptions } from "../../server/sync/tenant-sync-endpoint.ts
 import type { CliIo, CommandRegistration } from "../program.ts";
 import { commandExecutor, parseExecutorSpec } from "../serve/command-executor.ts";
 import { chooseDatabase, openStores } from "../open-stores.ts";
-import { upstreamFromChoice } from "../serve/serve-upstream.ts";
+import { anthropicUpstreamFromChoice, upstreamFromChoice } from "../serve/serve-upstream.ts";
 import { describeLimits, keyLimits, serveLimits, type LimitFlags } from "../serve/serve-limits.ts";
 import { readTenantLimits } from "../serve/tenant-limits-file.ts";
 
@@ -31,6 +31,7 @@ interface ServeFlags {
   db?: string;
   pg?: string;
   upstream?: string;
+  anthropicUpstream?: string;
   model?: string;
   auth: boolean;
   keys?: string;
@@ -170,6 +171,11 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     apiKeys: settings.apiKeys,
     env: io.env,
   });
+  const anthropicUpstream = anthropicUpstreamFromChoice({
+    anthropicUpstream: flags.anthropicUpstream,
+    apiKeys: settings.apiKeys,
+    env: io.env,
+  });
   const keysPath = keyFile(flags.keys);
   const keys = flags.auth ? new JsonFileKeyStore(keysPath) : undefined;
   const keyCount = keys === undefined ? 0 : (await keys.list()).length;
@@ -195,6 +201,7 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
       engine,
       ...(upstream !== undefined && { upstream }),
       ...(unavailable !== undefined && { upstreamUnavailable: unavailable }),
+      ...(anthropicUpstream !== undefined && { anthropicUpstream }),
       // The sessions made by the CLI (demo, import, chat) have no owner: they are the local user's.
       unownedSessionsTenant: LOCAL_TENANT,
       auth: flags.auth,
@@ -220,6 +227,9 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
         ? "  upstream: none; /v1/chat/completions and turns answer 503 (pass --upstream <url> or --model provider:model)"
         : `  upstream: none; /v1/chat/completions and turns answer 503 until it has a key: ${unavailable}`
       : `  upstream: ${redactSecrets(upstream.baseURL)}${upstream.model === undefined ? " (the request's model)" : ` model ${upstream.model}`}`,
+    anthropicUpstream === undefined
+      ? "  anthropic: none; /v1/messages answers 503 (set ANTHROPIC_API_KEY, or pass --anthropic-upstream <url>)"
+      : `  anthropic: ${redactSecrets(anthropicUpstream.baseURL)} (/v1/messages: Claude Code, Anthropic SDKs)`,
     ...(summariesNote === undefined ? [] : [`  summaries: ${summariesNote}`]),
     flags.auth
       ? `  auth:     API keys in ${keysPath} (${keyCount} now; add one with: ctxkit serve keys add <tenant>; ` +
@@ -345,6 +355,10 @@ export const registerServe: CommandRegistration = (program, io) => {
     .option("--db <file>", "SQLite database (default the db setting, ~/.ctxkit/ctxkit.db)")
     .option("--pg <url>", "PostgreSQL URL (default the pgUrl setting)")
     .option("--upstream <baseURL>", "OpenAI-compatible server to forward to (key: CTXKIT_UPSTREAM_API_KEY)")
+    .option(
+      "--anthropic-upstream <baseURL>",
+      "Anthropic Messages API for /v1/messages (default https://api.anthropic.com/v1; key: ANTHROPIC_API_KEY)",
+    )
     .option("--model <provider:model>", "model that serves every request (default the model setting)")
     .option("--no-auth", "no API keys: every request is tenant local (127.0.0.1 only)")
     .option("--keys <file>", "API key file (default ~/.ctxkit/server-keys.json)")

@@ -104,3 +104,34 @@ export function upstreamFromChoice(choice: UpstreamChoice): UpstreamOptions | un
   const apiKey = explicitKey ?? apiKeyFor(spec.provider, sources);
   return { baseURL: baseURLFor(spec, choice), ...(apiKey !== undefined && { apiKey }), model: spec.modelId };
 }
+
+/**
+ * The Anthropic Messages API `ctxkit serve` forwards `POST /v1/messages` to (Claude Code, Anthropic SDK clients),
+ * or undefined when there is no key for it (the route then answers 503). The base URL is `--anthropic-upstream`,
+ * else Anthropic's (`ANTHROPIC_BASE_URL` is not read: in a shell set up for Claude Code it names ctxkit itself);
+ * the key is `CTXKIT_ANTHROPIC_API_KEY`, else `ANTHROPIC_API_KEY`, else the `apiKeys.anthropic` setting. A
+ * loopback upstream may go without a key.
+ *
+ * @example
+ * anthropicUpstreamFromChoice({ env: { ANTHROPIC_API_KEY: "sk-ant-…" } });
+ * // { baseURL: "https://api.anthropic.com/v1", apiKey: "sk-ant-…", auth: "x-api-key" }
+ */
+export function anthropicUpstreamFromChoice(choice: {
+  readonly anthropicUpstream?: string | undefined;
+  readonly apiKeys?: UpstreamChoice["apiKeys"];
+  readonly env: UpstreamChoice["env"];
+}): UpstreamOptions | undefined {
+  const { env } = choice;
+  const baseURL =
+    choice.anthropicUpstream === undefined
+      ? HOSTED_BASE_URLS.anthropic
+      : checkedUpstreamURL(choice.anthropicUpstream, "--anthropic-upstream");
+  const apiKey =
+    env["CTXKIT_ANTHROPIC_API_KEY"]?.trim() ||
+    env["ANTHROPIC_API_KEY"]?.trim() ||
+    choice.apiKeys?.anthropic?.trim() ||
+    undefined;
+  const local = /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:|\/|$)/.test(baseURL);
+  if (apiKey === undefined && !local) return undefined;
+  return { baseURL, ...(apiKey !== undefined && { apiKey }), auth: "x-api-key" };
+}
