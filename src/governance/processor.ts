@@ -47,6 +47,11 @@ export interface CompactionGuard {
  * shares of `window` decides on the provider-anchored figure of whatever view a processor is looking at.
  */
 export interface ProcessorContext {
+  /**
+   * The governor's settings (`GovernancePipeline.settings`): what processors share — the protection window,
+   * `groundingTarget`, `tailShare`, `pricing`, … The processors of `defaultProcessors()` read their own options
+   * from it too; those made by factories take them as options.
+   */
   readonly policy: GovernancePolicy;
   /** The window in the counter's units (the model's own, until a provider reported its usage). */
   readonly window: WindowBudget;
