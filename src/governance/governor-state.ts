@@ -9,6 +9,88 @@ import type { CompactionGuard } from "./processor.ts";
 export type GovernorViewEntry = { readonly id: string } | { readonly message: Message };
 
 /**
+ * Everything a governor changes from one request to the next, as one plain object it reads and writes in place
+ * (nothing else in a governor changes but caches: each message's token count, and which view messages are history
+ * messages as they came). JSON-serialisable; `persistedGovernorState` is what a store keeps of it.
+ */
+export interface GovernorLiveState {
+  /** The governed view as of the last request (without notices or orphan repair). */
+  view: Message[];
+  /** Derived from `view` and kept, so a request's work is proportional to what is new: its tokens… */
+  viewTokens: number;
+  /** …its user turns… */
+  turnsInView: number;
+  /** …and the tokens after its newest summary (what a settled-history compaction could summarise). */
+  unsettledTokens: number;
+  /** History messages the view covers, and the id of the last one (new messages are appended after it). */
+  covered: number;
+  lastCoveredId: string | undefined;
+  /** Requests prepared so far. */
+  requests: number;
+  /** Provider overflow errors in a row (`recover`). */
+  emergencyStage: number;
+  /** Tool output and long arguments piled up since the last checkpoint, and where the next optional checks are. */
+  piled: { toolTokens: number; inputTokens: number; nextCheckAt: number; nextSettledCheckAt: number };
+  /** The provider-usage anchor (local and reported totals of the anchored request), once a usage was observed. */
+  usage: { readonly estimated: number; readonly reported: number } | undefined;
+  /** The inflation guard's memory (processors update it). */
+  guard: CompactionGuard;
+  /** The loop detector's recent tool calls. */
+  recentCalls: LoopCall[];
+  /** What the provider's cache holds after the previous request, for pricing a rewrite. */
+  cached: CachedPrefix | undefined;
+  /** The cache anchor of the previous request (an index into the view). */
+  anchor: number | undefined;
+  /** Tokens new in this request: written to the cache whether or not a checkpoint rewrites older history. */
+  freshTokens: number;
+}
+
+/** A governor's state before its first request. */
+export function initialGovernorLiveState(): GovernorLiveState {
+  return {
+    view: [],
+    viewTokens: 0,
+    turnsInView: 0,
+    unsettledTokens: 0,
+    covered: 0,
+    lastCoveredId: undefined,
+    requests: 0,
+    emergencyStage: 0,
+    piled: { toolTokens: 0, inputTokens: 0, nextCheckAt: 0, nextSettledCheckAt: 0 },
+    usage: undefined,
+    guard: {},
+    recentCalls: [],
+    cached: undefined,
+    anchor: undefined,
+    freshTokens: 0,
+  };
+}
+
+/**
+ * What a store keeps of a live state (see `GovernorState`): history messages of the view by id (`isHistory`
+ * says which), everything derivable left out.
+ */
+export function persistedGovernorState(
+  live: GovernorLiveState,
+  isHistory: (message: Message) => boolean,
+): GovernorState {
+  return {
+    version: 1,
+    view: live.view.map((message) => (isHistory(message) ? { id: message.id } : { message })),
+    covered: live.covered,
+    ...(live.lastCoveredId !== undefined && { lastCoveredId: live.lastCoveredId }),
+    requests: live.requests,
+    emergencyStage: live.emergencyStage,
+    piled: { ...live.piled },
+    ...(live.usage !== undefined && { usage: { ...live.usage } }),
+    guard: structuredClone(live.guard),
+    recentCalls: live.recentCalls.map((call) => ({ ...call })),
+    ...(live.cached !== undefined && { cached: live.cached }),
+    ...(live.anchor !== undefined && { anchor: live.anchor }),
+  };
+}
+
+/**
  * Everything a governor carries from one request to the next, as a plain value: what `Governor.snapshot()`
  * returns and `Governor.restore()` takes back, so a session resumed after a restart governs exactly as if the
  * process had never stopped — the same view, the same pending checkpoints, the same cache arithmetic — and the

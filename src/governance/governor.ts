@@ -1,4 +1,4 @@
-import { ContextOverflowError } from "../errors/errors.ts";
+import { ContextOverflowError, ValidationError } from "../errors/errors.ts";
 import { randomIds, systemClock, type Clock, type IdGenerator } from "../model/ids.ts";
 import { toolResultIndex, withCompactSummary } from "../model/compact-summary.ts";
 import type { Message } from "../model/message.ts";
@@ -8,30 +8,30 @@ import type { Summarizer } from "../summarize/summarizer.ts";
 import type { TokenCounter } from "../tokens/token-counter.ts";
 import { UsageAnchor } from "./usage-anchor.ts";
 import { cacheProfiles } from "../pricing/cache-profile.ts";
-import { cacheAnchor, rewriteStart, type CachedPrefix } from "./cached-prefix.ts";
-import type { GovernorState } from "./governor-state.ts";
+import { cacheAnchor, rewriteStart } from "./cached-prefix.ts";
+import {
+  initialGovernorLiveState,
+  persistedGovernorState,
+  type GovernorLiveState,
+  type GovernorState,
+} from "./governor-state.ts";
 import { checkpointPays, expectedRemainingRequests } from "./cache-economics.ts";
 import { emergencyView } from "./emergency.ts";
 import type { GovernanceEvent, GovernanceEventListener } from "./events.ts";
-import { LoopDetector, type LoopDetection } from "./loop-detector.ts";
+import { LoopDetector, type LoopCall, type LoopDetection } from "./loop-detector.ts";
 import { MemoryOffloadStore, type OffloadStore } from "./offload-store.ts";
 import { isContextOverflowError } from "../errors/overflow-recognition.ts";
-import { resolvePolicy, type GovernancePolicy, type GovernancePolicyInput } from "./policy.ts";
+import type { GovernancePolicy, GovernancePolicyInput } from "./policy.ts";
 import {
   runPipeline,
   sumTokens,
-  type CompactionGuard,
   type MemorySink,
   type Processor,
   type ProcessorContext,
   type WindowBudget,
 } from "./processor.ts";
-import {
-  capToolResults,
-  compactHistory,
-  compressSmallHistory,
-  defaultProcessors,
-} from "./processors/index.ts";
+import { declaredTriggers, runsAtCheckpoints, stageProcessors, type GovernancePipeline } from "./pipeline.ts";
+import { pipelineFromPolicy } from "./policy-pipeline.ts";
 import { elidableInputTokens } from "./processors/elide-older-tool-inputs.ts";
 import { fitNewestStep } from "./processors/truncate-tool-results.ts";
 import { budgetExitNotice } from "./budget-exit.ts";
@@ -48,8 +48,17 @@ export interface GovernorOptions {
   reservedOutputTokens?: number;
   counter: TokenCounter;
   summarizer: Summarizer;
+  /**
+   * What to run: processors that declare when they run, and the governor's settings (`createPipeline`,
+   * `presetPipeline`). Instead of `policy` and `processors`.
+   */
+  pipeline?: GovernancePipeline;
+  /** Governance settings, made into a pipeline by `pipelineFromPolicy`. Default: the default preset. */
   policy?: GovernancePolicy | GovernancePolicyInput;
-  /** The pipeline run at checkpoints. Default: `defaultProcessors()`. */
+  /**
+   * Processors run at checkpoints instead of the policy's (see `pipelineFromPolicy`): one that declares no
+   * triggers runs when the policy's thresholds say.
+   */
   processors?: readonly Processor[];
   /** Where offloaded and truncated outputs are kept. Default: in memory. */
   offloadStore?: OffloadStore;
@@ -119,43 +128,47 @@ export interface RecoveryOutcome {
  * ```
  */
 export class Governor {
+  /** The governor's settings (`pipeline.settings`: the policy, for a governor made from one). */
   readonly policy: GovernancePolicy;
+  /** What this governor runs. */
+  readonly pipeline: GovernancePipeline;
   readonly window: WindowBudget;
   readonly #options: GovernorOptions;
-  readonly #processors: readonly Processor[];
+  /** The processors run at checkpoints, in order, and those run in a stage of their own. */
+  readonly #fold: readonly Processor[];
+  readonly #onMessage: readonly Processor[];
+  readonly #onOverflow: readonly Processor[];
+  readonly #onUserRequest: readonly Processor[];
+  /** The checkpoint triggers the processors declare. */
+  readonly #triggers: {
+    readonly payloadShares: readonly number[];
+    readonly turnCounts: readonly number[];
+    readonly messageCounts: readonly number[];
+    readonly toolOutput: readonly { readonly tokens: number; readonly windowShare?: number }[];
+    readonly settledHistory: boolean;
+  };
   readonly #offloadStore: OffloadStore;
   readonly #ids: IdGenerator;
   readonly #clock: Clock;
+  /** Everything that changes between requests (see `GovernorLiveState`). */
+  #state: GovernorLiveState = initialGovernorLiveState();
   readonly #tokenCache = new WeakMap<Message, number>();
-  readonly #usageAnchor = new UsageAnchor();
-  readonly #guard: CompactionGuard = {};
-  #loops: LoopDetector;
-  #view: Message[] = [];
-  #viewTokens = 0;
-  #covered = 0;
-  #lastCoveredId: string | undefined;
-  #turnsInView = 0;
-  #ungovernedToolTokens = 0;
-  #elidableInputTokens = 0;
-  #nextOptionalCheckAt = 0;
-  /** Tokens of the view after its newest summary: what a settled-history compaction could summarise. */
-  #unsettledTokens = 0;
-  #nextSettledCheckAt = 0;
-  #requests = 0;
-  #emergencyStage = 0;
   #tokenizerCalls = 0;
-  /** What the provider's cache holds after the previous request, for pricing a rewrite. */
-  #cached: CachedPrefix | undefined;
-  /** The cache anchor of the previous request (an index into the view). */
-  #anchor: number | undefined;
-  /** Tokens new in this request: written to the cache whether or not a checkpoint rewrites older history. */
-  #freshTokens = 0;
   /** View messages that are history messages as they came (a snapshot stores only their ids). */
   readonly #unchanged = new WeakSet<Message>();
 
   constructor(options: GovernorOptions) {
     this.#options = options;
-    this.policy = resolvePolicy(options.policy ?? {});
+    if (
+      options.pipeline !== undefined &&
+      (options.policy !== undefined || options.processors !== undefined)
+    ) {
+      throw new ValidationError(
+        "a governor takes either a pipeline or a policy (with processors); put the settings in the pipeline",
+      );
+    }
+    this.pipeline = options.pipeline ?? pipelineFromPolicy(options.policy ?? {}, options.processors);
+    this.policy = this.pipeline.settings;
     const reservedOutput =
       options.reservedOutputTokens ??
       Math.min(20_000, options.maxOutputTokens ?? 8_192, Math.floor(options.contextWindow / 4));
@@ -164,11 +177,27 @@ export class Governor {
       reservedOutput,
       usable: Math.max(0, options.contextWindow - reservedOutput),
     };
-    this.#processors = options.processors ?? defaultProcessors();
+    const { processors } = this.pipeline;
+    this.#fold = processors.filter(runsAtCheckpoints);
+    this.#onMessage = stageProcessors(processors, "each-message");
+    this.#onOverflow = stageProcessors(processors, "overflow");
+    this.#onUserRequest = stageProcessors(processors, "user-request");
+    this.#triggers = {
+      payloadShares: declaredTriggers(processors, "payload-share")
+        .map((trigger) => trigger.share)
+        .filter((share) => share > 0),
+      turnCounts: declaredTriggers(processors, "turn-count")
+        .map((trigger) => trigger.above)
+        .filter((above) => above > 0),
+      messageCounts: declaredTriggers(processors, "message-count")
+        .map((trigger) => trigger.above)
+        .filter((above) => above > 0),
+      toolOutput: declaredTriggers(processors, "tool-output").filter((trigger) => trigger.tokens > 0),
+      settledHistory: declaredTriggers(processors, "settled-history").length > 0,
+    };
     this.#offloadStore = options.offloadStore ?? new MemoryOffloadStore();
     this.#ids = options.ids ?? randomIds;
     this.#clock = options.clock ?? systemClock;
-    this.#loops = this.#newLoopDetector();
   }
 
   /** How many times the token counter ran (each message is counted once). */
@@ -178,7 +207,7 @@ export class Governor {
 
   /** The governed view as of the last request (without notices or orphan repair). */
   get view(): readonly Message[] {
-    return this.#view;
+    return this.#state.view;
   }
 
   /** The store holding offloaded outputs (for `recall_tool_output`). */
@@ -215,61 +244,61 @@ export class Governor {
    * growing at its end between calls; any other change is detected and rebuilds the view).
    */
   async prepare(history: readonly Message[], options: PrepareOptions = {}): Promise<GovernedRequest> {
-    this.#requests++;
+    this.#state.requests++;
     const events: GovernanceEvent[] = [];
     const publish = (event: GovernanceEvent) => {
       events.push(event);
       this.#options.onEvent?.(event);
     };
     const continues =
-      history.length >= this.#covered &&
-      (this.#covered === 0 || history[this.#covered - 1]?.id === this.#lastCoveredId);
+      history.length >= this.#state.covered &&
+      (this.#state.covered === 0 || history[this.#state.covered - 1]?.id === this.#state.lastCoveredId);
     const rebuilt = !continues;
     if (rebuilt) this.#resetView();
-    const fresh = history.slice(this.#covered);
-    this.#covered = history.length;
-    this.#lastCoveredId = history.at(-1)?.id;
+    const fresh = history.slice(this.#state.covered);
+    this.#state.covered = history.length;
+    this.#state.lastCoveredId = history.at(-1)?.id;
     const counted = options.fixedTokens ?? 0;
-    const viewBefore = this.#viewTokens;
+    const viewBefore = this.#state.viewTokens;
     const loop = await this.#ingest(fresh, counted, publish, options.signal);
-    this.#freshTokens = this.#viewTokens - viewBefore;
+    this.#state.freshTokens = this.#state.viewTokens - viewBefore;
 
     // Every decision is taken on the provider-anchored total of what would be sent (orphan repair included),
     // re-derived for the view being decided on: the view before a checkpoint, the one after, the notice.
+    // A checkpoint is mandatory when the request would overflow, the history was rewritten underneath, or a
+    // processor's trigger says so; optional (taken when it pays) when one's optional trigger says so.
     const { policy, window } = this;
-    let repaired = this.#sent(this.#view);
+    let repaired = this.#sent(this.#state.view);
     const total = this.#anchored(counted, repaired.tokens);
     const overflow = total + window.reservedOutput > window.contextWindow;
-    const mustCompact = policy.compactionTrigger > 0 && total > policy.compactionTrigger * window.usable;
-    const turnsOver = policy.maxTurns > 0 && this.#turnsInView > policy.maxTurns;
-    const messagesOver =
-      policy.compactionTrigger > 0 &&
-      policy.compactAboveMessages > 0 &&
-      this.#view.length > policy.compactAboveMessages;
+    const triggers = this.#triggers;
+    const mustCompact = triggers.payloadShares.some((share) => total > share * window.usable);
+    const turnsOver = triggers.turnCounts.some((above) => this.#state.turnsInView > above);
+    const messagesOver = triggers.messageCounts.some((above) => this.#state.view.length > above);
     const mandatory = overflow || mustCompact || turnsOver || messagesOver || (rebuilt && history.length > 0);
     let checkpoint = false;
-    const previousView = this.#view;
+    const previousView = this.#state.view;
     if (mandatory || this.#optionalCandidate()) {
       checkpoint = await this.#checkpoint(counted, mandatory, publish, options.signal);
     }
     const anchors = this.#nextAnchors(previousView, checkpoint);
 
-    if (checkpoint) repaired = this.#sent(this.#view);
-    if (repaired.messages !== this.#view) {
+    if (checkpoint) repaired = this.#sent(this.#state.view);
+    if (repaired.messages !== this.#state.view) {
       publish({
         type: "orphans-repaired",
         synthesized: repaired.report.synthesized.length,
         dropped: repaired.report.dropped.length,
-        tokensBefore: this.#anchored(counted, this.#viewTokens),
+        tokensBefore: this.#anchored(counted, this.#state.viewTokens),
         tokensAfter: this.#anchored(counted, repaired.tokens),
         messageIds: [],
       });
     }
-    const messages = repaired.messages === this.#view ? [...this.#view] : [...repaired.messages];
+    const messages = repaired.messages === this.#state.view ? [...this.#state.view] : [...repaired.messages];
     let messageTokens = repaired.tokens;
     const sent = this.#anchored(counted, messageTokens);
     if (policy.budgetExitShare > 0 && sent > policy.budgetExitShare * window.usable) {
-      const notice = budgetExitNotice(this.#view, sent, window, this.#ids, this.#clock);
+      const notice = budgetExitNotice(this.#state.view, sent, window, this.#ids, this.#clock);
       const withNotice = notice ? this.#anchored(counted, messageTokens + this.tokensOf(notice)) : Infinity;
       if (notice && withNotice + window.reservedOutput <= window.contextWindow) {
         messages.push(notice);
@@ -278,10 +307,10 @@ export class Governor {
       }
     }
     const counterTotal = counted + messageTokens;
-    this.#anchor = anchors.at(-1);
-    this.#cached = {
+    this.#state.anchor = anchors.at(-1);
+    this.#state.cached = {
       at: this.#clock().getTime(),
-      ends: [-1, ...anchors, newestAssistant(this.#view) - 1, this.#view.length - 1],
+      ends: [-1, ...anchors, newestAssistant(this.#state.view) - 1, this.#state.view.length - 1],
     };
     return {
       messages,
@@ -291,8 +320,8 @@ export class Governor {
         fixed: counted,
         messages: messageTokens,
         total: counterTotal,
-        ...(this.#usageAnchor.reported !== undefined && {
-          anchoredTotal: this.#usageAnchor.estimate(counterTotal),
+        ...(this.#state.usage !== undefined && {
+          anchoredTotal: this.#usage().estimate(counterTotal),
         }),
       },
       checkpoint,
@@ -307,12 +336,12 @@ export class Governor {
    * new anchor is written by this request, for the next).
    */
   #nextAnchors(previousView: readonly Message[], checkpoint: boolean): number[] {
-    const own = cacheAnchor(this.#view, this);
+    const own = cacheAnchor(this.#state.view, this);
     const anchors = own === undefined ? [] : [own];
-    const previous = this.#anchor;
+    const previous = this.#state.anchor;
     if (!checkpoint || previous === undefined || previous === own) return anchors;
     for (let index = 0; index <= previous; index++)
-      if (this.#view[index] !== previousView[index]) return anchors;
+      if (this.#state.view[index] !== previousView[index]) return anchors;
     return [previous, ...anchors].sort((a, b) => a - b);
   }
 
@@ -323,17 +352,17 @@ export class Governor {
    */
   async recover(error: unknown, signal?: AbortSignal): Promise<RecoveryOutcome> {
     if (!isContextOverflowError(error)) return { retry: false, cleared: false };
-    const before = this.#viewTokens;
-    const stage = this.#emergencyStage === 0 ? "trimmed" : "cleared";
+    const before = this.#state.viewTokens;
+    const stage = this.#state.emergencyStage === 0 ? "trimmed" : "cleared";
     const context = this.#context(0, true, () => undefined, signal);
-    const { view, removedIds } = await emergencyView(this.#view, stage, context);
+    const { view, removedIds } = await emergencyView(this.#state.view, stage, context);
     this.#commit(view);
-    this.#emergencyStage++;
+    this.#state.emergencyStage++;
     this.#options.onEvent?.({
       type: "emergency-recovery",
       stage,
       tokensBefore: before,
-      tokensAfter: this.#viewTokens,
+      tokensAfter: this.#state.viewTokens,
       messageIds: removedIds,
     });
     return { retry: stage === "trimmed", cleared: stage === "cleared" };
@@ -357,8 +386,9 @@ export class Governor {
       ...(options.summarizer !== undefined && { summarizer: options.summarizer }),
       manual: options.focus === undefined ? {} : { focus: options.focus },
     };
-    const next = await compactHistory.process(this.#view, context);
-    if (next !== this.#view) this.#commit(next);
+    let next: readonly Message[] = this.#state.view;
+    for (const processor of this.#onUserRequest) next = await processor.process(next, context);
+    if (next !== this.#state.view) this.#commit(next);
     for (const event of events) this.#options.onEvent?.(event);
     return events;
   }
@@ -369,12 +399,12 @@ export class Governor {
    * before then. False when the result is not in the view.
    */
   attachCompactSummary(callId: string, summary: string): boolean {
-    const index = toolResultIndex(this.#view, callId);
+    const index = toolResultIndex(this.#state.view, callId);
     if (index < 0) return false;
-    const old = this.#view[index]!;
+    const old = this.#state.view[index]!;
     const updated = withCompactSummary(old, callId, summary);
-    this.#view = this.#view.with(index, updated);
-    this.#viewTokens += this.tokensOf(updated) - this.tokensOf(old);
+    this.#state.view = this.#state.view.with(index, updated);
+    this.#state.viewTokens += this.tokensOf(updated) - this.tokensOf(old);
     return true;
   }
 
@@ -383,19 +413,30 @@ export class Governor {
    * governor prepared: later decisions are anchored on that truth, and only the change since is estimated.
    */
   observeUsage(prepared: RequestTokens, reportedInputTokens: number): void {
-    this.#usageAnchor.observe(prepared.total, reportedInputTokens);
+    const anchor = this.#usage();
+    anchor.observe(prepared.total, reportedInputTokens);
+    this.#state.usage = anchor.state;
   }
 
   /** The provider-anchored tokens of a payload of `fixed` tokens plus messages of `messageTokens`. */
   #anchored(fixed: number, messageTokens: number): number {
-    return this.#usageAnchor.estimate(fixed + messageTokens);
+    return this.#usage().estimate(fixed + messageTokens);
+  }
+
+  /** The provider-usage anchor of the state (see `UsageAnchor`). */
+  #usage(): UsageAnchor {
+    const anchor = new UsageAnchor();
+    anchor.restore(this.#state.usage);
+    return anchor;
   }
 
   /** What is sent for `view`: the view, orphan-repaired (the view itself when nothing needed repair). */
   #sent(view: readonly Message[]): ReturnType<typeof repairOrphans> & { tokens: number } {
     const repaired = repairOrphans(view);
     const tokens =
-      repaired.messages === this.#view ? this.#viewTokens : sumTokens(repaired.messages, this.tokensOf);
+      repaired.messages === this.#state.view
+        ? this.#state.viewTokens
+        : sumTokens(repaired.messages, this.tokensOf);
     return { ...repaired, tokens };
   }
 
@@ -404,7 +445,7 @@ export class Governor {
    * scale. A processor comparing `fixedTokens + sumTokens(view)` with shares of it decides on the anchored figure.
    */
   #counterWindow(): WindowBudget {
-    const scale = this.#usageAnchor.scale;
+    const scale = this.#usage().scale;
     if (scale === 1) return this.window;
     const contextWindow = Math.floor(this.window.contextWindow / scale);
     const usable = Math.floor(this.window.usable / scale);
@@ -422,26 +463,7 @@ export class Governor {
    * would have.
    */
   snapshot(): GovernorState {
-    const usage = this.#usageAnchor.state;
-    return {
-      version: 1,
-      view: this.#view.map((message) => (this.#unchanged.has(message) ? { id: message.id } : { message })),
-      covered: this.#covered,
-      ...(this.#lastCoveredId !== undefined && { lastCoveredId: this.#lastCoveredId }),
-      requests: this.#requests,
-      emergencyStage: this.#emergencyStage,
-      piled: {
-        toolTokens: this.#ungovernedToolTokens,
-        inputTokens: this.#elidableInputTokens,
-        nextCheckAt: this.#nextOptionalCheckAt,
-        nextSettledCheckAt: this.#nextSettledCheckAt,
-      },
-      ...(usage !== undefined && { usage }),
-      guard: structuredClone(this.#guard),
-      recentCalls: this.#loops.recentCalls,
-      ...(this.#cached !== undefined && { cached: this.#cached }),
-      ...(this.#anchor !== undefined && { anchor: this.#anchor }),
-    };
+    return persistedGovernorState(this.#state, (message) => this.#unchanged.has(message));
   }
 
   /**
@@ -464,47 +486,47 @@ export class Governor {
     if (state.lastCoveredId !== undefined && covered === 0) return false;
     this.#commit(view);
     for (const [index, entry] of state.view.entries()) if ("id" in entry) this.#unchanged.add(view[index]!);
-    this.#covered = covered;
-    this.#lastCoveredId = state.lastCoveredId;
-    this.#requests = state.requests;
-    this.#emergencyStage = state.emergencyStage;
-    this.#ungovernedToolTokens = state.piled.toolTokens;
-    this.#elidableInputTokens = state.piled.inputTokens;
-    this.#nextOptionalCheckAt = state.piled.nextCheckAt;
-    this.#nextSettledCheckAt = state.piled.nextSettledCheckAt;
-    this.#usageAnchor.restore(state.usage);
-    for (const key of Object.keys(this.#guard) as (keyof CompactionGuard)[]) delete this.#guard[key];
-    Object.assign(this.#guard, structuredClone(state.guard));
-    this.#loops.restore(state.recentCalls);
-    this.#cached = state.cached;
-    this.#anchor = state.anchor;
+    this.#state.covered = covered;
+    this.#state.lastCoveredId = state.lastCoveredId;
+    this.#state.requests = state.requests;
+    this.#state.emergencyStage = state.emergencyStage;
+    this.#state.piled = { ...state.piled };
+    this.#state.usage = state.usage === undefined ? undefined : { ...state.usage };
+    this.#state.guard = structuredClone(state.guard);
+    this.#state.recentCalls = [...this.#loopDetector(state.recentCalls).recentCalls];
+    this.#state.cached = state.cached;
+    this.#state.anchor = state.anchor;
     return true;
   }
 
   /** Call after a successful model response: ends an emergency sequence. */
   recordSuccess(): void {
-    this.#emergencyStage = 0;
+    this.#state.emergencyStage = 0;
   }
 
-  #newLoopDetector(): LoopDetector {
-    return new LoopDetector({
+  /** A loop detector remembering `recentCalls` (the newest of them its window holds). */
+  #loopDetector(recentCalls: readonly LoopCall[]): LoopDetector {
+    const detector = new LoopDetector({
       repeatThreshold: this.policy.loopRepeatThreshold,
       cycleRepeats: this.policy.loopCycleRepeats,
     });
+    detector.restore(recentCalls);
+    return detector;
   }
 
+  /** Forgets the view and what was derived from it (the inflation guard and the request count stay). */
   #resetView(): void {
-    this.#usageAnchor.reset();
-    this.#view = [];
-    this.#viewTokens = 0;
-    this.#covered = 0;
-    this.#turnsInView = 0;
-    this.#ungovernedToolTokens = 0;
-    this.#elidableInputTokens = 0;
-    this.#nextOptionalCheckAt = 0;
-    this.#unsettledTokens = 0;
-    this.#nextSettledCheckAt = 0;
-    this.#loops = this.#newLoopDetector();
+    this.#state.usage = undefined;
+    this.#state.view = [];
+    this.#state.viewTokens = 0;
+    this.#state.covered = 0;
+    this.#state.turnsInView = 0;
+    this.#state.piled.toolTokens = 0;
+    this.#state.piled.inputTokens = 0;
+    this.#state.piled.nextCheckAt = 0;
+    this.#state.unsettledTokens = 0;
+    this.#state.piled.nextSettledCheckAt = 0;
+    this.#state.recentCalls = [];
   }
 
   async #ingest(
@@ -513,10 +535,23 @@ export class Governor {
     publish: (event: GovernanceEvent) => void,
     signal: AbortSignal | undefined,
   ): Promise<LoopDetection | undefined> {
+    const loops = this.#loopDetector(this.#state.recentCalls);
+    try {
+      return await this.#ingestInto(fresh, loops, this.#context(fixed, false, publish, signal), publish);
+    } finally {
+      this.#state.recentCalls = [...loops.recentCalls];
+    }
+  }
+
+  async #ingestInto(
+    fresh: readonly Message[],
+    loops: LoopDetector,
+    context: ProcessorContext,
+    publish: (event: GovernanceEvent) => void,
+  ): Promise<LoopDetection | undefined> {
     let loop: LoopDetection | undefined;
-    const capContext = this.#context(fixed, false, publish, signal);
     for (const original of fresh) {
-      const detection = this.#loops.observe(original);
+      const detection = loops.observe(original);
       if (detection && !loop) {
         loop = detection;
         publish({
@@ -528,16 +563,19 @@ export class Governor {
         });
       }
       await this.#tokensOfAsync(original);
-      const [message] =
-        original.role === "tool" ? await capToolResults.process([original], capContext) : [original];
-      const tokens = await this.#tokensOfAsync(message!);
-      if (message === original) this.#unchanged.add(original);
-      this.#view.push(message!);
-      this.#viewTokens += tokens;
-      this.#unsettledTokens += tokens;
-      if (message!.role === "tool") this.#ungovernedToolTokens += tokens;
-      this.#elidableInputTokens += elidableInputTokens(message!, this);
-      if (opensTurn(message!)) this.#turnsInView++;
+      // The processors that run on each new message (the cap on a single tool result), each on the last's output.
+      let arrived: readonly Message[] = [original];
+      for (const processor of this.#onMessage) arrived = await processor.process(arrived, context);
+      for (const message of arrived) {
+        const tokens = await this.#tokensOfAsync(message);
+        if (message === original) this.#unchanged.add(original);
+        this.#state.view.push(message);
+        this.#state.viewTokens += tokens;
+        this.#state.unsettledTokens += tokens;
+        if (message.role === "tool") this.#state.piled.toolTokens += tokens;
+        this.#state.piled.inputTokens += elidableInputTokens(message, this);
+        if (opensTurn(message)) this.#state.turnsInView++;
+      }
     }
     return loop;
   }
@@ -549,23 +587,25 @@ export class Governor {
   #optionalCandidate(): boolean {
     const { policy } = this;
     // The cache expired since the last request: this one writes everything anyway, so a rewrite is free.
-    const cached = this.#cached;
+    const cached = this.#state.cached;
     const ttl = cacheProfiles[policy.pricing].ttlMs;
     if (policy.pricing !== "none" && cached !== undefined && this.#clock().getTime() - cached.at > ttl)
       return true;
     const { protect, minPrunable } = this.#thresholds();
+    const { piled } = this.#state;
     const settledReady =
-      policy.compactSettledHistory &&
-      policy.compactionTrigger > 0 &&
-      this.#unsettledTokens >= this.#nextSettledCheckAt &&
-      this.#unsettledTokens >= protect + minPrunable;
+      this.#triggers.settledHistory &&
+      this.#state.unsettledTokens >= piled.nextSettledCheckAt &&
+      this.#state.unsettledTokens >= protect + minPrunable;
     if (settledReady) return true;
-    const piled = this.#ungovernedToolTokens + this.#elidableInputTokens;
-    if (piled < this.#nextOptionalCheckAt) return false;
-    const prunable = piled - protect;
-    const offloadReady = policy.offloadMinPrunableTokens > 0 && prunable >= minPrunable;
-    const truncateReady = policy.truncateToolResultsAbove > 0 && prunable >= policy.truncateToolResultsAbove;
-    return offloadReady || truncateReady;
+    const piledTokens = piled.toolTokens + piled.inputTokens;
+    if (piledTokens < piled.nextCheckAt) return false;
+    const prunable = piledTokens - protect;
+    const usable = this.#counterWindow().usable;
+    return this.#triggers.toolOutput.some(
+      ({ tokens, windowShare }) =>
+        prunable >= (windowShare === undefined ? tokens : Math.min(tokens, Math.floor(usable * windowShare))),
+    );
   }
 
   async #checkpoint(
@@ -576,16 +616,16 @@ export class Governor {
   ): Promise<boolean> {
     const pending: GovernanceEvent[] = [];
     const context = this.#context(fixed, false, (event) => pending.push(event), signal);
-    let next = await runPipeline(this.#processors, this.#view, context);
+    let next = await runPipeline(this.#fold, this.#state.view, context);
     const nextTokens = sumTokens(next, this.tokensOf);
-    if (!mandatory && this.policy.cacheAware && next !== this.#view) {
-      const firstChange = next.findIndex((message, index) => message !== this.#view[index]);
+    if (!mandatory && this.policy.cacheAware && next !== this.#state.view) {
+      const firstChange = next.findIndex((message, index) => message !== this.#state.view[index]);
       const rewritten = this.#rewrittenTokens(next, firstChange < 0 ? next.length : firstChange);
       const pays = checkpointPays(
         {
-          savedTokens: this.#viewTokens - nextTokens,
+          savedTokens: this.#state.viewTokens - nextTokens,
           rewrittenTokens: rewritten,
-          remainingRequests: expectedRemainingRequests(this.#requests),
+          remainingRequests: expectedRemainingRequests(this.#state.requests),
         },
         cacheProfiles[this.policy.pricing],
       );
@@ -595,7 +635,7 @@ export class Governor {
           type: "checkpoint-skipped",
           reason:
             "rewriting the cached prefix would cost more than it saves over the expected remaining requests",
-          tokensBefore: this.#anchored(fixed, this.#viewTokens),
+          tokensBefore: this.#anchored(fixed, this.#state.viewTokens),
           tokensAfter: this.#anchored(fixed, nextTokens),
           messageIds: [],
         });
@@ -623,13 +663,13 @@ export class Governor {
       pending.push({
         type: "overflow-prevented",
         windowTokens: window.contextWindow,
-        tokensBefore: this.#anchored(fixed, this.#viewTokens),
+        tokensBefore: this.#anchored(fixed, this.#state.viewTokens),
         tokensAfter: required(next) - window.reservedOutput,
         messageIds: fitted.dropped,
       });
     }
     for (const event of pending) publish(event);
-    if (next === this.#view) {
+    if (next === this.#state.view) {
       // Nothing was worth doing: without this, every request would re-run the pipeline over the whole view.
       if (!mandatory) this.#postponeOptionalCheck();
       return false;
@@ -657,19 +697,19 @@ export class Governor {
     // What the messages may use, in the counter's tokens: the anchored usable window less the fixed tokens and
     // what orphan repair will add.
     const budget = (candidate: readonly Message[]) =>
-      this.#usageAnchor.countedLimit(window.usable) -
+      this.#usage().countedLimit(window.usable) -
       fixed -
       (this.#sent(candidate).tokens - sumTokens(candidate, this.tokensOf));
     const forced = this.#context(fixed, true, (event) => pending.push(event), signal);
-    const compacted = await runPipeline([compactHistory, compressSmallHistory], view, forced);
+    const compacted = await runPipeline(this.#onOverflow, view, forced);
     if (fits(compacted)) return { view: compacted, dropped: [] };
     const capped: GovernanceEvent[] = [];
     const fitted = await fitNewestStep(compacted, budget(compacted), {
       ...forced,
       emit: (event) => capped.push(event),
     });
-    // Dropping older history is compaction too: not when it is off.
-    const minimal = this.policy.compactionTrigger > 0 ? protectedPart(compacted) : compacted;
+    // Dropping older history is compaction too: not when the pipeline has none for an overflow.
+    const minimal = this.#onOverflow.length > 0 ? protectedPart(compacted) : compacted;
     if (fits(fitted) || minimal.length === compacted.length) {
       pending.push(...capped);
       return { view: fitted, dropped: [] };
@@ -698,34 +738,39 @@ export class Governor {
   #rewrittenTokens(next: readonly Message[], firstChange: number): number {
     const start = this.#rewriteStart(firstChange);
     if (start === undefined) return 0;
-    return Math.max(0, sumTokens(next.slice(start), this.tokensOf) - this.#freshTokens);
+    return Math.max(0, sumTokens(next.slice(start), this.tokensOf) - this.#state.freshTokens);
   }
 
   #rewriteStart = (firstChange: number): number | undefined =>
-    rewriteStart(firstChange, this.#cached, cacheProfiles[this.policy.pricing], this.#clock().getTime());
+    rewriteStart(
+      firstChange,
+      this.#state.cached,
+      cacheProfiles[this.policy.pricing],
+      this.#clock().getTime(),
+    );
 
   /** An optional checkpoint was not taken: consider the next one only after more tool traffic piled up. */
   #postponeOptionalCheck(): void {
     const step = Math.max(1_000, this.#thresholds().minPrunable / 2);
-    this.#nextSettledCheckAt = this.#unsettledTokens + step;
-    this.#nextOptionalCheckAt = this.#ungovernedToolTokens + this.#elidableInputTokens + step;
+    this.#state.piled.nextSettledCheckAt = this.#state.unsettledTokens + step;
+    this.#state.piled.nextCheckAt = this.#state.piled.toolTokens + this.#state.piled.inputTokens + step;
   }
 
   #commit(next: readonly Message[]): void {
-    this.#view = [...next];
-    this.#viewTokens = sumTokens(this.#view, this.tokensOf);
-    this.#turnsInView = this.#view.filter(opensTurn).length;
+    this.#state.view = [...next];
+    this.#state.viewTokens = sumTokens(this.#state.view, this.tokensOf);
+    this.#state.turnsInView = this.#state.view.filter(opensTurn).length;
     const { protect } = this.#thresholds();
     let recentTools = 0;
-    for (const message of this.#view)
+    for (const message of this.#state.view)
       if (message.role === "tool" && !isGoverned(message)) recentTools += this.tokensOf(message);
-    this.#ungovernedToolTokens = Math.min(recentTools, protect);
+    this.#state.piled.toolTokens = Math.min(recentTools, protect);
     // Arguments left long now are protected or not worth it; new traffic (counted at ingest) brings them back.
-    this.#elidableInputTokens = 0;
-    this.#nextOptionalCheckAt = 0;
-    const lastSummary = this.#view.findLastIndex((message) => message.kind === "summary");
-    this.#unsettledTokens = sumTokens(this.#view.slice(lastSummary + 1), this.tokensOf);
-    this.#nextSettledCheckAt = 0;
+    this.#state.piled.inputTokens = 0;
+    this.#state.piled.nextCheckAt = 0;
+    const lastSummary = this.#state.view.findLastIndex((message) => message.kind === "summary");
+    this.#state.unsettledTokens = sumTokens(this.#state.view.slice(lastSummary + 1), this.tokensOf);
+    this.#state.piled.nextSettledCheckAt = 0;
   }
 
   #context(
@@ -734,20 +779,21 @@ export class Governor {
     emit: (event: GovernanceEvent) => void,
     signal: AbortSignal | undefined,
   ): ProcessorContext {
+    const usage = this.#usage();
     return {
       policy: this.policy,
       // In the counter's units (see #counterWindow); an offset the counter misses is carried as fixed tokens.
       window: this.#counterWindow(),
-      fixedTokens: fixedTokens + Math.ceil(this.#usageAnchor.offset / this.#usageAnchor.scale),
+      fixedTokens: fixedTokens + Math.ceil(usage.offset / usage.scale),
       tokensOf: this.tokensOf,
       summarizer: this.#options.summarizer,
       offloadStore: this.#offloadStore,
       ...(this.#options.memorySink !== undefined && { memorySink: this.#options.memorySink }),
-      guard: this.#guard,
+      guard: this.#state.guard,
       force,
-      requestsSoFar: this.#requests,
+      requestsSoFar: this.#state.requests,
       rewriteStart: this.#rewriteStart,
-      freshTokens: this.#freshTokens,
+      freshTokens: this.#state.freshTokens,
       ids: this.#ids,
       clock: this.#clock,
       ...(signal !== undefined && { signal }),

@@ -1,4 +1,6 @@
 import { ValidationError } from "../errors/errors.ts";
+import type { GovernancePipeline } from "./pipeline.ts";
+import { pipelineFromPolicy } from "./policy-pipeline.ts";
 import { resolvePolicy, type GovernancePolicy, type GovernancePolicyInput } from "./policy.ts";
 
 /** Names of the built-in presets. */
@@ -73,4 +75,17 @@ export function preset(name: string, overrides: GovernancePolicyInput = {}): Gov
     throw new ValidationError(`unknown governance preset "${name}"; use one of ${presetNames.join(", ")}`);
   }
   return resolvePolicy({ ...presetInputs[name as PresetName], ...overrides });
+}
+
+/**
+ * A named preset as the pipeline it assembles: the built-in processors it turns on, configured from its settings
+ * (with `overrides`), and those settings for the governor (see `pipelineFromPolicy`). Throws `ValidationError`
+ * for an unknown name or bad overrides.
+ *
+ * @example
+ * const pipeline = presetPipeline("aggressive", { maxTurns: 10 });
+ * createGovernor({ contextWindow: 128_000, counter, summarizer, pipeline });
+ */
+export function presetPipeline(name: string, overrides: GovernancePolicyInput = {}): GovernancePipeline {
+  return pipelineFromPolicy(preset(name, overrides));
 }

@@ -47,6 +47,11 @@ export interface CompactionGuard {
  * shares of `window` decides on the provider-anchored figure of whatever view a processor is looking at.
  */
 export interface ProcessorContext {
+  /**
+   * The governor's settings (`GovernancePipeline.settings`): what processors share — the protection window,
+   * `groundingTarget`, `tailShare`, `pricing`, … The processors of `defaultProcessors()` read their own options
+   * from it too; those made by factories take them as options.
+   */
   readonly policy: GovernancePolicy;
   /** The window in the counter's units (the model's own, until a provider reported its usage). */
   readonly window: WindowBudget;
@@ -78,8 +83,41 @@ export interface ProcessorContext {
 }
 
 /**
- * One step of the governance pipeline: takes the message list, returns a new one (never mutating its input).
- * Add your own by passing `processors` to the governor.
+ * When the governor runs a processor. The checkpoint triggers (`checkpoint`, `payload-share`, `turn-count`,
+ * `message-count`, `tool-output`, `settled-history`) put it in the fold run at checkpoints; all but `checkpoint`
+ * also make the governor take one. The others run it in a stage of its own.
+ *
+ * - `checkpoint`: runs whenever a checkpoint is taken, whatever took it; takes none itself.
+ * - `payload-share`: a mandatory checkpoint once the provider-anchored payload passes `share` of the usable window.
+ * - `turn-count`: a mandatory checkpoint once the view holds more than `above` user turns.
+ * - `message-count`: a mandatory checkpoint once the view holds more than `above` messages.
+ * - `tool-output`: an optional checkpoint (taken when the prompt-cache arithmetic says it pays) once the tool
+ *   output and long tool-call arguments piled up since the last checkpoint pass the protection window by `tokens`
+ *   — by at most `windowShare` of the usable window, when given.
+ * - `settled-history`: an optional checkpoint once enough history came after the newest summary to summarise
+ *   (the protection window plus a batch: `offloadProtectTokens + offloadMinPrunableTokens`, window-capped).
+ * - `each-message`: runs on each new message alone as it arrives, before it joins the view (every request).
+ * - `overflow`: runs, forced, when the request would overflow the window after the checkpoint (pipeline order).
+ * - `user-request`: runs on a user's `/compact` (`Governor.compact`).
+ */
+export type ProcessorTrigger =
+  | { readonly kind: "checkpoint" }
+  | { readonly kind: "payload-share"; readonly share: number }
+  | { readonly kind: "turn-count"; readonly above: number }
+  | { readonly kind: "message-count"; readonly above: number }
+  | { readonly kind: "tool-output"; readonly tokens: number; readonly windowShare?: number }
+  | { readonly kind: "settled-history" }
+  | { readonly kind: "each-message" }
+  | { readonly kind: "overflow" }
+  | { readonly kind: "user-request" };
+
+/** The trigger of a processor that declares none: it runs at every checkpoint. */
+export const AT_EVERY_CHECKPOINT: readonly ProcessorTrigger[] = Object.freeze([{ kind: "checkpoint" }]);
+
+/**
+ * One step of the governance pipeline: takes the message list, returns a new one (never mutating its input),
+ * and says when it runs (`triggers`; none declared: at every checkpoint). The built-in ones are made by
+ * factories with their own validated options (`createTrimTurns({ maxTurns: 30 })`, …); presets assemble them.
  *
  * @example
  * const dropGreetings: Processor = {
@@ -89,6 +127,8 @@ export interface ProcessorContext {
  */
 export interface Processor {
   readonly name: string;
+  /** When the governor runs it (see `ProcessorTrigger`). Absent: at every checkpoint, taking none itself. */
+  readonly triggers?: readonly ProcessorTrigger[];
   process(
     messages: readonly Message[],
     context: ProcessorContext,

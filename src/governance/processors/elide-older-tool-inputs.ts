@@ -1,3 +1,5 @@
+import { z } from "zod";
+import { validate } from "../../model/schemas.ts";
 import type { ContentBlock, JsonValue, Message, ToolCallBlock } from "../../model/message.ts";
 import { primaryArgument } from "../../metrics/tool-call-label.ts";
 import { computeBoundaries, offloadThresholds } from "../boundaries.ts";
@@ -13,23 +15,23 @@ const ELIDED = "[argument elided from the history after the call ran";
 /** Lines of head and tail an elided argument keeps. */
 const PREVIEW_LINES = 3;
 
-/** The argument length above which an argument is elided: the policy's tokens at about 4 characters each. */
-function elisionLimitChars(context: Pick<ProcessorContext, "policy">): number {
-  return context.policy.elideToolInputsAbove * 4;
+/** The argument length above which an argument is elided: the tokens at about 4 characters each. */
+function elisionLimitChars(aboveTokens: number): number {
+  return aboveTokens * 4;
 }
 
 /**
  * Index from which tool calls are protected: the newest step, and before it the newest `protect` tokens of tool
  * traffic — results, and the elidable arguments of calls — so recent work stays verbatim however it splits.
  */
-function protectedFrom(messages: readonly Message[], context: ProcessorContext): number {
+function protectedFrom(messages: readonly Message[], context: ProcessorContext, aboveTokens: number): number {
   const { newestStep } = computeBoundaries(messages, context.tokensOf, 0);
   const { protect } = offloadThresholds(context);
   let from = newestStep;
   let seen = 0;
   for (let index = newestStep - 1; index >= 0; index--) {
     const message = messages[index]!;
-    seen += message.role === "tool" ? context.tokensOf(message) : elidableInputTokens(message, context);
+    seen += message.role === "tool" ? context.tokensOf(message) : longInputTokens(message, aboveTokens);
     if (seen > protect) break;
     from = index;
   }
@@ -37,11 +39,16 @@ function protectedFrom(messages: readonly Message[], context: ProcessorContext):
 }
 
 /**
- * Estimated tokens of the string arguments `elideOlderToolInputs` could shorten in one message: those longer than
- * the policy's limit, the primary argument excepted.
+ * Estimated tokens of the string arguments the policy's elision (`elideToolInputsAbove`) could shorten in one
+ * message: those longer than its limit, the primary argument excepted.
  */
 export function elidableInputTokens(message: Message, context: Pick<ProcessorContext, "policy">): number {
-  const limitChars = elisionLimitChars(context);
+  return longInputTokens(message, context.policy.elideToolInputsAbove);
+}
+
+/** Estimated tokens of the string arguments above `aboveTokens` in one message, the primary argument excepted. */
+function longInputTokens(message: Message, aboveTokens: number): number {
+  const limitChars = elisionLimitChars(aboveTokens);
   if (message.role !== "assistant" || limitChars === 0) return 0;
   let chars = 0;
   for (const block of message.content) {
@@ -104,41 +111,72 @@ async function elideCall(block: ToolCallBlock, limitChars: number, context: Proc
   return changed ? { ...block, input: next } : block;
 }
 
+const NAME = "elide-older-tool-inputs";
+const optionsSchema = z.strictObject({
+  /** String arguments of older tool calls above this many tokens are shortened to a preview. */
+  aboveTokens: z.number().int().positive(),
+});
+
+/** Options of `createElideOlderToolInputs`. */
+export type ElideOlderToolInputsOptions = z.input<typeof optionsSchema>;
+
+async function elide(
+  aboveTokens: number,
+  messages: readonly Message[],
+  context: ProcessorContext,
+): Promise<readonly Message[]> {
+  const protectedStep = protectedFrom(messages, context, aboveTokens);
+  // The text of an edit or write stays while the agent is likely to work from it again.
+  const needed = neededContext(messages, context);
+  let output: Message[] | undefined;
+  const originals: Message[] = [];
+  const replacements: Message[] = [];
+  for (let index = 0; index < protectedStep; index++) {
+    const message = messages[index]!;
+    if (needed.has(index) || longInputTokens(message, aboveTokens) === 0) continue;
+    const tokens = context.tokensOf(message);
+    const limitChars = elisionLimitChars(aboveTokens);
+    const content: ContentBlock[] = [];
+    for (const block of message.content)
+      content.push(block.type === "tool-call" ? await elideCall(block, limitChars, context) : block);
+    const replacement = withContent(message, content);
+    if (context.tokensOf(replacement) >= tokens) continue;
+    output ??= [...messages];
+    output[index] = replacement;
+    originals.push(message);
+    replacements.push(replacement);
+  }
+  if (!output) return messages;
+  reportRewrite(context, "tool-inputs-elided", { messages: output, originals, replacements });
+  return output;
+}
+
 /**
  * Shortens long arguments of older tool calls — the content of a file write, the old and new text of an edit —
  * to a preview (head and tail lines, error lines, file paths) once the call ran and its step left the
  * protection window of recent tool output and the agent is no longer likely to edit from it (`neededContext`).
  * The call's name and primary argument (the file, the command) stay intact; the full argument goes to the
  * offload store. Written files are on disk: the history does not need a second copy of them in every request.
+ * Runs at every checkpoint. (What piles up for the optional checkpoint counts arguments above the governor
+ * settings' `elideToolInputsAbove`.) Throws `ValidationError` for bad options.
+ *
+ * @example
+ * const pipeline = createPipeline({ processors: [createElideOlderToolInputs({ aboveTokens: 250 })] });
  */
+export function createElideOlderToolInputs(options: ElideOlderToolInputsOptions): Processor {
+  const { aboveTokens } = validate(optionsSchema, options, `${NAME} options`);
+  return {
+    name: NAME,
+    triggers: [{ kind: "checkpoint" }],
+    process: (messages, context) => elide(aboveTokens, messages, context),
+  };
+}
+
+/** `createElideOlderToolInputs`'s processor with its limit read from the policy in its context (0: off). */
 export const elideOlderToolInputs: Processor = {
-  name: "elide-older-tool-inputs",
-  async process(messages, context) {
-    const limit = context.policy.elideToolInputsAbove;
-    if (limit === 0) return messages;
-    const protectedStep = protectedFrom(messages, context);
-    // The text of an edit or write stays while the agent is likely to work from it again.
-    const needed = neededContext(messages, context);
-    let output: Message[] | undefined;
-    const originals: Message[] = [];
-    const replacements: Message[] = [];
-    for (let index = 0; index < protectedStep; index++) {
-      const message = messages[index]!;
-      if (needed.has(index) || elidableInputTokens(message, context) === 0) continue;
-      const tokens = context.tokensOf(message);
-      const limitChars = elisionLimitChars(context);
-      const content: ContentBlock[] = [];
-      for (const block of message.content)
-        content.push(block.type === "tool-call" ? await elideCall(block, limitChars, context) : block);
-      const replacement = withContent(message, content);
-      if (context.tokensOf(replacement) >= tokens) continue;
-      output ??= [...messages];
-      output[index] = replacement;
-      originals.push(message);
-      replacements.push(replacement);
-    }
-    if (!output) return messages;
-    reportRewrite(context, "tool-inputs-elided", { messages: output, originals, replacements });
-    return output;
-  },
+  name: NAME,
+  process: (messages, context) =>
+    context.policy.elideToolInputsAbove === 0
+      ? messages
+      : elide(context.policy.elideToolInputsAbove, messages, context),
 };

@@ -1,6 +1,8 @@
-import type { ContentBlock, FileBlock, ImageBlock } from "../../model/message.ts";
+import { z } from "zod";
+import { validate } from "../../model/schemas.ts";
+import type { ContentBlock, FileBlock, ImageBlock, Message } from "../../model/message.ts";
 import { currentTurnStart } from "../../model/turns.ts";
-import type { Processor } from "../processor.ts";
+import { AT_EVERY_CHECKPOINT, type Processor, type ProcessorContext } from "../processor.ts";
 import { mapMessages, reportRewrite, withContent } from "../rewrite.ts";
 
 function placeholder(block: ImageBlock | FileBlock): string {
@@ -30,21 +32,38 @@ function hasBinary(block: ContentBlock): boolean {
   );
 }
 
+const NAME = "replace-older-binaries";
+const optionsSchema = z.strictObject({});
+
+/** Options of `createReplaceOlderBinaries` (none yet: present in a pipeline means on). */
+export type ReplaceOlderBinariesOptions = z.input<typeof optionsSchema>;
+
+function replaceBinaries(messages: readonly Message[], context: ProcessorContext): readonly Message[] {
+  const turnStart = currentTurnStart(messages);
+  const result = mapMessages(messages, (message, index) =>
+    index < turnStart && message.content.some(hasBinary)
+      ? withContent(message, message.content.map(replaceBlock))
+      : undefined,
+  );
+  reportRewrite(context, "binaries-replaced", result);
+  return result.messages;
+}
+
 /**
  * Replaces images and files in turns before the current one with a short placeholder naming what they were
- * (each costs thousands of tokens); the originals stay in the store.
+ * (each costs thousands of tokens); the originals stay in the store. Runs at every checkpoint.
+ *
+ * @example
+ * const pipeline = createPipeline({ processors: [createReplaceOlderBinaries()] });
  */
+export function createReplaceOlderBinaries(options: ReplaceOlderBinariesOptions = {}): Processor {
+  validate(optionsSchema, options, `${NAME} options`);
+  return { name: NAME, triggers: AT_EVERY_CHECKPOINT, process: replaceBinaries };
+}
+
+/** `createReplaceOlderBinaries`'s processor, switched by the policy in its context (`placeholderOlderBinaries`). */
 export const replaceOlderBinaries: Processor = {
-  name: "replace-older-binaries",
-  process(messages, context) {
-    if (!context.policy.placeholderOlderBinaries) return messages;
-    const turnStart = currentTurnStart(messages);
-    const result = mapMessages(messages, (message, index) =>
-      index < turnStart && message.content.some(hasBinary)
-        ? withContent(message, message.content.map(replaceBlock))
-        : undefined,
-    );
-    reportRewrite(context, "binaries-replaced", result);
-    return result.messages;
-  },
+  name: NAME,
+  process: (messages, context) =>
+    context.policy.placeholderOlderBinaries ? replaceBinaries(messages, context) : messages,
 };

@@ -1,28 +1,46 @@
 import { currentTurnStart } from "../../model/turns.ts";
-import type { Processor } from "../processor.ts";
+import { z } from "zod";
+import { validate } from "../../model/schemas.ts";
+import type { Message } from "../../model/message.ts";
+import { AT_EVERY_CHECKPOINT, type Processor, type ProcessorContext } from "../processor.ts";
 import { mapMessages, reportRewrite, withContent } from "../rewrite.ts";
+
+const NAME = "strip-older-reasoning";
+const optionsSchema = z.strictObject({});
+
+/** Options of `createStripOlderReasoning` (none yet: present in a pipeline means on). */
+export type StripOlderReasoningOptions = z.input<typeof optionsSchema>;
+
+function strip(messages: readonly Message[], context: ProcessorContext): readonly Message[] {
+  const turnStart = currentTurnStart(messages);
+  const result = mapMessages(messages, (message, index) => {
+    if (index >= turnStart || !message.content.some((block) => block.type === "reasoning")) return undefined;
+    return withContent(
+      message,
+      message.content.filter((block) => block.type !== "reasoning"),
+    );
+  });
+  if (result.originals.length === 0) return messages;
+  reportRewrite(context, "reasoning-stripped", result);
+  // An assistant message that held only reasoning is now empty: drop it (it answers nothing, pairs with nothing).
+  return result.messages.filter((message) => message.content.length > 0);
+}
 
 /**
  * Removes reasoning blocks from turns before the current one: providers do not need old thoughts, and they are
  * often thousands of tokens. The current turn keeps its reasoning (some providers require it inside a tool loop).
+ * Runs at every checkpoint.
+ *
+ * @example
+ * const pipeline = createPipeline({ processors: [createStripOlderReasoning()] });
  */
+export function createStripOlderReasoning(options: StripOlderReasoningOptions = {}): Processor {
+  validate(optionsSchema, options, `${NAME} options`);
+  return { name: NAME, triggers: AT_EVERY_CHECKPOINT, process: strip };
+}
+
+/** `createStripOlderReasoning`'s processor, switched by the policy in its context (`stripOlderReasoning`). */
 export const stripOlderReasoning: Processor = {
-  name: "strip-older-reasoning",
-  process(messages, context) {
-    if (!context.policy.stripOlderReasoning) return messages;
-    const turnStart = currentTurnStart(messages);
-    const result = mapMessages(messages, (message, index) => {
-      if (index >= turnStart || !message.content.some((block) => block.type === "reasoning"))
-        return undefined;
-      return withContent(
-        message,
-        message.content.filter((block) => block.type !== "reasoning"),
-      );
-    });
-    if (result.originals.length === 0) return messages;
-    reportRewrite(context, "reasoning-stripped", result);
-    // An assistant message that held only reasoning is now empty: drop it (it answers nothing, pairs with nothing).
-    const kept = result.messages.filter((message) => message.content.length > 0);
-    return kept;
-  },
+  name: NAME,
+  process: (messages, context) => (context.policy.stripOlderReasoning ? strip(messages, context) : messages),
 };

@@ -1,3 +1,5 @@
+import { z } from "zod";
+import { validate } from "../../model/schemas.ts";
 import type { ContentBlock, Message, ToolCallBlock } from "../../model/message.ts";
 import { outputKind } from "../../metrics/context-kind.ts";
 import { computeBoundaries, isGovernable, offloadThresholds } from "../boundaries.ts";
@@ -30,6 +32,7 @@ async function offloadMessage(
   message: Message,
   context: ProcessorContext,
   calls: ReadonlyMap<string, ToolCallBlock>,
+  previewLines: number,
 ): Promise<Message> {
   const content: ContentBlock[] = [];
   for (const block of message.content) {
@@ -41,12 +44,7 @@ async function offloadMessage(
     const ref = await context.offloadStore!.putText(text);
     const call = calls.get(block.callId);
     const focus = call === undefined ? "errors" : PREVIEW_FOCUS[outputKind(call)];
-    const preview = outputPreview(
-      text,
-      context.policy.offloadPreviewLines,
-      isShellOutput(block, text),
-      focus,
-    );
+    const preview = outputPreview(text, previewLines, isShellOutput(block, text), focus);
     const lines = text.split("\n").length;
     content.push({
       ...block,
@@ -59,51 +57,102 @@ async function offloadMessage(
   return withContent(message, content);
 }
 
+const NAME = "offload-tool-outputs";
+const optionsSchema = z.strictObject({
+  /**
+   * Offload only when at least this many tool tokens are prunable (capped at 10% of the usable window); also the
+   * pile of tool output past the protection window that takes an optional checkpoint.
+   */
+  minPrunableTokens: z.number().int().positive(),
+  /** Lines of head and tail kept in an offloaded output's preview. */
+  previewLines: z.number().int().positive().default(5),
+});
+
+/** Options of `createOffloadToolOutputs`. */
+export type OffloadToolOutputsOptions = z.input<typeof optionsSchema>;
+
+/** Share of the usable window that caps `minPrunableTokens`. */
+const MIN_PRUNABLE_WINDOW_SHARE = 0.1;
+
+async function offload(
+  options: z.output<typeof optionsSchema>,
+  messages: readonly Message[],
+  context: ProcessorContext,
+): Promise<readonly Message[]> {
+  if (context.offloadStore === undefined) return messages;
+  const { protect } = offloadThresholds(context);
+  const minPrunable = Math.min(
+    options.minPrunableTokens,
+    Math.floor(context.window.usable * MIN_PRUNABLE_WINDOW_SHARE),
+  );
+  const boundaries = computeBoundaries(messages, context.tokensOf, protect);
+  const needed = neededContext(messages, context);
+  const candidates: number[] = [];
+  let prunable = 0;
+  messages.forEach((message, index) => {
+    if (message.role !== "tool" || index >= boundaries.protectedToolsFrom) return;
+    if (!isGovernable(index, boundaries) || needed.has(index)) return;
+    if (resultsOf(message).every((result) => result.offloadRef !== undefined)) return;
+    const tokens = context.tokensOf(message);
+    if (tokens < MIN_OFFLOAD_TOKENS) return;
+    candidates.push(index);
+    prunable += tokens;
+  });
+  if (candidates.length === 0 || prunable < minPrunable) return messages;
+  const output = [...messages];
+  const refs: string[] = [];
+  const calls = new Map<string, ToolCallBlock>();
+  for (const message of messages)
+    for (const block of message.content) if (block.type === "tool-call") calls.set(block.id, block);
+  for (const index of candidates) {
+    const replacement = await offloadMessage(messages[index]!, context, calls, options.previewLines);
+    output[index] = replacement;
+    for (const result of resultsOf(replacement)) if (result.offloadRef) refs.push(result.offloadRef);
+  }
+  const originals = candidates.map((index) => messages[index]!);
+  context.emit({
+    type: "tool-output-offloaded",
+    tokensBefore: prunable,
+    tokensAfter: sumTokens(
+      candidates.map((index) => output[index]!),
+      context.tokensOf,
+    ),
+    messageIds: originals.map((message) => message.id),
+    refs,
+  });
+  return output;
+}
+
 /**
  * Moves tool outputs outside the protection window (the newest N tool tokens) to the offload store, leaving a
- * preview and a reference the agent can read back with `recall_tool_output`. Runs only when enough tokens are
- * prunable to be worth a cache rewrite.
+ * preview and a reference the agent can read back with `recall_tool_output`. Runs at every checkpoint, offloading
+ * only when enough tokens are prunable to be worth a cache rewrite, and takes an optional checkpoint once that
+ * much tool output piled up. Throws `ValidationError` for bad options.
+ *
+ * @example
+ * const pipeline = createPipeline({ processors: [createOffloadToolOutputs({ minPrunableTokens: 3_000 })] });
+ */
+export function createOffloadToolOutputs(options: OffloadToolOutputsOptions): Processor {
+  const resolved = validate(optionsSchema, options, `${NAME} options`);
+  return {
+    name: NAME,
+    triggers: [
+      { kind: "checkpoint" },
+      { kind: "tool-output", tokens: resolved.minPrunableTokens, windowShare: MIN_PRUNABLE_WINDOW_SHARE },
+    ],
+    process: (messages, context) => offload(resolved, messages, context),
+  };
+}
+
+/**
+ * `createOffloadToolOutputs`'s processor with its options read from the policy in its context
+ * (`offloadMinPrunableTokens`, 0: off; `offloadPreviewLines`).
  */
 export const offloadToolOutputs: Processor = {
-  name: "offload-tool-outputs",
-  async process(messages, context) {
-    const { protect, minPrunable } = offloadThresholds(context);
-    if (context.policy.offloadMinPrunableTokens === 0 || context.offloadStore === undefined) return messages;
-    const boundaries = computeBoundaries(messages, context.tokensOf, protect);
-    const needed = neededContext(messages, context);
-    const candidates: number[] = [];
-    let prunable = 0;
-    messages.forEach((message, index) => {
-      if (message.role !== "tool" || index >= boundaries.protectedToolsFrom) return;
-      if (!isGovernable(index, boundaries) || needed.has(index)) return;
-      if (resultsOf(message).every((result) => result.offloadRef !== undefined)) return;
-      const tokens = context.tokensOf(message);
-      if (tokens < MIN_OFFLOAD_TOKENS) return;
-      candidates.push(index);
-      prunable += tokens;
-    });
-    if (candidates.length === 0 || prunable < minPrunable) return messages;
-    const output = [...messages];
-    const refs: string[] = [];
-    const calls = new Map<string, ToolCallBlock>();
-    for (const message of messages)
-      for (const block of message.content) if (block.type === "tool-call") calls.set(block.id, block);
-    for (const index of candidates) {
-      const replacement = await offloadMessage(messages[index]!, context, calls);
-      output[index] = replacement;
-      for (const result of resultsOf(replacement)) if (result.offloadRef) refs.push(result.offloadRef);
-    }
-    const originals = candidates.map((index) => messages[index]!);
-    context.emit({
-      type: "tool-output-offloaded",
-      tokensBefore: prunable,
-      tokensAfter: sumTokens(
-        candidates.map((index) => output[index]!),
-        context.tokensOf,
-      ),
-      messageIds: originals.map((message) => message.id),
-      refs,
-    });
-    return output;
+  name: NAME,
+  process(messages, context) {
+    const { offloadMinPrunableTokens: minPrunableTokens, offloadPreviewLines: previewLines } = context.policy;
+    if (minPrunableTokens === 0) return messages;
+    return offload({ minPrunableTokens, previewLines }, messages, context);
   },
 };

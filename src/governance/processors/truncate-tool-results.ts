@@ -1,3 +1,5 @@
+import { z } from "zod";
+import { validate } from "../../model/schemas.ts";
 import type { ContentBlock, Message } from "../../model/message.ts";
 import { computeBoundaries, isGovernable, offloadThresholds } from "../boundaries.ts";
 import type { Processor, ProcessorContext } from "../processor.ts";
@@ -7,14 +9,15 @@ import { resultsOf, toolMessageText } from "../tool-output-text.ts";
 import { neededContext } from "../needed-context.ts";
 
 /**
- * Cuts a tool message's results to about `keepTokens` tokens (head share from the start, the rest from the end),
- * serialising JSON first and keeping tool name and call id. When an offload store is present the full output
- * is stored and referenced, so nothing is lost.
+ * Cuts a tool message's results to about `keepTokens` tokens (`headShare` from the start — by default the
+ * policy's `truncationHeadShare` — the rest from the end), serialising JSON first and keeping tool name and call
+ * id. When an offload store is present the full output is stored and referenced, so nothing is lost.
  */
 export async function truncateToolMessage(
   message: Message,
   keepTokens: number,
   context: ProcessorContext,
+  headShare: number = context.policy.truncationHeadShare,
 ): Promise<Message> {
   const totalTokens = context.tokensOf(message);
   const text = toolMessageText(message);
@@ -35,72 +38,146 @@ export async function truncateToolMessage(
     const offloadRef = block.offloadRef ?? (await context.offloadStore?.putText(blockText));
     content.push({
       ...block,
-      content: headTail(blockText, keepChars, context.policy.truncationHeadShare, notice),
+      content: headTail(blockText, keepChars, headShare, notice),
       ...(offloadRef !== undefined && { offloadRef }),
     });
   }
   return withContent(message, content);
 }
 
+const TRUNCATE = "truncate-tool-results";
+const truncateOptionsSchema = z.strictObject({
+  /** Older tool results above this many tokens are cut to head + tail. */
+  aboveTokens: z.number().int().positive(),
+  /** Share of a cut result kept from its head (the rest from its tail). */
+  headShare: z.number().min(0).max(1).default(0.2),
+});
+
+/** Options of `createTruncateToolResults`. */
+export type TruncateToolResultsOptions = z.input<typeof truncateOptionsSchema>;
+
+async function truncateOlder(
+  options: z.output<typeof truncateOptionsSchema>,
+  messages: readonly Message[],
+  context: ProcessorContext,
+): Promise<readonly Message[]> {
+  const limit = options.aboveTokens;
+  const boundaries = computeBoundaries(messages, context.tokensOf, offloadThresholds(context).protect);
+  const needed = neededContext(messages, context);
+  let output: Message[] | undefined;
+  const originals: Message[] = [];
+  const replacements: Message[] = [];
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index]!;
+    if (message.role !== "tool" || !isGovernable(index, boundaries)) continue;
+    if (index >= boundaries.protectedToolsFrom || needed.has(index)) continue;
+    if (context.tokensOf(message) <= limit || resultsOf(message).length === 0) continue;
+    const replacement = await truncateToolMessage(message, limit, context, options.headShare);
+    if (context.tokensOf(replacement) >= context.tokensOf(message)) continue;
+    output ??= [...messages];
+    output[index] = replacement;
+    originals.push(message);
+    replacements.push(replacement);
+  }
+  if (!output) return messages;
+  reportRewrite(context, "tool-output-truncated", { messages: output, originals, replacements });
+  return output;
+}
+
 /**
- * Truncates older tool results (outside the newest step and the protection window of recent tool output) above the configured size to head + tail with a
- * `[… N of M tokens omitted …]` notice.
+ * Truncates older tool results (outside the newest step and the protection window of recent tool output) above
+ * `aboveTokens` to head + tail with a `[… N of M tokens omitted …]` notice. Runs at every checkpoint, and takes an
+ * optional one once `aboveTokens` of tool output piled up past the protection window. Throws `ValidationError`
+ * for bad options.
+ *
+ * @example
+ * const pipeline = createPipeline({ processors: [createTruncateToolResults({ aboveTokens: 4_000 })] });
+ */
+export function createTruncateToolResults(options: TruncateToolResultsOptions): Processor {
+  const resolved = validate(truncateOptionsSchema, options, `${TRUNCATE} options`);
+  return {
+    name: TRUNCATE,
+    triggers: [{ kind: "checkpoint" }, { kind: "tool-output", tokens: resolved.aboveTokens }],
+    process: (messages, context) => truncateOlder(resolved, messages, context),
+  };
+}
+
+/**
+ * `createTruncateToolResults`'s processor with its options read from the policy in its context
+ * (`truncateToolResultsAbove`, 0: off; `truncationHeadShare`).
  */
 export const truncateToolResults: Processor = {
-  name: "truncate-tool-results",
-  async process(messages, context) {
-    const limit = context.policy.truncateToolResultsAbove;
-    if (limit === 0) return messages;
-    const boundaries = computeBoundaries(messages, context.tokensOf, offloadThresholds(context).protect);
-    const needed = neededContext(messages, context);
-    let output: Message[] | undefined;
-    const originals: Message[] = [];
-    const replacements: Message[] = [];
-    for (let index = 0; index < messages.length; index++) {
-      const message = messages[index]!;
-      if (message.role !== "tool" || !isGovernable(index, boundaries)) continue;
-      if (index >= boundaries.protectedToolsFrom || needed.has(index)) continue;
-      if (context.tokensOf(message) <= limit || resultsOf(message).length === 0) continue;
-      const replacement = await truncateToolMessage(message, limit, context);
-      if (context.tokensOf(replacement) >= context.tokensOf(message)) continue;
-      output ??= [...messages];
-      output[index] = replacement;
-      originals.push(message);
-      replacements.push(replacement);
-    }
-    if (!output) return messages;
-    reportRewrite(context, "tool-output-truncated", { messages: output, originals, replacements });
-    return output;
+  name: TRUNCATE,
+  process(messages, context) {
+    const { truncateToolResultsAbove: aboveTokens, truncationHeadShare: headShare } = context.policy;
+    return aboveTokens === 0 ? messages : truncateOlder({ aboveTokens, headShare }, messages, context);
   },
 };
 
+const CAP = "cap-tool-results";
+const capOptionsSchema = z.strictObject({
+  /** No single tool result may exceed this share of the usable window, the newest step's included. */
+  capShare: z.number().gt(0).max(1),
+  /** Share of a capped result kept from its head (the rest from its tail). */
+  headShare: z.number().min(0).max(1).default(0.2),
+});
+
+/** Options of `createCapToolResults`. */
+export type CapToolResultsOptions = z.input<typeof capOptionsSchema>;
+
+async function capResults(
+  options: z.output<typeof capOptionsSchema>,
+  messages: readonly Message[],
+  context: ProcessorContext,
+): Promise<readonly Message[]> {
+  const cap = Math.floor(options.capShare * context.window.usable);
+  if (cap === 0) return messages;
+  let output: Message[] | undefined;
+  const originals: Message[] = [];
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index]!;
+    if (message.role !== "tool" || context.tokensOf(message) <= cap) continue;
+    output ??= [...messages];
+    output[index] = await truncateToolMessage(message, cap, context, options.headShare);
+    originals.push(message);
+  }
+  if (!output) return messages;
+  const replacements = originals.map((original) => output.find((message) => message.id === original.id)!);
+  context.emit({
+    type: "tool-output-capped",
+    tokensBefore: originals.reduce((sum, message) => sum + context.tokensOf(message), 0),
+    tokensAfter: replacements.reduce((sum, message) => sum + context.tokensOf(message), 0),
+    messageIds: originals.map((message) => message.id),
+  });
+  return output;
+}
+
 /**
- * Caps any single tool result — the newest step's included — at a share of the usable window: a result bigger
- * than that could never be sent. The full output goes to the offload store when there is one.
+ * Caps any single tool result — the newest step's included — at `capShare` of the usable window: a result bigger
+ * than that could never be sent. The full output goes to the offload store when there is one. Runs on each new
+ * message as it arrives and at every checkpoint. Throws `ValidationError` for bad options.
+ *
+ * @example
+ * const pipeline = createPipeline({ processors: [createCapToolResults({ capShare: 0.5 })] });
+ */
+export function createCapToolResults(options: CapToolResultsOptions): Processor {
+  const resolved = validate(capOptionsSchema, options, `${CAP} options`);
+  return {
+    name: CAP,
+    triggers: [{ kind: "each-message" }, { kind: "checkpoint" }],
+    process: (messages, context) => capResults(resolved, messages, context),
+  };
+}
+
+/**
+ * `createCapToolResults`'s processor with its options read from the policy in its context
+ * (`toolResultCapShare`, 0: off; `truncationHeadShare`).
  */
 export const capToolResults: Processor = {
-  name: "cap-tool-results",
-  async process(messages, context) {
-    const cap = Math.floor(context.policy.toolResultCapShare * context.window.usable);
-    if (cap === 0) return messages;
-    let output: Message[] | undefined;
-    const originals: Message[] = [];
-    for (let index = 0; index < messages.length; index++) {
-      const message = messages[index]!;
-      if (message.role !== "tool" || context.tokensOf(message) <= cap) continue;
-      output ??= [...messages];
-      output[index] = await truncateToolMessage(message, cap, context);
-      originals.push(message);
-    }
-    if (!output) return messages;
-    const replacements = originals.map((original) => output.find((message) => message.id === original.id)!);
-    context.emit({
-      type: "tool-output-capped",
-      tokensBefore: originals.reduce((sum, message) => sum + context.tokensOf(message), 0),
-      tokensAfter: replacements.reduce((sum, message) => sum + context.tokensOf(message), 0),
-      messageIds: originals.map((message) => message.id),
-    });
-    return output;
+  name: CAP,
+  process(messages, context) {
+    const { toolResultCapShare: capShare, truncationHeadShare: headShare } = context.policy;
+    return capShare === 0 ? messages : capResults({ capShare, headShare }, messages, context);
   },
 };
 

@@ -1,6 +1,8 @@
-import type { ContentBlock } from "../../model/message.ts";
+import { z } from "zod";
+import { validate } from "../../model/schemas.ts";
+import type { ContentBlock, Message } from "../../model/message.ts";
 import { computeBoundaries, isGovernable } from "../boundaries.ts";
-import type { Processor } from "../processor.ts";
+import { AT_EVERY_CHECKPOINT, type Processor, type ProcessorContext } from "../processor.ts";
 import { mapMessages, reportRewrite, withContent } from "../rewrite.ts";
 
 function summarised(block: ContentBlock): ContentBlock {
@@ -14,23 +16,40 @@ function summarised(block: ContentBlock): ContentBlock {
   return { ...block, content: block.compactSummary };
 }
 
+const NAME = "use-compact-summaries";
+const optionsSchema = z.strictObject({});
+
+/** Options of `createUseCompactSummaries` (none yet: present in a pipeline means on). */
+export type UseCompactSummariesOptions = z.input<typeof optionsSchema>;
+
+function useSummaries(messages: readonly Message[], context: ProcessorContext): readonly Message[] {
+  const boundaries = computeBoundaries(messages, context.tokensOf, 0);
+  const result = mapMessages(messages, (message, index) => {
+    if (message.role !== "tool" || !isGovernable(index, boundaries)) return undefined;
+    const content = message.content.map(summarised);
+    return content.some((block, at) => block !== message.content[at])
+      ? withContent(message, content)
+      : undefined;
+  });
+  reportRewrite(context, "compact-summaries-used", result);
+  return result.messages;
+}
+
 /**
  * Sends a tool result's pre-computed `compactSummary` instead of its full content once the result is outside
- * the newest step (the LLMSession seed's compact summaries).
+ * the newest step (the LLMSession seed's compact summaries). Runs at every checkpoint.
+ *
+ * @example
+ * const pipeline = createPipeline({ processors: [createUseCompactSummaries()] });
  */
+export function createUseCompactSummaries(options: UseCompactSummariesOptions = {}): Processor {
+  validate(optionsSchema, options, `${NAME} options`);
+  return { name: NAME, triggers: AT_EVERY_CHECKPOINT, process: useSummaries };
+}
+
+/** `createUseCompactSummaries`'s processor, switched by the policy in its context (`useCompactSummaries`). */
 export const useCompactSummaries: Processor = {
-  name: "use-compact-summaries",
-  process(messages, context) {
-    if (!context.policy.useCompactSummaries) return messages;
-    const boundaries = computeBoundaries(messages, context.tokensOf, 0);
-    const result = mapMessages(messages, (message, index) => {
-      if (message.role !== "tool" || !isGovernable(index, boundaries)) return undefined;
-      const content = message.content.map(summarised);
-      return content.some((block, at) => block !== message.content[at])
-        ? withContent(message, content)
-        : undefined;
-    });
-    reportRewrite(context, "compact-summaries-used", result);
-    return result.messages;
-  },
+  name: NAME,
+  process: (messages, context) =>
+    context.policy.useCompactSummaries ? useSummaries(messages, context) : messages,
 };

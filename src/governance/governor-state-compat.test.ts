@@ -1,0 +1,73 @@
+// A governor state written before the governor kept its state in one object (fixtures/governor-state-v1.json, a
+// snapshot taken by that code halfway through a real session) is still what the governor computes, and restores:
+// stored sessions keep governing as if the process had never stopped.
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { importTranscriptFile } from "../formats/transcripts/index.ts";
+import type { Message } from "../model/message.ts";
+import { replayableMessages, requestPoints } from "../replay/replay.ts";
+import { createExtractiveSummarizer } from "../summarize/index.ts";
+import { FakeTokenCounter } from "../test/fake-token-counter.ts";
+import { transcriptPath } from "../../test/support/transcripts.ts";
+import { createGovernor, type GovernorOptions } from "./governor.ts";
+import { parseGovernorState } from "./governor-state.ts";
+import { MemoryOffloadStore } from "./offload-store.ts";
+
+const fixture = JSON.parse(
+  readFileSync(new URL("./fixtures/governor-state-v1.json", import.meta.url), "utf8"),
+) as { requests: number; now: number; state: unknown };
+
+async function session(): Promise<Message[]> {
+  const [conversation] = await importTranscriptFile(
+    transcriptPath(
+      "claude-code__daaain-claude-code-log/-Users-dain-workspace-JSSoundRecorder/7acd37a8-2745-4b58-a8a9-46164b22ad9e.jsonl",
+    ),
+  );
+  return replayableMessages(conversation!.messages);
+}
+
+describe("a governor state stored by the earlier governor", () => {
+  it("is the state this governor computes, and restored, governs the rest of the session identically", async () => {
+    const messages = await session();
+    const counter = new FakeTokenCounter();
+    let now = Date.parse("2026-01-01T00:00:00Z");
+    const options: GovernorOptions = {
+      contextWindow: 24_000,
+      counter,
+      summarizer: createExtractiveSummarizer({ counter }),
+      policy: { compactSettledHistory: true, maxTurns: 6 },
+      offloadStore: new MemoryOffloadStore(),
+      clock: () => new Date(now),
+      ids: (prefix) => `${prefix}-${now}`,
+    };
+    const steady = createGovernor(options);
+    const points = requestPoints(messages);
+    const feed = (request: Awaited<ReturnType<typeof steady.prepare>>) =>
+      Math.round(request.tokens.total * 1.3);
+    for (const point of points.slice(0, fixture.requests)) {
+      now += 20_000;
+      const request = await steady.prepare(messages.slice(0, point), { fixedTokens: 1_000 });
+      steady.observeUsage(request.tokens, feed(request));
+    }
+    expect(now).toBe(fixture.now);
+    expect(steady.snapshot()).toEqual(fixture.state);
+
+    const restored = createGovernor(options);
+    const next = points[fixture.requests]!;
+    expect(restored.restore(parseGovernorState(fixture.state), messages.slice(0, next))).toBe(true);
+    let checkpoints = 0;
+    for (const point of points.slice(fixture.requests)) {
+      now += 20_000;
+      const history = messages.slice(0, point);
+      const expected = await steady.prepare(history, { fixedTokens: 1_000 });
+      const actual = await restored.prepare(history, { fixedTokens: 1_000 });
+      expect(JSON.stringify(actual.messages)).toBe(JSON.stringify(expected.messages));
+      expect(actual.checkpoint).toBe(expected.checkpoint);
+      if (expected.checkpoint) checkpoints++;
+      steady.observeUsage(expected.tokens, feed(expected));
+      restored.observeUsage(actual.tokens, feed(actual));
+    }
+    expect(checkpoints).toBeGreaterThan(0);
+    expect(restored.snapshot()).toEqual(steady.snapshot());
+  });
+});
