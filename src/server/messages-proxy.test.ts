@@ -86,6 +86,45 @@ describe("the Anthropic Messages proxy, with the official @anthropic-ai/sdk clie
     expect(countAnthropicBreakpoints(sent.body as never)).toBeLessThanOrEqual(4);
   });
 
+  it("sends images, documents and tool-result images through unchanged", async () => {
+    const { harness, client } = await setup({ responses: [{ text: "A red dot." }] });
+    const png = Buffer.from("fake png bytes").toString("base64");
+    const messages = [
+      {
+        role: "user",
+        content: [
+          { type: "image", source: { type: "base64", media_type: "image/png", data: png } },
+          {
+            type: "document",
+            source: { type: "text", media_type: "text/plain", data: "Q3 notes" },
+            title: "notes.txt",
+          },
+          { type: "text", text: "What do these show?" },
+        ],
+      },
+      { role: "assistant", content: [{ type: "tool_use", id: "toolu_shot", name: "Screenshot", input: {} }] },
+      {
+        role: "user",
+        content: [
+          {
+            type: "tool_result",
+            tool_use_id: "toolu_shot",
+            content: [
+              { type: "text", text: "captured" },
+              { type: "image", source: { type: "base64", media_type: "image/png", data: png } },
+            ],
+          },
+        ],
+      },
+    ];
+    await client().messages.create({
+      model: "claude-sonnet-4-5",
+      max_tokens: 100,
+      messages: messages as never,
+    });
+    expect(withoutMarkers(harness.upstream.requests[0]!.body.messages)).toEqual(messages);
+  });
+
   it("governs a growing stateless conversation deterministically: prefix kept between checkpoints, repeats identical", async () => {
     const { harness, client } = await setup({
       contextWindow: 12_000,
