@@ -29,6 +29,13 @@ export type GovernanceEvent =
       readonly durationMs: number;
     })
   | (EventBase & { readonly type: "compaction-rolled-back"; readonly reason: string })
+  | (EventBase & {
+      readonly type: "summarizer-failed";
+      /** The summarizer's error message (or that it answered with nothing). */
+      readonly reason: string;
+      /** What stood in for the summary: a marker naming what was removed, or nothing (the step was skipped). */
+      readonly fallback: "marker" | "none";
+    })
   | (EventBase & { readonly type: "checkpoint-skipped"; readonly reason: string })
   | (EventBase & { readonly type: "overflow-prevented"; readonly windowTokens: number })
   | (EventBase & { readonly type: "budget-exit-notice" })

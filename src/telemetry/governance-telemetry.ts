@@ -19,6 +19,9 @@ function eventAttributes(event: GovernanceEvent): Attributes {
     case "checkpoint-skipped":
       set("reason", event.reason);
       break;
+    case "summarizer-failed":
+      set("fallback", event.fallback);
+      break;
     case "compaction-end":
       set("summarizer", event.summarizer);
       set("summaryTokens", event.summaryTokens);

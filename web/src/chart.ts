@@ -14,6 +14,7 @@ export const EVENT_MARKS = [
     label: "Other",
     types: [
       "compaction-rolled-back",
+      "summarizer-failed",
       "overflow-prevented",
       "emergency-recovery",
       "orphans-repaired",

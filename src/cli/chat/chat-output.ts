@@ -61,6 +61,8 @@ function describeGovernance(event: GovernanceEvent): string {
       return `compacted the history (${tokens}, summary by ${event.summarizer})`;
     case "compaction-rolled-back":
       return `compaction rolled back: ${event.reason}`;
+    case "summarizer-failed":
+      return `the summarizer failed (${event.reason}); ${event.fallback === "marker" ? "a marker stands in for the summary" : "nothing was summarised"}`;
     case "turns-trimmed":
       return `trimmed ${event.turns} old turns (${tokens})`;
     case "emergency-recovery":

@@ -210,7 +210,12 @@ describe("compactSettledHistory", () => {
       },
     });
     await compactSettledHistory.process(longRun(40), context({ summarizer: failing }, failedEvents));
-    expect(failedEvents.map((event) => event.type)).toEqual(["compaction-start", "compaction-rolled-back"]);
+    expect(failedEvents.map((event) => event.type)).toEqual([
+      "compaction-start",
+      "summarizer-failed",
+      "compaction-rolled-back",
+    ]);
+    expect(failedEvents[1]).toMatchObject({ reason: "rate limited", fallback: "none" });
   });
 
   it("never trims history when the summarizer fails, and waits for the retry margin before calling it again", async () => {

@@ -106,13 +106,24 @@ describe("trimTurns", () => {
     expect(await trimTurns.process(long, context({ maxTurns: 0 }).context)).toBe(long);
   });
 
-  it("a failing summarizer still trims, with a marker saying how much was removed", async () => {
+  it("a failing summarizer still trims, with a marker saying how much was removed, and says it failed", async () => {
     const failing = new FakeSummarizer({
       respond: () => {
         throw new Error("model down");
       },
     });
-    const output = await trimTurns.process(chat(7), context({ maxTurns: 6 }, failing).context);
+    const { context: failingContext, events } = context({ maxTurns: 6 }, failing);
+    const output = await trimTurns.process(chat(7), failingContext);
     expect(messageText(output[1]!)).toContain("[Earlier conversation trimmed — 12 messages removed");
+    expect(events.filter((event) => event.type === "summarizer-failed")).toMatchObject([
+      { reason: "model down", fallback: "marker" },
+    ]);
+
+    const silent = new FakeSummarizer({ respond: () => "  " });
+    const quiet = context({ maxTurns: 6 }, silent);
+    await trimTurns.process(chat(7), quiet.context);
+    expect(quiet.events.find((event) => event.type === "summarizer-failed")).toMatchObject({
+      reason: "the summarizer answered with an empty summary",
+    });
   });
 });
