@@ -133,6 +133,30 @@ describe("Governor", () => {
     expect(summarizer.requests).toHaveLength(1);
   });
 
+  it("tells listeners a compaction started while its summarizer runs, and lists it once with the request", async () => {
+    const heard: GovernanceEvent[] = [];
+    let heardAtSummary: string[] = [];
+    const summarizer = new FakeSummarizer({
+      respond: () => {
+        heardAtSummary = heard.map((event) => event.type);
+        return "The task so far: grepped forty patterns.";
+      },
+    });
+    const { instance } = governor({
+      summarizer,
+      onEvent: (event) => heard.push(event),
+      policy: { cacheAware: false, offloadMinPrunableTokens: 0, truncateToolResultsAbove: 0 },
+    });
+    const builder = new HistoryBuilder().user("one long task");
+    for (let index = 0; index < 40; index++)
+      builder.step([{ name: "grep", input: { pattern: `p${index}` }, output: big(`g${index}`, 2_000) }]);
+    const request = await instance.prepare(builder.build());
+    expect(heardAtSummary).toEqual(["compaction-start"]);
+    const types = request.events.map((event) => event.type);
+    expect(types.filter((type) => type === "compaction-start")).toHaveLength(1);
+    expect(heard.map((event) => event.type)).toEqual(types);
+  });
+
   it("updates the previous summary instead of rebuilding it", async () => {
     const { instance, summarizer } = governor({
       // Compaction at the trigger alone (settled-history compaction adds summaries of its own).

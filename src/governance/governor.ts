@@ -246,8 +246,14 @@ export class Governor {
   async prepare(history: readonly Message[], options: PrepareOptions = {}): Promise<GovernedRequest> {
     this.#state.requests++;
     const events: GovernanceEvent[] = [];
+    /** Events listeners already heard while the work ran (a compaction's start, before its summarizer). */
+    const heard = new WeakSet<GovernanceEvent>();
     const publish = (event: GovernanceEvent) => {
       events.push(event);
+      if (!heard.has(event)) this.#options.onEvent?.(event);
+    };
+    const announce = (event: GovernanceEvent) => {
+      heard.add(event);
       this.#options.onEvent?.(event);
     };
     const continues =
@@ -279,7 +285,7 @@ export class Governor {
     let checkpoint = false;
     const previousView = this.#state.view;
     if (mandatory || this.#optionalCandidate()) {
-      checkpoint = await this.#checkpoint(counted, mandatory, publish, options.signal);
+      checkpoint = await this.#checkpoint(counted, mandatory, publish, announce, options.signal);
     }
     const anchors = this.#nextAnchors(previousView, checkpoint);
 
@@ -612,10 +618,21 @@ export class Governor {
     fixed: number,
     mandatory: boolean,
     publish: (event: GovernanceEvent) => void,
+    announce: (event: GovernanceEvent) => void,
     signal: AbortSignal | undefined,
   ): Promise<boolean> {
     const pending: GovernanceEvent[] = [];
-    const context = this.#context(fixed, false, (event) => pending.push(event), signal);
+    // A compaction's start is told to listeners as it happens (a UI shows it while the summarizer runs); the rest
+    // waits until the checkpoint is decided, since a fold that does not pay is thrown away.
+    const context = this.#context(
+      fixed,
+      false,
+      (event) => {
+        pending.push(event);
+        if (event.type === "compaction-start") announce(event);
+      },
+      signal,
+    );
     let next = await runPipeline(this.#fold, this.#state.view, context);
     const nextTokens = sumTokens(next, this.tokensOf);
     if (!mandatory && this.policy.cacheAware && next !== this.#state.view) {
@@ -631,6 +648,16 @@ export class Governor {
       );
       if (!pays) {
         this.#postponeOptionalCheck();
+        for (const started of pending.filter((event) => event.type === "compaction-start")) {
+          publish(started);
+          publish({
+            type: "compaction-rolled-back",
+            reason: "the checkpoint would not pay for rewriting the cached prefix; its summary is not used",
+            tokensBefore: started.tokensBefore,
+            tokensAfter: started.tokensBefore,
+            messageIds: [],
+          });
+        }
         publish({
           type: "checkpoint-skipped",
           reason:
