@@ -1,7 +1,7 @@
 /**
  * `ctxkit/server`: the HTTP API (Hono on Node) — sessions, turns over Server-Sent Events, context inspection,
- * memory, metrics and an OpenAI-compatible stateful proxy, with API keys bound to tenants. See
- * docs/server-api.md for the wire contract.
+ * memory, metrics, the OpenAI (chat completions, Responses) and Anthropic (Messages) proxies, with API keys bound
+ * to tenants. See docs/server-api.md for the wire contract.
  */
 export { createServer } from "./create-server.ts";
 export {
