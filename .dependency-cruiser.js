@@ -1,7 +1,9 @@
 /**
  * The module layering of docs/ARCHITECTURE.md (and DESIGN.md), enforced in `npm test` (test/support/run-all.ts):
  * a folder under src/ may import its own layer and the layers below it, never one above. Tests and test-only
- * helpers (*.test.ts, *.test-helpers.ts, the store conformance *.case.ts, test-support/, fixtures) may import anything: they sit outside the layering.
+ * helpers (*.test.ts, *.test-helpers.ts, test-support/, fixtures) may import anything: they sit outside the layering.
+ * The store conformance kit (store/conformance/, published as `ctxkit/conformance`) is shipped and may import
+ * vitest and fast-check, its optional peers.
  *
  * Folders DESIGN.md does not draw are placed by what they are: providers/ (model resolution, error
  * classification) needs only errors/; pricing/ and metrics/ are measures over messages and tokens; replay/ and the
@@ -21,7 +23,8 @@ const layers = [
 ];
 
 const folders = (names) => `^src/(${names.join("|")})/`;
-const testOnly = "(\\.test\\.ts|\\.test-helpers\\.ts|\\.case\\.ts)$|/test-support/|^src/sync/fixtures/";
+const testOnly = "(\\.test\\.ts|\\.test-helpers\\.ts)$|/test-support/|^src/sync/fixtures/";
+const conformanceKit = "^src/store/conformance/";
 
 /** @type {import("dependency-cruiser").IConfiguration} */
 export default {
@@ -47,7 +50,7 @@ export default {
       name: "runtime-imports-no-tests",
       comment: "Shipped code never imports tests, test-only helpers, vitest or fast-check",
       severity: "error",
-      from: { path: "^src/", pathNot: `${testOnly}|^src/test/` },
+      from: { path: "^src/", pathNot: `${testOnly}|^src/test/|${conformanceKit}` },
       to: { path: `${testOnly}|node_modules/(vitest|fast-check)/` },
     },
     {

@@ -1,6 +1,6 @@
 /**
  * The contract every session store implements (memory, SQLite, PostgreSQL). One conformance suite
- * (`conformance.case.ts`) runs against each of them.
+ * (`conformance/describe-conformance.ts`, published as `ctxkit/conformance`) runs against each of them.
  *
  * Ordering: `seq` is append order, unique per session. Each stored row also has a `position`, its place in the
  * view: an appended message's position is its seq; a summary takes the position of the first message it

@@ -1,4 +1,5 @@
-import { describeSessionStoreConformance } from "../conformance.case.ts";
+// Through the public entry, as a third-party backend would use it.
+import { describeSessionStoreConformance } from "../../conformance.ts";
 import { MemorySessionStore } from "./memory-session-store.ts";
 
 describeSessionStoreConformance({

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll } from "vitest";
 import { postgresForTests, type TestPostgres } from "../../../test/store/pg-server.ts";
-import { describeSessionStoreConformance } from "../conformance.case.ts";
+import { describeSessionStoreConformance } from "../conformance/describe-conformance.ts";
 import type { SessionStoreOptions } from "../session-store.ts";
 import { openPostgresSessionStore } from "./open-postgres-session-store.ts";
 import type { PostgresSessionStore } from "./postgres-session-store.ts";

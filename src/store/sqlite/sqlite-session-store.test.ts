@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll } from "vitest";
-import { describeSessionStoreConformance } from "../conformance.case.ts";
+import { describeSessionStoreConformance } from "../conformance/describe-conformance.ts";
 import { openSqliteSessionStore } from "./open-sqlite-session-store.ts";
 import type { SqliteSessionStore } from "./sqlite-session-store.ts";
 

@@ -3,25 +3,21 @@
  * A backend's test file calls `describeSessionStoreConformance` with a way to open fresh stores.
  */
 import { afterEach, beforeEach, describe } from "vitest";
-import { sequentialIds } from "../model/ids.ts";
-import { blobCases } from "./conformance/blobs.case.ts";
-import { compactSummaryCases } from "./conformance/compact-summaries.case.ts";
-import { compactionCases } from "./conformance/compaction.case.ts";
-import {
-  TEST_PRICES,
-  type ConformanceBackend,
-  type ConformanceContext,
-} from "./conformance/conformance-fixtures.ts";
-import { governorStateCases } from "./conformance/governor-state.case.ts";
-import { lifecycleCases } from "./conformance/lifecycle.case.ts";
-import { portabilityCases } from "./conformance/portability.case.ts";
-import { propertyCases } from "./conformance/property.case.ts";
-import { queryCases } from "./conformance/queries.case.ts";
-import { turnCases } from "./conformance/turns.case.ts";
-import { createPriceTable } from "../pricing/model-prices.ts";
-import type { SessionStore, SessionStoreOptions } from "./session-store.ts";
+import { sequentialIds } from "../../model/ids.ts";
+import { blobCases } from "./blobs-cases.ts";
+import { compactSummaryCases } from "./compact-summaries-cases.ts";
+import { compactionCases } from "./compaction-cases.ts";
+import { TEST_PRICES, type ConformanceBackend, type ConformanceContext } from "./conformance-fixtures.ts";
+import { governorStateCases } from "./governor-state-cases.ts";
+import { lifecycleCases } from "./lifecycle-cases.ts";
+import { portabilityCases } from "./portability-cases.ts";
+import { propertyCases } from "./property-cases.ts";
+import { queryCases } from "./queries-cases.ts";
+import { turnCases } from "./turns-cases.ts";
+import { createPriceTable } from "../../pricing/model-prices.ts";
+import type { SessionStore, SessionStoreOptions } from "../session-store.ts";
 
-export type { ConformanceBackend } from "./conformance/conformance-fixtures.ts";
+export type { ConformanceBackend } from "./conformance-fixtures.ts";
 
 const START = Date.parse("2025-01-01T00:00:00.000Z");
 
