@@ -10,25 +10,28 @@
  * and tolerated; any error in ctxkit's declarations or the consumer's file fails the check.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const bin = (tool: string) => join(root, "node_modules", ".bin", tool);
-const subpaths = [
-  "",
-  "/sqlite",
-  "/postgres",
-  "/server",
-  "/ai-sdk",
-  "/openai-agents",
-  "/langchain",
-  "/mastra",
-  "/otel",
-  "/test",
-];
+/** Every subpath the package exports ("" for the root), from package.json, so a new entry cannot be missed. */
+const subpaths = Object.keys(
+  (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { exports: Record<string, unknown> })
+    .exports,
+)
+  .filter((path) => path !== "./package.json")
+  .map((path) => path.slice(1));
 /** Packages whose own declarations may fail under skipLibCheck: false (see above). */
 const tolerated = ["node_modules/@mastra/"];
 
