@@ -130,6 +130,28 @@ describe("StatelessGovernance", () => {
     expect(otherSystem.continued).toBe("fresh");
   });
 
+  it("keeps states within its bounds, the least recently used going first", async () => {
+    const engineSettings = await settings();
+    const histories = requestHistories(4);
+    const request = (scope: string, history: readonly Message[]) => ({
+      scope,
+      fixed: "s",
+      fixedTokens: 200,
+      history: resent(history),
+    });
+    const bounded = new StatelessGovernance({ maxStates: 2 });
+    await bounded.govern(request("a", histories[1]!), engineSettings);
+    await bounded.govern(request("b", histories[1]!), engineSettings);
+    expect((await bounded.govern(request("a", histories[2]!), engineSettings)).continued).toBe("prefix");
+    // a's two states fill the cache: b's went first.
+    expect((await bounded.govern(request("b", histories[2]!), engineSettings)).continued).toBe("fresh");
+
+    const tiny = new StatelessGovernance({ maxStateCharacters: 10, maxResultCharacters: 10 });
+    await tiny.govern(request("a", histories[1]!), engineSettings);
+    expect((await tiny.govern(request("a", histories[2]!), engineSettings)).continued).toBe("fresh");
+    expect((await tiny.govern(request("a", histories[2]!), engineSettings)).continued).toBe("fresh");
+  });
+
   it("maps each unchanged governed message to the history message it came from", async () => {
     const engineSettings = await settings();
     const history = requestHistories(20).at(-1)!;

@@ -34,10 +34,14 @@ export interface StatelessResult {
 
 /** Options of `StatelessGovernance`. */
 export interface StatelessGovernanceOptions {
-  /** Governor states kept (one per request seen, newest kept). Default 2,000. */
+  /** Governor states kept (one per request seen, the most recently used kept). Default 2,000. */
   readonly maxStates?: number;
-  /** Results kept for exact repeats (a retried request). Default 64. */
+  /** Characters of JSON the kept states may hold in all (their rewritten messages). Default 128 Mi. */
+  readonly maxStateCharacters?: number;
+  /** Results kept for exact repeats (a retried request). Default 32. */
   readonly maxResults?: number;
+  /** Characters of JSON the kept results may hold in all (whole payloads). Default 64 Mi. */
+  readonly maxResultCharacters?: number;
 }
 
 const hash = (text: string): string => createHash("sha256").update(text).digest("base64url");
@@ -46,31 +50,40 @@ const hash = (text: string): string => createHash("sha256").update(text).digest(
 const contentOf = (message: Message): string =>
   JSON.stringify([message.role, message.kind ?? null, message.content, message.metadata ?? null]);
 
-/** A Map used as a small LRU cache. */
+/** A Map used as an LRU cache bounded by entries and by the size of what it holds. */
 class Recent<Value> {
-  readonly #entries = new Map<string, Value>();
+  readonly #entries = new Map<string, { value: Value; size: number }>();
   readonly #limit: number;
+  readonly #maxSize: number;
+  #size = 0;
 
-  constructor(limit: number) {
+  constructor(limit: number, maxSize: number) {
     this.#limit = limit;
+    this.#maxSize = maxSize;
   }
 
   get(key: string): Value | undefined {
-    const value = this.#entries.get(key);
-    if (value === undefined) return undefined;
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
     this.#entries.delete(key);
-    this.#entries.set(key, value);
-    return value;
+    this.#entries.set(key, entry);
+    return entry.value;
   }
 
-  has(key: string): boolean {
-    return this.#entries.has(key);
+  set(key: string, value: Value, size: number): void {
+    this.#drop(key);
+    if (size > this.#maxSize) return;
+    this.#entries.set(key, { value, size });
+    this.#size += size;
+    while (this.#entries.size > this.#limit || this.#size > this.#maxSize)
+      this.#drop(this.#entries.keys().next().value!);
   }
 
-  set(key: string, value: Value): void {
+  #drop(key: string): void {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return;
     this.#entries.delete(key);
-    this.#entries.set(key, value);
-    while (this.#entries.size > this.#limit) this.#entries.delete(this.#entries.keys().next().value!);
+    this.#size -= entry.size;
   }
 }
 
@@ -86,8 +99,8 @@ class Recent<Value> {
  * retry) gets the same payload back. Conversations are told apart by content alone, so two clients sending the
  * same history share its state, as they would share the provider's cache.
  *
- * State is kept in memory: after a restart, or once a conversation's state was evicted, its next request is
- * governed afresh (one checkpoint), as a stateless proxy always did.
+ * State is kept in memory, bounded by count and size (the least recently used goes first): after a restart, or
+ * once a conversation's state was evicted, its next request is governed afresh (one checkpoint).
  *
  * @example
  * const governance = new StatelessGovernance();
@@ -98,8 +111,8 @@ export class StatelessGovernance {
   readonly #results: Recent<StatelessResult>;
 
   constructor(options: StatelessGovernanceOptions = {}) {
-    this.#states = new Recent(options.maxStates ?? 2_000);
-    this.#results = new Recent(options.maxResults ?? 64);
+    this.#states = new Recent(options.maxStates ?? 2_000, options.maxStateCharacters ?? 128 * 1024 * 1024);
+    this.#results = new Recent(options.maxResults ?? 32, options.maxResultCharacters ?? 64 * 1024 * 1024);
   }
 
   /**
@@ -144,7 +157,8 @@ export class StatelessGovernance {
       }
     }
     const governed = await governor.prepare(history, { fixedTokens: request.fixedTokens });
-    this.#states.set(key, governor.snapshot());
+    const state = governor.snapshot();
+    this.#states.set(key, state, JSON.stringify(state).length);
     const position = new Map(history.map((message, index) => [message, index]));
     const result: StatelessResult = {
       messages: governed.messages,
@@ -154,7 +168,7 @@ export class StatelessGovernance {
       checkpoint: governed.checkpoint,
       continued,
     };
-    this.#results.set(key, result);
+    this.#results.set(key, result, JSON.stringify(result.messages).length);
     return result;
   }
 }
