@@ -246,21 +246,16 @@ describe("the Anthropic Messages proxy, with the official @anthropic-ai/sdk clie
   it("forwards a history holding blocks ctxkit does not model, ungoverned, instead of failing the agent", async () => {
     const { harness, client } = await setup({ responses: [{ text: "ok" }] });
     const messages = [
-      { role: "user", content: "Search the tools." },
+      { role: "user", content: "What is new in Node 24?" },
       {
         role: "assistant",
-        content: [{ type: "tool_use", id: "toolu_s", name: "ToolSearch", input: { query: "db" } }],
-      },
-      {
-        role: "user",
         content: [
-          {
-            type: "tool_result",
-            tool_use_id: "toolu_s",
-            content: [{ type: "tool_reference", tool_name: "Db" }],
-          },
+          { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "Node 24" } },
+          { type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [] },
+          { type: "text", text: "Searching found nothing." },
         ],
       },
+      { role: "user", content: "Try again." },
     ];
     const response = await client()
       .messages.create({ model: "m", max_tokens: 10, messages: messages as never })

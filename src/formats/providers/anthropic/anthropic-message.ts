@@ -80,11 +80,26 @@ export interface AnthropicToolUseBlock {
   [extra: string]: unknown;
 }
 
+/** A tool named by a tool-search result (the API loads its definition for the model). */
+export interface AnthropicToolReferenceBlock {
+  type: "tool_reference";
+  tool_name: string;
+  [extra: string]: unknown;
+}
+
+/**
+ * Metadata key under which a tool message keeps the parts of its `tool_result` content that are neither text nor
+ * media (tool references), with their positions, so they are sent back where they were.
+ */
+export const RESULT_PARTS_KEY = "anthropic.resultParts";
+
 /** A tool result, sent in a user message. */
 export interface AnthropicToolResultBlock {
   type: "tool_result";
   tool_use_id: string;
-  content: string | (AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock)[];
+  content:
+    | string
+    | (AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock | AnthropicToolReferenceBlock)[];
   is_error?: boolean;
   cache_control?: AnthropicCacheControl;
 }

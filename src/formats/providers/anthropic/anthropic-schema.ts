@@ -23,10 +23,14 @@ const document = z.object({
   title: z.string().optional(),
 });
 
+const toolReference = z.looseObject({ type: z.literal("tool_reference"), tool_name: z.string().min(1) });
+
 const toolResult = z.object({
   type: z.literal("tool_result"),
   tool_use_id: z.string().min(1, "a tool result needs the id of the tool_use it answers"),
-  content: z.union([z.string(), z.array(z.discriminatedUnion("type", [text, image, document]))]).optional(),
+  content: z
+    .union([z.string(), z.array(z.discriminatedUnion("type", [text, image, document, toolReference]))])
+    .optional(),
   is_error: z.boolean().optional(),
 });
 

@@ -2,6 +2,7 @@ import type {
   ContentBlock,
   FileBlock,
   ImageBlock,
+  JsonValue,
   Message,
   ToolResultBlock,
 } from "../../../model/message.ts";
@@ -12,7 +13,12 @@ import { decodeToolResultText } from "../tool-result-text.ts";
 import { validatePayload } from "../validate-payload.ts";
 import { ExtrasCollector, extrasOf } from "../item-extras.ts";
 import { fromAnthropicMedia } from "./anthropic-media.ts";
-import { BLOCK_EXTRAS_KEY, CONTENT_LIST_KEY, INLINE_SYSTEM_KEY } from "./anthropic-message.ts";
+import {
+  BLOCK_EXTRAS_KEY,
+  CONTENT_LIST_KEY,
+  INLINE_SYSTEM_KEY,
+  RESULT_PARTS_KEY,
+} from "./anthropic-message.ts";
 import { anthropicPayloadSchema, type ParsedAnthropicPayload } from "./anthropic-schema.ts";
 
 type ParsedMessage = ParsedAnthropicPayload["messages"][number];
@@ -41,12 +47,20 @@ function toolDraft(block: ParsedToolResult, toolNames: ReadonlyMap<string, strin
   if (typeof block.content !== "object")
     return { role: "tool", content: [toolResult(block, block.content ?? "", [], toolNames)] };
   const attachments = block.content.flatMap((part) =>
-    part.type === "text" ? [] : [fromAnthropicMedia(part)],
+    part.type === "image" || part.type === "document" ? [fromAnthropicMedia(part)] : [],
   );
   const texts = block.content.flatMap((part) => (part.type === "text" ? [part.text] : []));
-  const { text, metadata } = joinTextParts(texts, attachments.length > 0);
-  const content = [toolResult(block, text, attachments, toolNames)];
-  return { role: "tool", content, ...(metadata !== undefined && { metadata }) };
+  // Tool references (a tool search's answer) are neither text nor media: kept as they came, with their places.
+  const others = block.content.flatMap((part, at) =>
+    part.type === "tool_reference" ? [{ at, block: part as { [key: string]: JsonValue } }] : [],
+  );
+  const joined = joinTextParts(texts, attachments.length > 0);
+  const metadata = {
+    ...joined.metadata,
+    ...(others.length > 0 && { [RESULT_PARTS_KEY]: others }),
+  };
+  const content = [toolResult(block, joined.text, attachments, toolNames)];
+  return { role: "tool", content, ...(Object.keys(metadata).length > 0 && { metadata }) };
 }
 
 function toolResult(

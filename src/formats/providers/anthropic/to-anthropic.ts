@@ -11,10 +11,12 @@ import {
   BLOCK_EXTRAS_KEY,
   CONTENT_LIST_KEY,
   INLINE_SYSTEM_KEY,
+  RESULT_PARTS_KEY,
   type AnthropicAssistantBlock,
   type AnthropicMessage,
   type AnthropicPayload,
   type AnthropicTextBlock,
+  type AnthropicToolReferenceBlock,
   type AnthropicToolResultBlock,
   type AnthropicUserBlock,
 } from "./anthropic-message.ts";
@@ -85,7 +87,7 @@ function toolResult(
     message,
     attachments.length > 0,
   );
-  const content =
+  let content: AnthropicToolResultBlock["content"] =
     typeof layout === "string"
       ? layout
       : [
@@ -94,6 +96,17 @@ function toolResult(
             toAnthropicMedia(attachment, `${where(index)}.content[0].attachments[${position}]`, options),
           ),
         ];
+  const others = resultParts(message);
+  if (others.length > 0) {
+    const parts =
+      typeof content === "string"
+        ? content === ""
+          ? []
+          : [{ type: "text" as const, text: content }]
+        : content;
+    for (const { at, block: part } of others) parts.splice(Math.min(at, parts.length), 0, part);
+    content = parts;
+  }
   return {
     type: "tool_result",
     tool_use_id: block.callId,
@@ -106,6 +119,14 @@ function inlineSystemContent(message: Message): string | AnthropicTextBlock[] {
   const texts = message.content.flatMap((block) => (block.type === "text" ? [block.text] : []));
   if (texts.length === 1 && message.metadata?.[CONTENT_LIST_KEY] !== true) return texts[0]!;
   return texts.map((text) => ({ type: "text", text }));
+}
+
+/** The tool references a tool message was imported with, and their places in its content. */
+function resultParts(message: Message): { at: number; block: AnthropicToolReferenceBlock }[] {
+  const parts = message.metadata?.[RESULT_PARTS_KEY];
+  return Array.isArray(parts)
+    ? (parts as unknown as { at: number; block: AnthropicToolReferenceBlock }[])
+    : [];
 }
 
 function systemOf(messages: readonly Message[]): AnthropicPayload["system"] {

@@ -72,7 +72,8 @@ export function anthropicBreakpointsOf(request: AnthropicCacheableRequest): Cach
       if ("cache_control" in block)
         add({ at: "message", index }, block.cache_control as AnthropicCacheControl);
       if (block.type === "tool_result" && Array.isArray(block.content))
-        for (const inner of block.content) add({ at: "message", index }, inner.cache_control);
+        for (const inner of block.content)
+          add({ at: "message", index }, inner.cache_control as AnthropicCacheControl | undefined);
     }
   });
   if (request.cache_control !== undefined && request.messages.length > 0)
