@@ -1,4 +1,4 @@
 export * from "./system-prompt.ts";
-export * from "./payload.ts";
+export { assemblePayload, type Payload } from "./payload.ts";
 export * from "./inspect.ts";
 export * from "./context-stats.ts";

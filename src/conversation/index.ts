@@ -1,4 +1,10 @@
-export * from "./conversation.ts";
+export {
+  type AssistantInput,
+  Conversation,
+  type ConversationOptions,
+  type ConversationWriter,
+  type ToolResultInput,
+} from "./conversation.ts";
 export * from "./snapshot.ts";
 export * from "./orphan-repair.ts";
 export * from "./write-queue.ts";

@@ -8,5 +8,10 @@ export * from "./governor.ts";
 export * from "./offload-store.ts";
 export * from "./recall-tool.ts";
 export * from "./loop-detector.ts";
-export * from "./cache-economics.ts";
+export {
+  type CachePricing,
+  type CheckpointCase,
+  checkpointPays,
+  pricingForProvider,
+} from "./cache-economics.ts";
 export * from "./processors/index.ts";

@@ -30,14 +30,7 @@ export {
   memoryKindSchema,
   memoryScopeSchema,
 } from "./memory-schemas.ts";
-export {
-  NEAR_DUPLICATE_SIMILARITY,
-  isNearDuplicate,
-  jaccard,
-  normalizeMemoryText,
-  shingleCount,
-  shinglesOf,
-} from "./memory-text.ts";
+export { NEAR_DUPLICATE_SIMILARITY, isNearDuplicate } from "./memory-text.ts";
 export { InMemoryMemoryStore } from "./in-memory-memory-store.ts";
 export {
   CORE_MEMORIES_HEADING,
@@ -52,4 +45,4 @@ export {
   type CoreMemoryOptions,
   type CoreMemoryRequest,
 } from "./core-memory.ts";
-export { DailyFileSink, dailyEntry, type DailyFileSinkOptions } from "./daily-file-sink.ts";
+export { DailyFileSink, type DailyFileSinkOptions } from "./daily-file-sink.ts";

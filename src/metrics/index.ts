@@ -6,4 +6,4 @@ export {
   type GroundingTotals,
   type MissingSpan,
 } from "./grounding.ts";
-export { replySpans, type ReplySpan, type SpanKind } from "./reply-spans.ts";
+export { type ReplySpan, type SpanKind } from "./reply-spans.ts";

@@ -1,6 +1,14 @@
 export * from "./message.ts";
-export * from "./blocks.ts";
+export {
+  isBinaryBlock,
+  isInstruction,
+  messageText,
+  text,
+  toolCallsOf,
+  toolResultsOf,
+  toolResultText,
+} from "./blocks.ts";
 export * from "./turns.ts";
-export * from "./tool-pairing.ts";
+export { pairToolCalls, type Step, type ToolPair } from "./tool-pairing.ts";
 export * from "./ids.ts";
 export * from "./schemas.ts";

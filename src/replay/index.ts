@@ -1,4 +1,14 @@
-export * from "./replay.ts";
+export {
+  governedReplay,
+  type GovernedReplayOptions,
+  type GovernedStep,
+  type ReplayCacheModel,
+  replayConversation,
+  type ReplayOptions,
+  type ReplayRequest,
+  type ReplayTotals,
+  type RetentionScorer,
+} from "./replay.ts";
 export * from "./replay-meter.ts";
-export * from "./breakpoint-placement.ts";
+export { type BreakpointPlacement } from "./breakpoint-placement.ts";
 export * from "./metered-summarizer.ts";

@@ -3,7 +3,15 @@
  * JSONL export/import. The SQLite and PostgreSQL backends are subpath exports (`ctxkit/sqlite`, `ctxkit/postgres`).
  */
 export type * from "./session-store.ts";
-export * from "./blob-store.ts";
+export {
+  type BlobInfo,
+  type BlobRange,
+  blobRef,
+  type BlobStore,
+  isBlobRef,
+  sessionOffloadStore,
+  type SessionOffloadStore,
+} from "./blob-store.ts";
 export { EMPTY_USAGE_TOTALS, addUsage, usageDelta, type UsageDelta } from "./usage-totals.ts";
 export {
   DEFAULT_INLINE_MEDIA_LIMIT,
@@ -12,7 +20,23 @@ export {
   textBlob,
   bytesBlob,
 } from "./media-blobs.ts";
-export { DEFAULT_MAX_TURNS, recentTurnCount, turnEnds } from "./recent-view.ts";
+export { DEFAULT_MAX_TURNS, recentTurnCount } from "./recent-view.ts";
 export { MAX_TITLE_LENGTH, normalizeTitle, titleFromMessages } from "./session-title.ts";
 export { MemorySessionStore, MemoryBlobStore } from "./memory/index.ts";
-export * from "./jsonl/index.ts";
+export {
+  type BlobLine,
+  conversationDump,
+  type ConversationToStore,
+  exportSessionsJsonl,
+  type ImportedSessionSummary,
+  type ImportResult,
+  importSessionsJsonl,
+  type ImportSessionsOptions,
+  importTranscriptSessions,
+  type ImportTranscriptSessionsOptions,
+  parseSessionsJsonl,
+  restoreDumps,
+  type SessionLine,
+  summarizeDump,
+  writeSessionsJsonl,
+} from "./jsonl/index.ts";

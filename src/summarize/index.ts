@@ -1,7 +1,7 @@
 export type { SummarizeRequest, Summarizer, SummarizerPrice } from "./summarizer.ts";
 export { createExtractiveSummarizer, type ExtractiveSummarizerOptions } from "./extractive-summarizer.ts";
 export { createLlmSummarizer, type LlmSummarizerOptions } from "./llm-summarizer.ts";
-export { latestPlan, type PlanItem, type PlanStatus } from "./plan-state.ts";
+export { type PlanItem, type PlanStatus } from "./plan-state.ts";
 export {
   parseSnapshot,
   type ParsedSnapshot,

@@ -3,7 +3,7 @@
  * its WebSocket protocol, and the CLI-proxy channel (`toCliPrompt`, `CliModel`). Core-safe: the WebSocket endpoint
  * (it needs `ws`) is exported from `ctxkit/server` as `attachSyncEndpoint`. See docs/sync.md.
  */
-export * from "./ledger-entry.ts";
+export { type LedgerEntry, ledgerEntrySchema } from "./ledger-entry.ts";
 export * from "./ledger-state.ts";
 export * from "./tool-summary.ts";
 export * from "./strip-binary-fields.ts";
@@ -12,7 +12,26 @@ export * from "./conversation-ledger.ts";
 export * from "./sync-state-store.ts";
 export * from "./json-file-sync-state-store.ts";
 export * from "./session-store-sync-state.ts";
-export * from "./protocol.ts";
+export {
+  type AgentResultMessage,
+  type ClientMessage,
+  clientMessageSchema,
+  type ConversationRequestMessage,
+  conversationRequestSchema,
+  type ConversationResponseMessage,
+  type ConversationToolCall,
+  conversationToolCallSchema,
+  type NewSessionMessage,
+  newSessionSchema,
+  type ServerMessage,
+  serverMessageSchema,
+  type SessionContextMessage,
+  sessionContextSchema,
+  type SessionReadyMessage,
+  SYNC_SUBPROTOCOL,
+  type UserIntentMessage,
+  userIntentSchema,
+} from "./protocol.ts";
 export * from "./executor.ts";
 export * from "./language-model-responder.ts";
 export * from "./sync-hub-options.ts";
@@ -20,11 +39,17 @@ export { SyncHub, type OpenSessionRequest } from "./sync-hub.ts";
 export { LiveSession } from "./live-session.ts";
 export * from "./sync-server-session.ts";
 export * from "./client.ts";
-export * from "./xml-escape.ts";
+
 export * from "./neutralize-system-prompt.ts";
-export * from "./cli-prompt.ts";
-export * from "./cli-reply.ts";
-export * from "./cli-output.ts";
+export {
+  CLI_JSON_FORMAT,
+  type CliFunction,
+  type CliPromptInput,
+  type CliPromptOptions,
+  toCliPrompt,
+} from "./cli-prompt.ts";
+export { type CliReply, type CliToolCall } from "./cli-reply.ts";
+export { type CliOutput, type CliOutputFormat } from "./cli-output.ts";
 export * from "./language-model-prompt.ts";
 export { redactSecrets, type RedactOptions } from "../errors/redact-secrets.ts";
 export { runCliCommand, type CliCommandSpec, type CliCommandOutput } from "./run-cli-command.ts";

@@ -44,7 +44,7 @@ export { parseModelName, type ParsedModelName } from "./model-name.ts";
 export { KNOWN_MODELS } from "./known-models.ts";
 export { ModelRegistry, defaultModelRegistry, type ModelOverride } from "./model-registry.ts";
 export { counterForModel, estimatorForModel } from "./counter-for-model.ts";
-export { CountingTokenCounter, TokenCache } from "./token-cache.ts";
+export { CountingTokenCounter } from "./token-cache.ts";
 export {
   activeCalibration,
   calibratedTokens,

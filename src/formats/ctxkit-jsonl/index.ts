@@ -1,4 +1,12 @@
-export * from "./ctxkit-jsonl-records.ts";
+export {
+  CTXKIT_JSONL_RECORD_TYPES,
+  CTXKIT_JSONL_VERSION,
+  type CtxkitConversationRecord,
+  type CtxkitHeaderRecord,
+  type CtxkitJsonlLine,
+  type CtxkitMessageRecord,
+  type CtxkitPassThroughRecord,
+  type CtxkitRecord,
+} from "./ctxkit-jsonl-records.ts";
 export { readCtxkitJsonl } from "./read-ctxkit-jsonl.ts";
-export { exportCtxkitJsonl, formatCtxkitRecord, type ExportableConversation } from "./write-ctxkit-jsonl.ts";
-export { orderedMessage } from "./serialize-message.ts";
+export { exportCtxkitJsonl, type ExportableConversation } from "./write-ctxkit-jsonl.ts";

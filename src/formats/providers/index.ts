@@ -10,12 +10,7 @@ export * from "./gemini/index.ts";
 export * from "./ai-sdk/index.ts";
 export type { ExportOptions, ImportOptions } from "./options.ts";
 export { SUMMARY_OPEN, SUMMARY_CLOSE, wrapSummary, unwrapSummary } from "./summary-envelope.ts";
-export {
-  TOOL_ERROR_PREFIX,
-  compactJson,
-  encodeToolResultText,
-  decodeToolResultText,
-} from "./tool-result-text.ts";
+export { TOOL_ERROR_PREFIX, encodeToolResultText, decodeToolResultText } from "./tool-result-text.ts";
 export {
   PROVIDER_FILE_SCHEME,
   providerFileUrl,
@@ -23,9 +18,4 @@ export {
   parseDataUrl,
   toDataUrl,
 } from "./media.ts";
-export {
-  partOptionsCarrier,
-  carriedPartOptions,
-  isPartOptionsCarrier,
-  type PartOptions,
-} from "./part-options-carrier.ts";
+export { type PartOptions } from "./part-options-carrier.ts";

@@ -1,4 +1,5 @@
-import { CTXKIT_JSONL_VERSION, formatCtxkitRecord } from "../../formats/ctxkit-jsonl/index.ts";
+import { CTXKIT_JSONL_VERSION } from "../../formats/ctxkit-jsonl/index.ts";
+import { formatCtxkitRecord } from "../../formats/ctxkit-jsonl/write-ctxkit-jsonl.ts";
 import type { SessionDump, SessionStore } from "../session-store.ts";
 import { blobLine, sessionLine } from "./session-lines.ts";
 

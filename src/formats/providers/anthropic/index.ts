@@ -1,12 +1,10 @@
 export type * from "./anthropic-message.ts";
-export { BLOCK_EXTRAS_KEY } from "./anthropic-message.ts";
 export { anthropicPayloadSchema } from "./anthropic-schema.ts";
 export { toAnthropic } from "./to-anthropic.ts";
 export { fromAnthropic } from "./from-anthropic.ts";
 export { toAnthropicTools, type NeutralToolDefinition } from "./anthropic-tools.ts";
 export {
   MAX_ANTHROPIC_BREAKPOINTS,
-  comparePositions,
   planAnthropicBreakpoints,
   type BreakpointPlanInput,
   type BreakpointPosition,
