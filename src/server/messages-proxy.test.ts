@@ -265,6 +265,27 @@ describe("the Anthropic Messages proxy, with the official @anthropic-ai/sdk clie
     expect(harness.logs.some((line) => line.startsWith("ungoverned "))).toBe(true);
   });
 
+  it("with X-Ctxkit-Session and memory in context, sends the client's system blocks, then the tenant's memories", async () => {
+    const { harness, client } = await setup({
+      responses: [{ text: "ok" }],
+      server: { memoryInContext: true },
+    });
+    await harness.call("/v1/memory", {
+      method: "POST",
+      json: { kind: "preference", content: "Acme prefers metric units" },
+    });
+    await client({ "X-Ctxkit-Session": "mem-claude" }).messages.create({
+      model: "claude-sonnet-4-5",
+      max_tokens: 100,
+      system,
+      messages: [{ role: "user", content: "hello" }],
+    });
+    const sent = harness.upstream.requests[0]!.body["system"] as { text: string }[];
+    expect(sent.slice(0, 2)).toEqual(system);
+    expect(sent).toHaveLength(3);
+    expect(sent[2]!.text).toContain("Acme prefers metric units");
+  });
+
   it("with X-Ctxkit-Session stores the conversation once, records streamed replies, and survives a restart", async () => {
     const store = new MemorySessionStore();
     const first = await setup({

@@ -268,8 +268,13 @@ async function stateful(
       headers: anthropicHeaders((name) => c.req.header(name)),
       body: async (_chat, prepared: PreparedRequest) => {
         const { messages } = toAnthropic(await inlineMedia(prepared.messages, blobs));
+        // The client's blocks as sent (their markers kept), then what ctxkit's assembly added (core memories).
+        const added = prepared.system.startsWith(turn.system ?? "")
+          ? prepared.system.slice((turn.system ?? "").length).trim()
+          : "";
+        const sent = [...system, ...(added === "" ? [] : [{ type: "text" as const, text: added }])];
         return withCompletedBreakpoints(
-          { ...request, model, ...(system.length > 0 && { system }), messages },
+          { ...request, model, ...(sent.length > 0 && { system: sent }), messages },
           { model, ephemeralBlocks: ephemeralBlocksOf(prepared.messages) },
         );
       },
