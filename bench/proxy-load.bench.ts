@@ -25,8 +25,13 @@ interface Run {
   /** Milliseconds per request. */
   readonly latencies: number[];
   readonly wallMs: number;
+  /** CPU time of the whole process (user + system) during the run, in milliseconds. */
+  readonly cpuMs: number;
   readonly failures: string[];
 }
+
+/** CPU milliseconds per request of a run (the process holds the clients, the upstream and the server). */
+const cpuPerRequest = (run: Run): number => run.cpuMs / Math.max(1, run.latencies.length);
 
 function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
@@ -47,6 +52,7 @@ async function load(
   const latencies: number[] = [];
   const failures: string[] = [];
   const started = performance.now();
+  const cpu = process.cpuUsage();
   await Promise.all(
     Array.from({ length: SESSIONS }, async (_, session) => {
       const history: ChatMessage[] = [];
@@ -64,7 +70,13 @@ async function load(
       }
     }),
   );
-  return { latencies: latencies.sort((a, b) => a - b), wallMs: performance.now() - started, failures };
+  const used = process.cpuUsage(cpu);
+  return {
+    latencies: latencies.sort((a, b) => a - b),
+    wallMs: performance.now() - started,
+    cpuMs: (used.user + used.system) / 1000,
+    failures,
+  };
 }
 
 async function postChat(url: string, headers: Record<string, string>, body: unknown): Promise<string> {
@@ -88,6 +100,7 @@ function row(label: string, run: Run): string {
     (run.latencies.at(-1) ?? Number.NaN).toFixed(2),
     ((run.latencies.length / run.wallMs) * 1000).toFixed(0),
     (run.wallMs / 1000).toFixed(1),
+    cpuPerRequest(run).toFixed(2),
   ];
   return `| ${cells.join(" | ")} |`;
 }
@@ -196,7 +209,8 @@ export default async function proxyLoad(): Promise<BenchSection> {
         rows.push(row(variant.label, run));
         const p50 = percentile(run.latencies, 50) - percentile(direct.latencies, 50);
         const p99 = percentile(run.latencies, 99) - percentile(direct.latencies, 99);
-        added.push(`| ${variant.label} | ${p50.toFixed(2)} | ${p99.toFixed(2)} |`);
+        const cpu = cpuPerRequest(run) - cpuPerRequest(direct);
+        added.push(`| ${variant.label} | ${p50.toFixed(2)} | ${p99.toFixed(2)} | ${cpu.toFixed(2)} |`);
         lossless.push(`${variant.label}: ${stored}`);
       } finally {
         await store.close();
@@ -209,15 +223,17 @@ export default async function proxyLoad(): Promise<BenchSection> {
         "(API-key auth, rate limit off). Direct = the same clients sending their whole history to the upstream; " +
         "through ctxkit = sending only the new message to `POST /v1/chat/completions` with `X-Ctxkit-Session`.",
       "",
-      "| path | requests | p50 ms | p99 ms | max ms | requests/s | wall s |",
-      "| ---- | -------: | -----: | -----: | -----: | ---------: | -----: |",
+      "| path | requests | p50 ms | p99 ms | max ms | requests/s | wall s | CPU ms/request |",
+      "| ---- | -------: | -----: | -----: | -----: | ---------: | -----: | -------------: |",
       ...rows,
       "",
       "Latency added by ctxkit (proxy minus direct, same percentile): auth, the session lease, governance of the " +
-        "stored history, the commit of the new messages and the reply, and a second HTTP hop.",
+        "stored history, the commit of the new messages and the reply, and a second HTTP hop. ctxkit's CPU per " +
+        "turn is the process's CPU per request through ctxkit minus the direct run's (the clients and the upstream " +
+        "run in both; a direct client sends its whole history, so this slightly understates ctxkit's share).",
       "",
-      "| store | added p50 ms | added p99 ms |",
-      "| ----- | -----------: | -----------: |",
+      "| store | added p50 ms | added p99 ms | ctxkit CPU ms per turn |",
+      "| ----- | -----------: | -----------: | ---------------------: |",
       ...added,
       "",
       `**No message lost:** messages stored per run (expected ${SESSIONS * TURNS * 2}, each session's user ` +
