@@ -88,7 +88,7 @@ const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(reso
 export interface CrashWorkerArgument {
   readonly spec: StoreSpec;
   readonly sessionId: string;
-  readonly mode: "append" | "restore";
+  readonly mode: "append" | "restore" | "group";
   readonly worker: number;
 }
 
