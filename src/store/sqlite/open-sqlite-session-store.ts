@@ -6,7 +6,8 @@ import { SqliteSessionStore } from "./sqlite-session-store.ts";
 import { SqliteWriterClient } from "./sqlite-writer-client.ts";
 
 /** Options of `openSqliteSessionStore`. */
-export interface SqliteSessionStoreOptions extends SessionStoreOptions, SqliteOpenOptions, OpenRetentionOptions {
+export interface SqliteSessionStoreOptions
+  extends SessionStoreOptions, SqliteOpenOptions, OpenRetentionOptions {
   /**
    * Where writes run. `worker` (default for a file): a writer thread owns the write connection and commits the
    * turns that arrive together in one transaction (group commit), so the event loop never waits on a COMMIT;

@@ -86,6 +86,11 @@ export class SqliteSessionStore implements SessionStore {
     return this.#database.location;
   }
 
+  /** @internal Writes answered by the writer thread and the transactions they took (undefined when inline). */
+  get writerStats(): { readonly writes: number; readonly groups: number } | undefined {
+    return this.#writer?.stats;
+  }
+
   /** @internal The connection, for tests and tools that inspect the file. */
   get database(): SqliteDatabase {
     return this.#database;
@@ -289,7 +294,8 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async attachCompactSummary(sessionId: string, input: CompactSummaryInput): Promise<Message> {
-    if (this.#writer) return this.#writer.call("attachCompactSummary", [sessionId, input], this.#context.clock());
+    if (this.#writer)
+      return this.#writer.call("attachCompactSummary", [sessionId, input], this.#context.clock());
     const database = this.#database;
     return database.write(() => {
       const row = database.get<MessageRow>(

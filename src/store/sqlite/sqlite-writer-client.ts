@@ -29,6 +29,8 @@ export class SqliteWriterClient {
   readonly #pending = new Map<number, Pending>();
   readonly #idleWaiters: (() => void)[] = [];
   #nextId = 1;
+  #lastGroup = 0;
+  #stats = { writes: 0, groups: 0 };
   #failure: Error | undefined;
   #closing: Promise<void> | undefined;
 
@@ -69,6 +71,11 @@ export class SqliteWriterClient {
     return this.#post(method, args, now) as Promise<T>;
   }
 
+  /** How many writes were answered, and in how many groups (transactions) they were committed. */
+  get stats(): { readonly writes: number; readonly groups: number } {
+    return { ...this.#stats };
+  }
+
   /** Resolves once every write posted so far has been answered. */
   idle(): Promise<void> {
     if (this.#pending.size === 0) return Promise.resolve();
@@ -96,7 +103,9 @@ export class SqliteWriterClient {
         this.#worker.postMessage(request);
       } catch (error) {
         // Only plain data crosses to the writer thread (e.g. no functions in metadata).
-        reject(new ValidationError(`cannot store this ${method} input: ${String(error)}`, [], { cause: error }));
+        reject(
+          new ValidationError(`cannot store this ${method} input: ${String(error)}`, [], { cause: error }),
+        );
         return;
       }
       if (this.#pending.size === 0) this.#worker.ref();
@@ -109,6 +118,11 @@ export class SqliteWriterClient {
     const pending = this.#pending.get(event.id);
     if (!pending) return;
     this.#pending.delete(event.id);
+    this.#stats.writes++;
+    if (event.group !== this.#lastGroup) {
+      this.#lastGroup = event.group;
+      this.#stats.groups++;
+    }
     if (event.ok) pending.resolve(event.value);
     else pending.reject(deserializeError(event.error));
     if (this.#pending.size === 0) this.#settled();
@@ -116,7 +130,8 @@ export class SqliteWriterClient {
 
   #fail(error: Error): void {
     if (this.#closing && this.#pending.size === 0) return;
-    this.#failure ??= error instanceof StoreError ? error : new StoreError(error.message, false, { cause: error });
+    this.#failure ??=
+      error instanceof StoreError ? error : new StoreError(error.message, false, { cause: error });
     for (const pending of this.#pending.values()) pending.reject(this.#failure);
     this.#pending.clear();
     this.#settled();

@@ -32,10 +32,10 @@ export interface WriterRequest {
   readonly now: number;
 }
 
-/** The answer to one request, sent after the group holding it committed (or failed). */
+/** The answer to one request, sent after the group holding it committed (or failed); `group` numbers the group. */
 export type WriterReply =
-  | { readonly id: number; readonly ok: true; readonly value: unknown }
-  | { readonly id: number; readonly ok: false; readonly error: SerializedError };
+  | { readonly id: number; readonly group: number; readonly ok: true; readonly value: unknown }
+  | { readonly id: number; readonly group: number; readonly ok: false; readonly error: SerializedError };
 
 /** What the writer thread posts besides replies. */
 export type WriterEvent =

@@ -29,6 +29,8 @@ const context: StoreContext = {
   inlineMediaLimit: data.inlineMediaLimit,
 };
 
+/** Groups run so far (replies carry the number of theirs, so the store can report how writes were grouped). */
+let groups = 0;
 let database: SqliteDatabase | undefined;
 try {
   database = openSqliteDatabase({
@@ -61,13 +63,17 @@ if (database) {
 }
 
 /** Commits the writes of a batch as one group and answers them in order; then closes when asked to. */
-async function drain(database: SqliteDatabase, store: SqliteSessionStore, batch: WriterRequest[]): Promise<void> {
+async function drain(
+  database: SqliteDatabase,
+  store: SqliteSessionStore,
+  batch: WriterRequest[],
+): Promise<void> {
   const closing = batch.findIndex((request) => request.method === "close");
   const writes = closing === -1 ? batch : batch.slice(0, closing);
   if (writes.length > 0) await commitGroup(database, store, writes);
   if (closing !== -1) {
     database.close();
-    post({ type: "reply", id: batch[closing]!.id, ok: true, value: undefined });
+    post({ type: "reply", id: batch[closing]!.id, group: ++groups, ok: true, value: undefined });
     port.close();
   }
 }
@@ -86,6 +92,7 @@ async function commitGroup(
   writes: readonly WriterRequest[],
 ): Promise<void> {
   const entries: Entry[] = [];
+  const group = ++groups;
   let groupError: unknown;
   try {
     database.group(() => {
@@ -124,8 +131,8 @@ async function commitGroup(
     }
     post(
       settled.ok
-        ? { type: "reply", id: request.id, ok: true, value: settled.value }
-        : { type: "reply", id: request.id, ok: false, error: serializeError(settled.error) },
+        ? { type: "reply", id: request.id, group, ok: true, value: settled.value }
+        : { type: "reply", id: request.id, group, ok: false, error: serializeError(settled.error) },
     );
   }
 }
