@@ -85,6 +85,8 @@ async function appendInLanes(): Promise<never> {
           expectedNextSeq: record?.nextSeq ?? 0,
         });
         await say(`ack ${session} ${tag}`);
+        const stats = (store as { writerStats?: { writes: number; groups: number } }).writerStats;
+        if (stats) await say(`stats ${stats.writes} ${stats.groups}`);
       } catch (error) {
         await say(`fail ${CtxkitError.isInstance(error) ? error.code : String(error)}`);
         if (!CtxkitError.isInstance(error) || error.code !== "concurrent_write") process.exit(3);
