@@ -1,6 +1,6 @@
 // The SQLite writer thread: owns the write connection and commits the writes that arrived together in one
 // transaction (group commit), each in its own savepoint; answers each caller after COMMIT returned.
-import { parentPort, workerData } from "node:worker_threads";
+import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
 import { StoreError } from "../../errors/index.ts";
 import { randomIds } from "../../model/ids.ts";
 import type { StoreContext } from "../store-context.ts";
@@ -56,6 +56,10 @@ if (database) {
       // Runs after every message already delivered: they all join one group.
       setImmediate(() => {
         scheduled = false;
+        // Takes the writes still queued on the port too, so everything that arrived joins this group.
+        for (let next = receiveMessageOnPort(port); next; next = receiveMessageOnPort(port)) {
+          queue.push(next.message as WriterRequest);
+        }
         void drain(database!, store, queue.splice(0));
       });
     }
