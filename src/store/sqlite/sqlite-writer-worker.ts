@@ -60,7 +60,7 @@ if (database) {
         for (let next = receiveMessageOnPort(port); next; next = receiveMessageOnPort(port)) {
           queue.push(next.message as WriterRequest);
         }
-        void drain(database!, store, queue.splice(0));
+        void drain(database, store, queue.splice(0));
       });
     }
   });
@@ -102,9 +102,11 @@ async function commitGroup(
     database.group(() => {
       for (const request of writes) {
         now = request.now;
-        const method = store[request.method as WriterMethod] as (...args: unknown[]) => Promise<unknown>;
+        const method = store[request.method as WriterMethod].bind(store) as (
+          ...args: unknown[]
+        ) => Promise<unknown>;
         // The store's methods do all their work synchronously (node:sqlite): the write is done on return.
-        const outcome = method.apply(store, [...request.args]);
+        const outcome = method(...request.args);
         outcome.catch(() => {});
         if (!database.connection.isTransaction) {
           const lost = new StoreError(
@@ -123,20 +125,20 @@ async function commitGroup(
   }
   for (const [index, request] of writes.entries()) {
     const entry = entries[index];
-    let settled: { ok: true; value: unknown } | { ok: false; error: unknown };
-    try {
-      if (!entry) throw groupError;
-      const value = await entry.outcome;
-      if (entry.lost !== undefined) throw entry.lost;
-      if (groupError !== undefined) throw groupError;
-      settled = { ok: true, value };
-    } catch (error) {
-      settled = { ok: false, error };
+    const fail = (error: unknown) =>
+      post({ type: "reply", id: request.id, group, ok: false, error: serializeError(error) });
+    if (!entry) {
+      fail(groupError);
+      continue;
     }
-    post(
-      settled.ok
-        ? { type: "reply", id: request.id, group, ok: true, value: settled.value }
-        : { type: "reply", id: request.id, group, ok: false, error: serializeError(settled.error) },
-    );
+    try {
+      const value = await entry.outcome;
+      const failure = entry.lost ?? groupError;
+      if (failure === undefined) post({ type: "reply", id: request.id, group, ok: true, value });
+      else fail(failure);
+    } catch (error) {
+      // The write's own error, or a result that cannot be sent back.
+      fail(error);
+    }
   }
 }
