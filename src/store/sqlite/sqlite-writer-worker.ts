@@ -47,22 +47,13 @@ try {
 
 if (database) {
   const store = new SqliteSessionStore(database, context);
-  const queue: WriterRequest[] = [];
-  let scheduled = false;
   port.on("message", (request: WriterRequest) => {
-    queue.push(request);
-    if (!scheduled) {
-      scheduled = true;
-      // Runs after every message already delivered: they all join one group.
-      setImmediate(() => {
-        scheduled = false;
-        // Takes the writes still queued on the port too, so everything that arrived joins this group.
-        for (let next = receiveMessageOnPort(port); next; next = receiveMessageOnPort(port)) {
-          queue.push(next.message as WriterRequest);
-        }
-        void drain(database, store, queue.splice(0));
-      });
+    // Takes the writes queued on the port behind this one too: everything that arrived joins this group.
+    const batch = [request];
+    for (let next = receiveMessageOnPort(port); next; next = receiveMessageOnPort(port)) {
+      batch.push(next.message as WriterRequest);
     }
+    void drain(database, store, batch);
   });
 }
 
