@@ -88,22 +88,23 @@ const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(reso
 export interface CrashWorkerArgument {
   readonly spec: StoreSpec;
   readonly sessionId: string;
-  readonly mode: "append" | "restore";
+  readonly mode: "append" | "restore" | "group";
   readonly worker: number;
 }
 
 /**
  * Runs crash rounds: each starts a worker (the next one is started while the current one runs, so start-up
  * time overlaps), lets it write for a random moment, applies `cut` (e.g. killing its connections) and kills it
- * with SIGKILL. Returns the acknowledged tags of every round and how many workers the SIGKILL ended (a worker
- * that had already died on its own does not count).
+ * with SIGKILL. Returns the acknowledged tags of every round, how many workers the SIGKILL ended (a worker
+ * that had already died on its own does not count) and every line the workers wrote.
  */
 export async function crashRounds(
   rounds: readonly CrashWorkerArgument[],
   maxDelayMs: (argument: CrashWorkerArgument) => number,
   cut: (argument: CrashWorkerArgument, child: Child) => Promise<void> = async () => {},
-): Promise<{ acknowledged: string[]; kills: number }> {
+): Promise<{ acknowledged: string[]; kills: number; lines: string[] }> {
   const acknowledged: string[] = [];
+  const lines: string[] = [];
   let kills = 0;
   let next: Child | undefined = rounds[0] && startWorker(workerPath, rounds[0]);
   for (let index = 0; index < rounds.length; index++) {
@@ -130,8 +131,9 @@ export async function crashRounds(
     );
     expect(unexpected).toEqual([]);
     acknowledged.push(...child.lines.filter((line) => line.startsWith("ack ")).map((line) => line.slice(4)));
+    lines.push(...child.lines);
   }
-  return { acknowledged, kills };
+  return { acknowledged, kills, lines };
 }
 
 /**

@@ -35,3 +35,40 @@ describe("SQLite store under SIGKILL", () => {
     await store.close();
   }, 180_000);
 });
+
+describe("SQLite store under SIGKILL during group commits", () => {
+  it("keeps every acknowledged turn and no partial one when six writers share the writer thread", async () => {
+    const path = join(folder, "group-crash.db");
+    const spec = { backend: "sqlite" as const, path };
+    const rounds = Array.from({ length: 30 }, (_, worker) => ({
+      spec,
+      sessionId: "lane",
+      mode: "group" as const,
+      worker,
+    }));
+    const { acknowledged, kills, lines } = await crashRounds(rounds, () => 250);
+    expect(kills).toBe(30);
+    const raw = new DatabaseSync(path);
+    expect(raw.prepare("PRAGMA integrity_check").all()).toEqual([{ integrity_check: "ok" }]);
+    raw.close();
+    const store = await openSqliteSessionStore({ path, retentionDays: 0 });
+    let turns = 0;
+    for (const lane of [0, 1, 2, 3, 4]) {
+      const session = `lane-${lane}`;
+      const acked = acknowledged
+        .filter((line) => line.startsWith(`${session} `))
+        .map((line) => line.slice(session.length + 1));
+      turns += await expectCompleteTurns(store, session, acked);
+    }
+    // Several writers ran at once: far more turns than rounds were acknowledged, and the writer threads
+    // committed them several to a transaction (each worker's last "stats <writes> <groups>" line).
+    expect(acknowledged.length).toBeGreaterThan(60);
+    const grouped = lines
+      .filter((line) => line.startsWith("stats "))
+      .map((line) => line.split(" ").map(Number))
+      .filter(([, writes, groups]) => writes! > groups!);
+    expect(grouped.length).toBeGreaterThan(0);
+    expect(turns).toBeGreaterThanOrEqual(acknowledged.length);
+    await store.close();
+  }, 180_000);
+});

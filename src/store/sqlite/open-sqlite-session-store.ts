@@ -3,10 +3,19 @@ import type { OpenRetentionOptions, SessionStoreOptions } from "../session-store
 import { storeContext } from "../store-context.ts";
 import { openSqliteDatabase, type SqliteOpenOptions } from "./sqlite-open.ts";
 import { SqliteSessionStore } from "./sqlite-session-store.ts";
+import { SqliteWriterClient } from "./sqlite-writer-client.ts";
 
 /** Options of `openSqliteSessionStore`. */
 export interface SqliteSessionStoreOptions
-  extends SessionStoreOptions, SqliteOpenOptions, OpenRetentionOptions {}
+  extends SessionStoreOptions, SqliteOpenOptions, OpenRetentionOptions {
+  /**
+   * Where writes run. `worker` (default for a file): a writer thread owns the write connection and commits the
+   * turns that arrive together in one transaction (group commit), so the event loop never waits on a COMMIT;
+   * each write still resolves only once it is durable. `inline`: writes run on the calling thread, one
+   * transaction each. In-memory and read-only stores are always `inline`.
+   */
+  readonly writer?: "worker" | "inline";
+}
 
 /**
  * Opens the SQLite session store at `path` (created when missing) and migrates its schema. Opening never
@@ -23,7 +32,26 @@ export async function openSqliteSessionStore(
   options: SqliteSessionStoreOptions,
 ): Promise<SqliteSessionStore> {
   const context = storeContext(options);
-  const store = new SqliteSessionStore(openSqliteDatabase(options), context);
+  const database = openSqliteDatabase(options);
+  const useWorker = options.writer !== "inline" && database.location !== ":memory:" && !database.readOnly;
+  let writer: SqliteWriterClient | undefined;
+  if (useWorker) {
+    try {
+      writer = await SqliteWriterClient.start({
+        path: database.location,
+        busyTimeoutMs: options.busyTimeoutMs,
+        synchronous: options.synchronous,
+        pragmas: options.pragmas,
+        integrityCheck: options.integrityCheck,
+        prices: context.prices,
+        inlineMediaLimit: context.inlineMediaLimit,
+      });
+    } catch (error) {
+      database.close();
+      throw error;
+    }
+  }
+  const store = new SqliteSessionStore(database, context, writer);
   await applyOpenRetention(store, options);
   return store;
 }

@@ -87,6 +87,8 @@ export class SqliteDatabase {
   readonly readOnly: boolean;
   readonly #statements = new Map<string, StatementSync>();
   #closed = false;
+  /** True while `group` runs: each `write` inside it is a savepoint of the group's one transaction. */
+  #grouped = false;
   /** Undefined until checked; then the problem found, or null for a sound file. */
   #damage: string | null | undefined;
 
@@ -136,7 +138,39 @@ export class SqliteDatabase {
       throw new FileAccessError(this.location, "the database was opened read-only; open it again to write");
     }
     this.#checkIntegrity();
+    if (this.#grouped) return this.#savepoint(body);
     return this.#transaction("BEGIN IMMEDIATE", body);
+  }
+
+  /**
+   * Runs `body` in one write transaction in which every `write` is a savepoint: a write that fails is rolled
+   * back alone, the others commit together at the end (group commit). Returns after COMMIT, i.e. once the
+   * group is durable. SQLite rolls a whole transaction back on some I/O and disk-full errors: `body` must check
+   * `connection.isTransaction` after each write (the next write then starts a new transaction).
+   */
+  group<T>(body: () => T): T {
+    if (this.readOnly) {
+      throw new FileAccessError(this.location, "the database was opened read-only; open it again to write");
+    }
+    this.#grouped = true;
+    try {
+      return this.#transaction("BEGIN IMMEDIATE", body);
+    } finally {
+      this.#grouped = false;
+    }
+  }
+
+  #savepoint<T>(body: () => T): T {
+    if (!this.connection.isTransaction) this.connection.exec("BEGIN IMMEDIATE");
+    this.connection.exec("SAVEPOINT write");
+    try {
+      const result = body();
+      this.connection.exec("RELEASE write");
+      return result;
+    } catch (error) {
+      if (this.connection.isTransaction) this.connection.exec("ROLLBACK TO write; RELEASE write");
+      throw toStoreError(error, this.location);
+    }
   }
 
   /** Refuses to write into a file whose pages are damaged; checked once per connection. */

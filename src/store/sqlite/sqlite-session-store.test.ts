@@ -11,17 +11,55 @@ let files = 0;
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
 describeSessionStoreConformance({
-  name: "sqlite",
+  name: "sqlite (worker writer)",
   open: (options) =>
-    openSqliteSessionStore({ ...options, path: join(folder, `store-${++files}.db`), retentionDays: 0 }),
+    openSqliteSessionStore({
+      ...options,
+      path: join(folder, `store-${++files}.db`),
+      retentionDays: 0,
+      writer: "worker",
+    }),
   openSecond: (store, options) =>
-    openSqliteSessionStore({ ...options, path: (store as SqliteSessionStore).location, retentionDays: 0 }),
+    openSqliteSessionStore({
+      ...options,
+      path: (store as SqliteSessionStore).location,
+      retentionDays: 0,
+      writer: "worker",
+    }),
   reopen: async (store, options) => {
     await store.close();
     return openSqliteSessionStore({
       ...options,
       path: (store as SqliteSessionStore).location,
       retentionDays: 0,
+      writer: "worker",
+    });
+  },
+});
+
+describeSessionStoreConformance({
+  name: "sqlite (inline writer)",
+  open: (options) =>
+    openSqliteSessionStore({
+      ...options,
+      path: join(folder, `store-${++files}.db`),
+      retentionDays: 0,
+      writer: "inline",
+    }),
+  openSecond: (store, options) =>
+    openSqliteSessionStore({
+      ...options,
+      path: (store as SqliteSessionStore).location,
+      retentionDays: 0,
+      writer: "inline",
+    }),
+  reopen: async (store, options) => {
+    await store.close();
+    return openSqliteSessionStore({
+      ...options,
+      path: (store as SqliteSessionStore).location,
+      retentionDays: 0,
+      writer: "inline",
     });
   },
 });

@@ -1,6 +1,7 @@
 import { NotFoundError, ValidationError } from "../../errors/index.ts";
 import type { JsonValue, Message, MessageInput } from "../../model/message.ts";
 import { withCompactSummary } from "../../model/compact-summary.ts";
+import type { IdGenerator } from "../../model/ids.ts";
 import { validate } from "../../model/schemas.ts";
 import { checkExpectedSeq, checkSessionId, planAppend } from "../append-plan.ts";
 import { checkCompactionInput, compactionBounds, planCompaction, type RowPlace } from "../compaction-plan.ts";
@@ -50,6 +51,7 @@ import {
   updateSessionTotals,
   type MessageRow,
 } from "./sqlite-rows.ts";
+import type { SqliteWriterClient } from "./sqlite-writer-client.ts";
 import { latestSessionRow, listSessionRows, searchSessionRows } from "./sqlite-session-queries.ts";
 import { readDumpExtras, readSyncState, writeSyncState } from "./sqlite-session-extras.ts";
 
@@ -63,17 +65,30 @@ export class SqliteSessionStore implements SessionStore {
   readonly blobs: SqliteBlobStore;
   readonly #database: SqliteDatabase;
   readonly #context: StoreContext;
+  /** The writer thread the per-turn writes go to; undefined when they run on this thread (`writer: "inline"`). */
+  readonly #writer: SqliteWriterClient | undefined;
 
   /** @internal Use `openSqliteSessionStore`. */
-  constructor(database: SqliteDatabase, context: StoreContext) {
+  constructor(database: SqliteDatabase, context: StoreContext, writer?: SqliteWriterClient) {
     this.#database = database;
     this.#context = context;
+    this.#writer = writer;
     this.blobs = new SqliteBlobStore(database);
+  }
+
+  /** How this store writes turns: `worker` (a writer thread, group commit) or `inline` (this thread). */
+  get writerMode(): "worker" | "inline" {
+    return this.#writer ? "worker" : "inline";
   }
 
   /** Absolute path of the database file (or `:memory:`). */
   get location(): string {
     return this.#database.location;
+  }
+
+  /** @internal Writes answered by the writer thread and the transactions they took (undefined when inline). */
+  get writerStats(): { readonly writes: number; readonly groups: number } | undefined {
+    return this.#writer?.stats;
   }
 
   /** @internal The connection, for tests and tools that inspect the file. */
@@ -87,6 +102,11 @@ export class SqliteSessionStore implements SessionStore {
     options: AppendTurnOptions = {},
   ): Promise<AppendResult> {
     checkSessionId(sessionId);
+    if (this.#writer) {
+      const ids = this.#context.ids;
+      const args = [sessionId, withMessageIds(messages, ids), withCompactionIds(options, ids)];
+      return this.#writer.call("appendTurn", args, this.#context.clock());
+    }
     const database = this.#database;
     return database.write(() => {
       const existing = readSession(database, sessionId);
@@ -163,6 +183,10 @@ export class SqliteSessionStore implements SessionStore {
 
   async applyCompaction(sessionId: string, input: CompactionInput): Promise<Message> {
     const checked = checkCompactionInput(input);
+    if (this.#writer) {
+      const args = [sessionId, withSummaryId(checked, this.#context.ids)];
+      return this.#writer.call("applyCompaction", args, this.#context.clock());
+    }
     const database = this.#database;
     return database.write(() => {
       const session = readSession(database, sessionId);
@@ -243,6 +267,7 @@ export class SqliteSessionStore implements SessionStore {
     const id = checkSessionId(options.id ?? this.#context.ids("ses"));
     const title = options.title === undefined ? undefined : checkTitle(options.title);
     const database = this.#database;
+    await this.#writer?.idle();
     return database.write(() => {
       const parent = readSession(database, sessionId);
       if (!parent) throw missing(sessionId);
@@ -269,6 +294,8 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async attachCompactSummary(sessionId: string, input: CompactSummaryInput): Promise<Message> {
+    if (this.#writer)
+      return this.#writer.call("attachCompactSummary", [sessionId, input], this.#context.clock());
     const database = this.#database;
     return database.write(() => {
       const row = database.get<MessageRow>(
@@ -294,6 +321,7 @@ export class SqliteSessionStore implements SessionStore {
 
   async renameSession(sessionId: string, title: string): Promise<SessionRecord> {
     const checked = checkTitle(title);
+    if (this.#writer) return this.#writer.call("renameSession", [sessionId, checked], this.#context.clock());
     const database = this.#database;
     return database.write(() => {
       const changed = database.run(
@@ -308,12 +336,14 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async deleteSession(sessionId: string): Promise<boolean> {
+    if (this.#writer) return this.#writer.call("deleteSession", [sessionId], this.#context.clock());
     return this.#database.write(() => this.#delete(sessionId) !== undefined);
   }
 
   async cleanup(olderThanDays: number): Promise<CleanupResult> {
     const cutoff = retentionCutoff(olderThanDays, this.#context.clock());
     const database = this.#database;
+    await this.#writer?.idle();
     return database.write(() => {
       let deletedSessions = 0;
       let deletedBlobs = 0;
@@ -343,6 +373,10 @@ export class SqliteSessionStore implements SessionStore {
     executorSessionId?: string,
   ): Promise<SyncState> {
     const input = checkSyncInput(agent, cursor, executorSessionId);
+    if (this.#writer) {
+      const args = [sessionId, agent, cursor, executorSessionId];
+      return this.#writer.call("setSyncState", args, this.#context.clock());
+    }
     const database = this.#database;
     return database.write(() => {
       if (!database.get("SELECT 1 FROM sessions WHERE id = ?", sessionId)) throw missing(sessionId);
@@ -363,6 +397,7 @@ export class SqliteSessionStore implements SessionStore {
 
   async restoreSession(dump: SessionDump, options: RestoreOptions = {}): Promise<SessionRecord> {
     const checked = checkDump(dump, this.#context.inlineMediaLimit);
+    await this.#writer?.idle();
     return this.#database.write(() => this.#restore(checked, options.onExisting ?? "error")!);
   }
 
@@ -372,6 +407,7 @@ export class SqliteSessionStore implements SessionStore {
   ): Promise<RestoreSessionsResult> {
     const checked = checkDumps(dumps, this.#context.inlineMediaLimit);
     const onExisting = options.onExisting ?? "error";
+    await this.#writer?.idle();
     return this.#database.write(() => {
       const restored: SessionRecord[] = [];
       const skipped: string[] = [];
@@ -386,6 +422,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async close(): Promise<void> {
+    await this.#writer?.close();
     this.#database.close();
   }
 
@@ -442,6 +479,27 @@ export class SqliteSessionStore implements SessionStore {
     return collectBlobs(database, refs);
   }
 }
+
+/** Messages with an id each (drawn from the caller's generator, in the order an inline write would draw them). */
+function withMessageIds(messages: readonly MessageInput[], ids: IdGenerator): readonly MessageInput[] {
+  if (!Array.isArray(messages)) return messages;
+  return messages.map((message: MessageInput) =>
+    isObject(message) && message.id === undefined ? { ...message, id: ids("msg") } : message,
+  );
+}
+
+/** Append options whose compaction summaries have ids. */
+function withCompactionIds(options: AppendTurnOptions, ids: IdGenerator): AppendTurnOptions {
+  if (!isObject(options) || !Array.isArray(options.compactions)) return options;
+  return { ...options, compactions: options.compactions.map((input) => withSummaryId(input, ids)) };
+}
+
+function withSummaryId(input: CompactionInput, ids: IdGenerator): CompactionInput {
+  if (!isObject(input) || !isObject(input.summary) || input.summary.id !== undefined) return input;
+  return { ...input, summary: { ...input.summary, id: ids("sum") } };
+}
+
+const isObject = (value: unknown): value is object => typeof value === "object" && value !== null;
 
 function missing(sessionId: string): NotFoundError {
   return new NotFoundError("session", sessionId, "list sessions to see which exist");

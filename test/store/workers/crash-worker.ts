@@ -10,7 +10,7 @@ import { openStore, say, taggedTurn, type StoreSpec } from "./worker-store.ts";
 const { spec, sessionId, mode, worker } = JSON.parse(process.argv[2]!) as {
   spec: StoreSpec;
   sessionId: string;
-  mode: "append" | "restore";
+  mode: "append" | "restore" | "group";
   worker: number;
 };
 const store = await openStore(spec);
@@ -20,6 +20,7 @@ await say("ready");
 // Started ahead of time by the test; writes begin when it says "go".
 await new Promise<void>((resolve) => process.stdin.once("data", () => resolve()));
 const ids = sequentialIds();
+if (mode === "group") await appendInLanes();
 for (let round = 0; ; round++) {
   try {
     if (mode === "append") {
@@ -66,4 +67,31 @@ for (let round = 0; ; round++) {
     const expected = ["store_error", "concurrent_write"];
     if (!CtxkitError.isInstance(error) || !expected.includes(error.code)) process.exit(3);
   }
+}
+
+/**
+ * Group mode: six writers append at once through the one store, so the writer thread commits several turns per
+ * transaction. Lanes 0–3 own a session each (`<sessionId>-<lane>`); lanes 4 and 5 share `<sessionId>-4`, so
+ * some of their appends conflict inside a group. Prints "ack <session> <tag>"; never returns.
+ */
+async function appendInLanes(): Promise<never> {
+  const lane = async (index: number): Promise<never> => {
+    const session = `${sessionId}-${Math.min(index, 4)}`;
+    for (let round = index; ; round++) {
+      try {
+        const record = await store.getSession(session);
+        const tag = `t${(record?.turnCount ?? 0) + 1}`;
+        await store.appendTurn(session, taggedTurn(tag, 1 + (round % 3), 400), {
+          expectedNextSeq: record?.nextSeq ?? 0,
+        });
+        await say(`ack ${session} ${tag}`);
+        const stats = (store as { writerStats?: { writes: number; groups: number } }).writerStats;
+        if (stats) await say(`stats ${stats.writes} ${stats.groups}`);
+      } catch (error) {
+        await say(`fail ${CtxkitError.isInstance(error) ? error.code : String(error)}`);
+        if (!CtxkitError.isInstance(error) || error.code !== "concurrent_write") process.exit(3);
+      }
+    }
+  };
+  return Promise.any(Array.from({ length: 6 }, (_, index) => lane(index)));
 }
