@@ -65,6 +65,11 @@ export interface OpenStoresOptions {
   readonly readOnly?: boolean;
   /** PostgreSQL pool size (short-lived commands need few connections). */
   readonly poolSize?: number;
+  /**
+   * SQLite writes on a writer thread with group commit (`ctxkit serve`: many concurrent sessions); one-shot
+   * commands write inline.
+   */
+  readonly writerThread?: boolean;
 }
 
 /**
@@ -84,7 +89,12 @@ export async function openStores(
     const { path } = database;
     const readOnly = options.readOnly === true && path !== ":memory:" && existsSync(path);
     const { openSqliteSessionStore } = await import("../store/sqlite/index.ts");
-    const sessions = await openSqliteSessionStore({ path, readOnly, ...options.retention });
+    const sessions = await openSqliteSessionStore({
+      path,
+      readOnly,
+      ...options.retention,
+      ...(options.writerThread === true && { writer: "worker" as const }),
+    });
     return withMemory(sessions, `SQLite ${path}`, options.memory, async () => {
       const { openSqliteMemoryStore } = await import("../memory/sqlite/index.ts");
       return openSqliteMemoryStore({ path });

@@ -39,7 +39,7 @@ describe("SQLite store under SIGKILL", () => {
 describe("SQLite store under SIGKILL during group commits", () => {
   it("keeps every acknowledged turn and no partial one when six writers share the writer thread", async () => {
     const path = join(folder, "group-crash.db");
-    const spec = { backend: "sqlite" as const, path };
+    const spec = { backend: "sqlite" as const, path, writer: "worker" as const };
     const rounds = Array.from({ length: 30 }, (_, worker) => ({
       spec,
       sessionId: "lane",

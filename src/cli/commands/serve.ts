@@ -191,6 +191,8 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
   };
   const stores = await openStores(database, {
     memory: settings.memory.enabled,
+    // Many sessions commit at once: a writer thread groups their commits and keeps fsyncs off the event loop.
+    writerThread: true,
   });
   let running: RunningServer;
   try {

@@ -9,10 +9,11 @@ import { SqliteWriterClient } from "./sqlite-writer-client.ts";
 export interface SqliteSessionStoreOptions
   extends SessionStoreOptions, SqliteOpenOptions, OpenRetentionOptions {
   /**
-   * Where writes run. `worker` (default for a file): a writer thread owns the write connection and commits the
-   * turns that arrive together in one transaction (group commit), so the event loop never waits on a COMMIT;
-   * each write still resolves only once it is durable. `inline`: writes run on the calling thread, one
-   * transaction each. In-memory and read-only stores are always `inline`.
+   * Where writes run. `inline` (the default): on the calling thread, one transaction each — the fastest for one
+   * writer appending turn after turn. `worker`: a writer thread owns the write connection and commits the turns
+   * that arrive together in one transaction (group commit), so the event loop never waits on a COMMIT and many
+   * concurrent sessions share each fsync; each write still resolves only once it is durable. For servers
+   * (`ctxkit serve` uses it): measured in bench/RESULTS.md. In-memory and read-only stores are always `inline`.
    */
   readonly writer?: "worker" | "inline";
 }
@@ -33,7 +34,7 @@ export async function openSqliteSessionStore(
 ): Promise<SqliteSessionStore> {
   const context = storeContext(options);
   const database = openSqliteDatabase(options);
-  const useWorker = options.writer !== "inline" && database.location !== ":memory:" && !database.readOnly;
+  const useWorker = options.writer === "worker" && database.location !== ":memory:" && !database.readOnly;
   let writer: SqliteWriterClient | undefined;
   if (useWorker) {
     try {

@@ -16,14 +16,17 @@ const turn = (text: string): MessageInput[] => [
   { role: "assistant", content: [{ type: "text", text: `re: ${text}` }] },
 ];
 
-const open = (writer?: "worker" | "inline") =>
+const open = (writer: "worker" | "inline" | undefined = "worker") =>
   openSqliteSessionStore({ path: join(folder, `group-${++files}.db`), retentionDays: 0, writer });
 
 describe("SQLite writer thread (group commit)", () => {
-  it("is the default for a file and off for :memory: or when asked", async () => {
-    const worker = await open();
-    const inline = await open("inline");
-    const memory = await openSqliteSessionStore({ path: ":memory:" });
+  it("runs when asked for a file; inline by default, and always for :memory:", async () => {
+    const worker = await open("worker");
+    const inline = await openSqliteSessionStore({
+      path: join(folder, `group-${++files}.db`),
+      retentionDays: 0,
+    });
+    const memory = await openSqliteSessionStore({ path: ":memory:", writer: "worker" });
     expect([worker.writerMode, inline.writerMode, memory.writerMode]).toEqual(["worker", "inline", "inline"]);
     await Promise.all([worker.close(), inline.close(), memory.close()]);
   });

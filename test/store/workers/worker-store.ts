@@ -7,13 +7,17 @@ import { openSqliteSessionStore } from "../../../src/store/sqlite/index.ts";
 
 /** Where a worker's store is. */
 export type StoreSpec =
-  | { readonly backend: "sqlite"; readonly path: string }
+  | { readonly backend: "sqlite"; readonly path: string; readonly writer?: "worker" | "inline" }
   | { readonly backend: "postgres"; readonly url: string; readonly schema: string };
 
 /** Opens the store a spec names (no retention cleanup). */
 export function openStore(spec: StoreSpec): Promise<SessionStore> {
   return spec.backend === "sqlite"
-    ? openSqliteSessionStore({ path: spec.path, retentionDays: 0 })
+    ? openSqliteSessionStore({
+        path: spec.path,
+        retentionDays: 0,
+        ...(spec.writer !== undefined && { writer: spec.writer }),
+      })
     : openPostgresSessionStore({
         connectionString: spec.url,
         schema: spec.schema,
