@@ -1,66 +1,80 @@
-// Load test of the stateful OpenAI-compatible proxy on loopback: 100 concurrent sessions × 20 turns through
-// `ctxkit serve`'s app (SQLite and in-memory stores, API-key auth) against a fast scripted upstream, compared with the same
-// clients talking to the upstream directly. Reports the latency ctxkit adds (p50/p99) and the throughput, and
-// fails if any message is missing from the store afterwards.
-import { mkdtempSync, rmSync } from "node:fs";
+// Load test of the stateful OpenAI-compatible proxy as users deploy it: a real `ctxkit serve` process (SQLite,
+// API keys, default limits) between the official `openai` client and a loopback upstream that answers in ~20 ms.
+// Measures one session (the latency ctxkit adds when nothing queues) and 50 concurrent sessions × 10 turns
+// (throughput, the added p99, ctxkit's CPU per turn), compares each with the same clients calling the upstream
+// directly, and fails if any message is missing from the store afterwards.
+//
+// CTXKIT_BENCH_BASELINE=<checkout> adds a row for the `ctxkit serve` of another checkout (e.g. the code before a
+// change), run in the same way in the same run, so before/after are ratios of one run.
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { MemoryKeyStore } from "../src/server/auth/memory-key-store.ts";
-import { startServer } from "../src/server/start-server.ts";
-import { MemorySessionStore } from "../src/store/memory/index.ts";
-import type { SessionStore } from "../src/store/session-store.ts";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import OpenAI from "openai";
 import { openSqliteSessionStore } from "../src/store/sqlite/index.ts";
 import { startFakeOpenAIServer } from "../src/test/fake-openai-server.ts";
 import type { BenchSection } from "./run.ts";
 
-const SESSIONS = 100;
-const TURNS = 20;
-
-interface ChatMessage {
-  role: "user" | "assistant";
-  content: string;
-}
+const SESSIONS = 50;
+const TURNS = 10;
+const UPSTREAM_MS = 20;
+const repo = fileURLToPath(new URL("..", import.meta.url));
+const node = process.execPath;
 
 interface Run {
-  /** Milliseconds per request. */
+  /** Milliseconds per request, sorted. */
   readonly latencies: number[];
   readonly wallMs: number;
-  /** CPU time of the whole process (user + system) during the run, in milliseconds. */
-  readonly cpuMs: number;
-  readonly failures: string[];
+  /** CPU milliseconds (user + system, every thread) of the `ctxkit serve` process during the run. */
+  readonly serverCpuMs: number | undefined;
+  /** Turns that failed (the client gave up); a session stops at its first. */
+  readonly failed: number;
+  readonly firstFailure: string | undefined;
 }
-
-/** CPU milliseconds per request of a run (the process holds the clients, the upstream and the server). */
-const cpuPerRequest = (run: Run): number => run.cpuMs / Math.max(1, run.latencies.length);
 
 function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 }
+
+const turnsPerSecond = (run: Run): number => (run.latencies.length / run.wallMs) * 1000;
 
 function userText(session: number, turn: number): string {
   return `Session ${session}, turn ${turn}: please look at src/module-${turn}.ts and tell me what changed.`;
 }
 
+/** CPU milliseconds a process has used so far (Linux `/proc`; every thread counted). */
+function processCpuMs(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    const ticksPerSecond = 100; // USER_HZ on Linux
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Runs `SESSIONS` clients concurrently, each `TURNS` requests in sequence. `send` gets the session index, the
- * turn and the client's local history, and returns the assistant's text.
+ * Runs `sessions` clients concurrently, each `TURNS` requests in sequence; `send` gets the session index and the
+ * client's local history and returns the assistant's text. A session stops at its first failed turn.
  */
 async function load(
-  send: (session: number, turn: number, history: ChatMessage[]) => Promise<string>,
+  sessions: number,
+  send: (session: number, history: OpenAI.ChatCompletionMessageParam[]) => Promise<string>,
+  serverPid?: number,
 ): Promise<Run> {
   const latencies: number[] = [];
   const failures: string[] = [];
+  const cpuBefore = serverPid === undefined ? undefined : processCpuMs(serverPid);
   const started = performance.now();
-  const cpu = process.cpuUsage();
   await Promise.all(
-    Array.from({ length: SESSIONS }, async (_, session) => {
-      const history: ChatMessage[] = [];
+    Array.from({ length: sessions }, async (_, session) => {
+      const history: OpenAI.ChatCompletionMessageParam[] = [];
       for (let turn = 0; turn < TURNS; turn++) {
         history.push({ role: "user", content: userText(session, turn) });
         const begun = performance.now();
         try {
-          const reply = await send(session, turn, history);
+          const reply = await send(session, history);
           latencies.push(performance.now() - begun);
           history.push({ role: "assistant", content: reply });
         } catch (error) {
@@ -70,194 +84,239 @@ async function load(
       }
     }),
   );
-  const used = process.cpuUsage(cpu);
+  const wallMs = performance.now() - started;
+  const cpuAfter = serverPid === undefined ? undefined : processCpuMs(serverPid);
   return {
     latencies: latencies.sort((a, b) => a - b),
-    wallMs: performance.now() - started,
-    cpuMs: (used.user + used.system) / 1000,
-    failures,
+    wallMs,
+    serverCpuMs: cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore,
+    failed: failures.length,
+    firstFailure: failures[0],
   };
 }
 
-async function postChat(url: string, headers: Record<string, string>, body: unknown): Promise<string> {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...headers },
-    body: JSON.stringify(body),
+/** A running `ctxkit serve` child process. */
+interface Served {
+  readonly url: string;
+  readonly pid: number;
+  stop(): Promise<void>;
+}
+
+/** Starts `ctxkit serve` of `checkout` on a fresh database and key file, with its default limits. */
+async function startServe(
+  checkout: string,
+  folder: string,
+  upstreamUrl: string,
+): Promise<Served & { key: string }> {
+  const bin = join(checkout, "bin", "ctxkit.js");
+  const env = { PATH: process.env["PATH"], HOME: folder, CTXKIT_UPSTREAM_API_KEY: "bench" };
+  const keys = join(folder, "keys.json");
+  const added = spawnSync(node, [bin, "serve", "keys", "add", "bench", "--keys", keys], {
+    env,
+    encoding: "utf8",
   });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`HTTP ${response.status}: ${text.slice(0, 200)}`);
-  const parsed = JSON.parse(text) as { choices: { message: { content: string } }[] };
-  return parsed.choices[0]!.message.content;
+  if (added.status !== 0) throw new Error(`proxy-load: keys add failed: ${added.stderr}`);
+  const child = spawn(
+    node,
+    [
+      bin,
+      "serve",
+      "--port",
+      "0",
+      "--db",
+      join(folder, "ctxkit.db"),
+      "--keys",
+      keys,
+      "--upstream",
+      upstreamUrl,
+    ],
+    { env, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let stdout = "";
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<void>((done) => child.once("exit", () => done()));
+  const url = await new Promise<string>((done, fail) => {
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const found = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
+      if (found !== undefined) done(found);
+    });
+    void exited.then(() => fail(new Error(`proxy-load: ctxkit serve exited: ${stderr}`)));
+  });
+  return {
+    url,
+    pid: child.pid!,
+    key: added.stdout.trim(),
+    stop: async () => {
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
 }
 
-function row(label: string, run: Run): string {
-  const cells = [
-    label,
-    run.latencies.length,
-    percentile(run.latencies, 50).toFixed(2),
-    percentile(run.latencies, 99).toFixed(2),
-    (run.latencies.at(-1) ?? Number.NaN).toFixed(2),
-    ((run.latencies.length / run.wallMs) * 1000).toFixed(0),
-    (run.wallMs / 1000).toFixed(1),
-    cpuPerRequest(run).toFixed(2),
-  ];
-  return `| ${cells.join(" | ")} |`;
-}
-
-/** A store the proxy runs over, opened fresh for its run. */
-interface StoreVariant {
+/** What one `ctxkit serve` did under both loads. */
+interface ProxyRuns {
   readonly label: string;
-  open(folder: string): Promise<SessionStore>;
+  readonly single: Run;
+  readonly concurrent: Run;
 }
 
-const VARIANTS: readonly StoreVariant[] = [
-  {
-    label: "through ctxkit, SQLite FULL, writer thread (ctxkit serve)",
-    open: (folder) => openSqliteSessionStore({ path: join(folder, "worker.db"), writer: "worker" }),
-  },
-  {
-    label: "through ctxkit, SQLite FULL, inline writes (library default)",
-    open: (folder) => openSqliteSessionStore({ path: join(folder, "full.db") }),
-  },
-  {
-    label: "through ctxkit, SQLite synchronous NORMAL",
-    open: (folder) => openSqliteSessionStore({ path: join(folder, "normal.db"), synchronous: "normal" }),
-  },
-  { label: "through ctxkit, in-memory store", open: async () => new MemorySessionStore() },
-];
-
-/** Runs the load through a proxy over `store` and checks that every message was stored, in order. */
-async function throughProxy(store: SessionStore, upstreamUrl: string): Promise<{ run: Run; stored: number }> {
-  const keys = new MemoryKeyStore();
-  const { key } = await keys.create("bench");
-  const server = await startServer({
-    store,
-    keys,
-    port: 0,
-    webRoot: false,
-    upstream: { baseURL: upstreamUrl, model: "gpt-4.1-mini" },
-    // One key drives every client here; the per-key limit (50/s by default) would measure the limiter.
-    limits: { rateLimit: false },
-  });
+/**
+ * Runs one session, then `SESSIONS` at once, through the `ctxkit serve` of `checkout`. `strict` (this checkout):
+ * a failed turn fails the bench, and every message must be in the database afterwards.
+ */
+async function throughServe(
+  label: string,
+  checkout: string,
+  upstreamUrl: string,
+  strict: boolean,
+): Promise<ProxyRuns> {
+  const folder = mkdtempSync(join(tmpdir(), "ctxkit-proxy-load-"));
   try {
-    const url = `${server.url}/v1/chat/completions`;
-    const auth = { authorization: `Bearer ${key}` };
-    for (let index = 0; index < 20; index++) {
-      await postChat(
-        url,
-        { ...auth, "x-ctxkit-session": `warm-${index}` },
-        {
-          model: "m",
-          messages: [{ role: "user", content: "warm up" }],
-        },
-      );
-    }
+    const served = await startServe(checkout, folder, upstreamUrl);
+    const clients = new Map<string, OpenAI>();
+    const client = (session: string) => {
+      let found = clients.get(session);
+      if (!found) {
+        found = new OpenAI({
+          baseURL: `${served.url}/v1`,
+          apiKey: served.key,
+          // The SDK's default retries (2, honouring Retry-After): what an agent gets.
+          defaultHeaders: { "x-ctxkit-session": session },
+        });
+        clients.set(session, found);
+      }
+      return found;
+    };
     // The client sends only its new message; the proxy appends, governs, forwards and stores.
-    const run = await load((session, _turn, history) =>
-      postChat(
-        url,
-        { ...auth, "x-ctxkit-session": `load-${session}` },
-        { model: "gpt-4.1-mini", messages: [history.at(-1)] },
-      ),
-    );
-    if (run.failures.length > 0) {
-      throw new Error(`proxy-load: ${run.failures.length} requests failed: ${run.failures[0]}`);
+    const send =
+      (prefix: string) => async (session: number, history: OpenAI.ChatCompletionMessageParam[]) => {
+        const completion = await client(`${prefix}-${session}`).chat.completions.create({
+          model: "gpt-4.1-mini",
+          messages: [history.at(-1)!],
+        });
+        return completion.choices[0]!.message.content ?? "";
+      };
+    let single: Run;
+    let concurrent: Run;
+    try {
+      await load(5, send("warm"));
+      single = await load(1, send("single"), served.pid);
+      concurrent = await load(SESSIONS, send("load"), served.pid);
+    } finally {
+      await served.stop();
     }
-    let stored = 0;
+    if (strict) {
+      const failure = single.firstFailure ?? concurrent.firstFailure;
+      if (failure !== undefined) throw new Error(`proxy-load: a turn failed: ${failure}`);
+      await checkStored(join(folder, "ctxkit.db"));
+    }
+    return { label, single, concurrent };
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+/** Every session of the concurrent run holds its turns, user messages in the order sent. */
+async function checkStored(path: string): Promise<void> {
+  const store = await openSqliteSessionStore({ path });
+  try {
     for (let session = 0; session < SESSIONS; session++) {
       const messages = await store.loadMessages(`load-${session}`);
-      stored += messages.length;
-      const expected = Array.from({ length: TURNS }, (_, turn) => userText(session, turn));
       const got = messages
         .filter((message) => message.role === "user")
         .map((message) => message.content.map((block) => (block.type === "text" ? block.text : "")).join(""));
+      const expected = Array.from({ length: TURNS }, (_, turn) => userText(session, turn));
       if (messages.length !== 2 * TURNS || JSON.stringify(got) !== JSON.stringify(expected)) {
         throw new Error(
           `proxy-load: session load-${session} holds ${messages.length} messages, not ${2 * TURNS}`,
         );
       }
     }
-    return { run, stored };
   } finally {
-    await server.close();
+    await store.close();
   }
 }
 
+const ms = (value: number) => value.toFixed(1);
+
 export default async function proxyLoad(): Promise<BenchSection> {
-  const folder = mkdtempSync(join(tmpdir(), "ctxkit-proxy-load-"));
   const upstream = await startFakeOpenAIServer({
     responses: (request) => ({
       text: `Answer ${request.index}: module changed in two places.`,
       usage: { promptTokens: 100, completionTokens: 10 },
+      delayMs: UPSTREAM_MS,
     }),
   });
   try {
-    const directUrl = `${upstream.url}/chat/completions`;
-    for (let index = 0; index < 20; index++) {
-      await postChat(directUrl, {}, { model: "m", messages: [{ role: "user", content: "warm up" }] });
-    }
     // Direct: a stateless client sends its whole history every time.
-    const direct = await load((_session, _turn, history) =>
-      postChat(directUrl, {}, { model: "gpt-4.1-mini", messages: history }),
-    );
-    if (direct.failures.length > 0) throw new Error(`proxy-load: direct failed: ${direct.failures[0]}`);
+    const directClient = new OpenAI({ baseURL: upstream.url, apiKey: "bench" });
+    const direct = async (_session: number, history: OpenAI.ChatCompletionMessageParam[]) =>
+      (await directClient.chat.completions.create({ model: "gpt-4.1-mini", messages: history })).choices[0]!
+        .message.content ?? "";
+    await load(5, direct);
+    const directSingle = await load(1, direct);
+    const directConcurrent = await load(SESSIONS, direct);
 
-    const rows = [row("direct to upstream", direct)];
-    const added: string[] = [];
-    const lossless: string[] = [];
-    for (const variant of VARIANTS) {
-      const store = await variant.open(folder);
-      try {
-        const { run, stored } = await throughProxy(store, upstream.url);
-        rows.push(row(variant.label, run));
-        const p50 = percentile(run.latencies, 50) - percentile(direct.latencies, 50);
-        const p99 = percentile(run.latencies, 99) - percentile(direct.latencies, 99);
-        const cpu = cpuPerRequest(run) - cpuPerRequest(direct);
-        added.push(`| ${variant.label} | ${p50.toFixed(2)} | ${p99.toFixed(2)} | ${cpu.toFixed(2)} |`);
-        lossless.push(`${variant.label}: ${stored}`);
-      } finally {
-        await store.close();
-      }
+    const variants = [await throughServe("`ctxkit serve` (this checkout)", repo, upstream.url, true)];
+    const baseline = process.env["CTXKIT_BENCH_BASELINE"];
+    if (baseline) {
+      const commit = spawnSync("git", ["-C", baseline, "rev-parse", "--short", "HEAD"], { encoding: "utf8" });
+      const label = `\`ctxkit serve\` of commit ${commit.stdout.trim() || baseline} (baseline)`;
+      variants.push(await throughServe(label, resolve(baseline), upstream.url, false));
     }
 
+    const rows = [
+      `| direct to upstream | ${ms(percentile(directSingle.latencies, 50))} | ${ms(percentile(directConcurrent.latencies, 50))} | ${ms(percentile(directConcurrent.latencies, 99))} | ${turnsPerSecond(directConcurrent).toFixed(0)} | ${directConcurrent.failed} | | | | |`,
+    ];
+    for (const { label, single, concurrent } of variants) {
+      const addedSingleP50 = percentile(single.latencies, 50) - percentile(directSingle.latencies, 50);
+      const addedP99 = percentile(concurrent.latencies, 99) - percentile(directConcurrent.latencies, 99);
+      const cpu =
+        concurrent.serverCpuMs === undefined
+          ? "n/a"
+          : (concurrent.serverCpuMs / concurrent.latencies.length).toFixed(2);
+      rows.push(
+        `| ${label} | ${ms(percentile(single.latencies, 50))} | ${ms(percentile(concurrent.latencies, 50))} | ` +
+          `${ms(percentile(concurrent.latencies, 99))} | ${turnsPerSecond(concurrent).toFixed(0)} | ` +
+          `${concurrent.failed + single.failed} | ` +
+          `${ms(addedSingleP50)} | ${ms(addedP99)} | ${(addedP99 / addedSingleP50).toFixed(1)}× | ${cpu} |`,
+      );
+    }
+    const ratio =
+      variants.length > 1
+        ? `\n\nThroughput at ${SESSIONS} sessions (turns answered per second), this checkout / baseline: ` +
+          `${(turnsPerSecond(variants[0]!.concurrent) / turnsPerSecond(variants[1]!.concurrent)).toFixed(2)}×. ` +
+          "The baseline row was run in the same way in the same run (`CTXKIT_BENCH_BASELINE`); its failed turns " +
+          "are the ones its client gave up on after the SDK's retries (a session stops at its first)."
+        : "";
     const markdown = [
-      `${SESSIONS} concurrent sessions × ${TURNS} turns (${SESSIONS * TURNS} non-streaming requests per row) on ` +
-        "127.0.0.1, one Node process holding the load generator, the scripted upstream and the ctxkit server " +
-        "(API-key auth, rate limit off). Direct = the same clients sending their whole history to the upstream; " +
-        "through ctxkit = sending only the new message to `POST /v1/chat/completions` with `X-Ctxkit-Session`.",
+      `A real \`ctxkit serve\` process (SQLite database with its default durability, the writer thread, API-key ` +
+        `auth and the default limits) on 127.0.0.1 between the official \`openai\` client and a scripted upstream ` +
+        `that answers each request after ${UPSTREAM_MS} ms; the clients and the upstream share the bench's process. ` +
+        `Through ctxkit a client sends only its new message with \`X-Ctxkit-Session\`; direct, it sends its whole ` +
+        `history. Clients keep the SDK's default retries. One session × ${TURNS} turns, then ${SESSIONS} concurrent sessions × ${TURNS} turns ` +
+        `(${SESSIONS * TURNS} requests).`,
       "",
-      "| path | requests | p50 ms | p99 ms | max ms | requests/s | wall s | CPU ms/request |",
-      "| ---- | -------: | -----: | -----: | -----: | ---------: | -----: | -------------: |",
+      `| path | 1 session p50 ms | ${SESSIONS} sessions p50 ms | ${SESSIONS} sessions p99 ms | turns/s at ${SESSIONS} | failed turns | added p50 at 1 ms | added p99 at ${SESSIONS} ms | added p99 at ${SESSIONS} / added p50 at 1 | ctxkit CPU ms per turn |`,
+      "| ---- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
       ...rows,
       "",
-      "Latency added by ctxkit (proxy minus direct, same percentile): auth, the session lease, governance of the " +
-        "stored history, the commit of the new messages and the reply, and a second HTTP hop. ctxkit's CPU per " +
-        "turn is the process's CPU per request through ctxkit minus the direct run's (the clients and the upstream " +
-        "run in both; a direct client sends its whole history, so this slightly understates ctxkit's share).",
-      "",
-      "| store | added p50 ms | added p99 ms | ctxkit CPU ms per turn |",
-      "| ----- | -----------: | -----------: | ---------------------: |",
-      ...added,
-      "",
-      `**No message lost:** messages stored per run (expected ${SESSIONS * TURNS * 2}, each session's user ` +
-        `messages in the order sent) — ${lossless.join("; ")}.`,
-      "",
-      "Inline, `node:sqlite` commits on the event loop, so with `synchronous = FULL` every commit's fsync stalls " +
-        "all sessions of the process; with the writer thread (what `ctxkit serve` opens) a worker owns the write " +
-        "connection and commits the turns that arrive together in one transaction, each acknowledged once " +
-        "durable. The SQLite rows measure the disk as much as ctxkit; the in-memory row is ctxkit's own " +
-        "overhead. Figures from a shared 2-core machine are noisy: compare rows of one run.",
+      `Added = through ctxkit minus direct, same percentile: auth, the session lease, governance of the stored ` +
+        `history, the durable commit of the new messages and the reply, and a second HTTP hop. ctxkit's CPU per ` +
+        `turn is the \`ctxkit serve\` process's CPU (every thread, from \`/proc\`) during the ${SESSIONS}-session run ` +
+        `divided by its turns. After each run every session's messages are read back from the database: all ` +
+        `${SESSIONS * TURNS * 2} are there, user messages in the order sent (the bench fails otherwise).${ratio}`,
     ].join("\n");
     return {
       title: "Stateful proxy under load",
       goal:
-        "100 concurrent sessions × 20 turns through the proxy with no message lost; report the p99 latency " +
-        "ctxkit adds over calling the upstream directly",
+        `${SESSIONS} concurrent sessions × ${TURNS} turns through \`ctxkit serve\` with no message lost; added p99 ` +
+        `at ${SESSIONS} sessions ≤ 3× the added p50 of one session; report throughput and ctxkit's CPU per turn`,
       markdown,
     };
   } finally {
     await upstream.close();
-    rmSync(folder, { recursive: true, force: true });
   }
 }
