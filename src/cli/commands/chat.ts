@@ -1,6 +1,6 @@
 import { homedir } from "node:os";
 import type { Command } from "commander";
-import { runChat, type ChatFlags } from "../chat/start-chat.ts";
+import type { ChatFlags } from "../chat/start-chat.ts";
 import type { CliIo, CommandRegistration } from "../program.ts";
 
 /** Where `ctxkit chat` reads input and settings; tests point it at a sandbox. */
@@ -31,6 +31,7 @@ export function chatCommand(options: ChatCommandOptions = {}): CommandRegistrati
       .option("--pg <url>", "store sessions in PostgreSQL (default: CTXKIT_PG_URL or the pgUrl setting)")
       .option("--db <path>", "SQLite database file (default: CTXKIT_DB or the db setting)")
       .action(async (flags: ChatFlags) => {
+        const { runChat } = await import("../chat/start-chat.ts");
         await runChat(flags, {
           io,
           stdin: options.stdin?.() ?? process.stdin,

@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { DEMO_AGENT, DEMO_MIN_WINDOW } from "../../demo/run-demo.ts";
+import { DEMO_AGENT } from "../../demo/run-demo.ts";
+import { DEMO_MIN_WINDOW } from "../../demo/demo-window.ts";
 import { openSqliteSessionStore } from "../../store/sqlite/index.ts";
 import { runCli } from "../main.ts";
 

@@ -1,109 +1,7 @@
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
-import { z } from "zod";
-import { loadSettings } from "../../config/index.ts";
-import { ValidationError } from "../../errors/errors.ts";
-import { renderStory } from "../../demo/render-story.ts";
-import { DEMO_AGENT, DEMO_MIN_WINDOW, runDemo } from "../../demo/run-demo.ts";
-import { randomIds } from "../../model/ids.ts";
-import { validate } from "../../model/schemas.ts";
-import { resolveConfiguredModels } from "../../providers/index.ts";
-import { MemorySessionStore } from "../../store/memory/index.ts";
-import type { SessionStore } from "../../store/session-store.ts";
-import { openSqliteSessionStore } from "../../store/sqlite/index.ts";
-import { createExtractiveSummarizer, createLlmSummarizer, type Summarizer } from "../../summarize/index.ts";
-import { estimatorForModel } from "../../tokens/index.ts";
-import { progressBar } from "../progress-bar.ts";
 import type { CliIo, CommandRegistration } from "../program.ts";
-
-interface DemoFlags {
-  readonly db?: string;
-  readonly window: string;
-  readonly temporary?: boolean;
-}
-
-const optionsSchema = z.object({
-  window: z.coerce
-    .number({ error: "--window must be a number of tokens" })
-    .int("--window must be a whole number of tokens")
-    .min(
-      DEMO_MIN_WINDOW,
-      `--window must be at least ${DEMO_MIN_WINDOW.toLocaleString("en-US")} tokens, the smallest window ` +
-        "every step of the demo fits in",
-    ),
-});
-
-/** The ctxkit package root (where src/ or dist/ is). */
-function packageRoot(): string {
-  return fileURLToPath(new URL("../../../", import.meta.url));
-}
-
-/** Deletes the demo's sessions other than `keep` (earlier runs, and any a killed run left): returns how many. */
-async function removeEarlierRuns(store: SessionStore, keep: string): Promise<number> {
-  const earlier: string[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await store.listSessions({
-      agent: DEMO_AGENT,
-      limit: 1000,
-      ...(cursor !== undefined && { cursor }),
-    });
-    earlier.push(...page.sessions.map((session) => session.id).filter((id) => id !== keep));
-    cursor = page.nextCursor;
-  } while (cursor !== undefined);
-  for (const id of earlier) await store.deleteSession(id);
-  return earlier.length;
-}
-
-async function demo(flags: DemoFlags, io: CliIo): Promise<void> {
-  const { window: contextWindow } = validate(optionsSchema, { window: flags.window }, "demo options");
-  if (flags.temporary === true && flags.db !== undefined) {
-    throw new ValidationError(
-      "--temporary keeps the session in memory and --db names a database; give one of them",
-    );
-  }
-  const root = packageRoot();
-  const sourceFolder = existsSync(join(root, "src")) ? "src" : "dist";
-  const { settings } = loadSettings({ cwd: process.cwd(), env: io.env });
-  const database = flags.temporary === true ? undefined : (flags.db ?? settings.db);
-  // --temporary: nothing on disk, so nothing is left behind however the run ends (an error, Ctrl-C, a kill).
-  const store =
-    database === undefined ? new MemorySessionStore() : await openSqliteSessionStore({ path: database });
-  const sessionId = randomIds("ses");
-  try {
-    const counter = estimatorForModel("claude-sonnet-4-5");
-    let summarizer: Summarizer = createExtractiveSummarizer({ counter });
-    if (settings.model !== undefined) {
-      const { model, summarizationModel } = await resolveConfiguredModels(settings, { env: io.env });
-      summarizer = createLlmSummarizer({ model: summarizationModel ?? model, fallback: summarizer });
-    }
-    const progress = progressBar(io, "demo");
-    let report;
-    try {
-      report = await runDemo({
-        store,
-        root,
-        sourceFolder,
-        contextWindow,
-        counter,
-        summarizer,
-        sessionId,
-        onProgress: (done, total) => progress.update(done, total),
-      });
-    } catch (error) {
-      // A failed run leaves no half session; should this delete fail, the next run's clean-up removes it.
-      await store.deleteSession(sessionId).catch(() => false);
-      throw error;
-    }
-    progress.done();
-    const replaced = database === undefined ? 0 : await removeEarlierRuns(store, report.sessionId);
-    io.stdout.write(renderStory(report, database === undefined ? {} : { database, replaced }));
-  } finally {
-    await store.close();
-  }
-}
+import { DEMO_MIN_WINDOW } from "../../demo/demo-window.ts";
+import type { DemoFlags } from "./run-demo.ts";
 
 /**
  * `ctxkit demo`: the offline demo — a scripted coding agent through the whole engine, told as a story. The
@@ -127,5 +25,5 @@ export const registerDemo: CommandRegistration = (program: Command, io: CliIo) =
       `context window of the simulated model (at least ${DEMO_MIN_WINDOW.toLocaleString("en-US")})`,
       "48000",
     )
-    .action((flags: DemoFlags) => demo(flags, io));
+    .action(async (flags: DemoFlags) => (await import("./run-demo.ts")).runDemoCommand(flags, io));
 };

@@ -1,0 +1,251 @@
+/** What `ctxkit replay` does once its flags are parsed (loaded only when the command runs). */
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { z } from "zod";
+import { ValidationError } from "../../errors/errors.ts";
+import { fromFileSystemError } from "../../errors/file-access-error.ts";
+import { governancePolicySchema, type GovernancePolicyInput } from "../../governance/policy.ts";
+import { preset } from "../../governance/presets.ts";
+import { validate } from "../../model/schemas.ts";
+import { toAnthropic, withAnthropicBreakpoints } from "../../formats/providers/anthropic/index.ts";
+import { toOpenAIChatJson } from "../../formats/providers/index.ts";
+import { importTranscriptFile, type ImportedConversation } from "../../formats/transcripts/index.ts";
+import { replayConversation, type ReplayRequest, type ReplayTotals } from "../../replay/replay.ts";
+import { counterForModel } from "../../tokens/counter-for-model.ts";
+import { defaultModelRegistry } from "../../tokens/model-registry.ts";
+import { cacheProfileFor, cacheProfiles } from "../../pricing/cache-profile.ts";
+import { reservedOutputTokens } from "../../tokens/model-info.ts";
+import { createExtractiveSummarizer } from "../../summarize/index.ts";
+import { RetentionTracker } from "../../metrics/index.ts";
+import { ensureDirectory } from "../../errors/ensure-directory.ts";
+import { formatTable } from "../format-table.ts";
+import { progressBar } from "../progress-bar.ts";
+import type { CliIo } from "../program.ts";
+
+const optionsSchema = z.object({
+  format: z
+    .enum(["auto", "claude-code", "codex", "gemini-cli", "openai", "swe-agent", "ctxkit"])
+    .default("auto"),
+  conversation: z.string().optional(),
+  model: z.string().optional(),
+  window: z.coerce.number().int().positive("--window must be a positive number of tokens").optional(),
+  preset: z.string().optional(),
+  config: z.string().optional(),
+  pricing: z.enum(["anthropic", "openai", "gemini", "none"]).optional(),
+  breakpoints: z.enum(["ctxkit", "newest"]).default("ctxkit"),
+  cacheTtl: z.enum(["5m", "1h"]).default("5m"),
+  json: z.boolean().default(false),
+  explain: z
+    .preprocess((value) => (value === true ? 5 : value), z.coerce.number().int().positive())
+    .optional(),
+  dump: z.string().optional(),
+  dumpProvider: z.enum(["openai", "anthropic"]).default("openai"),
+});
+
+function pickConversation(
+  conversations: readonly ImportedConversation[],
+  wanted: string | undefined,
+  file: string,
+): ImportedConversation {
+  if (wanted === undefined) {
+    const main = conversations.find((conversation) => !conversation.sidechain) ?? conversations[0];
+    if (!main) throw new ValidationError(`${file} holds no conversation to replay`);
+    return main;
+  }
+  const byId = conversations.find((conversation) => conversation.id === wanted);
+  const index = /^\d+$/.test(wanted) ? conversations[Number(wanted)] : undefined;
+  const found = byId ?? index;
+  if (!found) {
+    throw new ValidationError(
+      `--conversation ${wanted}: no such conversation in ${file}; use an index 0–${conversations.length - 1} or one of its ids (ctxkit stats ${file})`,
+    );
+  }
+  return found;
+}
+
+async function policyFrom(options: z.output<typeof optionsSchema>): Promise<GovernancePolicyInput> {
+  let overrides: GovernancePolicyInput = {};
+  if (options.config !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(await readFile(options.config, "utf8"));
+    } catch (error) {
+      throw new ValidationError(
+        `--config ${options.config}: cannot read it as JSON (${(error as Error).message})`,
+      );
+    }
+    const fileSchema = z.object({
+      preset: z.string().optional(),
+      policy: governancePolicySchema.partial().optional(),
+    });
+    const file = validate(fileSchema, parsed, `replay config ${options.config}`);
+    overrides = { ...preset(file.preset ?? "default"), ...file.policy };
+  }
+  return options.preset !== undefined ? preset(options.preset, overrides) : overrides;
+}
+
+/** Writes one dumped request; a failure stops the replay with a typed error naming the file. */
+async function dump(folder: string, name: string, body: object): Promise<void> {
+  const path = join(folder, name);
+  await writeFile(path, `${JSON.stringify(body, null, 2)}\n`).catch((error: unknown) => {
+    throw fromFileSystemError(error, path, "cannot write the request dump");
+  });
+}
+
+/** Replays one transcript file and writes the report. */
+export async function runReplay(file: string, raw: Record<string, unknown>, io: CliIo): Promise<void> {
+  const options = validate(optionsSchema, raw, "replay options");
+  const conversations = await importTranscriptFile(file, {
+    format: options.format,
+  });
+  const conversation = pickConversation(conversations, options.conversation, file);
+  const recordedModel = conversation.messages.find((message) => message.model !== undefined)?.model;
+  const modelId = options.model ?? recordedModel ?? "claude-sonnet-4-5";
+  const model = defaultModelRegistry.lookup(modelId);
+  const contextWindow = options.window ?? model.contextWindow;
+  const counter = await counterForModel(model);
+  const policy = await policyFrom(options);
+  // Priced as the recorded model's provider bills it, unless told otherwise.
+  const cache =
+    options.pricing === undefined
+      ? cacheProfileFor(modelId, model.provider === "google" ? { provider: "gemini" } : {})
+      : cacheProfiles[options.pricing];
+  const retention = new RetentionTracker();
+  // Not mkdir({ recursive: true }): it spins forever where a folder cannot be created (`/proc/x`).
+  if (options.dump !== undefined) ensureDirectory(options.dump);
+  const progress = progressBar(io, "replay");
+  const { requests, totals } = await replayConversation(conversation.messages, {
+    contextWindow,
+    reservedOutputTokens: reservedOutputTokens({ contextWindow, maxOutputTokens: model.maxOutputTokens }),
+    counter,
+    summarizer: createExtractiveSummarizer({ counter }),
+    policy: { pricing: cache.provider, ...policy },
+    cache,
+    breakpoints: options.breakpoints,
+    longTtl: options.cacheTtl === "1h",
+    retention,
+    onProgress: (done, total) => progress.update(done, total),
+    ...(options.dump !== undefined && {
+      onRequest: async (index, view) => {
+        await dump(options.dump!, `request-${index}.json`, { index, messages: toOpenAIChatJson(view) });
+        if (options.dumpProvider === "anthropic") {
+          // What ctxkit would send Claude: the Anthropic payload with its cache breakpoints.
+          const payload = withAnthropicBreakpoints(toAnthropic(view), { model: modelId });
+          await dump(options.dump!, `request-${index}.anthropic.json`, { index, ...payload });
+        }
+      },
+    }),
+  });
+  progress.done();
+  if (totals.requests > 0 && totals.refused === totals.requests) {
+    throw new ValidationError(
+      `--window ${contextWindow.toLocaleString("en-US")} is too small for this conversation: governance refused ` +
+        `every one of its ${totals.requests} request${totals.requests === 1 ? "" : "s"}; give a larger --window (or leave it out for ${modelId}'s ` +
+        `${model.contextWindow.toLocaleString("en-US")})`,
+    );
+  }
+  if (options.json) {
+    io.stdout.write(`${JSON.stringify({ requests, totals })}\n`);
+    return;
+  }
+  io.stdout.write(
+    `${describe(conversation, modelId, contextWindow, totals)}\n\n${renderTotals(totals)}\n\n${renderRequests(requests)}\n`,
+  );
+  if (options.explain !== undefined) io.stdout.write(`\n${explainWorst(requests, options.explain)}\n`);
+}
+
+function describe(
+  conversation: ImportedConversation,
+  model: string,
+  window: number,
+  totals: ReplayTotals,
+): string {
+  const cache = totals.cacheModel;
+  const prices =
+    cache.provider === "none"
+      ? "no prompt cache"
+      : `${cache.provider} prompt cache (${cache.model ?? "reference model"}: read ${cache.read}×, write ${cache.write}×, ` +
+        `output ${cache.output}×, entries live ${cache.ttlSeconds / 60} min${cache.provider === "anthropic" ? `, ${cache.breakpoints} breakpoints` : ""})`;
+  return (
+    `Replayed ${conversation.id} (${conversation.format}, ${conversation.messages.length} messages) with ${model}, ` +
+    `window ${window.toLocaleString("en-US")}, priced by the ${prices}.`
+  );
+}
+
+/**
+ * The saving, or why none is claimed: a refused request costs nothing here but fails the agent, so a run with
+ * refusals is not cheaper, it did less.
+ */
+function savingClaim(totals: ReplayTotals, saved: number): string {
+  if (totals.refused === 0) return `${(saved * 100).toFixed(1)}% below no governance`;
+  return (
+    `no saving claimed: ${totals.refused} of ${totals.requests} requests did not fit the window and were ` +
+    "refused, which costs nothing here but stops the agent; raise --window"
+  );
+}
+
+function renderTotals(totals: ReplayTotals): string {
+  const saved = totals.rawCostUnits === 0 ? 0 : 1 - totals.costWithRereads / totals.rawCostUnits;
+  const recorded = totals.recorded;
+  const headers = ["", "without ctxkit", "with ctxkit", ...(recorded ? ["recorded agent"] : [])];
+  const row = (label: string, raw: number, governed: number, spent?: number): (string | number)[] => [
+    label,
+    raw,
+    governed,
+    ...(recorded ? [spent ?? "—"] : []),
+  ];
+  return (
+    formatTable(headers, [
+      row("input tokens", totals.rawInputTokens, totals.governedInputTokens, recorded?.inputTokens),
+      row(
+        "cost units (billed: cache, summaries, re-reads)",
+        Math.round(totals.rawCostUnits),
+        Math.round(totals.costWithRereads),
+        recorded && Math.round(recorded.costUnits),
+      ),
+      row("largest request", totals.maxRawTokens, totals.maxGovernedTokens),
+    ]) +
+    `\n\n${totals.requests} requests (system prompt and tools: ${number(totals.fixedTokens)} tokens each), ` +
+    `${totals.compactions} compactions, ${number(totals.cachedInputTokens)} tokens read from the prompt cache and ` +
+    `${number(totals.cacheWriteTokens)} written, ${totals.refused} refused.\n` +
+    `Cost with ctxkit: ${number(totals.costUnits)} units as run, + ${number(totals.summarizerCostUnits)} for ` +
+    `${totals.summaryCalls} summaries billed as LLM calls, + ${number(totals.rereadCostUnits)} for ${totals.rereads} ` +
+    `re-reads = ${number(totals.costWithRereads)} (${savingClaim(totals, saved)}).\n` +
+    `Next-step grounding ${percent(totals.grounding)} (edit anchors ${percent(totals.anchorsKept)}` +
+    `${totals.groundingWorst === undefined ? "" : `; worst request ${totals.groundingWorst.index} at ${percent(totals.groundingWorst.score)}`}); ` +
+    `keyword retention ${percent(totals.retention)}.`
+  );
+}
+
+const number = (value: number) => Math.round(value).toLocaleString("en-US");
+const percent = (value: number) => `${(value * 100).toFixed(1)}%`;
+
+/** The `count` requests with the lowest grounding and the spans their views lacked. */
+function explainWorst(requests: readonly ReplayRequest[], count: number): string {
+  const worst = requests
+    .filter((request) => request.grounding !== undefined && request.grounding < 1)
+    .sort((a, b) => a.grounding! - b.grounding! || a.index - b.index)
+    .slice(0, count);
+  if (worst.length === 0) return "Every span the recorded replies used was in view.";
+  return worst
+    .map(
+      (request) =>
+        `request ${request.index}: grounding ${percent(request.grounding!)}, missing:\n` +
+        (request.missing ?? []).map((span) => `  - ${span}`).join("\n"),
+    )
+    .join("\n");
+}
+
+function renderRequests(requests: readonly ReplayRequest[]): string {
+  const shown = requests.filter((request) => request.events.length > 0 || request.error !== undefined);
+  return formatTable(
+    ["request", "raw", "governed", "cached", "events"],
+    shown.map((request) => [
+      request.index,
+      request.rawTokens,
+      request.governedTokens,
+      request.cachedTokens,
+      request.error ?? [...new Set(request.events)].join(", "),
+    ]),
+  );
+}
