@@ -11,6 +11,7 @@ import { NotFoundError, ValidationError } from "../errors/errors.ts";
 import type { GovernanceEvent } from "../governance/events.ts";
 import { Governor, type RequestTokens } from "../governance/governor.ts";
 import { parseGovernorState, type GovernorState } from "../governance/governor-state.ts";
+import { GovernorStateCodec } from "./stored-governor-state.ts";
 import { isContextOverflowError } from "../errors/overflow-recognition.ts";
 import { toolResultIndex, withCompactSummary } from "../model/compact-summary.ts";
 import type { ContentBlock, JsonValue, Message, MessageInput } from "../model/message.ts";
@@ -54,6 +55,8 @@ export class EngineSession {
   readonly id: string;
   readonly #settings: EngineSettings;
   readonly #store: SessionStore;
+  /** Stores the governor's state compactly (its rewritten messages once, as blobs). */
+  readonly #stateCodec: GovernorStateCodec;
   #state: Promise<{ conversation: Conversation; governor: Governor }> | undefined;
   #expectedNextSeq = 0;
   #committedLength = 0;
@@ -71,6 +74,7 @@ export class EngineSession {
     this.id = id;
     this.#settings = settings;
     this.#store = settings.store;
+    this.#stateCodec = new GovernorStateCodec(settings.store.blobs, id);
   }
 
   /** Loads the session (once). */
@@ -112,8 +116,9 @@ export class EngineSession {
     });
     // The governor as it was after the last commit: the same view and cache arithmetic, so the provider's cached
     // prefix survives the restart. A state another version wrote, or one that does not fit, is rebuilt instead.
-    if (saved !== undefined) {
-      const state = safeGovernorState(saved);
+    const decoded = saved === undefined ? undefined : await this.#stateCodec.decode(saved, messages);
+    if (decoded !== undefined) {
+      const state = safeGovernorState(decoded);
       if (state !== undefined) governor.restore(state, messages);
     }
     return { conversation, governor };
@@ -246,7 +251,7 @@ export class EngineSession {
       expectedNextSeq: this.#expectedNextSeq,
       ...(this.#settings.sessionInit !== undefined && { session: this.#settings.sessionInit }),
       ...(compactions.length > 0 && { compactions }),
-      governorState: governor.snapshot() as unknown as JsonValue,
+      governorState: await this.#stateCodec.encode(governor.snapshot(), governor.view),
     });
     for (const summary of result.summaries) this.#persistedSummaries.add(summary.id);
     this.#expectedNextSeq = result.session.nextSeq;
