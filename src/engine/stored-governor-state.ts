@@ -31,8 +31,10 @@ interface StoredGovernorState extends Omit<GovernorState, "version" | "view"> {
  *
  * @example
  * const codec = new GovernorStateCodec(store.blobs, sessionId);
- * await store.appendTurn(sessionId, inputs, { governorState: await codec.encode(governor.snapshot()) });
- * governor.restore(await codec.decode(await store.loadGovernorState(sessionId)), history);
+ * const governorState = await codec.encode(governor.snapshot(), governor.view);
+ * await store.appendTurn(sessionId, inputs, { governorState });
+ * const stored = await store.loadGovernorState(sessionId);
+ * const state = stored && (await codec.decode(stored, history)); // then parseGovernorState, governor.restore
  */
 export class GovernorStateCodec {
   readonly #blobs: BlobStore;
@@ -86,17 +88,17 @@ export class GovernorStateCodec {
     const view: GovernorViewEntry[] = [];
     for (const entry of value.view) {
       if ("ref" in entry) {
-        const text = await this.#blobs.getText(entry.ref);
-        if (text === undefined) return undefined;
-        const message = JSON.parse(text) as Message;
+        const message = parseMessage(await this.#blobs.getText(entry.ref));
+        if (message === undefined) return undefined;
         this.#stored.set(message, entry.ref);
         view.push({ message });
         continue;
       }
       const start = position.get(entry.id);
-      if (start === undefined) return undefined;
+      const count = entry.count ?? 1;
+      if (start === undefined || !Number.isInteger(count) || count < 1) return undefined;
       const first = history[start]!;
-      for (let offset = 0; offset < (entry.count ?? 1); offset++) {
+      for (let offset = 0; offset < count; offset++) {
         const message = history[start + offset];
         if (message?.seq !== first.seq + offset) return undefined;
         view.push({ id: message.id });
@@ -112,6 +114,19 @@ export class GovernorStateCodec {
     const ref = await this.#blobs.putText(this.#sessionId, JSON.stringify(message), VIEW_MESSAGE_MEDIA_TYPE);
     this.#stored.set(message, ref);
     return ref;
+  }
+}
+
+/** A stored view message, or undefined when its blob is gone or damaged. */
+function parseMessage(text: string | undefined): Message | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Message)
+      : undefined;
+  } catch {
+    return undefined;
   }
 }
 
