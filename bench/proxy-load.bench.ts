@@ -19,6 +19,8 @@ import type { BenchSection } from "./run.ts";
 const SESSIONS = 50;
 const TURNS = 10;
 const UPSTREAM_MS = 20;
+/** Rounds of the concurrent load per server (the median round is reported). */
+const ROUNDS = 3;
 const repo = fileURLToPath(new URL("..", import.meta.url));
 const node = process.execPath;
 
@@ -38,6 +40,11 @@ function percentile(sorted: readonly number[], p: number): number {
 }
 
 const turnsPerSecond = (run: Run): number => (run.latencies.length / run.wallMs) * 1000;
+
+/** The median of runs by throughput. */
+function medianRound(rounds: readonly Run[]): Run {
+  return [...rounds].sort((a, b) => turnsPerSecond(a) - turnsPerSecond(b))[Math.floor(rounds.length / 2)]!;
+}
 
 function userText(session: number, turn: number): string {
   return `Session ${session}, turn ${turn}: please look at src/module-${turn}.ts and tell me what changed.`;
@@ -159,7 +166,10 @@ async function startServe(
 interface ProxyRuns {
   readonly label: string;
   readonly single: Run;
+  /** The median of the concurrent rounds by throughput. */
   readonly concurrent: Run;
+  /** Failed turns over every run. */
+  readonly failed: number;
 }
 
 /**
@@ -200,37 +210,47 @@ async function throughServe(
       };
     let single: Run;
     let concurrent: Run;
+    let failed: number;
+    let firstFailure: string | undefined;
     try {
       await load(5, send("warm"));
       single = await load(1, send("single"), served.pid);
-      concurrent = await load(SESSIONS, send("load"), served.pid);
+      // The machine is shared and noisy: the concurrent load runs ROUNDS times; the median round by throughput
+      // is reported (each round's sessions are new ones).
+      const rounds: Run[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        rounds.push(await load(SESSIONS, send(`load${round}`), served.pid));
+      }
+      concurrent = medianRound(rounds);
+      failed = rounds.reduce((sum, round) => sum + round.failed, single.failed);
+      firstFailure = [single, ...rounds].find((run) => run.firstFailure !== undefined)?.firstFailure;
     } finally {
       await served.stop();
     }
     if (strict) {
-      const failure = single.firstFailure ?? concurrent.firstFailure;
-      if (failure !== undefined) throw new Error(`proxy-load: a turn failed: ${failure}`);
-      await checkStored(join(folder, "ctxkit.db"));
+      if (firstFailure !== undefined) throw new Error(`proxy-load: a turn failed: ${firstFailure}`);
+      for (let round = 0; round < ROUNDS; round++)
+        await checkStored(join(folder, "ctxkit.db"), `load${round}`);
     }
-    return { label, single, concurrent };
+    return { label, single, concurrent, failed };
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }
 }
 
 /** Every session of the concurrent run holds its turns, user messages in the order sent. */
-async function checkStored(path: string): Promise<void> {
+async function checkStored(path: string, prefix: string): Promise<void> {
   const store = await openSqliteSessionStore({ path });
   try {
     for (let session = 0; session < SESSIONS; session++) {
-      const messages = await store.loadMessages(`load-${session}`);
+      const messages = await store.loadMessages(`${prefix}-${session}`);
       const got = messages
         .filter((message) => message.role === "user")
         .map((message) => message.content.map((block) => (block.type === "text" ? block.text : "")).join(""));
       const expected = Array.from({ length: TURNS }, (_, turn) => userText(session, turn));
       if (messages.length !== 2 * TURNS || JSON.stringify(got) !== JSON.stringify(expected)) {
         throw new Error(
-          `proxy-load: session load-${session} holds ${messages.length} messages, not ${2 * TURNS}`,
+          `proxy-load: session ${prefix}-${session} holds ${messages.length} messages, not ${2 * TURNS}`,
         );
       }
     }
@@ -257,7 +277,9 @@ export default async function proxyLoad(): Promise<BenchSection> {
         .message.content ?? "";
     await load(5, direct);
     const directSingle = await load(1, direct);
-    const directConcurrent = await load(SESSIONS, direct);
+    const directRounds: Run[] = [];
+    for (let round = 0; round < ROUNDS; round++) directRounds.push(await load(SESSIONS, direct));
+    const directConcurrent = medianRound(directRounds);
 
     const variants = [await throughServe("`ctxkit serve` (this checkout)", repo, upstream.url, true)];
     const baseline = process.env["CTXKIT_BENCH_BASELINE"];
@@ -270,7 +292,7 @@ export default async function proxyLoad(): Promise<BenchSection> {
     const rows = [
       `| direct to upstream | ${ms(percentile(directSingle.latencies, 50))} | ${ms(percentile(directConcurrent.latencies, 50))} | ${ms(percentile(directConcurrent.latencies, 99))} | ${turnsPerSecond(directConcurrent).toFixed(0)} | ${directConcurrent.failed} | | | | |`,
     ];
-    for (const { label, single, concurrent } of variants) {
+    for (const { label, single, concurrent, failed } of variants) {
       const addedSingleP50 = percentile(single.latencies, 50) - percentile(directSingle.latencies, 50);
       const addedP99 = percentile(concurrent.latencies, 99) - percentile(directConcurrent.latencies, 99);
       const cpu =
@@ -280,34 +302,52 @@ export default async function proxyLoad(): Promise<BenchSection> {
       rows.push(
         `| ${label} | ${ms(percentile(single.latencies, 50))} | ${ms(percentile(concurrent.latencies, 50))} | ` +
           `${ms(percentile(concurrent.latencies, 99))} | ${turnsPerSecond(concurrent).toFixed(0)} | ` +
-          `${concurrent.failed + single.failed} | ` +
+          `${failed} | ` +
           `${ms(addedSingleP50)} | ${ms(addedP99)} | ${(addedP99 / addedSingleP50).toFixed(1)}× | ${cpu} |`,
+      );
+    }
+    const mine = variants[0]!;
+    const p99Ratio =
+      (percentile(mine.concurrent.latencies, 99) - percentile(directConcurrent.latencies, 99)) /
+      (percentile(mine.single.latencies, 50) - percentile(directSingle.latencies, 50));
+    const verdicts = [
+      `**Added p99 at ${SESSIONS} sessions / added p50 at one session: ${p99Ratio.toFixed(1)}×** (goal ≤ 3×: ` +
+        `${p99Ratio <= 3 ? "met" : "not met"}).`,
+    ];
+    if (variants.length > 1) {
+      const speedup = turnsPerSecond(mine.concurrent) / turnsPerSecond(variants[1]!.concurrent);
+      verdicts.push(
+        `**Throughput at ${SESSIONS} sessions, this checkout / baseline: ${speedup.toFixed(2)}×** (goal ≥ 4×: ` +
+          `${speedup >= 4 ? "met" : "not met"}).`,
       );
     }
     const ratio =
       variants.length > 1
-        ? `\n\nThroughput at ${SESSIONS} sessions (turns answered per second), this checkout / baseline: ` +
-          `${(turnsPerSecond(variants[0]!.concurrent) / turnsPerSecond(variants[1]!.concurrent)).toFixed(2)}×. ` +
-          "The baseline row was run in the same way in the same run (`CTXKIT_BENCH_BASELINE`); its failed turns " +
-          "are the ones its client gave up on after the SDK's retries (a session stops at its first)."
+        ? "\n\nThe baseline row was run in the same way in the same run (`CTXKIT_BENCH_BASELINE`); its failed turns " +
+          "are the ones its client gave up on after the SDK's retries (a session stops at its first). Before " +
+          "issue 21, `ctxkit serve` refused a key's requests beyond 50/s at once (no queue), committed each turn " +
+          "on the event loop and had no writer thread; the throughput ratio measures all of that as a user meets it."
         : "";
     const markdown = [
       `A real \`ctxkit serve\` process (SQLite database with its default durability, the writer thread, API-key ` +
         `auth and the default limits) on 127.0.0.1 between the official \`openai\` client and a scripted upstream ` +
         `that answers each request after ${UPSTREAM_MS} ms; the clients and the upstream share the bench's process. ` +
         `Through ctxkit a client sends only its new message with \`X-Ctxkit-Session\`; direct, it sends its whole ` +
-        `history. Clients keep the SDK's default retries. One session × ${TURNS} turns, then ${SESSIONS} concurrent sessions × ${TURNS} turns ` +
-        `(${SESSIONS * TURNS} requests).`,
+        `history. Clients keep the SDK's default retries. One session × ${TURNS} turns, then ${ROUNDS} rounds of ` +
+        `${SESSIONS} concurrent sessions × ${TURNS} turns (${SESSIONS * TURNS} requests each; the shared machine is ` +
+        `noisy, so the median round by throughput is reported, for the direct path too).`,
       "",
       `| path | 1 session p50 ms | ${SESSIONS} sessions p50 ms | ${SESSIONS} sessions p99 ms | turns/s at ${SESSIONS} | failed turns | added p50 at 1 ms | added p99 at ${SESSIONS} ms | added p99 at ${SESSIONS} / added p50 at 1 | ctxkit CPU ms per turn |`,
       "| ---- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
       ...rows,
       "",
+      ...verdicts.flatMap((line) => [line, ""]),
       `Added = through ctxkit minus direct, same percentile: auth, the session lease, governance of the stored ` +
         `history, the durable commit of the new messages and the reply, and a second HTTP hop. ctxkit's CPU per ` +
         `turn is the \`ctxkit serve\` process's CPU (every thread, from \`/proc\`) during the ${SESSIONS}-session run ` +
-        `divided by its turns. After each run every session's messages are read back from the database: all ` +
-        `${SESSIONS * TURNS * 2} are there, user messages in the order sent (the bench fails otherwise).${ratio}`,
+        `divided by its turns. After the runs every session's messages are read back from the database: all ` +
+        `${SESSIONS * TURNS * 2} of each round are there, user messages in the order sent (the bench fails ` +
+        `otherwise).${ratio}`,
     ].join("\n");
     return {
       title: "Stateful proxy under load",
