@@ -12,7 +12,7 @@ import { FakeTokenCounter } from "../test/fake-token-counter.ts";
 import type { CallModel } from "./agent-run.ts";
 import type { ContextStats } from "../assembly/context-stats.ts";
 import { createContextEngine } from "./context-engine.ts";
-import { GovernorStateCodec, VIEW_MESSAGE_MEDIA_TYPE } from "./stored-governor-state.ts";
+import { GovernorStateCodec, VIEW_MESSAGES_MEDIA_TYPE } from "./stored-governor-state.ts";
 
 const folder = mkdtempSync(join(tmpdir(), "ctxkit-governor-state-"));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -67,17 +67,25 @@ describe("the governor state a session stores", () => {
       }
       const state = await storedState(store, "long");
       expect(state.version).toBe(2);
-      const refs = state.view.filter((entry) => "ref" in entry).map((entry) => entry["ref"] as string);
-      expect(refs.length).toBeGreaterThan(5); // offloaded outputs: governance rewrote them
+      const places = state.view
+        .filter((entry) => "ref" in entry)
+        .map((entry) => `${String(entry["ref"])}#${String(entry["at"])}`);
+      expect(places.length).toBeGreaterThan(5); // offloaded outputs: governance rewrote them
+      expect(new Set(places).size).toBe(places.length);
       expect(state.view.some((entry) => "message" in entry)).toBe(false);
       const runs = state.view.filter((entry) => typeof entry["count"] === "number");
       expect(runs.length).toBeGreaterThan(0);
-      // Each rewritten message is a blob of the session, stored once.
+      // The rewritten messages new in a turn are one blob of the session: at most one per turn, each message once.
       const blobs = (await store.blobs.list("long")).filter(
-        (blob) => blob.mediaType === VIEW_MESSAGE_MEDIA_TYPE,
+        (blob) => blob.mediaType === VIEW_MESSAGES_MEDIA_TYPE,
       );
-      expect(new Set(refs).size).toBe(refs.length);
-      for (const ref of refs) expect(blobs.map((blob) => blob.ref)).toContain(ref);
+      expect(blobs.length).toBeGreaterThan(1);
+      expect(blobs.length).toBeLessThanOrEqual(12);
+      const stored = await Promise.all(
+        blobs.map(async (blob) => JSON.parse((await store.blobs.getText(blob.ref))!) as Message[]),
+      );
+      const ids = stored.flat().map((message) => JSON.stringify(message));
+      expect(new Set(ids).size).toBe(ids.length);
       // What a turn writes: ~100 bytes per rewritten message or run, not the messages themselves.
       expect(sizes.at(-1)!).toBeLessThan(1_000 + 120 * state.view.length);
       const history = await session.history();
@@ -146,7 +154,7 @@ describe("the governor state a session stores", () => {
       const running = (await engineOver(store)).session("g");
       for (let turn = 0; turn < 6; turn++) await running.run(`turn ${turn}`, reader, { executeTool });
       const state = await storedState(store, "g");
-      const ref = state.view.find((entry) => "ref" in entry)!["ref"] as string;
+      const ref = state.view.find((entry) => "ref" in entry)!["ref"] as string; // a blob the view names
       expect(await store.blobs.delete("g", ref)).toBe(true);
       const resumed = (await engineOver(store)).session("g");
       const history = await resumed.history();

@@ -2,22 +2,29 @@
  * The governor's state as a session keeps it. A session writes its governor's state with every turn, and the
  * view in it grows with the session: a history message by id, a message governance rewrote (an offloaded tool
  * output's preview, a truncated argument) whole — 120 KB after 300 messages of a real Claude Code session, written
- * again on every turn. Stored, runs of history messages in seq order become one entry, and each rewritten
- * message is kept once as a blob of the session (content-addressed, so unchanged messages cost nothing on later
- * turns): what a turn writes stays small however long the session gets.
+ * again on every turn. Stored, runs of history messages in seq order become one entry, and rewritten messages
+ * are kept once, as blobs of the session: the ones new in a turn together in one blob (one write), named by
+ * later turns without being written again. What a turn writes stays small however long the session gets.
  */
 import type { GovernorState, GovernorViewEntry } from "../governance/governor-state.ts";
 import type { JsonValue, Message } from "../model/message.ts";
 import type { BlobStore } from "../store/blob-store.ts";
 
-/** Media type of a rewritten view message kept as a blob. */
-export const VIEW_MESSAGE_MEDIA_TYPE = "application/vnd.ctxkit.view-message+json";
+/** Media type of the blob of rewritten view messages a turn stores (a JSON array of messages). */
+export const VIEW_MESSAGES_MEDIA_TYPE = "application/vnd.ctxkit.view-messages+json";
 
 /**
  * One stored view entry: `count` history messages from `id` on, in seq order (one when `count` is absent), or
- * a rewritten message kept as the blob `ref`.
+ * a rewritten message, the `at`-th of the blob `ref`.
  */
-type StoredViewEntry = { readonly id: string; readonly count?: number } | { readonly ref: string };
+type StoredViewEntry =
+  { readonly id: string; readonly count?: number } | { readonly ref: string; readonly at: number };
+
+/** Where a rewritten message is stored. */
+interface StoredPlace {
+  readonly ref: string;
+  readonly at: number;
+}
 
 /** What a session stores: the governor's state with its view encoded (`version: 2`). */
 interface StoredGovernorState extends Omit<GovernorState, "version" | "view"> {
@@ -39,7 +46,7 @@ interface StoredGovernorState extends Omit<GovernorState, "version" | "view"> {
 export class GovernorStateCodec {
   readonly #blobs: BlobStore;
   readonly #sessionId: string;
-  readonly #stored = new WeakMap<Message, string>();
+  readonly #stored = new WeakMap<Message, StoredPlace>();
 
   constructor(blobs: BlobStore, sessionId: string) {
     this.#blobs = blobs;
@@ -48,9 +55,10 @@ export class GovernorStateCodec {
 
   /**
    * The stored form of `state`, a governor's snapshot, whose view entries are the messages of `view` (the
-   * governor's view, index for index); rewritten messages not stored yet are written as blobs first.
+   * governor's view, index for index); the rewritten messages not stored yet are written first, as one blob.
    */
   async encode(state: GovernorState, view: readonly Message[]): Promise<JsonValue> {
+    await this.#storeNew(state.view);
     const entries: StoredViewEntry[] = [];
     let run: { id: string; count: number; seq: number } | undefined;
     const endRun = () => {
@@ -61,7 +69,7 @@ export class GovernorStateCodec {
     for (const [index, entry] of state.view.entries()) {
       if ("message" in entry) {
         endRun();
-        entries.push({ ref: await this.#store(entry.message) });
+        entries.push({ ...this.#stored.get(entry.message)! });
         continue;
       }
       const seq = view[index]?.id === entry.id ? view[index].seq : Number.NaN;
@@ -86,12 +94,14 @@ export class GovernorStateCodec {
     if (!isStoredState(value)) return value;
     const position = new Map(history.map((message, index) => [message.id, index]));
     const view: GovernorViewEntry[] = [];
+    const blobs = new Map<string, readonly unknown[] | undefined>();
     for (const entry of value.view) {
       if ("ref" in entry) {
-        const message = parseMessage(await this.#blobs.getText(entry.ref));
-        if (message === undefined) return undefined;
-        this.#stored.set(message, entry.ref);
-        view.push({ message });
+        if (!blobs.has(entry.ref)) blobs.set(entry.ref, parseArray(await this.#blobs.getText(entry.ref)));
+        const message = blobs.get(entry.ref)?.[entry.at];
+        if (!isObject(message)) return undefined;
+        this.#stored.set(message as Message, { ref: entry.ref, at: entry.at });
+        view.push({ message: message as Message });
         continue;
       }
       const start = position.get(entry.id);
@@ -108,27 +118,36 @@ export class GovernorStateCodec {
     return { ...stored, version: 1, view } as unknown as JsonValue;
   }
 
-  async #store(message: Message): Promise<string> {
-    const known = this.#stored.get(message);
-    if (known !== undefined) return known;
-    const ref = await this.#blobs.putText(this.#sessionId, JSON.stringify(message), VIEW_MESSAGE_MEDIA_TYPE);
-    this.#stored.set(message, ref);
-    return ref;
+  /** Stores the view's rewritten messages not stored yet, together in one blob. */
+  async #storeNew(view: readonly GovernorViewEntry[]): Promise<void> {
+    const fresh = new Set<Message>();
+    for (const entry of view) {
+      if ("message" in entry && !this.#stored.has(entry.message)) fresh.add(entry.message);
+    }
+    if (fresh.size === 0) return;
+    const messages = [...fresh];
+    const ref = await this.#blobs.putText(
+      this.#sessionId,
+      JSON.stringify(messages),
+      VIEW_MESSAGES_MEDIA_TYPE,
+    );
+    messages.forEach((message, at) => this.#stored.set(message, { ref, at }));
   }
 }
 
-/** A stored view message, or undefined when its blob is gone or damaged. */
-function parseMessage(text: string | undefined): Message | undefined {
+/** The messages of a stored blob, or undefined when it is gone or damaged. */
+function parseArray(text: string | undefined): readonly unknown[] | undefined {
   if (text === undefined) return undefined;
   try {
     const value: unknown = JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value)
-      ? (value as Message)
-      : undefined;
+    return Array.isArray(value) ? value : undefined;
   } catch {
     return undefined;
   }
 }
+
+const isObject = (value: unknown): value is object =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 function isStoredState(value: JsonValue): value is JsonValue & StoredGovernorState {
   return (
