@@ -19,8 +19,8 @@ export interface LoopDetectorOptions {
   readonly window?: number;
 }
 
-function signature(name: string, input: unknown): string {
-  const hash = createHash("sha256").update(canonicalJson(input)).digest("hex").slice(0, 16);
+function signature(name: string, canonicalInput: string): string {
+  const hash = createHash("sha256").update(canonicalInput).digest("hex").slice(0, 16);
   return `${name}:${hash}`;
 }
 
@@ -59,8 +59,11 @@ export class LoopDetector {
     let detection: LoopDetection | undefined;
     for (const block of message.content) {
       if (block.type !== "tool-call") continue;
-      const label = `${block.name}(${canonicalJson(block.input).slice(0, 80)})`;
-      this.#calls.push({ signature: signature(block.name, block.input), label });
+      const input = canonicalJson(block.input);
+      this.#calls.push({
+        signature: signature(block.name, input),
+        label: `${block.name}(${input.slice(0, 80)})`,
+      });
       if (this.#calls.length > this.#window) this.#calls.shift();
       detection ??= this.#check();
     }
