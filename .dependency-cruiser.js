@@ -54,6 +54,14 @@ export default {
       to: { path: `${testOnly}|node_modules/(vitest|fast-check)/` },
     },
     {
+      name: "core-without-sql-drivers",
+      comment:
+        "The core entry (ctxkit) never loads Kysely or pg: only the ctxkit/sqlite and ctxkit/postgres subpaths do",
+      severity: "error",
+      from: { path: "^src/index\\.ts$" },
+      to: { path: "node_modules/(kysely|pg)/", reachable: true },
+    },
+    {
       name: "not-to-unresolvable",
       severity: "error",
       from: { path: "^src/" },

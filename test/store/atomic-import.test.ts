@@ -29,7 +29,8 @@ describe("a multi-session import that fails part-way", () => {
   it("SQLite: a full disk leaves no session of the file, and the same import then succeeds", async () => {
     const path = join(folder, `${randomUUID()}.db`);
     const empty = await openSqliteSessionStore({ path });
-    const pages = empty.database.get<{ page_count: number }>("PRAGMA page_count")!.page_count;
+    const pages = (empty.database.connection.prepare("PRAGMA page_count").get() as
+      { page_count: number } | undefined)!.page_count;
     await empty.close();
     // The whole file takes about 1,800 pages: the limit is reached a quarter of the way through.
     const full = await openSqliteSessionStore({ path, pragmas: { max_page_count: pages + 450 } });

@@ -33,14 +33,15 @@ describe("PostgreSQL schema versions", () => {
     // Back to the version 1 layout, data included.
     await admin!.query(`ALTER TABLE "${schema}".sessions DROP COLUMN metadata_json`);
     await admin!.query(`DROP TABLE "${schema}".governor_states`);
+    await admin!.query(`DROP TABLE "${schema}".memories, "${schema}".memory_versions`);
     await admin!.query(`DELETE FROM "${schema}".ctxkit_schema WHERE version > 1`);
 
     const store = await open();
     const versions = await admin!.query<{ version: number }>(
       `SELECT version FROM "${schema}".ctxkit_schema ORDER BY version`,
     );
-    expect(versions.rows.map((row) => row.version)).toEqual([1, 2, 3]);
-    expect(POSTGRES_SCHEMA_VERSION).toBe(3);
+    expect(versions.rows.map((row) => row.version)).toEqual([1, 2, 3, 4]);
+    expect(POSTGRES_SCHEMA_VERSION).toBe(4);
     expect((await store.getSession("old"))?.metadata).toEqual({ zeta: 1, alpha: 2 });
     expect((await store.loadMessages("old")).map((message) => message.content)).toEqual(
       turn("before").map((message) => message.content),

@@ -2,9 +2,9 @@ import pg from "pg";
 import { z } from "zod";
 import { validate } from "../../model/schemas.ts";
 import { PostgresDatabase, toPostgresStoreError } from "../../store/postgres/postgres-database.ts";
+import { migratePostgres } from "../../store/postgres/postgres-schema.ts";
 import { memoryStoreContext } from "../memory-plan.ts";
 import type { MemoryStoreOptions } from "../memory-store.ts";
-import { migratePostgresMemory } from "./postgres-memory-schema.ts";
 import { PostgresMemoryStore } from "./postgres-memory-store.ts";
 
 /** Options of `openPostgresMemoryStore`: a connection string, or a pool you own. */
@@ -43,8 +43,9 @@ function describeLocation(connectionString: string | undefined): string {
 }
 
 /**
- * Opens the PostgreSQL memory store: connects, creates or migrates its tables (refusing ones written by a
- * newer ctxkit) under an advisory lock. Use the session store's schema to keep everything in one place.
+ * Opens the PostgreSQL memory store: connects, creates or migrates the ctxkit schema (one schema, one version,
+ * shared with the session store; refusing one written by a newer ctxkit) under an advisory lock. Use the session
+ * store's schema to keep everything in one place.
  *
  * @example
  * const memories = await openPostgresMemoryStore({ connectionString: process.env.CTXKIT_PG_URL });
@@ -71,7 +72,7 @@ export async function openPostgresMemoryStore(
     ownsPool: options.pool === undefined,
   });
   try {
-    await migratePostgresMemory(database);
+    await migratePostgres(database);
     return new PostgresMemoryStore(database, memoryStoreContext(options));
   } catch (error) {
     await database.close();

@@ -7,7 +7,7 @@ import { openPostgresSessionStore } from "../../store/postgres/open-postgres-ses
 import { describeMemoryStoreConformance } from "../memory-store-conformance.test-helpers.ts";
 import type { MemoryStoreOptions } from "../memory-store.ts";
 import { openPostgresMemoryStore } from "./open-postgres-memory-store.ts";
-import { POSTGRES_MEMORY_SCHEMA_VERSION } from "./postgres-memory-schema.ts";
+import { POSTGRES_SCHEMA_VERSION } from "../../store/postgres/postgres-schema.ts";
 
 let server: TestPostgres | undefined;
 beforeAll(async () => {
@@ -75,17 +75,36 @@ describe("PostgreSQL memory store", () => {
     await Promise.all(stores.map((store) => store.close()));
   });
 
-  it("refuses memory tables written by a newer ctxkit", async () => {
+  it("refuses a schema written by a newer ctxkit, and leaves it as it was", async () => {
     const schema = freshSchema();
-    await (await open(schema)).close();
+    const first = await open(schema);
+    await first.add({ kind: "fact", content: "kept as it was" });
+    await first.close();
     await admin((client) =>
-      client.query(`INSERT INTO "${schema}".memory_schema (version) VALUES ($1)`, [
-        POSTGRES_MEMORY_SCHEMA_VERSION + 1,
+      client.query(`INSERT INTO "${schema}".ctxkit_schema (version) VALUES ($1)`, [
+        POSTGRES_SCHEMA_VERSION + 1,
       ]),
     );
+    const tables = () =>
+      admin(async (client) => ({
+        versions: (await client.query(`SELECT version FROM "${schema}".ctxkit_schema ORDER BY version`)).rows,
+        memories: (await client.query(`SELECT id, content FROM "${schema}".memories`)).rows,
+      }));
+    const before = await tables();
     const error = await failure(open(schema));
     expect(error.code).toBe("schema_too_new");
     expect(error.message).toContain("upgrade ctxkit");
+    expect(await tables()).toEqual(before);
+  });
+
+  it("refuses memory tables a newer ctxkit recorded in the former memory_schema table", async () => {
+    const schema = freshSchema();
+    await admin(async (client) => {
+      await client.query(`CREATE SCHEMA "${schema}"`);
+      await client.query(`CREATE TABLE "${schema}".memory_schema (version integer NOT NULL)`);
+      await client.query(`INSERT INTO "${schema}".memory_schema (version) VALUES (2)`);
+    });
+    expect((await failure(open(schema))).code).toBe("schema_too_new");
   });
 
   it("refuses a memories table ctxkit did not create", async () => {
@@ -100,8 +119,12 @@ describe("PostgreSQL memory store", () => {
   it("migrates once when many servers start together", async () => {
     const schema = freshSchema();
     const stores = await Promise.all(Array.from({ length: 5 }, () => open(schema)));
-    const versions = await admin((client) => client.query(`SELECT version FROM "${schema}".memory_schema`));
-    expect(versions.rows).toEqual([{ version: POSTGRES_MEMORY_SCHEMA_VERSION }]);
+    const versions = await admin((client) =>
+      client.query(`SELECT version FROM "${schema}".ctxkit_schema ORDER BY version`),
+    );
+    expect(versions.rows).toEqual(
+      Array.from({ length: POSTGRES_SCHEMA_VERSION }, (_, index) => ({ version: index + 1 })),
+    );
     await Promise.all(stores.map((store) => store.close()));
   });
 

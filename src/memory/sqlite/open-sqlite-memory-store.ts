@@ -1,8 +1,7 @@
 import { openSqliteDatabase, type SqliteOpenOptions } from "../../store/sqlite/sqlite-open.ts";
-import { toStoreError } from "../../store/sqlite/sqlite-database.ts";
+import { SQLITE_MEMORY_TABLES_VERSION } from "../../store/sqlite/sqlite-schema.ts";
 import { memoryStoreContext } from "../memory-plan.ts";
 import type { MemoryStoreOptions } from "../memory-store.ts";
-import { migrateMemorySchema } from "./sqlite-memory-schema.ts";
 import { SqliteMemoryStore } from "./sqlite-memory-store.ts";
 
 /** Options of `openSqliteMemoryStore`: where the file is, how to open it, and the clock and ids. */
@@ -11,8 +10,9 @@ export interface SqliteMemoryStoreOptions extends MemoryStoreOptions, SqliteOpen
 /**
  * Opens the SQLite memory store at `path` (created when missing). Pass the session store's path to keep
  * sessions and memories in one file: both open it with the same checks and pragmas (WAL, busy timeout,
- * synchronous), and each migrates only its own tables. Throws `CorruptStoreError` for damaged or foreign files,
- * `SchemaTooNewError` when the file was written by a newer ctxkit and `StoreError` for unwritable locations.
+ * synchronous) and the same migrations (one schema, one version). Throws `CorruptStoreError` for damaged or
+ * foreign files, `SchemaTooNewError` when the file was written by a newer ctxkit and `StoreError` for
+ * unwritable locations.
  *
  * @example
  * const path = join(homedir(), ".ctxkit", "ctxkit.db");
@@ -21,12 +21,6 @@ export interface SqliteMemoryStoreOptions extends MemoryStoreOptions, SqliteOpen
  */
 export async function openSqliteMemoryStore(options: SqliteMemoryStoreOptions): Promise<SqliteMemoryStore> {
   const context = memoryStoreContext(options);
-  const database = openSqliteDatabase(options);
-  try {
-    migrateMemorySchema(database);
-  } catch (error) {
-    database.close();
-    throw toStoreError(error, database.location);
-  }
+  const database = await openSqliteDatabase(options, SQLITE_MEMORY_TABLES_VERSION);
   return new SqliteMemoryStore(database, context);
 }

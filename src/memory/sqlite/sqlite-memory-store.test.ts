@@ -7,7 +7,7 @@ import { CtxkitError } from "../../errors/index.ts";
 import { openSqliteSessionStore } from "../../store/sqlite/open-sqlite-session-store.ts";
 import { describeMemoryStoreConformance } from "../memory-store-conformance.test-helpers.ts";
 import { openSqliteMemoryStore } from "./open-sqlite-memory-store.ts";
-import { SQLITE_MEMORY_SCHEMA_VERSION } from "./sqlite-memory-schema.ts";
+import { SQLITE_SCHEMA_VERSION } from "../../store/sqlite/sqlite-schema.ts";
 
 const folder = mkdtempSync(join(tmpdir(), "ctxkit-memory-sqlite-"));
 let files = 0;
@@ -52,14 +52,13 @@ describe("SQLite memory store", () => {
     }
   });
 
-  it("runs in WAL mode and records its schema version in its own table", async () => {
+  it("runs in WAL mode and records the one schema version of the file", async () => {
     const path = nextPath();
     await (await openSqliteMemoryStore({ path })).close();
     const raw = new DatabaseSync(path);
     expect(raw.prepare("PRAGMA journal_mode").get()).toEqual({ journal_mode: "wal" });
-    expect(raw.prepare("SELECT version FROM memory_schema").get()).toEqual({
-      version: SQLITE_MEMORY_SCHEMA_VERSION,
-    });
+    expect(raw.prepare("PRAGMA user_version").get()).toEqual({ user_version: SQLITE_SCHEMA_VERSION });
+    expect(raw.prepare("SELECT name FROM sqlite_schema WHERE name = 'memory_schema'").get()).toBeUndefined();
     raw.close();
   });
 
@@ -79,7 +78,7 @@ describe("SQLite memory store", () => {
     const path = nextPath();
     await (await openSqliteMemoryStore({ path })).close();
     const raw = new DatabaseSync(path);
-    raw.exec(`UPDATE memory_schema SET version = ${SQLITE_MEMORY_SCHEMA_VERSION + 1}`);
+    raw.exec(`PRAGMA user_version = ${SQLITE_SCHEMA_VERSION + 1}`);
     raw.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     raw.close();
     const bytes = readFileSync(path);

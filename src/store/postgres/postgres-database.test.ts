@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresForTests, type TestPostgres } from "../../../test/store/pg-server.ts";
@@ -21,7 +22,7 @@ describe("PostgresDatabase", () => {
       client.emit("error", new Error("terminating connection due to administrator command")),
     ).not.toThrow();
     client.release(true);
-    expect(await database.row<{ one: number }>("SELECT 1 AS one")).toEqual({ one: 1 });
+    expect(await database.queries.first(sql`SELECT 1 AS one`)).toEqual({ one: 1 });
     await database.close();
   });
 });

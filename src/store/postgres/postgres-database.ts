@@ -1,13 +1,11 @@
+import { Kysely, PostgresDialect, sql } from "kysely";
 import type pg from "pg";
 import { CtxkitError, StoreError } from "../../errors/index.ts";
+import { guardedQueries, sqlQueries, type SqlDatabase, type SqlQueries } from "../sql/sql-database.ts";
+import type { StoreTables } from "../sql/store-tables.ts";
+import { postgresStoreDialect, sqlState } from "./postgres-store-dialect.ts";
 
-/** Runs SQL whose table names are written `{sessions}`, `{messages}`, … (qualified with the store's schema). */
-export interface PostgresQueries {
-  rows<Row>(sql: string, parameters?: readonly unknown[]): Promise<Row[]>;
-  row<Row>(sql: string, parameters?: readonly unknown[]): Promise<Row | undefined>;
-  /** Runs a statement; returns the number of rows it changed. */
-  run(sql: string, parameters?: readonly unknown[]): Promise<number>;
-}
+export { sqlState };
 
 const CONNECTION_CODES = new Set([
   "ECONNREFUSED",
@@ -30,12 +28,6 @@ export function isConnectionError(error: unknown): boolean {
     code === "57P02" ||
     code === "57P03"
   );
-}
-
-/** The SQLSTATE of a `pg` error, if any. */
-export function sqlState(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
 }
 
 /**
@@ -98,21 +90,25 @@ function commitLost(error: unknown, location: string): StoreError {
 }
 
 /** `"schema"."table"` for a schema and table name (identifiers quoted). */
-function qualify(schema: string, table: string): string {
+export function qualify(schema: string, table: string): string {
   return `"${schema.replaceAll('"', '""')}"."${table}"`;
 }
 
 /**
- * A `pg` pool with the store's schema, error mapping and transactions. Client errors (the server closing
- * connections) are absorbed so they never crash the process; the query they hit fails, the next reconnects.
+ * A `pg` pool behind Kysely (`PostgresDialect`), with the store's schema, error mapping and transactions. Client
+ * errors (the server closing connections) are absorbed so they never crash the process; the query they hit
+ * fails, the next reconnects.
  */
-export class PostgresDatabase implements PostgresQueries {
+export class PostgresDatabase implements SqlDatabase {
   readonly pool: pg.Pool;
   readonly schema: string;
   /** Where the database is, for messages (the URL without its password). */
   readonly location: string;
+  readonly dialect: ReturnType<typeof postgresStoreDialect>;
+  readonly builder: Kysely<StoreTables>;
+  readonly queries: SqlQueries;
+  readonly #root: Kysely<StoreTables>;
   readonly #ownsPool: boolean;
-  readonly #sql = new Map<string, string>();
   #closed = false;
 
   constructor(pool: pg.Pool, options: { schema: string; location: string; ownsPool: boolean }) {
@@ -125,96 +121,63 @@ export class PostgresDatabase implements PostgresQueries {
     // ends a connection can still deliver its FATAL message (or a second error) outside both, and an 'error'
     // event nobody listens to kills the process. The query it hit fails on its own; this only keeps us alive.
     pool.on("connect", (client) => client.on("error", () => {}));
-  }
-
-  /** SQL with `{table}` placeholders qualified. */
-  sql(text: string): string {
-    let resolved = this.#sql.get(text);
-    if (resolved === undefined) {
-      resolved = text.replace(/\{([a-z_]+)\}/g, (_, table: string) => qualify(this.schema, table));
-      this.#sql.set(text, resolved);
-    }
-    return resolved;
-  }
-
-  async rows<Row>(sql: string, parameters: readonly unknown[] = []): Promise<Row[]> {
-    this.#checkOpen();
-    try {
-      return (await this.pool.query(this.sql(sql), [...parameters])).rows as Row[];
-    } catch (error) {
-      throw toPostgresStoreError(error, this.location);
-    }
-  }
-
-  async row<Row>(sql: string, parameters: readonly unknown[] = []): Promise<Row | undefined> {
-    return (await this.rows<Row>(sql, parameters))[0];
-  }
-
-  async run(sql: string, parameters: readonly unknown[] = []): Promise<number> {
-    this.#checkOpen();
-    try {
-      return (await this.pool.query(this.sql(sql), [...parameters])).rowCount ?? 0;
-    } catch (error) {
-      throw toPostgresStoreError(error, this.location);
-    }
+    this.dialect = postgresStoreDialect(options.schema);
+    this.#root = new Kysely<StoreTables>({ dialect: new PostgresDialect({ pool }) });
+    this.builder = this.#root.withSchema(options.schema);
+    this.queries = guardedQueries(
+      sqlQueries(this.builder),
+      () => this.#checkOpen(),
+      (error) => toPostgresStoreError(error, this.location),
+    );
   }
 
   /**
    * Runs `body` in one transaction on one connection: committed whole or rolled back whole. A lost connection
-   * rolls back on the server; the broken client is discarded.
+   * rolls back on the server (the broken client leaves the pool).
    */
-  async transaction<T>(body: (queries: PostgresQueries) => Promise<T>, begin = "BEGIN"): Promise<T> {
-    this.#checkOpen();
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (error) {
-      throw toPostgresStoreError(error, this.location);
-    }
-    const queries: PostgresQueries = {
-      rows: async <Row>(sql: string, parameters: readonly unknown[] = []) =>
-        (await client.query(this.sql(sql), [...parameters])).rows as Row[],
-      row: async <Row>(sql: string, parameters: readonly unknown[] = []) =>
-        (await client.query(this.sql(sql), [...parameters])).rows[0] as Row | undefined,
-      run: async (sql: string, parameters: readonly unknown[] = []) =>
-        (await client.query(this.sql(sql), [...parameters])).rowCount ?? 0,
-    };
-    let broken = false;
-    // pg-pool listens for errors of idle clients only: a checked-out client whose connection the server ends
-    // between two queries would emit an unhandled 'error' and crash the process. The next query fails instead.
-    const onError = () => (broken = true);
-    client.on("error", onError);
-    let committing = false;
-    try {
-      await client.query(begin);
-      const result = await body(queries);
-      committing = true;
-      await client.query("COMMIT");
-      return result;
-    } catch (error) {
-      broken ||= isConnectionError(error);
-      if (!broken) await client.query("ROLLBACK").catch(() => (broken = true));
-      if (committing && broken) throw commitLost(error, this.location);
-      throw toPostgresStoreError(error, this.location);
-    } finally {
-      client.removeListener("error", onError);
-      client.release(broken);
-    }
+  write<T>(body: (queries: SqlQueries) => Promise<T>): Promise<T> {
+    return this.transaction(body);
   }
 
   /** A read-only transaction on one snapshot. */
-  snapshot<T>(body: (queries: PostgresQueries) => Promise<T>): Promise<T> {
+  read<T>(body: (queries: SqlQueries) => Promise<T>): Promise<T> {
     return this.transaction(body, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+  }
+
+  /** Runs `body` in one transaction begun with `begin`. */
+  async transaction<T>(body: (queries: SqlQueries) => Promise<T>, begin = "BEGIN"): Promise<T> {
+    this.#checkOpen();
+    let committing = false;
+    try {
+      return await this.builder.connection().execute(async (connection) => {
+        const queries = sqlQueries(connection);
+        await queries.run(sql.raw(begin));
+        try {
+          const result = await body(queries);
+          committing = true;
+          await queries.run(sql.raw("COMMIT"));
+          return result;
+        } catch (error) {
+          if (!isConnectionError(error)) await queries.run(sql.raw("ROLLBACK")).catch(() => {});
+          throw error;
+        }
+      });
+    } catch (error) {
+      if (committing && isConnectionError(error)) throw commitLost(error, this.location);
+      throw toPostgresStoreError(error, this.location);
+    }
   }
 
   #checkOpen(): void {
     if (this.#closed) throw new StoreError(`${this.location}: the store is closed; open it again`);
   }
 
-  /** Ends the pool when the store created it (idempotent). */
+  /** Ends the pool when the store created it (idempotent); a pool you passed stays open. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.#ownsPool) await this.pool.end();
+    if (!this.#ownsPool) return;
+    await this.#root.destroy();
+    if (!(this.pool as { ended?: boolean }).ended) await this.pool.end();
   }
 }

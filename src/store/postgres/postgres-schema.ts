@@ -1,154 +1,105 @@
 /**
- * The PostgreSQL schema and its forward-only migrations, recorded in `{ctxkit_schema}` and applied under an
- * advisory lock so many servers starting at once migrate once. Message bodies are `json` (not `jsonb`) because
- * `json` keeps key order, which keeps exports byte-identical. Session metadata is kept twice: `metadata` (`jsonb`,
- * for `@>` filters; it reorders keys) and, since version 2, `metadata_json` (`json`, as written; what loads read).
+ * The version record of a ctxkit PostgreSQL schema, as the one migrator (../sql/schema-migrator.ts) reads and
+ * writes it: the `ctxkit_schema` table (one row per version applied). Migrations run under an advisory lock, so
+ * many servers starting at once migrate once.
  */
+import { sql } from "kysely";
 import { CorruptStoreError, SchemaTooNewError } from "../../errors/index.ts";
-import type { PostgresDatabase } from "./postgres-database.ts";
+import {
+  migrateSchema,
+  newestVersion,
+  type MigrationTarget,
+  type SchemaVersion,
+} from "../sql/schema-migrator.ts";
+import type { SqlQueries } from "../sql/sql-database.ts";
+import { qualify, type PostgresDatabase } from "./postgres-database.ts";
+import { POSTGRES_MIGRATIONS } from "./postgres-migrations.ts";
+import { ADVISORY_LOCK_SPACE } from "./postgres-store-dialect.ts";
 
-/** First key of every ctxkit advisory lock ("ctk"). */
-export const ADVISORY_LOCK_SPACE = 0x63746b;
-
-const version1 = `
-CREATE TABLE {sessions} (
-  id text COLLATE "C" PRIMARY KEY,
-  owner text,
-  agent text,
-  title text,
-  title_words text NOT NULL DEFAULT '',
-  created_at text NOT NULL,
-  updated_at text COLLATE "C" NOT NULL,
-  parent_id text,
-  fork_seq integer,
-  message_count integer NOT NULL,
-  turn_count integer NOT NULL,
-  next_seq integer NOT NULL,
-  input_tokens bigint NOT NULL,
-  output_tokens bigint NOT NULL,
-  cache_read_tokens bigint NOT NULL,
-  cache_write_tokens bigint NOT NULL,
-  reasoning_tokens bigint NOT NULL,
-  cost double precision NOT NULL,
-  metadata jsonb NOT NULL,
-  origin json
-);
-CREATE INDEX sessions_by_update ON {sessions} (updated_at DESC, id DESC);
-CREATE INDEX sessions_by_owner ON {sessions} (owner, updated_at DESC, id DESC);
-CREATE INDEX sessions_by_agent ON {sessions} (agent, updated_at DESC, id DESC);
-CREATE INDEX sessions_by_parent ON {sessions} (parent_id) WHERE parent_id IS NOT NULL;
-CREATE INDEX sessions_by_metadata ON {sessions} USING gin (metadata jsonb_path_ops);
-
-CREATE TABLE {messages} (
-  session_id text COLLATE "C" NOT NULL REFERENCES {sessions} (id) ON DELETE CASCADE,
-  seq integer NOT NULL,
-  position integer NOT NULL,
-  turn integer NOT NULL,
-  id text NOT NULL,
-  role text NOT NULL,
-  kind text,
-  tokens integer,
-  summarized_by integer,
-  created_at text NOT NULL,
-  body json NOT NULL,
-  words tsvector NOT NULL,
-  PRIMARY KEY (session_id, seq),
-  UNIQUE (session_id, id)
-);
-CREATE INDEX messages_by_position ON {messages} (session_id, position, seq DESC);
-CREATE INDEX messages_by_turn ON {messages} (session_id, turn);
-CREATE INDEX messages_by_words ON {messages} USING gin (words);
-
-CREATE TABLE {blobs} (
-  ref text PRIMARY KEY,
-  media_type text NOT NULL,
-  is_text boolean NOT NULL,
-  size integer NOT NULL,
-  content bytea NOT NULL
-);
-CREATE TABLE {blob_links} (
-  session_id text NOT NULL,
-  ref text NOT NULL REFERENCES {blobs} (ref),
-  PRIMARY KEY (session_id, ref)
-);
-CREATE INDEX blob_links_by_ref ON {blob_links} (ref);
-
-CREATE TABLE {sync_states} (
-  session_id text NOT NULL REFERENCES {sessions} (id) ON DELETE CASCADE,
-  agent text COLLATE "C" NOT NULL,
-  cursor json NOT NULL,
-  executor_session_id text,
-  updated_at text NOT NULL,
-  PRIMARY KEY (session_id, agent)
-);
-`;
-
-// jsonb sorts object keys, so metadata read back from it exported differently from SQLite's. Rows written
-// before this migration keep jsonb's order (the original is gone).
-const version2 = `
-ALTER TABLE {sessions} ADD COLUMN metadata_json json;
-UPDATE {sessions} SET metadata_json = metadata::json;
-ALTER TABLE {sessions} ALTER COLUMN metadata_json SET NOT NULL;
-`;
-
-// Each session's governor state as of its latest write (`next_seq` then), so a restarted process governs on.
-// json, not jsonb: a state is read back with its keys in the order it was written.
-const version3 = `
-CREATE TABLE {governor_states} (
-  session_id text PRIMARY KEY REFERENCES {sessions} (id) ON DELETE CASCADE,
-  next_seq integer NOT NULL,
-  state json NOT NULL
-);
-`;
-
-const MIGRATIONS: readonly { readonly version: number; readonly sql: string }[] = [
-  { version: 1, sql: version1 },
-  { version: 2, sql: version2 },
-  { version: 3, sql: version3 },
-];
+export { ADVISORY_LOCK_SPACE };
 
 /** The newest schema version this ctxkit writes. */
-export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;
+export const POSTGRES_SCHEMA_VERSION = newestVersion(POSTGRES_MIGRATIONS);
+
+/** The version that brought the memory tables into the schema. */
+export const POSTGRES_MEMORY_TABLES_VERSION = 4;
+
+/** The version the memory tables recorded in `memory_schema` before they joined the schema. */
+const LEGACY_MEMORY_VERSION = 1;
+
+/** Reads the version record; refuses tables ctxkit did not create and memory tables of a newer ctxkit. */
+async function inspect(
+  database: PostgresDatabase,
+  queries: SqlQueries,
+  location: string,
+): Promise<SchemaVersion> {
+  const tables = await queries.all<{ table_name: string }>(
+    sql`SELECT table_name FROM information_schema.tables WHERE table_schema = ${database.schema}
+      AND table_name IN ('ctxkit_schema', 'sessions', 'memory_schema', 'memories')`,
+  );
+  const names = new Set(tables.map((table) => table.table_name));
+  if (!names.has("ctxkit_schema") && names.has("sessions")) {
+    throw new CorruptStoreError(
+      location,
+      "it has a sessions table that ctxkit did not create; use another schema",
+    );
+  }
+  const version = async (table: string) =>
+    (
+      await queries.first<{ version: number | null }>(
+        sql.raw(`SELECT max(version) AS version FROM ${qualify(database.schema, table)}`),
+      )
+    )?.version ?? 0;
+  const recorded = names.has("ctxkit_schema") ? await version("ctxkit_schema") : 0;
+  if (names.has("memory_schema")) {
+    const memory = await version("memory_schema");
+    if (memory > LEGACY_MEMORY_VERSION) {
+      throw new SchemaTooNewError(memory, LEGACY_MEMORY_VERSION, `${location}, memory tables`);
+    }
+  } else if (names.has("memories") && recorded < POSTGRES_MEMORY_TABLES_VERSION) {
+    throw new CorruptStoreError(
+      location,
+      "it has a memories table that ctxkit did not create; use another schema",
+    );
+  }
+  return { recorded, holds: recorded };
+}
+
+/** The schema as the migrator sees it. */
+function migrationTarget(database: PostgresDatabase): MigrationTarget {
+  const location = `${database.location} (schema ${database.schema})`;
+  return {
+    location,
+    inspect: (queries) => inspect(database, queries ?? database.queries, location),
+    exclusive: (body) =>
+      database.transaction(async (queries) => {
+        await database.dialect.lock(queries, `schema:${database.schema}`);
+        await queries.run(sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(database.schema)}`);
+        await queries.run(
+          sql`CREATE TABLE IF NOT EXISTS ${database.dialect.table("ctxkit_schema")} (version integer NOT NULL)`,
+        );
+        return body(queries);
+      }),
+    execute: async (queries, ddl) => {
+      await queries.run(
+        sql.raw(ddl.replace(/\{([a-z_]+)\}/g, (_, table: string) => qualify(database.schema, table))),
+      );
+    },
+    record: async (queries, version) => {
+      await queries.run(
+        sql`INSERT INTO ${database.dialect.table("ctxkit_schema")} (version) VALUES (${version})`,
+      );
+    },
+  };
+}
 
 /**
- * Creates the schema when missing and applies pending migrations; refuses a schema written by a newer ctxkit
- * and a schema holding a `sessions` table ctxkit did not create. Returns the versions applied.
+ * Creates the schema when missing and applies pending migrations under an advisory lock; refuses a schema
+ * written by a newer ctxkit and tables ctxkit did not create, changing nothing. Returns the versions applied.
  *
  * @example
- * await migratePostgres(database); // [1] on an empty schema
+ * await migratePostgres(database); // [1, 2, 3, 4] on an empty schema
  */
-export async function migratePostgres(database: PostgresDatabase): Promise<number[]> {
-  const location = `${database.location} (schema ${database.schema})`;
-  return database.transaction(async (queries) => {
-    await queries.run("SELECT pg_advisory_xact_lock($1, hashtext($2))", [
-      ADVISORY_LOCK_SPACE,
-      `schema:${database.schema}`,
-    ]);
-    await queries.run(`CREATE SCHEMA IF NOT EXISTS "${database.schema.replaceAll('"', '""')}"`);
-    const tables = await queries.rows<{ table_name: string }>(
-      "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_name IN ('ctxkit_schema', 'sessions')",
-      [database.schema],
-    );
-    const names = new Set(tables.map((table) => table.table_name));
-    if (!names.has("ctxkit_schema") && names.has("sessions")) {
-      throw new CorruptStoreError(
-        location,
-        "it has a sessions table that ctxkit did not create; use another schema",
-      );
-    }
-    await queries.run("CREATE TABLE IF NOT EXISTS {ctxkit_schema} (version integer NOT NULL)");
-    const current =
-      (await queries.row<{ version: number }>("SELECT max(version) AS version FROM {ctxkit_schema}"))
-        ?.version ?? 0;
-    if (current > POSTGRES_SCHEMA_VERSION)
-      throw new SchemaTooNewError(current, POSTGRES_SCHEMA_VERSION, location);
-    const applied: number[] = [];
-    for (const migration of MIGRATIONS) {
-      if (migration.version <= current) continue;
-      await queries.run(migration.sql);
-      await queries.run("INSERT INTO {ctxkit_schema} (version) VALUES ($1)", [migration.version]);
-      applied.push(migration.version);
-    }
-    return applied;
-  });
+export function migratePostgres(database: PostgresDatabase): Promise<number[]> {
+  return migrateSchema(migrationTarget(database), POSTGRES_MIGRATIONS);
 }

@@ -2,6 +2,7 @@ import { applyOpenRetention } from "../open-retention.ts";
 import type { OpenRetentionOptions, SessionStoreOptions } from "../session-store.ts";
 import { storeContext } from "../store-context.ts";
 import { openSqliteDatabase, type SqliteOpenOptions } from "./sqlite-open.ts";
+import { SQLITE_SESSION_TABLES_VERSION } from "./sqlite-schema.ts";
 import { SqliteSessionStore } from "./sqlite-session-store.ts";
 import { SqliteWriterClient } from "./sqlite-writer-client.ts";
 
@@ -33,7 +34,7 @@ export async function openSqliteSessionStore(
   options: SqliteSessionStoreOptions,
 ): Promise<SqliteSessionStore> {
   const context = storeContext(options);
-  const database = openSqliteDatabase(options);
+  const database = await openSqliteDatabase(options, SQLITE_SESSION_TABLES_VERSION);
   const useWorker = options.writer === "worker" && database.location !== ":memory:" && !database.readOnly;
   let writer: SqliteWriterClient | undefined;
   if (useWorker) {
@@ -48,7 +49,7 @@ export async function openSqliteSessionStore(
         inlineMediaLimit: context.inlineMediaLimit,
       });
     } catch (error) {
-      database.close();
+      await database.close();
       throw error;
     }
   }

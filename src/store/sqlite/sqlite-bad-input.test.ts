@@ -40,7 +40,7 @@ describe("SQLite store: bad input gets one clear error and loses nothing", () =>
   it("opens with WAL, full synchronous commits and foreign keys", async () => {
     const store = await openSqliteSessionStore({ path: freshPath(), retentionDays: 0 });
     const pragma = (name: string) =>
-      Object.values(store.database.get<Record<string, unknown>>(`PRAGMA ${name}`)!)[0];
+      Object.values(store.database.connection.prepare(`PRAGMA ${name}`).get()!)[0];
     expect(pragma("journal_mode")).toBe("wal");
     expect(pragma("synchronous")).toBe(2);
     expect(pragma("foreign_keys")).toBe(1);
@@ -106,7 +106,8 @@ describe("SQLite store: bad input gets one clear error and loses nothing", () =>
     const path = freshPath();
     const setup = await openSqliteSessionStore({ path, retentionDays: 0 });
     await setup.appendTurn("s1", turn("first"));
-    const pages = setup.database.get<{ page_count: number }>("PRAGMA page_count")!.page_count;
+    const pages = (setup.database.connection.prepare("PRAGMA page_count").get() as
+      { page_count: number } | undefined)!.page_count;
     await setup.close();
     const store = await openSqliteSessionStore({
       path,
@@ -129,7 +130,10 @@ describe("SQLite store: bad input gets one clear error and loses nothing", () =>
     const messages = await store.loadMessages("s1");
     expect(messages).toHaveLength(acknowledged.length * 2);
     expect((await store.getSession("s1"))?.nextSeq).toBe(acknowledged.length * 2);
-    expect(store.database.get<{ integrity_check: string }>("PRAGMA integrity_check")).toEqual({
+    expect(
+      store.database.connection.prepare("PRAGMA integrity_check").get() as
+        { integrity_check: string } | undefined,
+    ).toEqual({
       integrity_check: "ok",
     });
     await store.close();
@@ -169,7 +173,9 @@ describe("SQLite store: bad input gets one clear error and loses nothing", () =>
     const path = freshPath();
     await storeWithData(path);
     const raw = new DatabaseSync(path);
-    raw.exec("DROP TABLE governor_states; PRAGMA user_version = 1");
+    raw.exec(
+      "DROP TABLE governor_states; DROP TABLE memories; DROP TABLE memory_words; DROP TABLE memory_versions; PRAGMA user_version = 1",
+    );
     raw.close();
     const store = await openSqliteSessionStore({ path, retentionDays: 0 });
     expect((await store.loadMessages("s1")).length).toBe(20);

@@ -1,94 +1,54 @@
-import { type DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
-import { CorruptStoreError, CtxkitError, FileAccessError, StoreError } from "../../errors/index.ts";
+import type { DatabaseSync } from "node:sqlite";
+import { Kysely } from "kysely";
+import { CorruptStoreError, FileAccessError, StoreError } from "../../errors/index.ts";
+import { nodeSqliteDialect } from "../sql/node-sqlite-dialect.ts";
+import { guardedQueries, sqlQueries, type SqlDatabase, type SqlQueries } from "../sql/sql-database.ts";
+import type { StoreTables } from "../sql/store-tables.ts";
+import { toStoreError } from "./sqlite-errors.ts";
+import { sqliteStoreDialect } from "./sqlite-store-dialect.ts";
 
-/** SQLite primary result codes ctxkit reacts to (https://sqlite.org/rescode.html). */
-const SQLITE = {
-  busy: 5,
-  locked: 6,
-  readOnly: 8,
-  ioError: 10,
-  corrupt: 11,
-  full: 13,
-  cantOpen: 14,
-  notADatabase: 26,
-};
+export { isUniqueViolation, sqliteErrorCode, toStoreError } from "./sqlite-errors.ts";
 
-/** The extended result code of a `node:sqlite` error, or undefined for other errors. */
-export function sqliteErrorCode(error: unknown): number | undefined {
-  const code = (error as { errcode?: unknown } | null)?.errcode;
-  return typeof code === "number" ? code : undefined;
-}
-
-/** True for a UNIQUE or PRIMARY KEY constraint failure. */
-export function isUniqueViolation(error: unknown): boolean {
-  const code = sqliteErrorCode(error);
-  return code === 2067 || code === 1555;
-}
+/** The write transaction under way (or queued last) on each file, per thread. */
+const writersOfFile = new Map<string, Promise<void>>();
 
 /**
- * The ctxkit error for a SQLite failure: a damaged file or a non-database becomes `CorruptStoreError`; a
- * read-only or unopenable file `FileAccessError`; busy, full and I/O failures become `StoreError`s that say
- * what to do. ctxkit errors pass through.
- *
- * @example
- * try { … } catch (error) { throw toStoreError(error, "/home/ada/.ctxkit/ctxkit.db"); }
+ * Runs `body` once the writes this thread already started on the same file have ended. `BEGIN IMMEDIATE` waits
+ * for another connection's write lock by sleeping in SQLite's busy handler, which blocks the thread: were that
+ * connection's transaction one of this thread's, paused at an `await`, it could never finish. Writers of other
+ * threads and processes are not affected (their transactions go on while this thread sleeps).
  */
-export function toStoreError(error: unknown, location: string): CtxkitError {
-  if (CtxkitError.isInstance(error)) return error;
-  const code = sqliteErrorCode(error);
-  const detail = error instanceof Error ? error.message : String(error);
-  const cause = { cause: error };
-  switch (code === undefined ? undefined : code & 0xff) {
-    case SQLITE.corrupt:
-      return new CorruptStoreError(location, `the database is damaged (${detail})`, cause);
-    case SQLITE.notADatabase:
-      return new CorruptStoreError(location, `the file is not a database (${detail})`, cause);
-    case SQLITE.busy:
-    case SQLITE.locked:
-      return new StoreError(
-        `${location}: the database stayed locked by another writer (${detail}); retry, or raise busyTimeoutMs`,
-        true,
-        cause,
-      );
-    case SQLITE.full:
-      return new StoreError(
-        `${location}: the disk or the database size limit is full (${detail}); free space and retry`,
-        true,
-        cause,
-      );
-    case SQLITE.readOnly:
-      return new FileAccessError(
-        location,
-        `the database cannot be written (${detail}); check the permissions of the file and its folder`,
-        cause,
-      );
-    case SQLITE.cantOpen:
-      return new FileAccessError(
-        location,
-        `cannot open the database (${detail}); check that the path is a file in a folder you may write`,
-        cause,
-      );
-    case SQLITE.ioError:
-      return new StoreError(`${location}: disk I/O error (${detail}); check the disk and retry`, true, cause);
-    default:
-      return new StoreError(`${location}: ${detail}`, false, cause);
+async function afterOtherWriters<T>(location: string, body: () => Promise<T>): Promise<T> {
+  if (location === ":memory:") return body();
+  const previous = writersOfFile.get(location);
+  let done!: () => void;
+  const current = new Promise<void>((resolve) => (done = resolve));
+  writersOfFile.set(location, current);
+  try {
+    await previous;
+    return await body();
+  } finally {
+    done();
+    if (writersOfFile.get(location) === current) writersOfFile.delete(location);
   }
 }
 
 /**
- * One `node:sqlite` connection with cached statements and transactions that map failures to ctxkit errors.
- * `node:sqlite` is synchronous, so a transaction body never yields to other tasks of this process: writes
- * through one connection are serialised by construction, and `BEGIN IMMEDIATE` plus the busy timeout
- * serialise them against other processes.
+ * One `node:sqlite` connection behind Kysely, with transactions that map failures to ctxkit errors. Kysely
+ * hands the one connection to one transaction at a time; the write transactions of one thread on one file (from
+ * any of its connections) run one after the other; `BEGIN IMMEDIATE` plus the busy timeout serialise writers of
+ * other threads and processes.
  */
-export class SqliteDatabase {
+export class SqliteDatabase implements SqlDatabase {
   readonly connection: DatabaseSync;
   readonly location: string;
   readonly readOnly: boolean;
-  readonly #statements = new Map<string, StatementSync>();
+  readonly dialect = sqliteStoreDialect;
+  readonly builder: Kysely<StoreTables>;
+  readonly queries: SqlQueries;
   #closed = false;
-  /** True while `group` runs: each `write` inside it is a savepoint of the group's one transaction. */
-  #grouped = false;
+  /** The queries of the group transaction while `group` runs: each `write` inside it is a savepoint of it. */
+  #group: SqlQueries | undefined;
   /** Undefined until checked; then the problem found, or null for a sound file. */
   #damage: string | null | undefined;
 
@@ -101,45 +61,23 @@ export class SqliteDatabase {
     this.location = location;
     this.readOnly = options.readOnly === true;
     if (options.integrityCheck === false) this.#damage = null;
-  }
-
-  /** A cached prepared statement. */
-  statement(sql: string): StatementSync {
-    let statement = this.#statements.get(sql);
-    if (!statement) {
-      statement = this.connection.prepare(sql);
-      this.#statements.set(sql, statement);
-    }
-    return statement;
-  }
-
-  /** Rows of a query. */
-  all<Row>(sql: string, ...parameters: SQLInputValue[]): Row[] {
-    return this.statement(sql).all(...parameters) as Row[];
-  }
-
-  /** First row of a query. */
-  get<Row>(sql: string, ...parameters: SQLInputValue[]): Row | undefined {
-    return this.statement(sql).get(...parameters) as Row | undefined;
-  }
-
-  /** Runs a statement; returns the number of changed rows. */
-  run(sql: string, ...parameters: SQLInputValue[]): number {
-    return Number(this.statement(sql).run(...parameters).changes);
+    this.builder = new Kysely<StoreTables>({ dialect: nodeSqliteDialect(connection) });
+    this.queries = guardedQueries(
+      sqlQueries(this.builder),
+      () => this.#checkOpen(),
+      (error) => toStoreError(error, this.location),
+    );
   }
 
   /**
    * Runs `body` in a write transaction (`BEGIN IMMEDIATE`): committed whole or rolled back whole. The first
    * write of a connection checks the file first (`PRAGMA quick_check`): nothing is written into a damaged one.
+   * Inside `group`, it is a savepoint of the group's transaction instead.
    */
-  write<T>(body: () => T): T {
-    this.#checkOpen();
-    if (this.readOnly) {
-      throw new FileAccessError(this.location, "the database was opened read-only; open it again to write");
-    }
-    this.#checkIntegrity();
-    if (this.#grouped) return this.#savepoint(body);
-    return this.#transaction("BEGIN IMMEDIATE", body);
+  async write<T>(body: (queries: SqlQueries) => Promise<T>): Promise<T> {
+    this.#checkWritable();
+    if (this.#group) return this.#savepoint(this.#group, body);
+    return this.#transaction("BEGIN IMMEDIATE", body, true);
   }
 
   /**
@@ -148,28 +86,76 @@ export class SqliteDatabase {
    * group is durable. SQLite rolls a whole transaction back on some I/O and disk-full errors: `body` must check
    * `connection.isTransaction` after each write (the next write then starts a new transaction).
    */
-  group<T>(body: () => T): T {
-    if (this.readOnly) {
-      throw new FileAccessError(this.location, "the database was opened read-only; open it again to write");
-    }
-    this.#grouped = true;
-    try {
-      return this.#transaction("BEGIN IMMEDIATE", body);
-    } finally {
-      this.#grouped = false;
-    }
+  async group<T>(body: () => Promise<T>): Promise<T> {
+    this.#checkWritable();
+    return this.#transaction(
+      "BEGIN IMMEDIATE",
+      async (queries) => {
+        this.#group = queries;
+        try {
+          return await body();
+        } finally {
+          this.#group = undefined;
+          if (!this.connection.isTransaction) this.connection.exec("BEGIN IMMEDIATE");
+        }
+      },
+      true,
+    );
   }
 
-  #savepoint<T>(body: () => T): T {
+  /** Runs `body` in a read transaction, so multi-query reads see one snapshot. */
+  read<T>(body: (queries: SqlQueries) => Promise<T>): Promise<T> {
+    return this.#transaction("BEGIN", body, false);
+  }
+
+  async #savepoint<T>(queries: SqlQueries, body: (queries: SqlQueries) => Promise<T>): Promise<T> {
+    this.#checkIntegrity();
     if (!this.connection.isTransaction) this.connection.exec("BEGIN IMMEDIATE");
     this.connection.exec("SAVEPOINT write");
     try {
-      const result = body();
+      const result = await body(queries);
       this.connection.exec("RELEASE write");
       return result;
     } catch (error) {
       if (this.connection.isTransaction) this.connection.exec("ROLLBACK TO write; RELEASE write");
       throw toStoreError(error, this.location);
+    }
+  }
+
+  async #transaction<T>(
+    begin: string,
+    body: (queries: SqlQueries) => Promise<T>,
+    write: boolean,
+  ): Promise<T> {
+    if (write) return afterOtherWriters(this.location, () => this.#run(begin, body, true));
+    return this.#run(begin, body, false);
+  }
+
+  async #run<T>(begin: string, body: (queries: SqlQueries) => Promise<T>, write: boolean): Promise<T> {
+    this.#checkOpen();
+    try {
+      return await this.builder.connection().execute(async (connection) => {
+        this.#checkOpen();
+        if (write) this.#checkIntegrity();
+        try {
+          this.connection.exec(begin);
+          const result = await body(sqlQueries(connection));
+          this.connection.exec("COMMIT");
+          return result;
+        } catch (error) {
+          if (this.connection.isTransaction) this.connection.exec("ROLLBACK");
+          throw error;
+        }
+      });
+    } catch (error) {
+      throw toStoreError(error, this.location);
+    }
+  }
+
+  #checkWritable(): void {
+    this.#checkOpen();
+    if (this.readOnly) {
+      throw new FileAccessError(this.location, "the database was opened read-only; open it again to write");
     }
   }
 
@@ -195,33 +181,23 @@ export class SqliteDatabase {
     }
   }
 
-  /** Runs `body` in a read transaction, so multi-query reads see one snapshot. */
-  read<T>(body: () => T): T {
-    return this.#transaction("BEGIN", body);
-  }
-
-  #transaction<T>(begin: string, body: () => T): T {
-    this.#checkOpen();
-    try {
-      this.connection.exec(begin);
-      const result = body();
-      this.connection.exec("COMMIT");
-      return result;
-    } catch (error) {
-      if (this.connection.isTransaction) this.connection.exec("ROLLBACK");
-      throw toStoreError(error, this.location);
-    }
-  }
-
   #checkOpen(): void {
     if (this.#closed) throw new StoreError(`${this.location}: the store is closed; open it again`);
   }
 
-  /** Closes the connection (idempotent). */
-  close(): void {
+  /** True once `close` was called. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Lets the transaction under way finish, then closes the connection (idempotent). */
+  async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.#statements.clear();
-    this.connection.close();
+    await this.builder
+      .connection()
+      .execute(async () => {})
+      .catch(() => {});
+    await this.builder.destroy();
   }
 }

@@ -4,8 +4,9 @@ import { pathToFileURL } from "node:url";
 import { DatabaseSync } from "node:sqlite";
 import { FileAccessError, StoreError } from "../../errors/index.ts";
 import { ensureDirectory } from "../../errors/ensure-directory.ts";
-import { SqliteDatabase, sqliteErrorCode, toStoreError } from "./sqlite-database.ts";
-import { checkSchema, migrate, requireCurrentSchema } from "./sqlite-schema.ts";
+import { SqliteDatabase } from "./sqlite-database.ts";
+import { sqliteErrorCode, toStoreError } from "./sqlite-errors.ts";
+import { checkSchema, migrate, requireSchema } from "./sqlite-schema.ts";
 
 /** How to open the SQLite file. */
 export interface SqliteOpenOptions {
@@ -38,12 +39,16 @@ const READONLY_DIRECTORY = 1544;
 /**
  * Opens (creating when missing) a ctxkit SQLite database: refuses foreign, damaged and newer-schema files
  * before changing them, then sets WAL mode and the pragmas and applies pending migrations. With `readOnly`
- * the file must exist and is only read.
+ * the file must exist and is only read: its tables must be at `readableFrom` (the version whose tables the
+ * caller reads) or newer.
  *
  * @example
- * const database = openSqliteDatabase({ path: "~/.ctxkit/ctxkit.db" });
+ * const database = await openSqliteDatabase({ path: "~/.ctxkit/ctxkit.db" }, 2);
  */
-export function openSqliteDatabase(options: SqliteOpenOptions): SqliteDatabase {
+export async function openSqliteDatabase(
+  options: SqliteOpenOptions,
+  readableFrom: number,
+): Promise<SqliteDatabase> {
   const memory = options.path === ":memory:";
   const location = memory ? ":memory:" : resolve(options.path);
   if (!memory) checkLocation(location, options.readOnly === true);
@@ -65,11 +70,11 @@ export function openSqliteDatabase(options: SqliteOpenOptions): SqliteDatabase {
         `PRAGMA ${name} = ${typeof value === "number" ? value : `'${value.replaceAll("'", "''")}'`}`,
       );
     }
-    if (options.readOnly === true) requireCurrentSchema(database);
-    else migrate(database);
+    if (options.readOnly === true) requireSchema(database, readableFrom);
+    else await migrate(database);
     return database;
   } catch (error) {
-    database.close();
+    await database.close();
     throw toStoreError(error, location);
   }
 }

@@ -1,12 +1,14 @@
 // The SQLite writer thread: owns the write connection and commits the writes that arrived together in one
-// transaction (group commit), each in its own savepoint; answers each caller after COMMIT returned.
+// transaction (group commit), each in its own savepoint; answers each caller after COMMIT returned. The store's
+// writes are async (Kysely): each runs to its end inside its savepoint before the next begins.
 import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
 import { StoreError } from "../../errors/index.ts";
 import { randomIds } from "../../model/ids.ts";
 import type { StoreContext } from "../store-context.ts";
 import type { SqliteDatabase } from "./sqlite-database.ts";
+import { SqlSessionStore } from "../sql/sql-session-store.ts";
 import { openSqliteDatabase } from "./sqlite-open.ts";
-import { SqliteSessionStore } from "./sqlite-session-store.ts";
+import { SQLITE_SESSION_TABLES_VERSION } from "./sqlite-schema.ts";
 import {
   serializeError,
   type WriterEvent,
@@ -33,72 +35,95 @@ const context: StoreContext = {
 let groups = 0;
 let database: SqliteDatabase | undefined;
 try {
-  database = openSqliteDatabase({
-    path: data.path,
-    busyTimeoutMs: data.busyTimeoutMs,
-    synchronous: data.synchronous,
-    pragmas: data.pragmas,
-    integrityCheck: data.integrityCheck,
-  });
+  database = await openSqliteDatabase(
+    {
+      path: data.path,
+      busyTimeoutMs: data.busyTimeoutMs,
+      synchronous: data.synchronous,
+      pragmas: data.pragmas,
+      integrityCheck: data.integrityCheck,
+    },
+    SQLITE_SESSION_TABLES_VERSION,
+  );
   post({ type: "ready" });
 } catch (error) {
   post({ type: "open-failed", error: serializeError(error) });
 }
 
 if (database) {
-  const store = new SqliteSessionStore(database, context);
-  port.on("message", (request: WriterRequest) => {
-    // Takes the writes queued on the port behind this one too: everything that arrived joins this group.
-    const batch = [request];
-    for (let next = receiveMessageOnPort(port); next; next = receiveMessageOnPort(port)) {
-      batch.push(next.message as WriterRequest);
+  const open = database;
+  const store = new SqlSessionStore(open, context);
+  const queue: WriterRequest[] = [];
+  let running = false;
+  /** Commits group after group while writes are queued: each group takes every write that arrived before it began. */
+  const run = async () => {
+    running = true;
+    try {
+      while (queue.length > 0) {
+        for (let next = receiveMessageOnPort(port); next; next = receiveMessageOnPort(port)) {
+          queue.push(next.message as WriterRequest);
+        }
+        if (await drain(open, store, queue.splice(0))) return;
+      }
+    } finally {
+      running = false;
     }
-    void drain(database, store, batch);
+  };
+  port.on("message", (request: WriterRequest) => {
+    queue.push(request);
+    if (!running) void run();
   });
 }
 
-/** Commits the writes of a batch as one group and answers them in order; then closes when asked to. */
+/** Commits the writes of a batch as one group and answers them in order; then closes when asked to (true). */
 async function drain(
   database: SqliteDatabase,
-  store: SqliteSessionStore,
+  store: SqlSessionStore,
   batch: WriterRequest[],
-): Promise<void> {
+): Promise<boolean> {
   const closing = batch.findIndex((request) => request.method === "close");
   const writes = closing === -1 ? batch : batch.slice(0, closing);
   if (writes.length > 0) await commitGroup(database, store, writes);
-  if (closing !== -1) {
-    database.close();
-    post({ type: "reply", id: batch[closing]!.id, group: ++groups, ok: true, value: undefined });
-    port.close();
-  }
+  if (closing === -1) return false;
+  await database.close();
+  post({ type: "reply", id: batch[closing]!.id, group: ++groups, ok: true, value: undefined });
+  port.close();
+  return true;
 }
 
 interface Entry {
   readonly request: WriterRequest;
-  readonly outcome: Promise<unknown>;
+  readonly outcome:
+    { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown };
   /** Set when a later failure rolled back the transaction this write was part of. */
   lost?: unknown;
 }
 
-/** Runs the writes in one transaction, one savepoint each; answers after COMMIT. */
+/**
+ * Runs the writes in one transaction, one after the other, each in its own savepoint (a write's async steps
+ * all run inside it); answers each after COMMIT.
+ */
 async function commitGroup(
   database: SqliteDatabase,
-  store: SqliteSessionStore,
+  store: SqlSessionStore,
   writes: readonly WriterRequest[],
 ): Promise<void> {
   const entries: Entry[] = [];
   const group = ++groups;
   let groupError: unknown;
   try {
-    database.group(() => {
+    await database.group(async () => {
       for (const request of writes) {
         now = request.now;
         const method = store[request.method as WriterMethod].bind(store) as (
           ...args: unknown[]
         ) => Promise<unknown>;
-        // The store's methods do all their work synchronously (node:sqlite): the write is done on return.
-        const outcome = method(...request.args);
-        outcome.catch(() => {});
+        let outcome: Entry["outcome"];
+        try {
+          outcome = { ok: true, value: await method(...request.args) };
+        } catch (error) {
+          outcome = { ok: false, error };
+        }
         if (!database.connection.isTransaction) {
           const lost = new StoreError(
             `${database.location}: a failing write rolled back the transaction this write was part of; retry it`,
@@ -109,7 +134,6 @@ async function commitGroup(
         }
         entries.push({ request, outcome });
       }
-      if (!database.connection.isTransaction) database.connection.exec("BEGIN IMMEDIATE");
     });
   } catch (error) {
     groupError = error;
@@ -122,13 +146,19 @@ async function commitGroup(
       fail(groupError);
       continue;
     }
+    if (!entry.outcome.ok) {
+      fail(entry.outcome.error);
+      continue;
+    }
+    const failure = entry.lost ?? groupError;
+    if (failure !== undefined) {
+      fail(failure);
+      continue;
+    }
     try {
-      const value = await entry.outcome;
-      const failure = entry.lost ?? groupError;
-      if (failure === undefined) post({ type: "reply", id: request.id, group, ok: true, value });
-      else fail(failure);
+      post({ type: "reply", id: request.id, group, ok: true, value: entry.outcome.value });
     } catch (error) {
-      // The write's own error, or a result that cannot be sent back.
+      // A result that cannot be sent back.
       fail(error);
     }
   }
