@@ -21,6 +21,8 @@ const TURNS = 10;
 const UPSTREAM_MS = 20;
 /** Rounds of the concurrent load per server (the median round is reported). */
 const ROUNDS = 3;
+/** Sessions run one after the other for the latency of one session (its p50 over all their turns). */
+const SINGLE_SESSIONS = 5;
 const repo = fileURLToPath(new URL("..", import.meta.url));
 const node = process.execPath;
 
@@ -40,6 +42,21 @@ function percentile(sorted: readonly number[], p: number): number {
 }
 
 const turnsPerSecond = (run: Run): number => (run.latencies.length / run.wallMs) * 1000;
+
+/** `SINGLE_SESSIONS` sessions one after the other, each `TURNS` turns: latency when nothing queues. */
+async function oneAtATime(send: Send): Promise<Run> {
+  const runs: Run[] = [];
+  for (let index = 0; index < SINGLE_SESSIONS; index++) {
+    runs.push(await load(1, (session, history) => send(index * 1_000 + session, history)));
+  }
+  return {
+    latencies: runs.flatMap((run) => run.latencies).sort((a, b) => a - b),
+    wallMs: runs.reduce((sum, run) => sum + run.wallMs, 0),
+    serverCpuMs: undefined,
+    failed: runs.reduce((sum, run) => sum + run.failed, 0),
+    firstFailure: runs.find((run) => run.firstFailure !== undefined)?.firstFailure,
+  };
+}
 
 /** The median of runs by throughput. */
 function medianRound(rounds: readonly Run[]): Run {
@@ -61,15 +78,14 @@ function processCpuMs(pid: number): number | undefined {
   }
 }
 
+/** Sends a client's turn: the session index and its local history; returns the assistant's text. */
+type Send = (session: number, history: OpenAI.ChatCompletionMessageParam[]) => Promise<string>;
+
 /**
  * Runs `sessions` clients concurrently, each `TURNS` requests in sequence; `send` gets the session index and the
  * client's local history and returns the assistant's text. A session stops at its first failed turn.
  */
-async function load(
-  sessions: number,
-  send: (session: number, history: OpenAI.ChatCompletionMessageParam[]) => Promise<string>,
-  serverPid?: number,
-): Promise<Run> {
+async function load(sessions: number, send: Send, serverPid?: number): Promise<Run> {
   const latencies: number[] = [];
   const failures: string[] = [];
   const cpuBefore = serverPid === undefined ? undefined : processCpuMs(serverPid);
@@ -214,7 +230,7 @@ async function throughServe(
     let firstFailure: string | undefined;
     try {
       await load(5, send("warm"));
-      single = await load(1, send("single"), served.pid);
+      single = await oneAtATime(send("single"));
       // The machine is shared and noisy: the concurrent load runs ROUNDS times; the median round by throughput
       // is reported (each round's sessions are new ones).
       const rounds: Run[] = [];
@@ -276,7 +292,7 @@ export default async function proxyLoad(): Promise<BenchSection> {
       (await directClient.chat.completions.create({ model: "gpt-4.1-mini", messages: history })).choices[0]!
         .message.content ?? "";
     await load(5, direct);
-    const directSingle = await load(1, direct);
+    const directSingle = await oneAtATime(direct);
     const directRounds: Run[] = [];
     for (let round = 0; round < ROUNDS; round++) directRounds.push(await load(SESSIONS, direct));
     const directConcurrent = medianRound(directRounds);
@@ -333,7 +349,7 @@ export default async function proxyLoad(): Promise<BenchSection> {
         `auth and the default limits) on 127.0.0.1 between the official \`openai\` client and a scripted upstream ` +
         `that answers each request after ${UPSTREAM_MS} ms; the clients and the upstream share the bench's process. ` +
         `Through ctxkit a client sends only its new message with \`X-Ctxkit-Session\`; direct, it sends its whole ` +
-        `history. Clients keep the SDK's default retries. One session × ${TURNS} turns, then ${ROUNDS} rounds of ` +
+        `history. Clients keep the SDK's default retries. One session at a time (${SINGLE_SESSIONS} sessions × ${TURNS} turns, in turn), then ${ROUNDS} rounds of ` +
         `${SESSIONS} concurrent sessions × ${TURNS} turns (${SESSIONS * TURNS} requests each; the shared machine is ` +
         `noisy, so the median round by throughput is reported, for the direct path too).`,
       "",
