@@ -150,12 +150,12 @@ async function coldCountMs(text: string): Promise<number> {
 }
 
 /**
- * Best of 5 cold counts of each text, the texts taken in turn in every round: the machine's load then weighs
+ * Best of 7 cold counts of each text, the texts taken in turn in every round: the machine's load then weighs
  * on every size alike, and every size gets the same number of tries.
  */
 async function bestColdCountMs(texts: readonly string[]): Promise<number[]> {
   const best = texts.map(() => Infinity);
-  for (let round = 0; round < 5; round++) {
+  for (let round = 0; round < 7; round++) {
     for (const [index, text] of texts.entries())
       best[index] = Math.min(best[index]!, await coldCountMs(text));
   }
@@ -204,7 +204,7 @@ async function linearity(prose: string): Promise<{ table: string; met: boolean; 
   const sizes = LINEAR_SIZES.map((size) => `${size / 1024} Ki`);
   const table = markdownTable(
     [
-      "content (o200k_base, CPU time, best of 5 cold runs)",
+      "content (o200k_base, CPU time, best of 7 cold runs)",
       ...sizes,
       `${sizes[0]} → ${sizes[1]}`,
       `${sizes[1]} → ${sizes[2]}`,
@@ -309,7 +309,7 @@ export default async function tokenCounting(): Promise<BenchSection> {
     "",
     perRequest,
     "",
-    `**Only new messages are tokenised: ${met ? "met" : "**not met**"}** — every history message at most once, ` +
+    `**Only new messages are tokenised: ${met ? "met" : "not met"}** — every history message at most once, ` +
       "nothing recounted, nothing on a repeated request; the other calls are for messages governance itself made.",
     "",
     `Counting time by content and size (characters), each size 4× the one before; prose and code are 16 slices ` +
@@ -321,7 +321,7 @@ export default async function tokenCounting(): Promise<BenchSection> {
     "",
     linear.before,
     "",
-    `**4× the input costs ≤ ${LINEAR_GOAL}× the time, whatever the content: ${linear.met ? "met" : "**not met**"}**`,
+    `**4× the input costs ≤ ${LINEAR_GOAL}× the time, whatever the content: ${linear.met ? "met" : "not met"}**`,
   ];
   return {
     title: "2. Token counting",
