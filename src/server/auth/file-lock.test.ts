@@ -48,6 +48,8 @@ describe("withFileLock", () => {
   it("takes over a lock whose process is gone, and one older than staleMs", async () => {
     const path = target();
     writeFileSync(`${path}.lock`, lockText(deadPid()));
+    const seconds = new Date(Date.now() - 5_000); // its holder died a while ago
+    utimesSync(`${path}.lock`, seconds, seconds);
     expect(await withFileLock(path, async () => "ran", { timeoutMs: 2_000 })).toBe("ran");
 
     writeFileSync(`${path}.lock`, lockText(process.pid)); // alive, but abandoned long ago
@@ -55,6 +57,20 @@ describe("withFileLock", () => {
     utimesSync(`${path}.lock`, old, old);
     expect(await withFileLock(path, async () => "ran again", { timeoutMs: 2_000 })).toBe("ran again");
     expect(readdirSync(join(path, ".."))).toEqual([]);
+  });
+
+  it("leaves a just-written lock of a gone process alone for the grace period (released and replaced while looked at)", async () => {
+    const path = target();
+    writeFileSync(`${path}.lock`, lockText(deadPid()));
+    const early = await withFileLock(path, async () => "early", {
+      timeoutMs: 200,
+      goneHolderGraceMs: 5_000,
+    }).catch((caught: unknown) => caught);
+    expect(early).toBeInstanceOf(StoreError);
+    expect(existsSync(`${path}.lock`)).toBe(true);
+    expect(await withFileLock(path, async () => "later", { timeoutMs: 2_000, goneHolderGraceMs: 100 })).toBe(
+      "later",
+    );
   });
 
   it("waits for a live holder and gives up with a retryable error naming the lock file", async () => {

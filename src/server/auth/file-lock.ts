@@ -9,6 +9,12 @@ export interface FileLockOptions {
   readonly timeoutMs?: number;
   /** A lock older than this is taken over even if its process seems alive (default 30 s). */
   readonly staleMs?: number;
+  /**
+   * A lock whose process is gone is taken over once it is this old (default 2 s). A holder removes its lock before
+   * it exits, so a young lock of a gone process is one that was released and replaced while we looked: taking it
+   * over then would break the new holder's lock.
+   */
+  readonly goneHolderGraceMs?: number;
 }
 
 interface LockOwner {
@@ -64,7 +70,7 @@ async function tryCreate(lockPath: string, owner: LockOwner): Promise<boolean> {
  * lock is first renamed to a private name, so two processes breaking the same stale lock cannot both win; if
  * what was renamed turns out to be a fresh lock (it changed after we judged it), it is put back.
  */
-async function breakIfStale(lockPath: string, staleMs: number): Promise<void> {
+async function breakIfStale(lockPath: string, staleMs: number, graceMs: number): Promise<void> {
   let text: string;
   let modified: number;
   try {
@@ -74,8 +80,10 @@ async function breakIfStale(lockPath: string, staleMs: number): Promise<void> {
     throw error;
   }
   const owner = parseOwner(text);
-  const holderGone = owner !== undefined && owner.host === hostname() && processIsGone(owner.pid);
-  if (!holderGone && Date.now() - modified <= staleMs) return;
+  const age = Date.now() - modified;
+  const holderGone =
+    owner !== undefined && owner.host === hostname() && age > graceMs && processIsGone(owner.pid);
+  if (!holderGone && age <= staleMs) return;
   const aside = `${lockPath}.${randomBytes(6).toString("hex")}.stale`;
   try {
     await rename(lockPath, aside);
@@ -106,10 +114,11 @@ export async function withFileLock<T>(
   const lockPath = `${path}.lock`;
   const timeoutMs = options.timeoutMs ?? 10_000;
   const staleMs = options.staleMs ?? 30_000;
+  const graceMs = options.goneHolderGraceMs ?? 2_000;
   const owner: LockOwner = { pid: process.pid, host: hostname(), token: randomBytes(12).toString("hex") };
   const started = Date.now();
   for (let attempt = 0; !(await tryCreate(lockPath, owner)); attempt++) {
-    await breakIfStale(lockPath, staleMs);
+    await breakIfStale(lockPath, staleMs, graceMs);
     if (Date.now() - started > timeoutMs) {
       throw new StoreError(
         `${path} is locked by another process (${lockPath}); retry, or delete the lock file if no ctxkit process is running`,
