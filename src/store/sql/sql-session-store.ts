@@ -94,11 +94,14 @@ export class SqlSessionStore implements SessionStore {
   readonly #database: SqlDatabase;
   readonly #context: StoreContext;
 
-  /** @internal Use `openSqliteSessionStore` or `openPostgresSessionStore`. */
-  constructor(database: SqlDatabase, context: StoreContext) {
+  /**
+   * @internal Use `openSqliteSessionStore` or `openPostgresSessionStore`. `blobs` replaces the blob store on the
+   * same database (the SQLite store's, whose writes go to its writer thread).
+   */
+  constructor(database: SqlDatabase, context: StoreContext, blobs?: SqlBlobStore) {
     this.#database = database;
     this.#context = context;
-    this.blobs = new SqlBlobStore(database);
+    this.blobs = blobs ?? new SqlBlobStore(database);
   }
 
   async appendTurn(

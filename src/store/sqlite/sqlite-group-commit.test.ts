@@ -104,6 +104,25 @@ describe("SQLite writer thread (group commit)", () => {
     await store.close();
   });
 
+  it("writes blobs through the writer, with the turns around them; they are readable here once acknowledged", async () => {
+    const store = await open();
+    await store.appendTurn("s", turn("one"));
+    const before = store.writerStats!.writes;
+    const [ref, , bytesRef] = await Promise.all([
+      store.blobs.putText("s", "an offloaded tool output", "text/plain"),
+      store.appendTurn("s", turn("two")),
+      store.blobs.putBytes("s", new Uint8Array([1, 2, 3]), "application/octet-stream"),
+    ]);
+    expect(store.writerStats!.writes).toBe(before + 3);
+    expect(await store.blobs.getText(ref)).toBe("an offloaded tool output");
+    expect(await store.blobs.getBytes(bytesRef)).toEqual(new Uint8Array([1, 2, 3]));
+    expect((await store.blobs.list("s")).map((blob) => blob.ref).sort()).toEqual([ref, bytesRef].sort());
+    expect(await store.blobs.delete("s", ref)).toBe(true);
+    expect(await store.blobs.getText(ref)).toBeUndefined();
+    expect(store.writerStats!.writes).toBe(before + 4);
+    await store.close();
+  });
+
   it("refuses writes after close", async () => {
     const store = await open();
     await store.close();

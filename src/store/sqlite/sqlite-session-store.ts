@@ -17,6 +17,7 @@ import type {
   SyncState,
 } from "../session-store.ts";
 import { checkSyncInput, checkTitle } from "../session-updates.ts";
+import { SqlBlobStore } from "../sql/sql-blob-store.ts";
 import { SqlSessionStore } from "../sql/sql-session-store.ts";
 import type { StoreContext } from "../store-context.ts";
 import type { SqliteDatabase } from "./sqlite-database.ts";
@@ -34,7 +35,7 @@ export class SqliteSessionStore extends SqlSessionStore {
 
   /** @internal Use `openSqliteSessionStore`. */
   constructor(database: SqliteDatabase, context: StoreContext, writer?: SqliteWriterClient) {
-    super(database, context);
+    super(database, context, writer && new WriterBlobStore(database, writer, context));
     this.#database = database;
     this.#context = context;
     this.#writer = writer;
@@ -158,3 +159,31 @@ function withSummaryId(input: CompactionInput, ids: IdGenerator): CompactionInpu
 }
 
 const isObject = (value: unknown): value is object => typeof value === "object" && value !== null;
+
+/**
+ * The blob store of a SQLite store with a writer thread: reads on this thread, writes (an offloaded tool output,
+ * the governor's rewritten messages) committed by the writer thread with the turns around them, so a blob write
+ * never stalls this thread's event loop on an fsync.
+ */
+class WriterBlobStore extends SqlBlobStore {
+  readonly #writer: SqliteWriterClient;
+  readonly #context: StoreContext;
+
+  constructor(database: SqliteDatabase, writer: SqliteWriterClient, context: StoreContext) {
+    super(database);
+    this.#writer = writer;
+    this.#context = context;
+  }
+
+  override putText(sessionId: string, text: string, mediaType = "text/plain"): Promise<string> {
+    return this.#writer.call("putBlobText", [sessionId, text, mediaType], this.#context.clock());
+  }
+
+  override putBytes(sessionId: string, bytes: Uint8Array, mediaType: string): Promise<string> {
+    return this.#writer.call("putBlobBytes", [sessionId, bytes, mediaType], this.#context.clock());
+  }
+
+  override delete(sessionId: string, ref: string): Promise<boolean> {
+    return this.#writer.call("deleteBlob", [sessionId, ref], this.#context.clock());
+  }
+}

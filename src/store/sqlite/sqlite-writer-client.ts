@@ -3,6 +3,7 @@ import { Worker } from "node:worker_threads";
 import { StoreError, ValidationError } from "../../errors/index.ts";
 import {
   deserializeError,
+  type WriterBlobMethod,
   type WriterEvent,
   type WriterMethod,
   type WriterOpenData,
@@ -67,7 +68,7 @@ export class SqliteWriterClient {
   }
 
   /** Runs one store write in the writer thread; `now` is the caller's clock reading for its timestamps. */
-  call<T>(method: WriterMethod, args: readonly unknown[], now: Date): Promise<T> {
+  call<T>(method: WriterMethod | WriterBlobMethod, args: readonly unknown[], now: Date): Promise<T> {
     return this.#post(method, args, now) as Promise<T>;
   }
 
@@ -91,7 +92,11 @@ export class SqliteWriterClient {
     return this.#closing;
   }
 
-  #post(method: WriterMethod | "close", args: readonly unknown[], now: Date): Promise<unknown> {
+  #post(
+    method: WriterMethod | WriterBlobMethod | "close",
+    args: readonly unknown[],
+    now: Date,
+  ): Promise<unknown> {
     if (this.#failure) return Promise.reject(this.#failure);
     if (this.#closing && method !== "close") {
       return Promise.reject(new StoreError("the store is closed; open it again"));

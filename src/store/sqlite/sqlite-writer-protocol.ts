@@ -12,6 +12,9 @@ export type WriterMethod =
   | "renameSession"
   | "deleteSession";
 
+/** The blob writes the writer thread runs (offloaded outputs, the governor's rewritten messages). */
+export type WriterBlobMethod = "putBlobText" | "putBlobBytes" | "deleteBlob";
+
 /** What the writer thread opens: the database file and the store options that are plain data. */
 export interface WriterOpenData {
   readonly path: string;
@@ -26,7 +29,7 @@ export interface WriterOpenData {
 /** One write: the method, its arguments (ids already assigned) and the caller's clock reading. */
 export interface WriterRequest {
   readonly id: number;
-  readonly method: WriterMethod | "close";
+  readonly method: WriterMethod | WriterBlobMethod | "close";
   readonly args: readonly unknown[];
   /** `clock()` of the caller, in ms since the epoch: the write's timestamps. */
   readonly now: number;

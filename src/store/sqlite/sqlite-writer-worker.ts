@@ -115,12 +115,9 @@ async function commitGroup(
     await database.group(async () => {
       for (const request of writes) {
         now = request.now;
-        const method = store[request.method as WriterMethod].bind(store) as (
-          ...args: unknown[]
-        ) => Promise<unknown>;
         let outcome: Entry["outcome"];
         try {
-          outcome = { ok: true, value: await method(...request.args) };
+          outcome = { ok: true, value: await perform(store, request) };
         } catch (error) {
           outcome = { ok: false, error };
         }
@@ -160,6 +157,25 @@ async function commitGroup(
     } catch (error) {
       // A result that cannot be sent back.
       fail(error);
+    }
+  }
+}
+
+/** Runs one write on the store (a store method, or a blob write on its blob store). */
+function perform(store: SqlSessionStore, request: WriterRequest): Promise<unknown> {
+  const args = request.args;
+  switch (request.method) {
+    case "putBlobText":
+      return store.blobs.putText(args[0] as string, args[1] as string, args[2] as string | undefined);
+    case "putBlobBytes":
+      return store.blobs.putBytes(args[0] as string, args[1] as Uint8Array, args[2] as string);
+    case "deleteBlob":
+      return store.blobs.delete(args[0] as string, args[1] as string);
+    default: {
+      const method = store[request.method as WriterMethod].bind(store) as (
+        ...methodArgs: unknown[]
+      ) => Promise<unknown>;
+      return method(...args);
     }
   }
 }
