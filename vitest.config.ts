@@ -12,9 +12,9 @@ export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // One PostgreSQL server for the whole run (unless CTXKIT_TEST_PG_URL names one), and a compile cache for
-    // every Node process the tests start.
-    globalSetup: ["test/store/pg-server.ts", "test/support/compile-cache.ts"],
+    // Temporary files in RAM when the machine has room, a compile cache for every Node process the tests start,
+    // and one PostgreSQL server for the whole run (unless CTXKIT_TEST_PG_URL names one) — in this order.
+    globalSetup: ["test/support/ram-temp-dir.ts", "test/support/compile-cache.ts", "test/store/pg-server.ts"],
     maxWorkers: 3,
     projects: [
       {

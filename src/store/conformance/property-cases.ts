@@ -1,6 +1,5 @@
 import fc from "fast-check";
 import { expect, it } from "vitest";
-import { sequentialIds } from "../../model/ids.ts";
 import type { SessionStore } from "../session-store.ts";
 import { fullTurn, user, type ConformanceContext } from "./conformance-fixtures.ts";
 
@@ -26,11 +25,17 @@ const operation = fc.oneof(
 const viewOf = (rows: readonly ModelRow[]) =>
   rows.filter((row) => !row.hidden).sort((a, b) => a.position - b.position);
 
-async function apply(store: SessionStore, rows: ModelRow[], step: Operation, turn: number): Promise<void> {
+async function apply(
+  store: SessionStore,
+  sessionId: string,
+  rows: ModelRow[],
+  step: Operation,
+  turn: number,
+): Promise<void> {
   const nextSeq = rows.length;
   if (step.kind === "turn") {
     const messages = [user(`turn ${turn}`), ...fullTurn(turn).slice(1)].slice(0, step.size);
-    await store.appendTurn("p", messages, { expectedNextSeq: nextSeq });
+    await store.appendTurn(sessionId, messages, { expectedNextSeq: nextSeq });
     messages.forEach((_, index) =>
       rows.push({ seq: nextSeq + index, position: nextSeq + index, hidden: false }),
     );
@@ -40,7 +45,7 @@ async function apply(store: SessionStore, rows: ModelRow[], step: Operation, tur
   if (view.length === 0) return;
   const start = step.start % view.length;
   const replaced = view.slice(start, start + step.length);
-  await store.applyCompaction("p", {
+  await store.applyCompaction(sessionId, {
     fromSeq: replaced[0]!.seq,
     toSeq: replaced.at(-1)!.seq,
     summary: user("summary"),
@@ -53,23 +58,23 @@ async function apply(store: SessionStore, rows: ModelRow[], step: Operation, tur
 /** Invariants under random turns and compactions, checked against a tiny model. */
 export function propertyCases(context: ConformanceContext, runs: number): void {
   it("keeps seqs unique, loses no row and returns the view in order under random writes", async () => {
+    // One store for every run (opening one can take a thread's start), each run on a session of its own.
+    const store = context.store();
+    let run = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(operation, { minLength: 1, maxLength: 12 }), async (operations) => {
-        const store = context.track(
-          await context.backend.open({ ...context.options(), ids: sequentialIds() }),
-        );
+        const sessionId = `p${++run}`;
         const rows: ModelRow[] = [];
-        await store.appendTurn("p", [user("start")]);
+        await store.appendTurn(sessionId, [user("start")]);
         rows.push({ seq: 0, position: 0, hidden: false });
         let turn = 1;
-        for (const step of operations) await apply(store, rows, step, ++turn);
-        const full = await store.loadMessages("p");
+        for (const step of operations) await apply(store, sessionId, rows, step, ++turn);
+        const full = await store.loadMessages(sessionId);
         expect(full.map((message) => message.seq)).toEqual(viewOf(rows).map((row) => row.seq));
-        const all = await store.loadMessages("p", { strategy: "all" });
+        const all = await store.loadMessages(sessionId, { strategy: "all" });
         expect(all.map((message) => message.seq).sort((a, b) => a - b)).toEqual(rows.map((row) => row.seq));
-        const session = await store.getSession("p");
+        const session = await store.getSession(sessionId);
         expect(session).toMatchObject({ messageCount: rows.length, nextSeq: rows.length });
-        await store.close();
       }),
       { numRuns: runs },
     );

@@ -2,28 +2,29 @@
 // carry enough metadata to check afterwards that each one is complete.
 import type { MessageInput } from "../../../src/model/message.ts";
 import type { SessionStore } from "../../../src/store/index.ts";
-import { openPostgresSessionStore } from "../../../src/store/postgres/index.ts";
-import { openSqliteSessionStore } from "../../../src/store/sqlite/index.ts";
 
 /** Where a worker's store is. */
 export type StoreSpec =
   | { readonly backend: "sqlite"; readonly path: string; readonly writer?: "worker" | "inline" }
   | { readonly backend: "postgres"; readonly url: string; readonly schema: string };
 
-/** Opens the store a spec names (no retention cleanup). */
-export function openStore(spec: StoreSpec): Promise<SessionStore> {
-  return spec.backend === "sqlite"
-    ? openSqliteSessionStore({
-        path: spec.path,
-        retentionDays: 0,
-        ...(spec.writer !== undefined && { writer: spec.writer }),
-      })
-    : openPostgresSessionStore({
-        connectionString: spec.url,
-        schema: spec.schema,
-        retentionDays: 0,
-        poolSize: 2,
-      });
+/** Opens the store a spec names (no retention cleanup); loads only that backend (workers start by the dozen). */
+export async function openStore(spec: StoreSpec): Promise<SessionStore> {
+  if (spec.backend === "sqlite") {
+    const { openSqliteSessionStore } = await import("../../../src/store/sqlite/index.ts");
+    return openSqliteSessionStore({
+      path: spec.path,
+      retentionDays: 0,
+      ...(spec.writer !== undefined && { writer: spec.writer }),
+    });
+  }
+  const { openPostgresSessionStore } = await import("../../../src/store/postgres/index.ts");
+  return openPostgresSessionStore({
+    connectionString: spec.url,
+    schema: spec.schema,
+    retentionDays: 0,
+    poolSize: 2,
+  });
 }
 
 /**
