@@ -1,10 +1,13 @@
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { ValidationError } from "../errors/errors.ts";
 import { openSqliteSessionStore } from "../store/sqlite/index.ts";
 import { chooseDatabase, describePostgres, openStores } from "./open-stores.ts";
+
+const scratch = mkdtempSync(join(tmpdir(), "ctxkit-open-stores-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const settings = { db: "/home/u/.ctxkit/ctxkit.db", pgUrl: undefined };
 
@@ -33,7 +36,7 @@ describe("chooseDatabase", () => {
 
 describe("openStores", () => {
   it("creates the SQLite folder, opens sessions and memories in one file, and closes both", async () => {
-    const path = join(mkdtempSync(join(tmpdir(), "ctxkit-open-stores-")), "nested", "ctxkit.db");
+    const path = join(mkdtempSync(join(scratch, "store-")), "nested", "ctxkit.db");
     const stores = await openStores({ kind: "sqlite", path }, { memory: true });
     try {
       expect(stores.location).toBe(`SQLite ${path}`);
@@ -49,7 +52,7 @@ describe("openStores", () => {
   });
 
   it("never deletes at open; retention is an explicit opt-in that reports what it removed", async () => {
-    const path = join(mkdtempSync(join(tmpdir(), "ctxkit-open-stores-")), "ctxkit.db");
+    const path = join(mkdtempSync(join(scratch, "store-")), "ctxkit.db");
     const seed = await openSqliteSessionStore({ path, clock: () => new Date(Date.now() - 90 * 86_400_000) });
     await seed.appendTurn("idle", [{ role: "user", content: [{ type: "text", text: "old" }] }]);
     await seed.close();

@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { transcriptPath } from "../../../test/support/transcripts.ts";
 import { conversationStats } from "../../formats/transcripts/conversation-stats.ts";
 import { importTranscriptFile } from "../../formats/transcripts/import-transcript.ts";
@@ -24,6 +24,7 @@ function capture(isTTY = false) {
 }
 
 const home = mkdtempSync(join(tmpdir(), "ctxkit-import-cli-"));
+afterAll(() => rmSync(home, { recursive: true, force: true }));
 let databases = 0;
 const freshDb = () => join(home, `db-${++databases}.db`);
 

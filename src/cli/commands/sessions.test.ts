@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -24,6 +24,7 @@ function capture() {
 }
 
 const home = mkdtempSync(join(tmpdir(), "ctxkit-sessions-cli-"));
+afterAll(() => rmSync(home, { recursive: true, force: true }));
 
 async function run(argv: string[], env: Record<string, string> = {}) {
   const stdout = capture();
@@ -59,7 +60,7 @@ async function importedDb(): Promise<string> {
 
 describe("ctxkit sessions: where the sessions are", () => {
   it("uses ~/.ctxkit/ctxkit.db by default; CTXKIT_DB and --db override it", async () => {
-    const user = mkdtempSync(join(tmpdir(), "ctxkit-home-"));
+    const user = mkdtempSync(join(home, "user-"));
     expect((await run(["import", short], { HOME: user })).code).toBe(0);
     expect(existsSync(join(user, ".ctxkit", "ctxkit.db"))).toBe(true);
     const listed = await json<{ sessions: SessionRecord[] }>(["sessions", "list"], { HOME: user });

@@ -1,10 +1,10 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { transcriptPath } from "../../../test/support/transcripts.ts";
 import { conversationStats } from "../../formats/transcripts/conversation-stats.ts";
 import { importTranscriptFile } from "../../formats/transcripts/import-transcript.ts";
@@ -30,10 +30,12 @@ async function run(...argv: string[]) {
 
 const spotter = transcriptPath("claude-code__marot-spotter/4d5611e5-241a-462a-8d15-5122611a9569.jsonl");
 const tauBench = transcriptPath("tau-bench/gpt-4o-airline.json");
+const scratch = mkdtempSync(join(tmpdir(), "ctxkit-stats-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** A Claude Code file whose third line is cut off. */
 function brokenTranscript(): string {
-  const directory = mkdtempSync(join(tmpdir(), "ctxkit-stats-"));
+  const directory = mkdtempSync(join(scratch, "broken-"));
   const path = join(directory, "broken.jsonl");
   const lines = readFileSync(transcriptPath("claude-code__marot-spotter/short.jsonl"), "utf8").split("\n");
   writeFileSync(path, [lines[0], lines[1], lines[2]!.slice(0, 40), ...lines.slice(3)].join("\n"));
@@ -107,7 +109,7 @@ describe("ctxkit stats", () => {
   });
 
   it("answers a folder given as the transcript with one actionable line and exit code 2", async () => {
-    const folder = mkdtempSync(join(tmpdir(), "ctxkit-stats-folder-"));
+    const folder = mkdtempSync(join(scratch, "folder-"));
     for (const command of ["stats", "replay", "import"]) {
       const result = await run(
         command,
