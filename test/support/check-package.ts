@@ -93,7 +93,12 @@ try {
     subpaths.map((path, index) => `import * as module${index} from "ctxkit${path}";`).join("\n") +
       `\nexport const modules = [${subpaths.map((_, index) => `module${index}`).join(", ")}];\n`,
   );
-  const compiled = spawnSync(bin("tsc"), ["-p", "tsconfig.json"], { cwd: consumer, encoding: "utf8" });
+  // TypeScript 7, what `npm install typescript` gives a consumer today (and a fraction of 5.9's CPU here).
+  const tsc7 = join(root, "node_modules", "typescript-7", "bin", "tsc");
+  const compiled = spawnSync(process.execPath, [tsc7, "-p", "tsconfig.json"], {
+    cwd: consumer,
+    encoding: "utf8",
+  });
   const errors = compiled.stdout.split("\n").filter((line) => /error TS\d+/.test(line));
   const ours = errors.filter((line) => !tolerated.some((path) => line.includes(path)));
   const theirs = errors.length - ours.length;
