@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { SlowFirstSequencer } from "./test/support/slow-first-sequencer.ts";
 
 const all = ["src/**/*.test.ts", "test/**/*.test.ts"];
 /** Test files that change process-wide state that worker threads cannot have (process.chdir). */
@@ -16,6 +17,7 @@ export default defineConfig({
     // and one PostgreSQL server for the whole run (unless CTXKIT_TEST_PG_URL names one) — in this order.
     globalSetup: ["test/support/ram-temp-dir.ts", "test/support/compile-cache.ts", "test/store/pg-server.ts"],
     maxWorkers: 3,
+    sequence: { sequencer: SlowFirstSequencer },
     projects: [
       {
         extends: true,
