@@ -117,6 +117,32 @@ export async function readSession(
   return row && sessionFromRow(row, database.location);
 }
 
+const sessionForWriteById = preparedQuery<{ id: string }, SessionRow & { governed: number | boolean }>(
+  (database, p) =>
+    sessionSelect(database)
+      .select(
+        sql<boolean>`EXISTS (SELECT 1 FROM ${database.dialect.table("governor_states")} g WHERE g.session_id = s.id)`.as(
+          "governed",
+        ),
+      )
+      .where("s.id", "=", p("id")),
+);
+
+/**
+ * Reads one session for a write, with whether a governor state is stored for it (so a write without one
+ * knows whether there is a row to drop, in the same statement).
+ */
+export async function readSessionForWrite(
+  database: SqlDatabase,
+  queries: SqlQueries,
+  sessionId: string,
+): Promise<{ session: SessionRecord; governed: boolean } | undefined> {
+  const row = await queries.first<SessionRow & { governed: number | boolean }>(
+    sessionForWriteById.bind(database, { id: sessionId }),
+  );
+  return row && { session: sessionFromRow(row, database.location), governed: flagOf(row.governed) };
+}
+
 interface SessionValues {
   readonly id: string;
   readonly owner: string | null;
@@ -254,6 +280,9 @@ export async function updateSessionTotals(
   );
 }
 
+/** A message row's columns as written. */
+export type MessageColumns = Omit<MessageValues, "words">;
+
 /** A message row's columns as written, and its search words. */
 export interface MessageValues {
   readonly session_id: string;
@@ -272,8 +301,13 @@ export interface MessageValues {
   readonly words: string;
 }
 
-/** The columns of a stored row. */
+/** The columns of a stored row, with its search words. */
 export function messageValues(row: StoredRow): MessageValues {
+  return { ...messageColumns(row), words: searchTextOf(row.message) };
+}
+
+/** The columns of a stored row. */
+export function messageColumns(row: StoredRow): MessageColumns {
   const { message } = row;
   const { sessionId: _sessionId, ...body } = message;
   return {
@@ -288,7 +322,6 @@ export function messageValues(row: StoredRow): MessageValues {
     summarized_by: row.summarizedBy ?? null,
     created_at: message.createdAt,
     body: JSON.stringify(body),
-    words: searchTextOf(message),
   };
 }
 
