@@ -349,16 +349,36 @@ export function messageSelect({ builder, dialect }: SqlTarget) {
 
 /** The message of a row. A body whose JSON was damaged on disk raises `DamagedMessageError`. */
 export function messageFromRow(row: MessageRow, location: string): Message {
+  return messageOfBody(row.session_id, row, location);
+}
+
+/** A message row as a session's load selects it (`bodySelect`): its seq and body. */
+export interface BodyRow {
+  readonly seq: number;
+  readonly body: string;
+}
+
+/** Selects message rows (alias `m`) as `BodyRow`s: what a load needs, nothing more per row. */
+export function bodySelect({ builder, dialect }: SqlTarget) {
+  return builder.selectFrom("messages as m").select(["m.seq", dialect.jsonText("m.body").as("body")]);
+}
+
+/**
+ * The message of session `sessionId` stored as `row`. A body whose JSON was damaged on disk raises
+ * `DamagedMessageError`. The parsed body is fresh, so it gets its session id in place (no copy).
+ */
+export function messageOfBody(sessionId: string, row: BodyRow, location: string): Message {
   let body: unknown;
   try {
     body = JSON.parse(row.body);
   } catch (error) {
-    throw new DamagedMessageError(location, row.session_id, row.seq, { cause: error });
+    throw new DamagedMessageError(location, sessionId, row.seq, { cause: error });
   }
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw new DamagedMessageError(location, row.session_id, row.seq);
+    throw new DamagedMessageError(location, sessionId, row.seq);
   }
-  return { ...(body as Omit<Message, "sessionId">), sessionId: row.session_id };
+  (body as { sessionId: string }).sessionId = sessionId;
+  return body as Message;
 }
 
 /** The stored row of a `messages` row. */

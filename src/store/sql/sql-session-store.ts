@@ -48,35 +48,38 @@ import {
 } from "./session-extras.ts";
 import { latestSessionRow, listSessionRows, searchSessionRows } from "./session-queries.ts";
 import {
+  bodySelect,
   collectBlobs,
   insertBlobs,
   insertSession,
   messageFromRow,
+  messageOfBody,
   messageSelect,
   readSession,
   readSessionForWrite,
   storedRowFromRow,
   updateSessionTotals,
+  type BodyRow,
   type MessageRow,
 } from "./session-rows.ts";
 
 /** A session's messages in view order, per load strategy (`all` includes the rows summaries replaced). */
 const VIEW = {
-  all: preparedQuery<{ session_id: string; after_turn: number }, MessageRow>((database, p) =>
-    messageSelect(database)
+  all: preparedQuery<{ session_id: string; after_turn: number }, BodyRow>((database, p) =>
+    bodySelect(database)
       .where("m.session_id", "=", p("session_id"))
       .orderBy("m.position")
       .orderBy("m.seq", "desc"),
   ),
-  full: preparedQuery<{ session_id: string; after_turn: number }, MessageRow>((database, p) =>
-    messageSelect(database)
+  full: preparedQuery<{ session_id: string; after_turn: number }, BodyRow>((database, p) =>
+    bodySelect(database)
       .where("m.session_id", "=", p("session_id"))
       .where("m.summarized_by", "is", null)
       .orderBy("m.position")
       .orderBy("m.seq", "desc"),
   ),
-  recent: preparedQuery<{ session_id: string; after_turn: number }, MessageRow>((database, p) =>
-    messageSelect(database)
+  recent: preparedQuery<{ session_id: string; after_turn: number }, BodyRow>((database, p) =>
+    bodySelect(database)
       .where("m.session_id", "=", p("session_id"))
       .where("m.summarized_by", "is", null)
       .where("m.turn", ">", p("after_turn"))
@@ -168,10 +171,10 @@ export class SqlSessionStore implements SessionStore {
       const session = await readSession(database, queries, sessionId);
       if (!session) throw missing(sessionId);
       const afterTurn = strategy === "recent" ? session.turnCount - recentTurnCount(options) : -1;
-      const rows = await queries.all<MessageRow>(
+      const rows = await queries.all<BodyRow>(
         (VIEW[strategy] ?? VIEW.full).bind(database, { session_id: sessionId, after_turn: afterTurn }),
       );
-      return rows.map((row) => messageFromRow(row, database.location));
+      return rows.map((row) => messageOfBody(sessionId, row, database.location));
     });
     const shaped = strategy === "recent" ? turnEnds(messages) : messages;
     return options.media === "inline" ? inlineMedia(shaped, this.blobs) : shaped;
