@@ -85,3 +85,80 @@ describe("SQLite message words, indexed in batches", () => {
     await writer.close();
   });
 });
+
+describe("SQLite message words under random writes", () => {
+  it("finds exactly what a scan of every stored row finds, across batches, deletes, forks, restores and compactions", async () => {
+    const { normalizeSearchText, searchTextOf } = await import("../search-text.ts");
+    const store = await openSqliteSessionStore({ path: freshPath(), retentionDays: 0 });
+    const words = ["apple", "bravo", "cedar", "delta", "ember", "fjord", "gamma", "harbor"];
+    let seed = 7;
+    const random = (below: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % below;
+    };
+    const text = () => [0, 1, 2].map(() => words[random(words.length)]).join(" ");
+    const live = new Set<string>();
+    let forks = 0;
+
+    const expected = async (terms: readonly string[]) => {
+      const hits: string[] = [];
+      for (const id of live) {
+        const dump = await store.dumpSession(id);
+        const seqs = dump.rows
+          .filter(({ message }) => {
+            const held = new Set(searchTextOf(message).split(" "));
+            return terms.every((term) => held.has(term));
+          })
+          .map(({ message }) => message.seq);
+        const title = new Set(normalizeSearchText(dump.session.title ?? "").split(" "));
+        if (seqs.length > 0) hits.push(`${id}@${Math.min(...seqs)}`);
+        else if (terms.every((term) => title.has(term))) hits.push(`${id}@undefined`);
+      }
+      return hits.sort();
+    };
+    const check = async () => {
+      for (const query of [...words, "apple bravo", "cedar noted", "ember fjord gamma"]) {
+        expect(await found(store, query), query).toEqual(
+          await expected(normalizeSearchText(query).split(" ")),
+        );
+      }
+    };
+
+    for (let step = 0; step < 700; step++) {
+      const ids = [...live];
+      const pick = ids[random(Math.max(ids.length, 1))];
+      const roll = random(100);
+      if (pick === undefined || roll < 75) {
+        const id = `s${random(6)}`;
+        await store.appendTurn(id, turn(text()));
+        live.add(id);
+      } else if (roll < 80) {
+        await store.deleteSession(pick);
+        live.delete(pick);
+      } else if (roll < 85) {
+        const record = (await store.getSession(pick))!;
+        const id = `f${++forks}`;
+        await store.forkSession(pick, { id, atSeq: record.nextSeq - 1 });
+        live.add(id);
+      } else if (roll < 90) {
+        // Replace a session by its own dump: its rows go and come back with new row ids.
+        await store.restoreSession(await store.dumpSession(pick), { onExisting: "replace" });
+      } else {
+        const record = (await store.getSession(pick))!;
+        if (record.nextSeq >= 4) {
+          await store.applyCompaction(pick, {
+            fromSeq: 0,
+            toSeq: 1,
+            summary: { role: "user", content: [{ type: "text", text: `summary ${text()}` }] },
+          });
+        }
+      }
+      if (step % 50 === 49) await check();
+    }
+    const { indexed, last } = mark(store);
+    expect(last - indexed).toBeLessThan(WORDS_BACKLOG);
+    expect(last).toBeGreaterThan(WORDS_BACKLOG * 3);
+    await check();
+    await store.close();
+  }, 120_000);
+});
