@@ -87,13 +87,23 @@ function reachableBin(bin: string, user: { uid?: number; gid?: number }, folder:
   return join(folder, "pg", basename(bin));
 }
 
+/** Options of `startPostgres`. */
+export interface StartPostgresOptions {
+  /**
+   * Commit durably (`fsync = on`, `synchronous_commit = on`, `full_page_writes = on`, PostgreSQL's defaults), as a
+   * production server does; for benchmarks. By default the throwaway cluster skips fsync (tests never crash the
+   * server, only its clients).
+   */
+  readonly durable?: boolean;
+}
+
 /**
  * Starts a throwaway cluster on 127.0.0.1 and creates database `ctxkit_test`.
  *
  * @example
  * const server = await startPostgres(); … await server.stop();
  */
-export async function startPostgres(): Promise<TestPostgres> {
+export async function startPostgres(options: StartPostgresOptions = {}): Promise<TestPostgres> {
   const user = runAs();
   const folder = mkdtempSync(join(tmpdir(), "ctxkit-pg-"));
   if (user.uid !== undefined) chownSync(folder, user.uid, user.gid!);
@@ -113,10 +123,13 @@ export async function startPostgres(): Promise<TestPostgres> {
       "--no-sync",
     ]);
     const port = await freePort();
-    // A throwaway cluster need not survive a machine crash (tests kill clients, never the server): no fsync.
+    // A throwaway cluster need not survive a machine crash (tests kill clients, never the server): no fsync,
+    // unless asked to commit durably.
     const settings =
       `-c listen_addresses=127.0.0.1 -p ${port} -k ${folder} -c max_connections=200 ` +
-      "-c fsync=off -c synchronous_commit=off -c full_page_writes=off";
+      (options.durable === true
+        ? "-c fsync=on -c synchronous_commit=on -c full_page_writes=on"
+        : "-c fsync=off -c synchronous_commit=off -c full_page_writes=off");
     run("pg_ctl", ["-D", data, "-o", settings, "-l", join(folder, "server.log"), "-w", "-t", "60", "start"]);
     const admin = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/postgres` });
     await admin.connect();

@@ -3,7 +3,7 @@ import type pg from "pg";
 import { CtxkitError, StoreError } from "../../errors/index.ts";
 import { guardedQueries, sqlQueries, type SqlDatabase, type SqlQueries } from "../sql/sql-database.ts";
 import type { StoreTables } from "../sql/store-tables.ts";
-import { postgresStoreDialect, sqlState } from "./postgres-store-dialect.ts";
+import { advisoryLockStatement, postgresStoreDialect, sqlState } from "./postgres-store-dialect.ts";
 
 export { sqlState };
 
@@ -133,10 +133,14 @@ export class PostgresDatabase implements SqlDatabase {
 
   /**
    * Runs `body` in one transaction on one connection: committed whole or rolled back whole. A lost connection
-   * rolls back on the server (the broken client leaves the pool).
+   * rolls back on the server (the broken client leaves the pool). With `lockKey`, BEGIN and the advisory lock
+   * of that key go to the server together, as one simple query: one round trip.
    */
-  write<T>(body: (queries: SqlQueries) => Promise<T>): Promise<T> {
-    return this.transaction(body);
+  write<T>(body: (queries: SqlQueries) => Promise<T>, lockKey?: string): Promise<T> {
+    return this.transaction(
+      body,
+      lockKey === undefined ? "BEGIN" : `BEGIN; ${advisoryLockStatement(lockKey)}`,
+    );
   }
 
   /** A read-only transaction on one snapshot. */
@@ -151,8 +155,9 @@ export class PostgresDatabase implements SqlDatabase {
     try {
       return await this.builder.connection().execute(async (connection) => {
         const queries = sqlQueries(connection);
-        await queries.run(sql.raw(begin));
         try {
+          // Inside the try: a lock taken with BEGIN can fail once the transaction has begun.
+          await queries.run(sql.raw(begin));
           const result = await body(queries);
           committing = true;
           await queries.run(sql.raw("COMMIT"));

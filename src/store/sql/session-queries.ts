@@ -88,7 +88,7 @@ export async function searchSessionRows(
     ...filterConditions(database, filter),
   ];
   const rows = await queries.all<{ id: string; seq: number | null }>(
-    sql`WITH h AS (${dialect.messageHits(database, terms)})
+    sql`WITH h AS (${await dialect.messageHits(database, queries, terms)})
       SELECT s.id, h.seq FROM ${dialect.table("sessions")} s LEFT JOIN h ON h.session_id = s.id
       WHERE ${all(where)} ORDER BY s.updated_at DESC, s.id DESC LIMIT ${limit}`,
   );

@@ -117,6 +117,32 @@ export async function readSession(
   return row && sessionFromRow(row, database.location);
 }
 
+const sessionForWriteById = preparedQuery<{ id: string }, SessionRow & { governed: number | boolean }>(
+  (database, p) =>
+    sessionSelect(database)
+      .select(
+        sql<boolean>`EXISTS (SELECT 1 FROM ${database.dialect.table("governor_states")} g WHERE g.session_id = s.id)`.as(
+          "governed",
+        ),
+      )
+      .where("s.id", "=", p("id")),
+);
+
+/**
+ * Reads one session for a write, with whether a governor state is stored for it (so a write without one
+ * knows whether there is a row to drop, in the same statement).
+ */
+export async function readSessionForWrite(
+  database: SqlDatabase,
+  queries: SqlQueries,
+  sessionId: string,
+): Promise<{ session: SessionRecord; governed: boolean } | undefined> {
+  const row = await queries.first<SessionRow & { governed: number | boolean }>(
+    sessionForWriteById.bind(database, { id: sessionId }),
+  );
+  return row && { session: sessionFromRow(row, database.location), governed: flagOf(row.governed) };
+}
+
 interface SessionValues {
   readonly id: string;
   readonly owner: string | null;
@@ -254,6 +280,9 @@ export async function updateSessionTotals(
   );
 }
 
+/** A message row's columns as written. */
+export type MessageColumns = Omit<MessageValues, "words">;
+
 /** A message row's columns as written, and its search words. */
 export interface MessageValues {
   readonly session_id: string;
@@ -272,8 +301,13 @@ export interface MessageValues {
   readonly words: string;
 }
 
-/** The columns of a stored row. */
+/** The columns of a stored row, with its search words. */
 export function messageValues(row: StoredRow): MessageValues {
+  return { ...messageColumns(row), words: searchTextOf(row.message) };
+}
+
+/** The columns of a stored row. */
+export function messageColumns(row: StoredRow): MessageColumns {
   const { message } = row;
   const { sessionId: _sessionId, ...body } = message;
   return {
@@ -288,7 +322,6 @@ export function messageValues(row: StoredRow): MessageValues {
     summarized_by: row.summarizedBy ?? null,
     created_at: message.createdAt,
     body: JSON.stringify(body),
-    words: searchTextOf(message),
   };
 }
 
@@ -316,16 +349,36 @@ export function messageSelect({ builder, dialect }: SqlTarget) {
 
 /** The message of a row. A body whose JSON was damaged on disk raises `DamagedMessageError`. */
 export function messageFromRow(row: MessageRow, location: string): Message {
+  return messageOfBody(row.session_id, row, location);
+}
+
+/** A message row as a session's load selects it (`bodySelect`): its seq and body. */
+export interface BodyRow {
+  readonly seq: number;
+  readonly body: string;
+}
+
+/** Selects message rows (alias `m`) as `BodyRow`s: what a load needs, nothing more per row. */
+export function bodySelect({ builder, dialect }: SqlTarget) {
+  return builder.selectFrom("messages as m").select(["m.seq", dialect.jsonText("m.body").as("body")]);
+}
+
+/**
+ * The message of session `sessionId` stored as `row`. A body whose JSON was damaged on disk raises
+ * `DamagedMessageError`. The parsed body is fresh, so it gets its session id in place (no copy).
+ */
+export function messageOfBody(sessionId: string, row: BodyRow, location: string): Message {
   let body: unknown;
   try {
     body = JSON.parse(row.body);
   } catch (error) {
-    throw new DamagedMessageError(location, row.session_id, row.seq, { cause: error });
+    throw new DamagedMessageError(location, sessionId, row.seq, { cause: error });
   }
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw new DamagedMessageError(location, row.session_id, row.seq);
+    throw new DamagedMessageError(location, sessionId, row.seq);
   }
-  return { ...(body as Omit<Message, "sessionId">), sessionId: row.session_id };
+  (body as { sessionId: string }).sessionId = sessionId;
+  return body as Message;
 }
 
 /** The stored row of a `messages` row. */

@@ -40,9 +40,10 @@ export interface SqlDatabase extends SqlTarget {
   readonly queries: SqlQueries;
   /**
    * Runs `body` in one write transaction: committed whole or rolled back whole; failures become ctxkit errors.
-   * Writers that must not interleave take `dialect.lock` inside it.
+   * Writers that must not interleave take `dialect.lock` inside it, or name their key as `lockKey`: the same
+   * lock, taken as the transaction begins (PostgreSQL: in the same round trip as BEGIN).
    */
-  write<T>(body: (queries: SqlQueries) => Promise<T>): Promise<T>;
+  write<T>(body: (queries: SqlQueries) => Promise<T>, lockKey?: string): Promise<T>;
   /** Runs `body` in a read transaction, so its queries see one snapshot. */
   read<T>(body: (queries: SqlQueries) => Promise<T>): Promise<T>;
   close(): Promise<void>;

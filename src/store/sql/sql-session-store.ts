@@ -48,34 +48,38 @@ import {
 } from "./session-extras.ts";
 import { latestSessionRow, listSessionRows, searchSessionRows } from "./session-queries.ts";
 import {
+  bodySelect,
   collectBlobs,
   insertBlobs,
   insertSession,
   messageFromRow,
+  messageOfBody,
   messageSelect,
   readSession,
+  readSessionForWrite,
   storedRowFromRow,
   updateSessionTotals,
+  type BodyRow,
   type MessageRow,
 } from "./session-rows.ts";
 
 /** A session's messages in view order, per load strategy (`all` includes the rows summaries replaced). */
 const VIEW = {
-  all: preparedQuery<{ session_id: string; after_turn: number }, MessageRow>((database, p) =>
-    messageSelect(database)
+  all: preparedQuery<{ session_id: string; after_turn: number }, BodyRow>((database, p) =>
+    bodySelect(database)
       .where("m.session_id", "=", p("session_id"))
       .orderBy("m.position")
       .orderBy("m.seq", "desc"),
   ),
-  full: preparedQuery<{ session_id: string; after_turn: number }, MessageRow>((database, p) =>
-    messageSelect(database)
+  full: preparedQuery<{ session_id: string; after_turn: number }, BodyRow>((database, p) =>
+    bodySelect(database)
       .where("m.session_id", "=", p("session_id"))
       .where("m.summarized_by", "is", null)
       .orderBy("m.position")
       .orderBy("m.seq", "desc"),
   ),
-  recent: preparedQuery<{ session_id: string; after_turn: number }, MessageRow>((database, p) =>
-    messageSelect(database)
+  recent: preparedQuery<{ session_id: string; after_turn: number }, BodyRow>((database, p) =>
+    bodySelect(database)
       .where("m.session_id", "=", p("session_id"))
       .where("m.summarized_by", "is", null)
       .where("m.turn", ">", p("after_turn"))
@@ -111,9 +115,10 @@ export class SqlSessionStore implements SessionStore {
   ): Promise<AppendResult> {
     checkSessionId(sessionId);
     const database = this.#database;
+    // Writers of the session are serialised by its lock, taken with the transaction.
     return database.write(async (queries) => {
-      await database.dialect.lock(queries, sessionId);
-      const existing = await readSession(database, queries, sessionId);
+      const found = await readSessionForWrite(database, queries, sessionId);
+      const existing = found?.session;
       const head = existing ?? { nextSeq: 0, turnCount: 0 };
       const plan = planAppend(
         sessionId,
@@ -123,23 +128,36 @@ export class SqlSessionStore implements SessionStore {
         this.#context,
       );
       const base = existing ?? newSessionRecord(sessionId, options.session, plan);
-      if (!existing) await insertSession(database, queries, base);
-      await this.#insert(
-        queries,
-        plan.rows.map((message) => ({ message, position: message.seq })),
-      );
-      await insertBlobs(database, queries, sessionId, plan.blobs);
+      const rows = plan.rows.map((message) => ({ message, position: message.seq }));
+      const compactions = options.compactions ?? [];
       let session = withTurn(base, plan);
       const summaries: Message[] = [];
-      for (const compaction of options.compactions ?? []) {
-        const compacted = await this.#compact(queries, session, checkCompactionInput(compaction));
-        session = compacted.session;
-        summaries.push(compacted.summary);
+      if (compactions.length === 0) {
+        // The common turn: the session row is written once, with its new totals (with the rows, where the
+        // dialect can do that in one statement).
+        if (existing) await this.#insert(queries, rows, session);
+        else {
+          await insertSession(database, queries, session);
+          await this.#insert(queries, rows);
+        }
+        await insertBlobs(database, queries, sessionId, plan.blobs);
+      } else {
+        if (!existing) await insertSession(database, queries, base);
+        await this.#insert(queries, rows);
+        await insertBlobs(database, queries, sessionId, plan.blobs);
+        for (const compaction of compactions) {
+          const compacted = await this.#compact(queries, session, checkCompactionInput(compaction));
+          session = compacted.session;
+          summaries.push(compacted.summary);
+        }
+        await updateSessionTotals(database, queries, session);
       }
-      await updateSessionTotals(database, queries, session);
-      await writeGovernorState(database, queries, session.id, session.nextSeq, options.governorState);
+      // With no state to store and none stored, there is nothing to drop.
+      if (options.governorState !== undefined || found?.governed === true) {
+        await writeGovernorState(database, queries, session.id, session.nextSeq, options.governorState);
+      }
       return { session, messages: plan.rows, summaries };
-    });
+    }, sessionId);
   }
 
   async loadGovernorState(sessionId: string): Promise<JsonValue | undefined> {
@@ -153,10 +171,10 @@ export class SqlSessionStore implements SessionStore {
       const session = await readSession(database, queries, sessionId);
       if (!session) throw missing(sessionId);
       const afterTurn = strategy === "recent" ? session.turnCount - recentTurnCount(options) : -1;
-      const rows = await queries.all<MessageRow>(
+      const rows = await queries.all<BodyRow>(
         (VIEW[strategy] ?? VIEW.full).bind(database, { session_id: sessionId, after_turn: afterTurn }),
       );
-      return rows.map((row) => messageFromRow(row, database.location));
+      return rows.map((row) => messageOfBody(sessionId, row, database.location));
     });
     const shaped = strategy === "recent" ? turnEnds(messages) : messages;
     return options.media === "inline" ? inlineMedia(shaped, this.blobs) : shaped;
@@ -474,11 +492,14 @@ export class SqlSessionStore implements SessionStore {
     return rows.map((row) => storedRowFromRow(row, this.#database.location));
   }
 
-  /** Inserts rows, reporting a message id stored twice as a `ValidationError`. */
-  async #insert(queries: SqlQueries, rows: readonly StoredRow[]): Promise<void> {
+  /**
+   * Inserts rows (and, given `totals`, writes that record's totals to its session row), reporting a message id
+   * stored twice as a `ValidationError`.
+   */
+  async #insert(queries: SqlQueries, rows: readonly StoredRow[], totals?: SessionRecord): Promise<void> {
     const database = this.#database;
     try {
-      await database.dialect.insertMessages(database, queries, rows);
+      await database.dialect.insertMessages(database, queries, rows, totals);
     } catch (error) {
       if (!database.dialect.isUniqueViolation(error)) throw error;
       const [row] = rows;

@@ -5,7 +5,7 @@
  */
 import type { RawBuilder, SqlBool } from "kysely";
 import type { JsonValue } from "../../model/message.ts";
-import type { StoredRow } from "../session-store.ts";
+import type { SessionRecord, StoredRow } from "../session-store.ts";
 import type { SqlQueries, SqlTarget } from "./sql-database.ts";
 import type { StoreTables } from "./store-tables.ts";
 
@@ -36,15 +36,27 @@ export interface StoreDialect {
   /** Conditions on session `s` for a metadata filter. */
   metadataConditions(metadata: MetadataFilter): RawBuilder<SqlBool>[];
 
-  /** Inserts message rows with their search words. */
-  insertMessages(database: SqlTarget, queries: SqlQueries, rows: readonly StoredRow[]): Promise<void>;
+  /**
+   * Inserts message rows with their search words; given `totals`, also writes that record's counters, usage,
+   * cost and time to its session row (as `updateSessionTotals`; PostgreSQL: in the same statement).
+   */
+  insertMessages(
+    database: SqlTarget,
+    queries: SqlQueries,
+    rows: readonly StoredRow[],
+    totals?: SessionRecord,
+  ): Promise<void>;
   /** Deletes the search words of a session's messages (before the messages go). */
   deleteMessageWords(database: SqlTarget, queries: SqlQueries, sessionId: string): Promise<void>;
   /**
    * Sessions with a message holding every term, and the first such message: rows `(session_id, seq)`, to be
-   * joined as `h`.
+   * joined as `h` (SQLite first matches the rows its text index does not hold yet, with `queries`).
    */
-  messageHits(database: SqlTarget, terms: readonly string[]): RawBuilder<{ session_id: string; seq: number }>;
+  messageHits(
+    database: SqlTarget,
+    queries: SqlQueries,
+    terms: readonly string[],
+  ): Promise<RawBuilder<{ session_id: string; seq: number }>>;
 
   /** Inserts a memory row (given as column values) and its search words. */
   insertMemory(database: SqlTarget, queries: SqlQueries, row: MemoryRowValues): Promise<void>;

@@ -118,9 +118,21 @@ CREATE TABLE IF NOT EXISTS memory_versions (
 DROP TABLE IF EXISTS memory_schema;
 `;
 
+// Message words are indexed in batches (sqlite-message-words.ts): every message row up to \`indexed_to\` is in
+// \`message_words\`, the rows after it are not yet (search reads those itself). Rows already stored are indexed.
+// (IF NOT EXISTS, OR IGNORE: a file whose version record was set back keeps the mark it has.)
+const version4 = `
+CREATE TABLE IF NOT EXISTS message_words_state (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  indexed_to INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO message_words_state (id, indexed_to) SELECT 1, coalesce(max(row_id), 0) FROM messages;
+`;
+
 /** The migrations of a ctxkit SQLite database, in order. */
 export const SQLITE_MIGRATIONS: readonly Migration[] = [
   { version: 1, sql: version1 },
   { version: 2, sql: version2 },
   { version: 3, sql: version3 },
+  { version: 4, sql: version4 },
 ];

@@ -1,15 +1,21 @@
 /**
  * SQLite's side of `StoreDialect`: JSON is stored as text, flags as 0/1, and message and memory words are
  * indexed by contentless FTS5 tables (`message_words`, `memory_words`, the `ascii` tokenizer over ctxkit's own
- * normalised words) keyed by the rows' `row_id`.
+ * normalised words) keyed by the rows' `row_id`; message words in batches (sqlite-message-words.ts).
  */
 import { sql, type RawBuilder, type SqlBool } from "kysely";
 import { preparedQuery } from "../sql/prepared-query.ts";
-import { messageValues, type MessageValues } from "../sql/session-rows.ts";
+import { messageColumns, updateSessionTotals, type MessageColumns } from "../sql/session-rows.ts";
 import type { MemoryRowValues, MetadataFilter, StoreDialect } from "../sql/store-dialect.ts";
 import { isUniqueViolation } from "./sqlite-errors.ts";
+import {
+  deleteSessionWords,
+  indexWaitingWords,
+  pendingMatches,
+  type InsertedRow,
+} from "./sqlite-message-words.ts";
 
-const insertMessage = preparedQuery<MessageValues, { row_id: number }>(({ builder }, p) =>
+const insertMessage = preparedQuery<MessageColumns, { row_id: number }>(({ builder }, p) =>
   builder
     .insertInto("messages")
     .values({
@@ -26,10 +32,6 @@ const insertMessage = preparedQuery<MessageValues, { row_id: number }>(({ builde
       body: p("body"),
     })
     .returning("row_id"),
-);
-
-const insertMessageWords = preparedQuery<{ rowid: number; words: string }, never>(({ builder }, p) =>
-  builder.insertInto("message_words").values({ rowid: p("rowid"), words: p("words") }),
 );
 
 const insertMemoryRow = preparedQuery<MemoryRowValues, { row_id: number }>(({ builder }, p) =>
@@ -107,26 +109,30 @@ export const sqliteStoreDialect: StoreDialect = {
   metadataConditions: (metadata) =>
     Object.entries(metadata).map(([key, value]) => metadataCondition(key, value)),
 
-  async insertMessages(database, queries, rows) {
+  async insertMessages(database, queries, rows, totals) {
+    const inserted: InsertedRow[] = [];
     for (const row of rows) {
-      const values = messageValues(row);
-      const inserted = await queries.first<{ row_id: number }>(insertMessage.bind(database, values));
-      if (values.words !== "") {
-        await queries.run(
-          insertMessageWords.bind(database, { rowid: inserted!.row_id, words: values.words }),
-        );
-      }
+      const values = messageColumns(row);
+      const { row_id: rowId } = (await queries.first<{ row_id: number }>(
+        insertMessage.bind(database, values),
+      ))!;
+      inserted.push({ rowId, message: row.message });
     }
+    await indexWaitingWords(queries, inserted);
+    if (totals) await updateSessionTotals(database, queries, totals);
   },
   async deleteMessageWords(_database, queries, sessionId) {
-    await queries.run(
-      sql`DELETE FROM message_words WHERE rowid IN (SELECT row_id FROM messages WHERE session_id = ${sessionId})`,
-    );
+    await deleteSessionWords(queries, sessionId);
   },
-  messageHits: (_database, terms) =>
-    sql<{ session_id: string; seq: number }>`SELECT m.session_id, min(m.seq) AS seq FROM message_words w
-      JOIN messages m ON m.row_id = w.rowid WHERE message_words MATCH ${ftsQuery(terms, " ")}
-      GROUP BY m.session_id`,
+  async messageHits(_database, queries, terms) {
+    const pending = await pendingMatches(queries, terms);
+    return sql<{ session_id: string; seq: number }>`SELECT session_id, min(seq) AS seq FROM (
+        SELECT m.session_id, m.seq FROM message_words w JOIN messages m ON m.row_id = w.rowid
+        WHERE message_words MATCH ${ftsQuery(terms, " ")}
+        UNION ALL
+        SELECT m.session_id, m.seq FROM messages m WHERE m.row_id IN (SELECT value FROM json_each(${pending}))
+      ) GROUP BY session_id`;
+  },
 
   async insertMemory(database, queries, row) {
     const inserted = await queries.first<{ row_id: number }>(insertMemoryRow.bind(database, row));
