@@ -12,6 +12,7 @@
  * Arguments go to vitest: `npm test -- src/store` runs the checks and the store tests.
  */
 import { spawn } from "node:child_process";
+import { setPriority } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -71,10 +72,21 @@ const checks: { name: string; tool: string; args: string[] }[] = [
   },
 ];
 
-/** Runs `tool args`; resolves with its exit code and, unless `inherit`, everything it printed. */
-function run(tool: string, args: string[], options: { inherit: boolean }) {
+/**
+ * Runs `tool args`; resolves with its exit code and, unless `inherit`, everything it printed. `background` runs it
+ * at a lower CPU priority (its children too): the checks take the CPU the tests leave, so the tests — the longer
+ * part — are not slowed by them on a machine with few cores.
+ */
+function run(tool: string, args: string[], options: { inherit: boolean; background?: boolean }) {
   const started = performance.now();
   const child = spawn(bin(tool), args, { cwd: root, stdio: options.inherit ? "inherit" : "pipe" });
+  if (options.background === true && child.pid !== undefined) {
+    try {
+      setPriority(child.pid, 10);
+    } catch {
+      // Not permitted here: the check runs at normal priority.
+    }
+  }
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -88,7 +100,7 @@ function run(tool: string, args: string[], options: { inherit: boolean }) {
 
 const pending = checks.map(async (check) => ({
   ...check,
-  ...(await run(check.tool, check.args, { inherit: false })),
+  ...(await run(check.tool, check.args, { inherit: false, background: true })),
 }));
 const tests = await run("vitest", ["run", ...process.argv.slice(2)], { inherit: true });
 let failed = tests.code !== 0;
