@@ -6,7 +6,7 @@
  */
 import { CompiledQuery, sql, type SqlBool } from "kysely";
 import { preparedQuery } from "../sql/prepared-query.ts";
-import { messageValues, updateSessionTotals } from "../sql/session-rows.ts";
+import { messageValues, sessionTotals, TOTALS_COLUMNS, updateSessionTotals } from "../sql/session-rows.ts";
 import type { MemoryRowValues, StoreDialect } from "../sql/store-dialect.ts";
 import type { StoreTables } from "../sql/store-tables.ts";
 
@@ -90,10 +90,9 @@ export function postgresStoreDialect(schema: string): StoreDialect & { readonly 
       AS t (session_id, seq, position, turn, id, role, kind, tokens, summarized_by, created_at, body, words)`;
   // One turn's rows and its session's new totals in one statement: one round trip fewer per turn.
   const insertMessagesAndTotals = `WITH inserted AS (${insertMessages})
-    UPDATE "${schema.replaceAll('"', '""')}"."sessions" SET updated_at = $13, message_count = $14, turn_count = $15,
-      next_seq = $16, input_tokens = $17, output_tokens = $18, cache_read_tokens = $19, cache_write_tokens = $20,
-      reasoning_tokens = $21, cost = $22
-    WHERE id = $23`;
+    UPDATE "${schema.replaceAll('"', '""')}"."sessions"
+    SET ${TOTALS_COLUMNS.map((column, index) => `${column} = $${13 + index}`).join(", ")}
+    WHERE id = $${13 + TOTALS_COLUMNS.length}`;
   return {
     name: "postgres",
     schema,
@@ -137,20 +136,12 @@ export function postgresStoreDialect(schema: string): StoreDialect & { readonly 
           await queries.run(CompiledQuery.raw(insertMessages, columns));
           continue;
         }
+        const values = sessionTotals(totals);
         await queries.run(
           CompiledQuery.raw(insertMessagesAndTotals, [
             ...columns,
-            totals.updatedAt,
-            totals.messageCount,
-            totals.turnCount,
-            totals.nextSeq,
-            totals.usage.input,
-            totals.usage.output,
-            totals.usage.cacheRead,
-            totals.usage.cacheWrite,
-            totals.usage.reasoning,
-            totals.cost,
-            totals.id,
+            ...TOTALS_COLUMNS.map((column) => values[column]),
+            values.id,
           ]),
         );
       }

@@ -200,44 +200,53 @@ export async function insertSession(
 ): Promise<void> {
   await queries.run(
     insertSessionRow.bind(database, {
-      id: record.id,
+      ...sessionTotals(record),
       owner: record.owner ?? null,
       agent: record.agent ?? null,
       title: record.title ?? null,
       title_words: normalizeSearchText(record.title ?? ""),
       created_at: record.createdAt,
-      updated_at: record.updatedAt,
       parent_id: record.parentId ?? null,
       fork_seq: record.forkSeq ?? null,
-      message_count: record.messageCount,
-      turn_count: record.turnCount,
-      next_seq: record.nextSeq,
-      input_tokens: record.usage.input,
-      output_tokens: record.usage.output,
-      cache_read_tokens: record.usage.cacheRead,
-      cache_write_tokens: record.usage.cacheWrite,
-      reasoning_tokens: record.usage.reasoning,
-      cost: record.cost,
       metadata: JSON.stringify(record.metadata),
       origin: record.origin === undefined ? null : JSON.stringify(record.origin),
     }),
   );
 }
 
-type TotalsValues = Pick<
-  SessionValues,
-  | "id"
-  | "updated_at"
-  | "message_count"
-  | "turn_count"
-  | "next_seq"
-  | "input_tokens"
-  | "output_tokens"
-  | "cache_read_tokens"
-  | "cache_write_tokens"
-  | "reasoning_tokens"
-  | "cost"
->;
+/** The columns a turn changes on its session row (counters, usage, cost, time), in this order. */
+export const TOTALS_COLUMNS = [
+  "updated_at",
+  "message_count",
+  "turn_count",
+  "next_seq",
+  "input_tokens",
+  "output_tokens",
+  "cache_read_tokens",
+  "cache_write_tokens",
+  "reasoning_tokens",
+  "cost",
+] as const satisfies readonly (keyof SessionValues)[];
+
+/** A session row's id and the values of its `TOTALS_COLUMNS`. */
+export type TotalsValues = Pick<SessionValues, "id" | (typeof TOTALS_COLUMNS)[number]>;
+
+/** The `TotalsValues` of a record. */
+export function sessionTotals(record: SessionRecord): TotalsValues {
+  return {
+    id: record.id,
+    updated_at: record.updatedAt,
+    message_count: record.messageCount,
+    turn_count: record.turnCount,
+    next_seq: record.nextSeq,
+    input_tokens: record.usage.input,
+    output_tokens: record.usage.output,
+    cache_read_tokens: record.usage.cacheRead,
+    cache_write_tokens: record.usage.cacheWrite,
+    reasoning_tokens: record.usage.reasoning,
+    cost: record.cost,
+  };
+}
 
 const updateTotals = preparedQuery<TotalsValues, never>(({ builder }, p) =>
   builder
@@ -263,21 +272,7 @@ export async function updateSessionTotals(
   queries: SqlQueries,
   record: SessionRecord,
 ): Promise<void> {
-  await queries.run(
-    updateTotals.bind(database, {
-      id: record.id,
-      updated_at: record.updatedAt,
-      message_count: record.messageCount,
-      turn_count: record.turnCount,
-      next_seq: record.nextSeq,
-      input_tokens: record.usage.input,
-      output_tokens: record.usage.output,
-      cache_read_tokens: record.usage.cacheRead,
-      cache_write_tokens: record.usage.cacheWrite,
-      reasoning_tokens: record.usage.reasoning,
-      cost: record.cost,
-    }),
-  );
+  await queries.run(updateTotals.bind(database, sessionTotals(record)));
 }
 
 /** A message row's columns as written. */
