@@ -1,7 +1,5 @@
 // Runs crash-worker children against a store and kills them at random moments; then checks what survived.
 import { spawn, type ChildProcess } from "node:child_process";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "vitest";
 import type { SessionStore } from "../../src/store/index.ts";
@@ -26,11 +24,9 @@ export interface Child {
 
 /** Starts a worker script (a `.ts` file run by Node directly) with one JSON argument. */
 export function startWorker(script: string, argument: unknown): Child {
-  // The compile cache makes each child start in a fraction of the time (the test starts dozens).
-  const env = { ...process.env, NODE_COMPILE_CACHE: join(tmpdir(), "ctxkit-node-compile-cache") };
+  // Inherits NODE_COMPILE_CACHE (test/support/compile-cache.ts): each of the dozens of children starts faster.
   const child = spawn(process.execPath, [script, JSON.stringify(argument)], {
     stdio: ["pipe", "pipe", "pipe"],
-    env,
   });
   const lines: string[] = [];
   let pending = "";
