@@ -14,8 +14,13 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Temporary files in RAM when the machine has room, a compile cache for every Node process the tests start,
-    // and one PostgreSQL server for the whole run (unless CTXKIT_TEST_PG_URL names one) — in this order.
-    globalSetup: ["test/support/ram-temp-dir.ts", "test/support/compile-cache.ts", "test/store/pg-server.ts"],
+    // those programs bundled from the current source, and one PostgreSQL server for the whole run (unless CTXKIT_TEST_PG_URL names one) — in this order.
+    globalSetup: [
+      "test/support/ram-temp-dir.ts",
+      "test/support/compile-cache.ts",
+      "test/support/test-bundle.ts",
+      "test/store/pg-server.ts",
+    ],
     maxWorkers: 3,
     sequence: { sequencer: SlowFirstSequencer },
     projects: [

@@ -4,12 +4,13 @@ import { describe, expect, it } from "vitest";
 import { messageText } from "../../src/model/blocks.ts";
 import { openSqliteSessionStore } from "../../src/store/sqlite/index.ts";
 import { startFakeOpenAIServer, type FakeOpenAIRequest } from "../../src/test/index.ts";
+import { bundled } from "../support/bundled.ts";
 import { sandbox } from "./chat-harness.ts";
 import { shellQuote, startTerminal, type TerminalPane } from "./terminal-driver.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const node = join(root, "node_modules", ".bin", "node");
-const bin = join(root, "src", "cli", "bin.ts");
+const bin = bundled("bin");
 
 const FILLER = "The quick brown fox jumps over the lazy dog. ".repeat(25);
 const SUMMARY = "SUMMARY-MARKER: the user asked numbered questions about foxes.";

@@ -13,10 +13,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { messageText } from "../../src/model/blocks.ts";
 import { openPostgresSessionStore } from "../../src/store/postgres/index.ts";
 import { startFakeOpenAIServer, type FakeOpenAIServer } from "../../src/test/fake-openai-server.ts";
+import { bundled } from "../support/bundled.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const node = join(root, "node_modules", ".bin", "node");
-const bin = join(root, "src", "cli", "bin.ts");
+const bin = bundled("bin");
 const SESSIONS = 6;
 const TURNS = 8;
 

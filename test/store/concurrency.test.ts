@@ -2,14 +2,14 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SessionStore } from "../../src/store/index.ts";
+import { bundled } from "../support/bundled.ts";
 import { startWorker, wholeTurnTags, type Child } from "./crash-harness.ts";
 import { postgresForTests, type TestPostgres } from "./pg-server.ts";
 import { openStore, type StoreSpec } from "./workers/worker-store.ts";
 
-const workerPath = fileURLToPath(new URL("./workers/concurrent-worker.ts", import.meta.url));
+const workerPath = bundled("concurrent-worker");
 const WORKERS = 4;
 
 /** Waits until the child printed one of `wanted` and returns it; a worker error or exit fails the wait. */

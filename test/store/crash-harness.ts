@@ -1,11 +1,9 @@
 // Runs crash-worker children against a store and kills them at random moments; then checks what survived.
 import { spawn, type ChildProcess } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { expect } from "vitest";
 import type { SessionStore } from "../../src/store/index.ts";
+import { bundled } from "../support/bundled.ts";
 import type { StoreSpec } from "./workers/worker-store.ts";
-
-const workerPath = fileURLToPath(new URL("./workers/crash-worker.ts", import.meta.url));
 
 /** A child with its complete output lines. */
 export interface Child {
@@ -102,11 +100,11 @@ export async function crashRounds(
   const acknowledged: string[] = [];
   const lines: string[] = [];
   let kills = 0;
-  let next: Child | undefined = rounds[0] && startWorker(workerPath, rounds[0]);
+  let next: Child | undefined = rounds[0] && startWorker(bundled("crash-worker"), rounds[0]);
   for (let index = 0; index < rounds.length; index++) {
     const child = next!;
     await child.ready();
-    next = rounds[index + 1] && startWorker(workerPath, rounds[index + 1]);
+    next = rounds[index + 1] && startWorker(bundled("crash-worker"), rounds[index + 1]);
     child.process.stdin!.write("go\n");
     await sleep(Math.random() * maxDelayMs(rounds[index]!));
     await cut(rounds[index]!, child);

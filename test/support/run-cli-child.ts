@@ -1,11 +1,9 @@
-// Runs the real `ctxkit` entry (src/cli/bin.ts) in a child process: for what an in-process run cannot show —
+// Runs the real `ctxkit` entry (src/cli/bin.ts, bundled for the run: test/support/test-bundle.ts) in a child process: for what an in-process run cannot show —
 // another user (permissions do not stop root), a command that might never return (it is killed).
 import { execFile } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-
-const bin = fileURLToPath(new URL("../../src/cli/bin.ts", import.meta.url));
+import { bundled } from "./bundled.ts";
 
 /** How a child run ended. */
 export interface ChildOutcome {
@@ -37,7 +35,7 @@ export function runCliChild(
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [bin, ...argv],
+      [bundled("bin"), ...argv],
       { ...asUser, env, timeout: options.timeoutMs ?? 50_000 },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1;

@@ -5,12 +5,13 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresForTests } from "../../../test/store/pg-server.ts";
+import { bundled } from "../../../test/support/bundled.ts";
 import { redactSecrets } from "../../errors/redact-secrets.ts";
 import { startFakeOpenAIServer, type FakeOpenAIServer } from "../../test/fake-openai-server.ts";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const node = join(root, "node_modules/.bin/node");
-const bin = join(root, "src/cli/bin.ts");
+const bin = bundled("bin");
 
 let home: string;
 let upstream: FakeOpenAIServer;

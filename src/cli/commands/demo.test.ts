@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { bundled } from "../../../test/support/bundled.ts";
 import { DEMO_AGENT } from "../../demo/run-demo.ts";
 import { DEMO_MIN_WINDOW } from "../../demo/demo-window.ts";
 import { openSqliteSessionStore } from "../../store/sqlite/index.ts";
@@ -137,14 +138,10 @@ describe("ctxkit demo: options and where the session goes", () => {
       await Promise.all([mkdir(homeDir), mkdir(tempDir)]);
       const runChild = (signalAfterMs?: number) =>
         new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string }>((resolve) => {
-          const child = spawn(
-            join(root, "node_modules/.bin/node"),
-            [join(root, "src/cli/bin.ts"), "demo", "--temporary"],
-            {
-              cwd: homeDir,
-              env: { PATH: process.env["PATH"], HOME: homeDir, TMPDIR: tempDir },
-            },
-          );
+          const child = spawn(join(root, "node_modules/.bin/node"), [bundled("bin"), "demo", "--temporary"], {
+            cwd: homeDir,
+            env: { PATH: process.env["PATH"], HOME: homeDir, TMPDIR: tempDir },
+          });
           let stdout = "";
           child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
           if (signalAfterMs !== undefined) setTimeout(() => child.kill("SIGINT"), signalAfterMs);

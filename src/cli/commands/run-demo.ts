@@ -1,9 +1,9 @@
 /** What `ctxkit demo` does once its flags are parsed (loaded only when the command runs). */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { loadSettings } from "../../config/index.ts";
+import { packageRoot } from "../../config/package-root.ts";
 import { ValidationError } from "../../errors/errors.ts";
 import { renderStory } from "../../demo/render-story.ts";
 import { DEMO_AGENT, runDemo } from "../../demo/run-demo.ts";
@@ -35,11 +35,6 @@ const optionsSchema = z.object({
         "every step of the demo fits in",
     ),
 });
-
-/** The ctxkit package root (where src/ or dist/ is). */
-function packageRoot(): string {
-  return fileURLToPath(new URL("../../../", import.meta.url));
-}
 
 /** Deletes the demo's sessions other than `keep` (earlier runs, and any a killed run left): returns how many. */
 async function removeEarlierRuns(store: SessionStore, keep: string): Promise<number> {

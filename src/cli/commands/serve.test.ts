@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
+import { bundled } from "../../../test/support/bundled.ts";
 import { transcriptPath } from "../../../test/support/transcripts.ts";
 import { messageText } from "../../model/blocks.ts";
 import { openSqliteSessionStore } from "../../store/sqlite/index.ts";
@@ -14,7 +15,7 @@ import { startFakeOpenAIServer, type FakeOpenAIServer } from "../../test/fake-op
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const node = join(root, "node_modules/.bin/node");
-const bin = join(root, "src/cli/bin.ts");
+const bin = bundled("bin");
 
 let home: string;
 let upstream: FakeOpenAIServer;

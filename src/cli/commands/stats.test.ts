@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { bundled } from "../../../test/support/bundled.ts";
 import { transcriptPath } from "../../../test/support/transcripts.ts";
 import { conversationStats } from "../../formats/transcripts/conversation-stats.ts";
 import { importTranscriptFile } from "../../formats/transcripts/import-transcript.ts";
@@ -127,7 +128,7 @@ describe("ctxkit stats", () => {
   it("exits with code 2 and one line, no stack trace, when run as a process", () => {
     const path = brokenTranscript();
     const root = fileURLToPath(new URL("../../../", import.meta.url));
-    const child = spawnSync(join(root, "node_modules/.bin/node"), ["src/cli/bin.ts", "stats", path], {
+    const child = spawnSync(join(root, "node_modules/.bin/node"), [bundled("bin"), "stats", path], {
       cwd: root,
       encoding: "utf8",
     });

@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { extname, join, resolve, sep } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Hono } from "hono";
+import { packageRoot } from "../../config/package-root.ts";
 import type { ServerEnv } from "../server-context.ts";
 
 const MEDIA_TYPES: Readonly<Record<string, string>> = {
@@ -27,7 +27,7 @@ const MEDIA_TYPES: Readonly<Record<string, string>> = {
  * const root = defaultWebRoot(); // "/…/ctxkit/web/dist" or undefined
  */
 export function defaultWebRoot(): string | undefined {
-  const root = fileURLToPath(new URL("../../../web/dist/", import.meta.url));
+  const root = join(packageRoot(), "web", "dist");
   return existsSync(root) ? root : undefined;
 }
 
