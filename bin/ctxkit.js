@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Runs the built CLI; in a source checkout without a build, runs the TypeScript source directly (Node >= 22.18).
+// Runs the built CLI (one bundle: dist/cli-bundle, see scripts/bundle-cli.ts); in a source checkout without a
+// build, runs the TypeScript source directly (Node >= 22.18).
 // The Node version is checked before anything is imported: older Nodes lack node:sqlite and would die with a stack
 // trace on the first import.
 const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
@@ -11,6 +12,6 @@ if (major < 22 || (major === 22 && minor < 13)) {
   process.exit(2);
 }
 const { existsSync } = await import("node:fs");
-const built = new URL("../dist/cli/bin.js", import.meta.url);
+const built = new URL("../dist/cli-bundle/ctxkit.js", import.meta.url);
 const source = new URL("../src/cli/bin.ts", import.meta.url);
 await import(existsSync(built) ? built.href : source.href);

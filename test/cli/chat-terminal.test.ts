@@ -10,7 +10,7 @@ import { shellQuote, startTerminal, type TerminalPane } from "./terminal-driver.
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const node = join(root, "node_modules", ".bin", "node");
-const bin = bundled("bin");
+const bin = bundled("ctxkit");
 
 const FILLER = "The quick brown fox jumps over the lazy dog. ".repeat(25);
 const SUMMARY = "SUMMARY-MARKER: the user asked numbered questions about foxes.";

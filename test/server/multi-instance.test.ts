@@ -17,7 +17,7 @@ import { bundled } from "../support/bundled.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const node = join(root, "node_modules", ".bin", "node");
-const bin = bundled("bin");
+const bin = bundled("ctxkit");
 const SESSIONS = 6;
 const TURNS = 8;
 

@@ -2,8 +2,9 @@
  * The package as npm would publish it (`npm pack`, from the `dist/` the build made), checked the way a consumer
  * meets it: publint (package.json fields, exports, files), arethetypeswrong (every subpath's types resolve;
  * ctxkit is ESM-only, so CommonJS `require` and node10 resolution are out of scope), the API report (API
- * Extractor: the root export's declarations must match etc/ctxkit.api.md), and a consumer project that
- * imports every subpath export and compiles with `strict` and `skipLibCheck: false`. Part of `npm test`.
+ * Extractor: the root export's declarations must match etc/ctxkit.api.md), a consumer project that
+ * imports every subpath export and compiles with `strict` and `skipLibCheck: false`, and the packed CLI
+ * (`--help`, `sessions list`). Part of `npm test`.
  *
  * The consumer's dependencies are this repository's node_modules. `@mastra/core` ships declarations that do not
  * compile against the zod and AI SDK majors it resolves to (its own files, not ctxkit's): errors there are listed
@@ -109,6 +110,20 @@ try {
     throw new Error(`a consumer with skipLibCheck: false does not compile: ${ours.length} errors`);
   }
   console.log(`consumer (skipLibCheck: false) compiles every subpath export: ${subpaths.length} imports`);
+
+  // The CLI as installed: bin/ctxkit.js runs the bundle (dist/cli-bundle), its peers found in node_modules.
+  const cli = (...args: string[]) =>
+    execFileSync(process.execPath, [join(modules, "ctxkit", "bin", "ctxkit.js"), ...args], {
+      cwd: consumer,
+      encoding: "utf8",
+      env: { PATH: process.env["PATH"], HOME: consumer },
+    });
+  if (!cli("--help").includes("Usage: ctxkit")) throw new Error("the packed CLI's --help printed no usage");
+  const listed = JSON.parse(cli("sessions", "list", "--db", join(consumer, "ctxkit.db"), "--json")) as {
+    sessions: unknown[];
+  };
+  if (listed.sessions.length !== 0) throw new Error("the packed CLI listed sessions in a new database");
+  console.log("the packed CLI (bin/ctxkit.js → dist/cli-bundle) runs --help and sessions list");
 } finally {
   rmSync(directory, { recursive: true, force: true });
 }

@@ -35,7 +35,7 @@ export function runCliChild(
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [bundled("bin"), ...argv],
+      [bundled("ctxkit"), ...argv],
       { ...asUser, env, timeout: options.timeoutMs ?? 50_000 },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1;

@@ -138,7 +138,7 @@ describe("ctxkit demo: options and where the session goes", () => {
       await Promise.all([mkdir(homeDir), mkdir(tempDir)]);
       const runChild = (signalAfterMs?: number) =>
         new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string }>((resolve) => {
-          const child = spawn(join(root, "node_modules/.bin/node"), [bundled("bin"), "demo", "--temporary"], {
+          const child = spawn(join(root, "node_modules/.bin/node"), [bundled("ctxkit"), "demo", "--temporary"], {
             cwd: homeDir,
             env: { PATH: process.env["PATH"], HOME: homeDir, TMPDIR: tempDir },
           });

@@ -15,7 +15,7 @@ import { startFakeOpenAIServer, type FakeOpenAIServer } from "../../test/fake-op
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const node = join(root, "node_modules/.bin/node");
-const bin = bundled("bin");
+const bin = bundled("ctxkit");
 
 let home: string;
 let upstream: FakeOpenAIServer;

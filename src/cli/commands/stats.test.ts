@@ -128,7 +128,7 @@ describe("ctxkit stats", () => {
   it("exits with code 2 and one line, no stack trace, when run as a process", () => {
     const path = brokenTranscript();
     const root = fileURLToPath(new URL("../../../", import.meta.url));
-    const child = spawnSync(join(root, "node_modules/.bin/node"), [bundled("bin"), "stats", path], {
+    const child = spawnSync(join(root, "node_modules/.bin/node"), [bundled("ctxkit"), "stats", path], {
       cwd: root,
       encoding: "utf8",
     });
