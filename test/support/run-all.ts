@@ -26,7 +26,7 @@ const cache = join(root, "node_modules", ".cache", "ctxkit");
  */
 const tsc7 = join(root, "node_modules", "typescript-7", "bin", "tsc");
 
-const checks: { name: string; tool: string; args: string[] }[] = [
+const checks: { name: string; tool: string; args: string[]; background?: false }[] = [
   {
     name: "typecheck",
     tool: "node",
@@ -57,7 +57,9 @@ const checks: { name: string; tool: string; args: string[] }[] = [
     tool: "oxlint",
     args: ["--type-aware", "--deny-warnings"],
   },
-  { name: "package", tool: "node", args: ["test/support/check-package.ts"] },
+  // The longest chain of steps (pack, publint, attw, API Extractor, a consumer's compile, the packed CLI): at the
+  // tests' priority, so it is not the last thing left running when the tests are done.
+  { name: "package", tool: "node", args: ["test/support/check-package.ts"], background: false },
   // The layering of docs/ARCHITECTURE.md (.dependency-cruiser.js): no folder imports a layer above its own.
   {
     name: "layers",
@@ -99,7 +101,7 @@ function run(tool: string, args: string[], options: { inherit: boolean; backgrou
 
 const pending = checks.map(async (check) => ({
   ...check,
-  ...(await run(check.tool, check.args, { inherit: false, background: true })),
+  ...(await run(check.tool, check.args, { inherit: false, background: check.background ?? true })),
 }));
 const tests = await run("vitest", ["run", ...process.argv.slice(2)], { inherit: true });
 let failed = tests.code !== 0;

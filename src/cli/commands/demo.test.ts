@@ -138,10 +138,14 @@ describe("ctxkit demo: options and where the session goes", () => {
       await Promise.all([mkdir(homeDir), mkdir(tempDir)]);
       const runChild = (signalAfterMs?: number) =>
         new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string }>((resolve) => {
-          const child = spawn(join(root, "node_modules/.bin/node"), [bundled("ctxkit"), "demo", "--temporary"], {
-            cwd: homeDir,
-            env: { PATH: process.env["PATH"], HOME: homeDir, TMPDIR: tempDir },
-          });
+          const child = spawn(
+            join(root, "node_modules/.bin/node"),
+            [bundled("ctxkit"), "demo", "--temporary"],
+            {
+              cwd: homeDir,
+              env: { PATH: process.env["PATH"], HOME: homeDir, TMPDIR: tempDir },
+            },
+          );
           let stdout = "";
           child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
           if (signalAfterMs !== undefined) setTimeout(() => child.kill("SIGINT"), signalAfterMs);
