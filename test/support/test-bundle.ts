@@ -7,15 +7,31 @@
  * The folder is inside this checkout (node_modules/.cache), where the bundles find the package root and the peer
  * dependencies; its path is handed to the test files in `CTXKIT_TEST_BUNDLE` (see `bundled()`).
  */
-import { rmSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { bundleCli } from "../../scripts/bundle-cli.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 
+/** True when a process with this id is running (a test run that is still going owns its folder). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 export default async function setup(): Promise<() => void> {
-  const folder = join(root, "node_modules", ".cache", "ctxkit", `test-bundle-${process.pid}`);
+  const cache = join(root, "node_modules", ".cache", "ctxkit");
+  mkdirSync(cache, { recursive: true });
+  // Folders of runs that were killed before their teardown.
+  for (const name of readdirSync(cache).filter((name) => name.startsWith("test-bundle-")))
+    if (!running(Number(name.slice("test-bundle-".length))))
+      rmSync(join(cache, name), { recursive: true, force: true });
+  const folder = join(cache, `test-bundle-${process.pid}`);
   await bundleCli(folder, {
     inlinePeers: true,
     entries: {
