@@ -5,7 +5,7 @@
 import { join } from "node:path";
 
 /** The bundled programs (see the entries of test/support/test-bundle.ts). */
-export type BundledProgram = "ctxkit" | "crash-worker" | "concurrent-worker";
+export type BundledProgram = "ctxkit" | "sqlite-writer-worker" | "crash-worker" | "concurrent-worker";
 
 /**
  * The bundled program's file, to run with `node`.

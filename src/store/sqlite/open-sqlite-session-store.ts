@@ -17,6 +17,13 @@ export interface SqliteSessionStoreOptions
    * (`ctxkit serve` uses it): measured in bench/RESULTS.md. In-memory and read-only stores are always `inline`.
    */
   readonly writer?: "worker" | "inline";
+  /**
+   * The writer thread's script (`writer: "worker"`), for an application that bundles ctxkit: a bundler does not
+   * emit the script beside the store's module, so point this at ctxkit's own
+   * (`node_modules/ctxkit/dist/store/sqlite/sqlite-writer-worker.js`) or at a bundle of it. Default: the script
+   * beside the store's module.
+   */
+  readonly writerScript?: string | URL;
 }
 
 /**
@@ -39,15 +46,18 @@ export async function openSqliteSessionStore(
   let writer: SqliteWriterClient | undefined;
   if (useWorker) {
     try {
-      writer = await SqliteWriterClient.start({
-        path: database.location,
-        busyTimeoutMs: options.busyTimeoutMs,
-        synchronous: options.synchronous,
-        pragmas: options.pragmas,
-        integrityCheck: options.integrityCheck,
-        prices: context.prices,
-        inlineMediaLimit: context.inlineMediaLimit,
-      });
+      writer = await SqliteWriterClient.start(
+        {
+          path: database.location,
+          busyTimeoutMs: options.busyTimeoutMs,
+          synchronous: options.synchronous,
+          pragmas: options.pragmas,
+          integrityCheck: options.integrityCheck,
+          prices: context.prices,
+          inlineMediaLimit: context.inlineMediaLimit,
+        },
+        options.writerScript,
+      );
     } catch (error) {
       await database.close();
       throw error;

@@ -31,6 +31,22 @@ describe("SQLite writer thread (group commit)", () => {
     await Promise.all([worker.close(), inline.close(), memory.close()]);
   });
 
+  it("a writerScript that is not the writer's script fails the open with a store_error naming it, and frees the file", async () => {
+    const path = join(folder, `group-${++files}.db`);
+    const missing = join(folder, "no-such-writer.js");
+    const error = await openSqliteSessionStore({ path, writer: "worker", writerScript: missing }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(CtxkitError);
+    expect((error as CtxkitError).code).toBe("store_error");
+    expect((error as Error).message).toContain(missing);
+    expect((error as Error).message).toContain("writerScript");
+    const store = await openSqliteSessionStore({ path, writer: "worker" });
+    await store.appendTurn("s", turn("after a failed open"));
+    expect((await store.getSession("s"))?.nextSeq).toBe(2);
+    await store.close();
+  });
+
   it("commits concurrent turns in fewer transactions, each visible to another connection once acknowledged", async () => {
     const store = await open();
     const results = await Promise.all(

@@ -10,8 +10,11 @@ import {
   type WriterRequest,
 } from "./sqlite-writer-protocol.ts";
 
-// From src/ the worker is the .ts file (run by Node's type stripping); from the built dist/ the .js file.
-const workerUrl = new URL(
+/**
+ * The writer thread's script beside this module: from src/ the .ts file (run by Node's type stripping); from the
+ * built dist/ (or the CLI's bundle) the .js file.
+ */
+const DEFAULT_WRITER_SCRIPT = new URL(
   `./sqlite-writer-worker${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`,
   import.meta.url,
 );
@@ -39,14 +42,32 @@ export class SqliteWriterClient {
     this.#worker = worker;
   }
 
-  /** Starts the thread and waits until it opened the database (rejects with the open error otherwise). */
-  static async start(data: WriterOpenData): Promise<SqliteWriterClient> {
-    const worker = new Worker(workerUrl, { workerData: data });
+  /**
+   * Starts the thread running `script` (a build of sqlite-writer-worker) and waits until it opened the database
+   * (rejects with the open error otherwise).
+   */
+  static async start(
+    data: WriterOpenData,
+    script: string | URL = DEFAULT_WRITER_SCRIPT,
+  ): Promise<SqliteWriterClient> {
+    const cannotStart = (error: unknown) =>
+      new StoreError(
+        `${data.path}: the writer thread could not start ${String(script)} (${error instanceof Error ? error.message : String(error)}); ` +
+          "writerScript must name ctxkit's sqlite-writer-worker.js (or a bundle of it)",
+        false,
+        { cause: error },
+      );
+    let worker: Worker;
+    try {
+      worker = new Worker(script, { workerData: data });
+    } catch (error) {
+      throw cannotStart(error);
+    }
     const client = new SqliteWriterClient(worker);
     const exited = (code: number) => new StoreError(`${data.path}: the writer thread exited (${code})`);
     await new Promise<void>((resolve, reject) => {
       const settle = (error?: Error) => {
-        worker.off("message", onMessage).off("error", settle).off("exit", onExit);
+        worker.off("message", onMessage).off("error", onError).off("exit", onExit);
         if (error) reject(error);
         else resolve();
       };
@@ -55,7 +76,10 @@ export class SqliteWriterClient {
         else if (event.type === "open-failed") settle(deserializeError(event.error));
       };
       const onExit = (code: number) => settle(exited(code));
-      worker.on("message", onMessage).on("error", settle).on("exit", onExit);
+      // An error event before "ready" is the script failing to load or run, not the database failing to open
+      // (that arrives as "open-failed").
+      const onError = (error: Error) => settle(cannotStart(error));
+      worker.on("message", onMessage).on("error", onError).on("exit", onExit);
     }).catch(async (error: unknown) => {
       await worker.terminate();
       throw error;
