@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { loadSettings } from "../../config/index.ts";
 import { packageRoot } from "../../config/package-root.ts";
-import { ValidationError } from "../../errors/errors.ts";
+import { UnsupportedError, ValidationError } from "../../errors/errors.ts";
 import { renderStory } from "../../demo/render-story.ts";
 import { DEMO_AGENT, runDemo } from "../../demo/run-demo.ts";
 import { DEMO_MIN_WINDOW } from "../../demo/demo-window.ts";
@@ -61,6 +61,10 @@ export async function runDemoCommand(flags: DemoFlags, io: CliIo): Promise<void>
     );
   }
   const root = packageRoot();
+  if (root === undefined)
+    throw new UnsupportedError(
+      "ctxkit demo reads ctxkit's own sources: run it from an installed ctxkit package",
+    );
   const sourceFolder = existsSync(join(root, "src")) ? "src" : "dist";
   const { settings } = loadSettings({ cwd: process.cwd(), env: io.env });
   const database = flags.temporary === true ? undefined : (flags.db ?? settings.db);

@@ -27,7 +27,9 @@ const MEDIA_TYPES: Readonly<Record<string, string>> = {
  * const root = defaultWebRoot(); // "/…/ctxkit/web/dist" or undefined
  */
 export function defaultWebRoot(): string | undefined {
-  const root = join(packageRoot(), "web", "dist");
+  const packageFolder = packageRoot();
+  if (packageFolder === undefined) return undefined;
+  const root = join(packageFolder, "web", "dist");
   return existsSync(root) ? root : undefined;
 }
 
