@@ -11,25 +11,16 @@ import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { bundleCli } from "../../scripts/bundle-cli.ts";
+import { processIsGone } from "../../src/server/auth/file-lock.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
-
-/** True when a process with this id is running (a test run that is still going owns its folder). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 export default async function setup(): Promise<() => void> {
   const cache = join(root, "node_modules", ".cache", "ctxkit");
   mkdirSync(cache, { recursive: true });
   // Folders of runs that were killed before their teardown.
   for (const name of readdirSync(cache).filter((name) => name.startsWith("test-bundle-")))
-    if (!running(Number(name.slice("test-bundle-".length))))
+    if (processIsGone(Number(name.slice("test-bundle-".length))))
       rmSync(join(cache, name), { recursive: true, force: true });
   const folder = join(cache, `test-bundle-${process.pid}`);
   await bundleCli(folder, {

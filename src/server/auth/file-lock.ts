@@ -35,7 +35,8 @@ function parseOwner(text: string): LockOwner | undefined {
   return undefined;
 }
 
-function processIsGone(pid: number): boolean {
+/** True when no process with this id runs on this machine (a process of another user still counts as running). */
+export function processIsGone(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return false;
