@@ -8,7 +8,7 @@
 // change), run in the same way in the same run, so before/after are ratios of one run.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import OpenAI from "openai";
@@ -125,6 +125,31 @@ interface Served {
   stop(): Promise<void>;
 }
 
+/** Starts `node args…` and waits until it prints `listening on <url>`. */
+async function startListening(args: readonly string[], env: NodeJS.ProcessEnv): Promise<Served> {
+  const child = spawn(node, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<void>((done) => child.once("exit", () => done()));
+  const url = await new Promise<string>((done, fail) => {
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const found = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
+      if (found !== undefined) done(found);
+    });
+    void exited.then(() => fail(new Error(`proxy-load: ${args.join(" ")} exited: ${stderr}`)));
+  });
+  return {
+    url,
+    pid: child.pid!,
+    stop: async () => {
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
 /** Starts `ctxkit serve` of `checkout` on a fresh database and key file, with its default limits. */
 async function startServe(
   checkout: string,
@@ -139,8 +164,7 @@ async function startServe(
     encoding: "utf8",
   });
   if (added.status !== 0) throw new Error(`proxy-load: keys add failed: ${added.stderr}`);
-  const child = spawn(
-    node,
+  const served = await startListening(
     [
       bin,
       "serve",
@@ -153,29 +177,9 @@ async function startServe(
       "--upstream",
       upstreamUrl,
     ],
-    { env, stdio: ["ignore", "pipe", "pipe"] },
+    env,
   );
-  let stdout = "";
-  let stderr = "";
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<void>((done) => child.once("exit", () => done()));
-  const url = await new Promise<string>((done, fail) => {
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const found = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
-      if (found !== undefined) done(found);
-    });
-    void exited.then(() => fail(new Error(`proxy-load: ctxkit serve exited: ${stderr}`)));
-  });
-  return {
-    url,
-    pid: child.pid!,
-    key: added.stdout.trim(),
-    stop: async () => {
-      child.kill("SIGTERM");
-      await exited;
-    },
-  };
+  return { ...served, key: added.stdout.trim() };
 }
 
 /** What one `ctxkit serve` did under both loads. */
@@ -186,6 +190,45 @@ interface ProxyRuns {
   readonly concurrent: Run;
   /** Failed turns over every run. */
   readonly failed: number;
+}
+
+/**
+ * A warm-up, one session at a time, then `ROUNDS` rounds of `SESSIONS` at once (the median round by throughput:
+ * the machine is shared and noisy). `send(prefix)` sends a turn of session `<prefix>-<index>`; each round's
+ * sessions are new ones. The CPU of process `pid` is read around each round.
+ */
+async function warmSingleAndRounds(send: (prefix: string) => Send, pid?: number) {
+  await load(5, send("warm"));
+  const single = await oneAtATime(send("single"));
+  const rounds: Run[] = [];
+  for (let round = 0; round < ROUNDS; round++) rounds.push(await load(SESSIONS, send(`load${round}`), pid));
+  return {
+    single,
+    concurrent: medianRound(rounds),
+    failed: rounds.reduce((sum, round) => sum + round.failed, single.failed),
+    firstFailure: [single, ...rounds].find((run) => run.firstFailure !== undefined)?.firstFailure,
+  };
+}
+
+/**
+ * The floor of any proxy here: the same clients (whole history, as direct) through a bare Node process that only
+ * forwards each request with fetch (bench/support/bare-proxy.ts).
+ */
+async function throughBareProxy(upstreamUrl: string): Promise<ProxyRuns> {
+  const script = fileURLToPath(new URL("support/bare-proxy.ts", import.meta.url));
+  const proxy = await startListening([script, new URL(upstreamUrl).origin], { PATH: process.env["PATH"] });
+  try {
+    const client = new OpenAI({ baseURL: `${proxy.url}/v1`, apiKey: "bench" });
+    const send = () => async (_session: number, history: OpenAI.ChatCompletionMessageParam[]) =>
+      (await client.chat.completions.create({ model: "gpt-4.1-mini", messages: history })).choices[0]!.message
+        .content ?? "";
+    const runs = await warmSingleAndRounds(send, proxy.pid);
+    if (runs.firstFailure !== undefined)
+      throw new Error(`proxy-load: a bare-proxy turn failed: ${runs.firstFailure}`);
+    return { label: "bare Node proxy (forwards only: the floor of a second hop)", ...runs };
+  } finally {
+    await proxy.stop();
+  }
 }
 
 /**
@@ -224,25 +267,13 @@ async function throughServe(
         });
         return completion.choices[0]!.message.content ?? "";
       };
-    let single: Run;
-    let concurrent: Run;
-    let failed: number;
-    let firstFailure: string | undefined;
+    let runs: Awaited<ReturnType<typeof warmSingleAndRounds>>;
     try {
-      await load(5, send("warm"));
-      single = await oneAtATime(send("single"));
-      // The machine is shared and noisy: the concurrent load runs ROUNDS times; the median round by throughput
-      // is reported (each round's sessions are new ones).
-      const rounds: Run[] = [];
-      for (let round = 0; round < ROUNDS; round++) {
-        rounds.push(await load(SESSIONS, send(`load${round}`), served.pid));
-      }
-      concurrent = medianRound(rounds);
-      failed = rounds.reduce((sum, round) => sum + round.failed, single.failed);
-      firstFailure = [single, ...rounds].find((run) => run.firstFailure !== undefined)?.firstFailure;
+      runs = await warmSingleAndRounds(send, served.pid);
     } finally {
       await served.stop();
     }
+    const { single, concurrent, failed, firstFailure } = runs;
     if (strict) {
       if (firstFailure !== undefined) throw new Error(`proxy-load: a turn failed: ${firstFailure}`);
       for (let round = 0; round < ROUNDS; round++)
@@ -297,6 +328,7 @@ export default async function proxyLoad(): Promise<BenchSection> {
     for (let round = 0; round < ROUNDS; round++) directRounds.push(await load(SESSIONS, direct));
     const directConcurrent = medianRound(directRounds);
 
+    const bare = await throughBareProxy(upstream.url);
     const variants = [await throughServe("`ctxkit serve` (this checkout)", repo, upstream.url, true)];
     const baseline = process.env["CTXKIT_BENCH_BASELINE"];
     if (baseline) {
@@ -308,7 +340,7 @@ export default async function proxyLoad(): Promise<BenchSection> {
     const rows = [
       `| direct to upstream | ${ms(percentile(directSingle.latencies, 50))} | ${ms(percentile(directConcurrent.latencies, 50))} | ${ms(percentile(directConcurrent.latencies, 99))} | ${turnsPerSecond(directConcurrent).toFixed(0)} | ${directConcurrent.failed} | | | | |`,
     ];
-    for (const { label, single, concurrent, failed } of variants) {
+    for (const { label, single, concurrent, failed } of [bare, ...variants]) {
       const addedSingleP50 = percentile(single.latencies, 50) - percentile(directSingle.latencies, 50);
       const addedP99 = percentile(concurrent.latencies, 99) - percentile(directConcurrent.latencies, 99);
       const cpu =
@@ -326,9 +358,14 @@ export default async function proxyLoad(): Promise<BenchSection> {
     const p99Ratio =
       (percentile(mine.concurrent.latencies, 99) - percentile(directConcurrent.latencies, 99)) /
       (percentile(mine.single.latencies, 50) - percentile(directSingle.latencies, 50));
+    const bareP99 = percentile(bare.concurrent.latencies, 99) - percentile(directConcurrent.latencies, 99);
     const verdicts = [
       `**Added p99 at ${SESSIONS} sessions / added p50 at one session: ${p99Ratio.toFixed(1)}×** (goal ≤ 3×: ` +
         `${p99Ratio <= 3 ? "met" : "not met"}).`,
+      `**The floor on this machine:** a proxy that only forwards adds ${ms(bareP99)} ms at p99 with ${SESSIONS} ` +
+        `sessions, ${(bareP99 / (percentile(mine.single.latencies, 50) - percentile(directSingle.latencies, 50))).toFixed(1)}× ` +
+        `ctxkit's added p50 at one session, and serves ${turnsPerSecond(bare.concurrent).toFixed(0)} turns/s: ` +
+        `the ${SESSIONS} clients, the upstream and any second hop share ${availableParallelism()} cores.`,
     ];
     if (variants.length > 1) {
       const speedup = turnsPerSecond(mine.concurrent) / turnsPerSecond(variants[1]!.concurrent);
@@ -353,15 +390,17 @@ export default async function proxyLoad(): Promise<BenchSection> {
         `${SESSIONS} concurrent sessions × ${TURNS} turns (${SESSIONS * TURNS} requests each; the shared machine is ` +
         `noisy, so the median round by throughput is reported, for the direct path too).`,
       "",
-      `| path | 1 session p50 ms | ${SESSIONS} sessions p50 ms | ${SESSIONS} sessions p99 ms | turns/s at ${SESSIONS} | failed turns | added p50 at 1 ms | added p99 at ${SESSIONS} ms | added p99 at ${SESSIONS} / added p50 at 1 | ctxkit CPU ms per turn |`,
+      `| path | 1 session p50 ms | ${SESSIONS} sessions p50 ms | ${SESSIONS} sessions p99 ms | turns/s at ${SESSIONS} | failed turns | added p50 at 1 ms | added p99 at ${SESSIONS} ms | added p99 at ${SESSIONS} / added p50 at 1 | proxy CPU ms per turn |`,
       "| ---- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
       ...rows,
       "",
       ...verdicts.flatMap((line) => [line, ""]),
-      `Added = through ctxkit minus direct, same percentile: auth, the session lease, governance of the stored ` +
-        `history, the durable commit of the new messages and the reply, and a second HTTP hop. ctxkit's CPU per ` +
-        `turn is the \`ctxkit serve\` process's CPU (every thread, from \`/proc\`) during the ${SESSIONS}-session run ` +
-        `divided by its turns. After the runs every session's messages are read back from the database: all ` +
+      `Added = through the proxy minus direct, same percentile. For ctxkit: auth, the session lease, governance ` +
+        `of the stored history, the durable commit of the new messages and the reply, and a second HTTP hop. The ` +
+        `bare proxy (bench/support/bare-proxy.ts, its own Node process) does only the hop: it reads each request, ` +
+        `forwards it with fetch and sends the answer back, keeping nothing, and its clients send their whole ` +
+        `history as direct ones do. A proxy's CPU per turn is its process's CPU (every thread, from \`/proc\`) ` +
+        `during the ${SESSIONS}-session run divided by its turns. After the runs every session's messages are read back from the database: all ` +
         `${SESSIONS * TURNS * 2} of each round are there, user messages in the order sent (the bench fails ` +
         `otherwise).${ratio}`,
     ].join("\n");
