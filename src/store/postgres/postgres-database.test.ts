@@ -25,4 +25,19 @@ describe("PostgresDatabase", () => {
     expect(await database.queries.first(sql`SELECT 1 AS one`)).toEqual({ one: 1 });
     await database.close();
   });
+
+  it("reads in index order with sorts off for that transaction only", async () => {
+    const pool = new pg.Pool({ connectionString: server!.url, max: 1 });
+    const database = new PostgresDatabase(pool, { schema: "public", location: "test", ownsPool: true });
+    const sorting = (options?: { indexOrder?: boolean }) =>
+      database.read(
+        async (queries) => (await queries.first<{ enable_sort: string }>(sql`SHOW enable_sort`))?.enable_sort,
+        options,
+      );
+    expect(await sorting({ indexOrder: true })).toBe("off");
+    // The same (only) connection afterwards: SET LOCAL ended with the transaction.
+    expect(await sorting()).toBe("on");
+    expect(await database.queries.first(sql`SHOW enable_sort`)).toEqual({ enable_sort: "on" });
+    await database.close();
+  });
 });

@@ -32,6 +32,17 @@ export interface SqlTarget {
   readonly builder: Kysely<StoreTables>;
 }
 
+/** Options of `SqlDatabase.read`. */
+export interface ReadOptions {
+  /**
+   * The reads take a long run of rows in the order of an index that holds them (a session's history), so the
+   * database should follow that index rather than sort: PostgreSQL's planner may prefer scanning and sorting,
+   * which for a long session spills to disk (the index scan was 2.5× faster for 100k messages). SQLite follows
+   * the index anyway.
+   */
+  readonly indexOrder?: boolean;
+}
+
 /** A ctxkit database: where it is, its dialect, its query builder and its transactions. */
 export interface SqlDatabase extends SqlTarget {
   /** Where the database is, for messages (a file path, or a URL without its password and the schema). */
@@ -45,7 +56,7 @@ export interface SqlDatabase extends SqlTarget {
    */
   write<T>(body: (queries: SqlQueries) => Promise<T>, lockKey?: string): Promise<T>;
   /** Runs `body` in a read transaction, so its queries see one snapshot. */
-  read<T>(body: (queries: SqlQueries) => Promise<T>): Promise<T>;
+  read<T>(body: (queries: SqlQueries) => Promise<T>, options?: ReadOptions): Promise<T>;
   close(): Promise<void>;
 }
 

@@ -167,15 +167,18 @@ export class SqlSessionStore implements SessionStore {
   async loadMessages(sessionId: string, options: LoadOptions = {}): Promise<Message[]> {
     const database = this.#database;
     const strategy = options.strategy ?? "full";
-    const messages = await database.read(async (queries) => {
-      const session = await readSession(database, queries, sessionId);
-      if (!session) throw missing(sessionId);
-      const afterTurn = strategy === "recent" ? session.turnCount - recentTurnCount(options) : -1;
-      const rows = await queries.all<BodyRow>(
-        (VIEW[strategy] ?? VIEW.full).bind(database, { session_id: sessionId, after_turn: afterTurn }),
-      );
-      return rows.map((row) => messageOfBody(sessionId, row, database.location));
-    });
+    const messages = await database.read(
+      async (queries) => {
+        const session = await readSession(database, queries, sessionId);
+        if (!session) throw missing(sessionId);
+        const afterTurn = strategy === "recent" ? session.turnCount - recentTurnCount(options) : -1;
+        const rows = await queries.all<BodyRow>(
+          (VIEW[strategy] ?? VIEW.full).bind(database, { session_id: sessionId, after_turn: afterTurn }),
+        );
+        return rows.map((row) => messageOfBody(sessionId, row, database.location));
+      },
+      { indexOrder: strategy !== "recent" },
+    );
     const shaped = strategy === "recent" ? turnEnds(messages) : messages;
     return options.media === "inline" ? inlineMedia(shaped, this.blobs) : shaped;
   }
@@ -423,15 +426,18 @@ export class SqlSessionStore implements SessionStore {
 
   async dumpSession(sessionId: string): Promise<SessionDump> {
     const database = this.#database;
-    return database.read(async (queries) => {
-      const session = await readSession(database, queries, sessionId);
-      if (!session) throw missing(sessionId);
-      return {
-        session,
-        rows: await this.#rows(queries, sessionId),
-        ...(await readDumpExtras(database, queries, sessionId)),
-      };
-    });
+    return database.read(
+      async (queries) => {
+        const session = await readSession(database, queries, sessionId);
+        if (!session) throw missing(sessionId);
+        return {
+          session,
+          rows: await this.#rows(queries, sessionId),
+          ...(await readDumpExtras(database, queries, sessionId)),
+        };
+      },
+      { indexOrder: true },
+    );
   }
 
   async restoreSession(dump: SessionDump, options: RestoreOptions = {}): Promise<SessionRecord> {
