@@ -281,7 +281,7 @@ export default async function overhead(): Promise<BenchSection> {
     }
     rows.push(row);
   }
-  // The sizes take turns, round after round, so a slow spell of the shared machine hits every size alike.
+  // The sizes take turns, round after round, so a slow spell of the shared machine is spread across them.
   const timed = new Map<number, { requests: number; times: number[] }>();
   for (let round = 0; round < REPLAY_ROUNDS; round++) {
     for (const size of REPLAY_SIZES) {
@@ -346,7 +346,8 @@ function renderReplays(replays: readonly ReplayTiming[]): string[] {
       `${REPLAY_PACE_MS / 1000} s apart. Time between consecutive requests: everything the replay does per ` +
       `request is in it. The sizes take turns, ${REPLAY_ROUNDS} rounds of each, and each size's timed requests ` +
       "are pooled: the shared machine has slow spells of tens of seconds (one size's median moved 2× between " +
-      "runs), which would otherwise land on whichever size ran then.",
+      "runs); taking turns spreads them across the sizes instead of landing on whichever size ran then (the " +
+      "largest, which runs longest, still meets more of them).",
     "",
     table,
     "",

@@ -351,7 +351,7 @@ export default async function proxyLoad(): Promise<BenchSection> {
         `| ${label} | ${ms(percentile(single.latencies, 50))} | ${ms(percentile(concurrent.latencies, 50))} | ` +
           `${ms(percentile(concurrent.latencies, 99))} | ${turnsPerSecond(concurrent).toFixed(0)} | ` +
           `${failed} | ` +
-          `${ms(addedSingleP50)} | ${ms(addedP99)} | ${(addedP99 / addedSingleP50).toFixed(1)}× | ${cpu} |`,
+          `${ms(addedSingleP50)} | ${ms(addedP99)} | ${label === bare.label ? "n/a" : `${(addedP99 / addedSingleP50).toFixed(1)}×`} | ${cpu} |`,
       );
     }
     const mine = variants[0]!;
@@ -362,9 +362,9 @@ export default async function proxyLoad(): Promise<BenchSection> {
     const verdicts = [
       `**Added p99 at ${SESSIONS} sessions / added p50 at one session: ${p99Ratio.toFixed(1)}×** (goal ≤ 3×: ` +
         `${p99Ratio <= 3 ? "met" : "not met"}).`,
-      `**The floor on this machine:** a proxy that only forwards adds ${ms(bareP99)} ms at p99 with ${SESSIONS} ` +
-        `sessions, ${(bareP99 / (percentile(mine.single.latencies, 50) - percentile(directSingle.latencies, 50))).toFixed(1)}× ` +
-        `ctxkit's added p50 at one session, and serves ${turnsPerSecond(bare.concurrent).toFixed(0)} turns/s: ` +
+      `**The floor on this machine:** a proxy that only forwards adds ${bareP99 > 0 ? `${ms(bareP99)} ms` : `nothing measurable (${ms(bareP99)} ms)`} at p99 with ${SESSIONS} ` +
+        `sessions${bareP99 > 0 ? `, ${(bareP99 / (percentile(mine.single.latencies, 50) - percentile(directSingle.latencies, 50))).toFixed(1)}× ctxkit's added p50 at one session,` : ""} ` +
+        `and serves ${turnsPerSecond(bare.concurrent).toFixed(0)} turns/s: ` +
         `the ${SESSIONS} clients, the upstream and any second hop share ${availableParallelism()} cores.`,
     ];
     if (variants.length > 1) {
@@ -399,7 +399,8 @@ export default async function proxyLoad(): Promise<BenchSection> {
         `of the stored history, the durable commit of the new messages and the reply, and a second HTTP hop. The ` +
         `bare proxy (bench/support/bare-proxy.ts, its own Node process) does only the hop: it reads each request, ` +
         `forwards it with fetch and sends the answer back, keeping nothing, and its clients send their whole ` +
-        `history as direct ones do. A proxy's CPU per turn is its process's CPU (every thread, from \`/proc\`) ` +
+        `history as direct ones do (its own ratio is n/a: its added p50 at one session is about 0, and a p99 ` +
+        `difference of two runs can come out negative). A proxy's CPU per turn is its process's CPU (every thread, from \`/proc\`) ` +
         `during the ${SESSIONS}-session run divided by its turns. After the runs every session's messages are read back from the database: all ` +
         `${SESSIONS * TURNS * 2} of each round are there, user messages in the order sent (the bench fails ` +
         `otherwise).${ratio}`,

@@ -462,9 +462,9 @@ function resumeRows(backend: string, figures: readonly ResumeFigures[]): (string
 async function sqliteFigures(work: { session: string; turn: Turn }[], pool: readonly Message[]) {
   const folder = mkdtempSync(join(tmpdir(), "ctxkit-bench-storage-"));
   try {
-    const store = await openSqliteSessionStore({ path: join(folder, "ctxkit.db"), retentionDays: 0 });
     const floor = await floorSqlite(join(folder, "floor.db"));
     const raw = rawSqlite(join(folder, "raw.db"));
+    const store = await openSqliteSessionStore({ path: join(folder, "ctxkit.db"), retentionDays: 0 });
     try {
       return {
         append: await measureAppend(store, floor, raw, work),
@@ -492,14 +492,14 @@ async function postgresFigures(
     const settings = await admin.query<{ name: string; setting: string }>(
       "SELECT name, setting FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes', 'server_version') ORDER BY name",
     );
+    const floor = await floorPostgres(url, `${schema}_floor`);
+    const raw = await rawPostgres(url, `${schema}_raw`);
     const store = await openPostgresSessionStore({
       connectionString: url,
       schema,
       retentionDays: 0,
       poolSize: 2,
     });
-    const floor = await floorPostgres(url, `${schema}_floor`);
-    const raw = await rawPostgres(url, `${schema}_raw`);
     try {
       const append = await measureAppend(store, floor, raw, work);
       const resume = await measureResume(store, raw, pool);
@@ -602,8 +602,10 @@ export default async function storageBench(): Promise<BenchSection> {
       "untimed: ids, seqs, bodies, search words) into a schema ctxkit made, with plain prepared statements: the " +
       "rows, their indexes and words, the session row's counters, one transaction per turn (PostgreSQL: rows " +
       "and counters in one statement, as ctxkit does). Floor / raw is what ctxkit's tables and indexes cost; " +
-      "the gap between the floor and ctxkit is ctxkit's own work per append (validation, planning, the query " +
-      "layer, reading the session, the expected-seq check). The three take turns, in slices of " +
+      "the gap between the floor and ctxkit is ctxkit's own work per append: validation, planning (ids, " +
+      "bodies, search words: untimed for the floor), the query layer, reading the session row and checking the " +
+      "expected seq, on SQLite reading the waiting rows back to index their words, on PostgreSQL the session's " +
+      "advisory lock. The three take turns, in slices of " +
       `${Math.ceil(APPEND_TURNS / APPEND_SLICES)} turns.`,
     "",
     markdownTable(appendHeaders, appendRows),

@@ -90,6 +90,8 @@ export class SqliteDatabase implements SqlDatabase {
     this.readOnly = options.readOnly === true;
     if (options.integrityCheck === false) this.#damage = null;
     const statements = nodeSqliteDatabase(connection);
+    // No plugins or logging: a transaction's queries bypass Kysely's executor (ownedQueries), so anything that
+    // transforms results there would make them differ from the autocommitted ones.
     this.builder = new Kysely<StoreTables>({ dialect: new SqliteDialect({ database: statements }) });
     this.#owned = ownedQueries(statements, this.builder);
     this.queries = guardedQueries(
