@@ -228,9 +228,10 @@ export class EngineSession {
   /**
    * Commits the open turn in one transaction, with the compactions governance made and the governor's state, so a
    * restarted process governs on as if it had never stopped. A concurrent writer on the same session raises
-   * `ConcurrentWriteError` and nothing of this turn is written.
+   * `ConcurrentWriteError` and nothing of this turn is written. Resolves with the session's record as stored by
+   * this commit (undefined when there was nothing to write).
    */
-  async commit(): Promise<void> {
+  async commit(): Promise<SessionRecord | undefined> {
     const { conversation, governor } = await this.#ready();
     const snapshot = conversation.snapshot();
     const fresh = snapshot.tail(this.#committedLength);
@@ -238,15 +239,21 @@ export class EngineSession {
       ({ id, sessionId: _sessionId, seq: _seq, turn: _turn, ...rest }) => ({ id, ...rest }),
     );
     const compactions = this.#unpersistedCompactions(governor.view, this.#expectedNextSeq + fresh.length);
+    let stored: SessionRecord | undefined;
     if (inputs.length > 0 || compactions.length > 0) {
-      await this.#write(inputs, compactions, governor);
+      stored = await this.#write(inputs, compactions, governor);
       this.#committedLength = snapshot.length;
     }
     conversation.commitTurn();
+    return stored;
   }
 
-  /** Appends messages and compactions with the governor's state, in one transaction. */
-  async #write(inputs: MessageInput[], compactions: CompactionInput[], governor: Governor): Promise<void> {
+  /** Appends messages and compactions with the governor's state, in one transaction; returns the stored record. */
+  async #write(
+    inputs: MessageInput[],
+    compactions: CompactionInput[],
+    governor: Governor,
+  ): Promise<SessionRecord> {
     const result = await this.#store.appendTurn(this.id, inputs, {
       expectedNextSeq: this.#expectedNextSeq,
       ...(this.#settings.sessionInit !== undefined && { session: this.#settings.sessionInit }),
@@ -256,6 +263,7 @@ export class EngineSession {
     for (const summary of result.summaries) this.#persistedSummaries.add(summary.id);
     this.#expectedNextSeq = result.session.nextSeq;
     (await this.#ready()).conversation.reserveSeq(this.#expectedNextSeq);
+    return result.session;
   }
 
   /** The view's summaries not stored yet whose range is committed (below `seqLimit`), oldest first. */

@@ -1,6 +1,8 @@
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { messageText, toolCallsOf, toolResultsOf } from "../model/blocks.ts";
+import { MemorySessionStore } from "../store/memory/index.ts";
+import type { SessionRecord } from "../store/session-store.ts";
 import { contextLengthExceeded } from "../test/fake-openai-responses.ts";
 import { startHarness, type ServerHarness } from "./test-support/server-harness.test-helpers.ts";
 
@@ -29,7 +31,38 @@ const tools = [
   },
 ];
 
+/** A store that counts the session records read from it. */
+class CountingStore extends MemorySessionStore {
+  reads = 0;
+  override getSession(sessionId: string): Promise<SessionRecord | undefined> {
+    this.reads++;
+    return super.getSession(sessionId);
+  }
+}
+
 describe("the OpenAI-compatible proxy, with the official openai client", () => {
+  it("reads the session record once per turn of a live session: the commit's own record serves what follows", async () => {
+    const store = new CountingStore();
+    const { client } = await setup({
+      store,
+      responses: [
+        { text: "Hi.", usage: { promptTokens: 10, completionTokens: 1 } },
+        { text: "Again.", usage: { promptTokens: 20, completionTokens: 1 } },
+      ],
+    });
+    const openai = client("counted");
+    await openai.chat.completions.create({ model: "m", messages: [{ role: "user", content: "Hello." }] });
+    store.reads = 0;
+    const second = await openai.chat.completions.create({
+      model: "m",
+      messages: [{ role: "user", content: "Hello again." }],
+    });
+    expect(second.choices[0]?.message.content).toBe("Again.");
+    // The directory's ownership check; the turn's stored record is not read back.
+    expect(store.reads).toBe(1);
+    expect((await store.getSession("counted"))?.messageCount).toBe(4);
+  });
+
   it("stateful, non-streaming: appends only the new messages, governs the whole history, stores reply and usage", async () => {
     const { harness, client } = await setup({
       responses: [

@@ -5,6 +5,7 @@ import type { Message } from "../../model/message.ts";
 import { inlineMedia } from "../../store/media-blobs.ts";
 import { textTokensAsync } from "../../tokens/token-counter.ts";
 import type { BlobStore } from "../../store/blob-store.ts";
+import type { SessionRecord } from "../../store/session-store.ts";
 import { HttpError } from "../http/http-error.ts";
 import type { SessionLease } from "../tenancy/tenant-engines.ts";
 import type { AssistantReply } from "../upstream/assistant-reply.ts";
@@ -36,6 +37,13 @@ export interface ExchangeOptions {
   readonly onUpstream?: (outcome: string) => void;
 }
 
+/** What `OpenExchange.complete` stored. */
+export interface CompletedTurn {
+  readonly message: Message;
+  /** The session's record as the commit stored it. */
+  readonly session: SessionRecord | undefined;
+}
+
 /** A request sent upstream whose answer is being read; the session stays leased until it completes or fails. */
 export interface OpenExchange {
   readonly prepared: PreparedRequest;
@@ -44,8 +52,11 @@ export interface OpenExchange {
   readonly upstream: UpstreamResponse;
   /** Milliseconds spent in the upstream call until its headers (every attempt). */
   readonly upstreamHeadersMs: number;
-  /** Records the reply and commits the request's messages with it, in one transaction. */
-  complete(reply: AssistantReply): Promise<Message>;
+  /**
+   * Records the reply and commits the request's messages with it, in one transaction; resolves with the reply's
+   * message and the session as stored.
+   */
+  complete(reply: AssistantReply): Promise<CompletedTurn>;
 }
 
 /**
@@ -139,8 +150,7 @@ export async function openExchange(options: ExchangeOptions): Promise<OpenExchan
             ...(reply.usage !== undefined && { usage: reply.usage }),
             ...(reply.finishReason !== undefined && { finishReason: reply.finishReason }),
           });
-          await session.commit();
-          return message;
+          return { message, session: await session.commit() };
         } catch (error) {
           lease.discard();
           throw error;

@@ -203,8 +203,8 @@ async function stateful(
   };
   const { prepared, upstream: call } = exchange;
   const complete = async (reply: AssistantReply) => {
-    await exchange.complete(reply);
-    await commitFollowUp(context, tenant, claim);
+    const { session: stored } = await exchange.complete(reply);
+    await commitFollowUp(context, tenant, claim, stored);
     const upstreamMs = exchange.upstreamHeadersMs + call.bodyMs();
     context.metrics.upstreamDuration.observe({}, upstreamMs / 1000);
     context.metrics.proxyOverhead.observe({}, (performance.now() - started - upstreamMs) / 1000);

@@ -122,8 +122,8 @@ export function registerTurnRoutes(app: Hono<ServerEnv>, context: ServerContext)
             "upstream_error",
             "the upstream stream ended before the reply was complete",
           );
-        const message = await exchange.complete(outcome.reply);
-        const record = await commitFollowUp(context, tenant, claim);
+        const { message, session: stored } = await exchange.complete(outcome.reply);
+        const record = await commitFollowUp(context, tenant, claim, stored);
         const upstreamMs = exchange.upstreamHeadersMs + call.bodyMs();
         context.metrics.upstreamDuration.observe({}, upstreamMs / 1000);
         context.metrics.proxyOverhead.observe({}, (performance.now() - started - upstreamMs) / 1000);

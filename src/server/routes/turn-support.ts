@@ -24,20 +24,21 @@ export function requireUpstream(context: ServerContext): UpstreamOptions {
 
 /**
  * What follows a stored request: the session's reservation (if it was just created) is settled and the title
- * it was created with applied, and the tenant's live event stream hears of the commit. Returns the stored
- * session.
+ * it was created with applied, and the tenant's live event stream hears of the commit. `stored` is the record the
+ * commit wrote (read from the store when absent). Returns the stored session.
  *
  * @example
- * await exchange.complete(reply);
- * await commitFollowUp(context, tenant, claim);
+ * const { session: stored } = await exchange.complete(reply);
+ * await commitFollowUp(context, tenant, claim, stored);
  */
 export async function commitFollowUp(
   context: ServerContext,
   tenant: string,
   session: { readonly id: string; readonly storeId: string },
+  stored?: SessionRecord,
 ): Promise<SessionRecord | undefined> {
   const reservation = context.directory.settle(session.storeId);
-  let record = await context.store.getSession(session.storeId);
+  let record = stored ?? (await context.store.getSession(session.storeId));
   if (reservation?.title !== undefined && record !== undefined) {
     record = await context.store.renameSession(session.storeId, reservation.title);
   }
