@@ -74,6 +74,22 @@ describe("request limits", () => {
     expect(chunked.status).toBe(413);
     expect(harness.upstream.requests).toHaveLength(0);
     expect((await harness.store.listSessions()).sessions).toHaveLength(0);
+    // Under the limit, a streamed body is read whole and used like an announced one.
+    const small = new TextEncoder().encode(JSON.stringify({ id: "chunked", title: "streamed in chunks" }));
+    const accepted = await harness.call("/v1/sessions", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: new ReadableStream({
+        start(controller) {
+          for (let offset = 0; offset < small.length; offset += 8)
+            controller.enqueue(small.slice(offset, offset + 8));
+          controller.close();
+        },
+      }),
+      duplex: "half",
+    } as RequestInit);
+    expect(accepted.status).toBe(201);
+    expect(((await accepted.json()) as { session: { id: string } }).session.id).toBe("chunked");
   });
 
   it("answers 415 to writes without a JSON content type (no cross-site form posts)", async () => {
