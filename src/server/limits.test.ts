@@ -37,6 +37,23 @@ const askStream = (client: OpenAI) =>
   client.chat.completions.create({ model: "m", stream: true, messages: hello });
 
 /** A request's failure, streamed or not (a stream's error surfaces while it is read). */
+/** A JSON POST whose body is streamed in `chunk`-byte pieces (sent chunked: no Content-Length). */
+function chunkedJson(value: unknown, chunk: number): RequestInit {
+  const bytes = new TextEncoder().encode(JSON.stringify(value));
+  return {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: new ReadableStream({
+      start(controller) {
+        for (let offset = 0; offset < bytes.length; offset += chunk)
+          controller.enqueue(bytes.slice(offset, offset + chunk));
+        controller.close();
+      },
+    }),
+    duplex: "half",
+  } as RequestInit;
+}
+
 async function failure(client: OpenAI, stream: boolean): Promise<unknown> {
   try {
     if (!stream) await ask(client);
@@ -58,36 +75,15 @@ describe("request limits", () => {
     });
     expect(announced.status).toBe(413);
     expect(((await announced.json()) as { error: { code: string } }).error.code).toBe("payload_too_large");
-    const bytes = new TextEncoder().encode(JSON.stringify(big));
-    const chunked = await harness.call("/v1/sessions", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: new ReadableStream({
-        start(controller) {
-          for (let offset = 0; offset < bytes.length; offset += 8_192)
-            controller.enqueue(bytes.slice(offset, offset + 8_192));
-          controller.close();
-        },
-      }),
-      duplex: "half",
-    } as RequestInit);
+    const chunked = await harness.call("/v1/sessions", chunkedJson(big, 8_192));
     expect(chunked.status).toBe(413);
     expect(harness.upstream.requests).toHaveLength(0);
     expect((await harness.store.listSessions()).sessions).toHaveLength(0);
     // Under the limit, a streamed body is read whole and used like an announced one.
-    const small = new TextEncoder().encode(JSON.stringify({ id: "chunked", title: "streamed in chunks" }));
-    const accepted = await harness.call("/v1/sessions", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: new ReadableStream({
-        start(controller) {
-          for (let offset = 0; offset < small.length; offset += 8)
-            controller.enqueue(small.slice(offset, offset + 8));
-          controller.close();
-        },
-      }),
-      duplex: "half",
-    } as RequestInit);
+    const accepted = await harness.call(
+      "/v1/sessions",
+      chunkedJson({ id: "chunked", title: "streamed in chunks" }, 8),
+    );
     expect(accepted.status).toBe(201);
     expect(((await accepted.json()) as { session: { id: string } }).session.id).toBe("chunked");
   });
@@ -376,20 +372,7 @@ describe("limits per key and per tenant", () => {
     const huge = { ...body, padding: "x".repeat(20 * 1024) };
     expect((await post(roomy, huge)).status).toBe(413); // capped at the server's 16 KiB
 
-    const bytes = new TextEncoder().encode(JSON.stringify(body));
-    const streamed = await harness.call("/v1/sessions", {
-      method: "POST",
-      key: small,
-      headers: { "content-type": "application/json" },
-      body: new ReadableStream({
-        start(controller) {
-          for (let offset = 0; offset < bytes.length; offset += 512)
-            controller.enqueue(bytes.slice(offset, offset + 512));
-          controller.close();
-        },
-      }),
-      duplex: "half",
-    } as RequestInit & { key: string });
+    const streamed = await harness.call("/v1/sessions", { ...chunkedJson(body, 512), key: small });
     expect(streamed.status).toBe(413);
     expect(harness.upstream.requests).toHaveLength(0);
     expect((await harness.store.listSessions()).sessions).toHaveLength(0);
