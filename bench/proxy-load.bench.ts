@@ -1,5 +1,5 @@
 // Load test of the stateful OpenAI-compatible proxy as users deploy it: a real `ctxkit serve` process (SQLite,
-// API keys, default limits) between the official `openai` client and a loopback upstream that answers in ~20 ms.
+// API keys, default limits; then with the rate limit off) between the official `openai` client and a loopback upstream that answers in ~20 ms.
 // Measures one session (the latency ctxkit adds when nothing queues) and 50 concurrent sessions × 10 turns
 // (throughput, the added p99, ctxkit's CPU per turn), compares each with the same clients calling the upstream
 // directly, and fails if any message is missing from the store afterwards.
@@ -12,6 +12,7 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import OpenAI from "openai";
+import { DEFAULT_LIMITS } from "../src/server/server-options.ts";
 import { openSqliteSessionStore } from "../src/store/sqlite/index.ts";
 import { startFakeOpenAIServer } from "../src/test/fake-openai-server.ts";
 import type { BenchSection } from "./run.ts";
@@ -150,11 +151,12 @@ async function startListening(args: readonly string[], env: NodeJS.ProcessEnv): 
   };
 }
 
-/** Starts `ctxkit serve` of `checkout` on a fresh database and key file, with its default limits. */
+/** Starts `ctxkit serve` of `checkout` on a fresh database and key file, with its default limits and `extraArgs`. */
 async function startServe(
   checkout: string,
   folder: string,
   upstreamUrl: string,
+  extraArgs: readonly string[],
 ): Promise<Served & { key: string }> {
   const bin = join(checkout, "bin", "ctxkit.js");
   const env = { PATH: process.env["PATH"], HOME: folder, CTXKIT_UPSTREAM_API_KEY: "bench" };
@@ -176,6 +178,7 @@ async function startServe(
       keys,
       "--upstream",
       upstreamUrl,
+      ...extraArgs,
     ],
     env,
   );
@@ -232,18 +235,19 @@ async function throughBareProxy(upstreamUrl: string): Promise<ProxyRuns> {
 }
 
 /**
- * Runs one session, then `SESSIONS` at once, through the `ctxkit serve` of `checkout`. `strict` (this checkout):
- * a failed turn fails the bench, and every message must be in the database afterwards.
+ * Runs one session, then `SESSIONS` at once, through the `ctxkit serve` of `checkout` (with `extraArgs`).
+ * `strict` (this checkout): a failed turn fails the bench, and every message must be in the database afterwards.
  */
 async function throughServe(
   label: string,
   checkout: string,
   upstreamUrl: string,
   strict: boolean,
+  extraArgs: readonly string[] = [],
 ): Promise<ProxyRuns> {
   const folder = mkdtempSync(join(tmpdir(), "ctxkit-proxy-load-"));
   try {
-    const served = await startServe(checkout, folder, upstreamUrl);
+    const served = await startServe(checkout, folder, upstreamUrl, extraArgs);
     const clients = new Map<string, OpenAI>();
     const client = (session: string) => {
       let found = clients.get(session);
@@ -329,20 +333,42 @@ export default async function proxyLoad(): Promise<BenchSection> {
     const directConcurrent = medianRound(directRounds);
 
     const bare = await throughBareProxy(upstream.url);
-    const variants = [await throughServe("`ctxkit serve` (this checkout)", repo, upstream.url, true)];
-    const baseline = process.env["CTXKIT_BENCH_BASELINE"];
-    if (baseline) {
-      const commit = spawnSync("git", ["-C", baseline, "rev-parse", "--short", "HEAD"], { encoding: "utf8" });
-      const label = `\`ctxkit serve\` of commit ${commit.stdout.trim() || baseline} (baseline)`;
-      variants.push(await throughServe(label, resolve(baseline), upstream.url, false));
+    const mine = await throughServe(
+      "`ctxkit serve` (this checkout, default limits)",
+      repo,
+      upstream.url,
+      true,
+    );
+    // The same server with the per-key rate limit off: what ctxkit's own work costs when no policy queues a turn.
+    const unthrottled = await throughServe(
+      "`ctxkit serve --rate-limit off` (this checkout)",
+      repo,
+      upstream.url,
+      true,
+      ["--rate-limit", "off"],
+    );
+    const variants = [mine, unthrottled];
+    const baselineCheckout = process.env["CTXKIT_BENCH_BASELINE"];
+    let baseline: ProxyRuns | undefined;
+    if (baselineCheckout) {
+      const commit = spawnSync("git", ["-C", baselineCheckout, "rev-parse", "--short", "HEAD"], {
+        encoding: "utf8",
+      });
+      const label = `\`ctxkit serve\` of commit ${commit.stdout.trim() || baselineCheckout} (baseline, its default limits)`;
+      baseline = await throughServe(label, resolve(baselineCheckout), upstream.url, false);
+      variants.push(baseline);
     }
 
     const rows = [
       `| direct to upstream | ${ms(percentile(directSingle.latencies, 50))} | ${ms(percentile(directConcurrent.latencies, 50))} | ${ms(percentile(directConcurrent.latencies, 99))} | ${turnsPerSecond(directConcurrent).toFixed(0)} | ${directConcurrent.failed} | | | | |`,
     ];
-    for (const { label, single, concurrent, failed } of [bare, ...variants]) {
-      const addedSingleP50 = percentile(single.latencies, 50) - percentile(directSingle.latencies, 50);
-      const addedP99 = percentile(concurrent.latencies, 99) - percentile(directConcurrent.latencies, 99);
+    const addedSingleP50 = (runs: ProxyRuns) =>
+      percentile(runs.single.latencies, 50) - percentile(directSingle.latencies, 50);
+    const addedP99 = (runs: ProxyRuns) =>
+      percentile(runs.concurrent.latencies, 99) - percentile(directConcurrent.latencies, 99);
+    const p99Ratio = (runs: ProxyRuns) => addedP99(runs) / addedSingleP50(runs);
+    for (const runs of [bare, ...variants]) {
+      const { label, single, concurrent, failed } = runs;
       const cpu =
         concurrent.serverCpuMs === undefined
           ? "n/a"
@@ -351,31 +377,39 @@ export default async function proxyLoad(): Promise<BenchSection> {
         `| ${label} | ${ms(percentile(single.latencies, 50))} | ${ms(percentile(concurrent.latencies, 50))} | ` +
           `${ms(percentile(concurrent.latencies, 99))} | ${turnsPerSecond(concurrent).toFixed(0)} | ` +
           `${failed} | ` +
-          `${ms(addedSingleP50)} | ${ms(addedP99)} | ${label === bare.label ? "n/a" : `${(addedP99 / addedSingleP50).toFixed(1)}×`} | ${cpu} |`,
+          `${ms(addedSingleP50(runs))} | ${ms(addedP99(runs))} | ${runs === bare ? "n/a" : `${p99Ratio(runs).toFixed(1)}×`} | ${cpu} |`,
       );
     }
-    const mine = variants[0]!;
-    const p99Ratio =
-      (percentile(mine.concurrent.latencies, 99) - percentile(directConcurrent.latencies, 99)) /
-      (percentile(mine.single.latencies, 50) - percentile(directSingle.latencies, 50));
-    const bareP99 = percentile(bare.concurrent.latencies, 99) - percentile(directConcurrent.latencies, 99);
+    const limit = DEFAULT_LIMITS.rateLimit;
+    const defaultLimit =
+      limit === false
+        ? "off"
+        : `${limit.requestsPerSecond} requests/s sustained, bursts of ${limit.burst}, a ${(limit.maxWaitMs ?? 0) / 1000} s queue`;
+    const verdict = (ratio: number) => `${ratio.toFixed(1)}× (goal ≤ 3×: ${ratio <= 3 ? "met" : "not met"})`;
+    const bareP99 = addedP99(bare);
     const verdicts = [
-      `**Added p99 at ${SESSIONS} sessions / added p50 at one session: ${p99Ratio.toFixed(1)}×** (goal ≤ 3×: ` +
-        `${p99Ratio <= 3 ? "met" : "not met"}).`,
+      `**Added p99 at ${SESSIONS} sessions / added p50 at one session: ${verdict(p99Ratio(unthrottled))} with ` +
+        `the rate limit off; ${verdict(p99Ratio(mine))} with the default limits.** The default per-key limit ` +
+        `(${defaultLimit}) holds these ${SESSIONS} sessions to ` +
+        `${turnsPerSecond(mine.concurrent).toFixed(0)} turns/s (${turnsPerSecond(unthrottled.concurrent).toFixed(0)} with the limit off) ` +
+        `once its burst is spent, with no turn refused: the ` +
+        `wait for a token is what its added p99 holds. An agent whose model answers in seconds sends far below ` +
+        `that rate; an operator who wants more sets \`--rate-limit\` (per server or per key).`,
       `**The floor on this machine:** a proxy that only forwards adds ${bareP99 > 0 ? `${ms(bareP99)} ms` : `nothing measurable (${ms(bareP99)} ms)`} at p99 with ${SESSIONS} ` +
-        `sessions${bareP99 > 0 ? `, ${(bareP99 / (percentile(mine.single.latencies, 50) - percentile(directSingle.latencies, 50))).toFixed(1)}× ctxkit's added p50 at one session,` : ""} ` +
+        `sessions${bareP99 > 0 ? `, ${(bareP99 / addedSingleP50(unthrottled)).toFixed(1)}× ctxkit's added p50 at one session,` : ""} ` +
         `and serves ${turnsPerSecond(bare.concurrent).toFixed(0)} turns/s: ` +
         `the ${SESSIONS} clients, the upstream and any second hop share ${availableParallelism()} cores.`,
     ];
-    if (variants.length > 1) {
-      const speedup = turnsPerSecond(mine.concurrent) / turnsPerSecond(variants[1]!.concurrent);
+    if (baseline) {
+      const speedup = turnsPerSecond(mine.concurrent) / turnsPerSecond(baseline.concurrent);
       verdicts.push(
-        `**Throughput at ${SESSIONS} sessions, this checkout / baseline: ${speedup.toFixed(2)}×** (goal ≥ 4×: ` +
-          `${speedup >= 4 ? "met" : "not met"}).`,
+        `**Throughput at ${SESSIONS} sessions, this checkout / baseline, both with their default limits: ` +
+          `${speedup.toFixed(2)}×** (goal ≥ 4×: ${speedup >= 4 ? "met" : "not met"}; with the rate limit off ` +
+          `${(turnsPerSecond(unthrottled.concurrent) / turnsPerSecond(baseline.concurrent)).toFixed(2)}×).`,
       );
     }
     const ratio =
-      variants.length > 1
+      baseline !== undefined
         ? "\n\nThe baseline row was run in the same way in the same run (`CTXKIT_BENCH_BASELINE`); its failed turns " +
           "are the ones its client gave up on after the SDK's retries (a session stops at its first). Before " +
           "issue 21, `ctxkit serve` refused a key's requests beyond 50/s at once (no queue), committed each turn " +
@@ -383,7 +417,7 @@ export default async function proxyLoad(): Promise<BenchSection> {
         : "";
     const markdown = [
       `A real \`ctxkit serve\` process (SQLite database with its default durability, the writer thread, API-key ` +
-        `auth and the default limits) on 127.0.0.1 between the official \`openai\` client and a scripted upstream ` +
+        `auth and the default limits; then again with \`--rate-limit off\`) on 127.0.0.1 between the official \`openai\` client and a scripted upstream ` +
         `that answers each request after ${UPSTREAM_MS} ms; the clients and the upstream share the bench's process. ` +
         `Through ctxkit a client sends only its new message with \`X-Ctxkit-Session\`; direct, it sends its whole ` +
         `history. Clients keep the SDK's default retries. One session at a time (${SINGLE_SESSIONS} sessions × ${TURNS} turns, in turn), then ${ROUNDS} rounds of ` +
