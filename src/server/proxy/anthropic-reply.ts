@@ -61,7 +61,7 @@ function replyBlock(value: unknown): ContentBlock | undefined {
  * reason and model.
  *
  * @example
- * const reply = replyFromAnthropic(await upstream.response.json());
+ * const reply = replyFromAnthropic(JSON.parse(await upstream.text()));
  */
 export function replyFromAnthropic(message: unknown): AssistantReply {
   const body = asRecord(message) ?? {};

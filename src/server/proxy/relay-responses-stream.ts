@@ -79,24 +79,11 @@ export function relayResponsesStream(options: ResponsesRelayOptions): ReadableSt
           if (type === "error" || type === "response.failed") failed ??= data;
           controller.enqueue(serialise(rewrite(data)));
         };
-        const reader = upstream.response.body?.getReader();
-        try {
-          for (;;) {
-            let chunk;
-            try {
-              chunk = await reader?.read();
-            } catch (error) {
-              throw upstream.failure(error);
-            }
-            if (chunk === undefined || chunk.done) break;
-            upstream.touch();
-            for (const event of splitter.push(chunk.value)) handle(event);
-          }
-          const tail = splitter.end();
-          if (tail !== undefined) handle(tail);
-        } finally {
-          upstream.finish();
+        for await (const chunk of upstream.chunks()) {
+          for (const event of splitter.push(chunk)) handle(event);
         }
+        const tail = splitter.end();
+        if (tail !== undefined) handle(tail);
         if (ending === undefined || failed !== undefined) {
           fail(failed ?? new Error("the upstream stream ended before the response was complete"));
           if (failed === undefined) controller.enqueue(errorEvent(undefined));

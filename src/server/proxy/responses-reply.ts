@@ -34,7 +34,7 @@ export function responsesUsage(value: unknown): Usage | undefined {
  * (`completed`, `incomplete`) as the finish reason, and model.
  *
  * @example
- * const reply = replyFromResponse(await upstream.response.json());
+ * const reply = replyFromResponse(JSON.parse(await upstream.text()));
  */
 export function replyFromResponse(response: unknown): AssistantReply {
   const body = asRecord(response) ?? {};

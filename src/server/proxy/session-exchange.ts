@@ -82,7 +82,7 @@ export async function upstreamMessages(
  *
  * @example
  * const exchange = await openExchange({ lease, blobs, turn, tools, upstream, timeoutMs, body });
- * const reply = replyFromCompletion(await exchange.upstream.response.json());
+ * const reply = replyFromCompletion(JSON.parse(await exchange.upstream.text()));
  * await exchange.complete(reply);
  */
 export async function openExchange(options: ExchangeOptions): Promise<OpenExchange> {
@@ -116,7 +116,7 @@ export async function openExchange(options: ExchangeOptions): Promise<OpenExchan
           ...(options.headers !== undefined && { headers: options.headers }),
         });
         headersMs += response.headersMs;
-        options.onUpstream?.(String(response.response.status));
+        options.onUpstream?.(String(response.status));
         lease.memo.lastRequest = { prepared: request, at: new Date().toISOString() };
         return response;
       } catch (error) {

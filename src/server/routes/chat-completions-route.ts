@@ -82,13 +82,13 @@ async function stateless(
       timeoutMs: c.get("limits").upstreamTimeoutMs,
       signal: c.req.raw.signal,
     });
-    context.metrics.upstreamRequests.inc({ status: String(call.response.status) });
+    context.metrics.upstreamRequests.inc({ status: String(call.status) });
   } catch (error) {
     context.metrics.upstreamRequests.inc({ status: error instanceof HttpError ? error.code : "error" });
     throw error;
   }
   const headers = {
-    "Content-Type": call.response.headers.get("content-type") ?? "application/json",
+    "Content-Type": call.contentType ?? "application/json",
     "X-Ctxkit-Tokens": String(governed.tokens.total),
     "X-Ctxkit-Checkpoint": String(governed.checkpoint),
   };
@@ -99,14 +99,9 @@ async function stateless(
         {},
         (performance.now() - started - call.headersMs - call.bodyMs()) / 1000,
       );
-    const body = call.response.body?.pipeThrough(
-      new TransformStream({
-        transform: (chunk, controller) => (call.touch(), controller.enqueue(chunk)),
-        flush: () => (call.finish(), done()),
-      }),
-    );
-    return new Response(body ?? null, {
-      status: call.response.status,
+    const body = call.stream(done);
+    return new Response(body, {
+      status: call.status,
       headers: { ...headers, "Cache-Control": "no-cache" },
     });
   }
@@ -115,7 +110,7 @@ async function stateless(
     {},
     (performance.now() - started - call.headersMs - call.bodyMs()) / 1000,
   );
-  return new Response(text, { status: call.response.status, headers });
+  return new Response(text, { status: call.status, headers });
 }
 
 async function stateful(
@@ -163,9 +158,7 @@ async function stateful(
     context.metrics.proxyOverhead.observe({}, (performance.now() - started - upstreamMs) / 1000);
   };
   const headers = {
-    "Content-Type":
-      call.response.headers.get("content-type") ??
-      (request.stream === true ? "text/event-stream" : "application/json"),
+    "Content-Type": call.contentType ?? (request.stream === true ? "text/event-stream" : "application/json"),
     "X-Ctxkit-Session": sessionHeaderValue(sessionId),
     "X-Ctxkit-Tokens": String(prepared.tokens.total),
     "X-Ctxkit-Checkpoint": String(prepared.checkpoint),
@@ -192,7 +185,7 @@ async function stateful(
   try {
     const text = await call.text();
     await complete(replyFromCompletion(parseJsonAnswer(text)));
-    return new Response(text, { status: call.response.status, headers });
+    return new Response(text, { status: call.status, headers });
   } catch (error) {
     held.discard();
     throw error;

@@ -164,8 +164,8 @@ export function registerMessagesRoutes(app: Hono<ServerEnv>, context: ServerCont
       headers: anthropicHeaders((name) => c.req.header(name)),
     });
     return new Response(await call.text(), {
-      status: call.response.status,
-      headers: { "Content-Type": call.response.headers.get("content-type") ?? "application/json" },
+      status: call.status,
+      headers: { "Content-Type": call.contentType ?? "application/json" },
     });
   });
 }
@@ -186,13 +186,13 @@ async function stateless(
       path: upstreamPath(c, "messages"),
       headers: anthropicHeaders((name) => c.req.header(name)),
     });
-    context.metrics.upstreamRequests.inc({ status: String(call.response.status) });
+    context.metrics.upstreamRequests.inc({ status: String(call.status) });
   } catch (error) {
     context.metrics.upstreamRequests.inc({ status: error instanceof HttpError ? error.code : "error" });
     throw error;
   }
   const headers: Record<string, string> = {
-    "Content-Type": call.response.headers.get("content-type") ?? "application/json",
+    "Content-Type": call.contentType ?? "application/json",
     "X-Ctxkit-Governed": String(governed.governed),
     "X-Ctxkit-Checkpoint": String(governed.checkpoint),
     ...(governed.tokens !== undefined && { "X-Ctxkit-Tokens": String(governed.tokens) }),
@@ -204,20 +204,15 @@ async function stateless(
     );
   if (request.stream === true) {
     // Nothing to record: the upstream's events go through untouched.
-    const stream = call.response.body?.pipeThrough(
-      new TransformStream({
-        transform: (chunk, controller) => (call.touch(), controller.enqueue(chunk)),
-        flush: () => (call.finish(), done()),
-      }),
-    );
-    return new Response(stream ?? null, {
-      status: call.response.status,
+    const stream = call.stream(done);
+    return new Response(stream, {
+      status: call.status,
       headers: { ...headers, "Cache-Control": "no-cache" },
     });
   }
   const text = await call.text();
   done();
-  return new Response(text, { status: call.response.status, headers });
+  return new Response(text, { status: call.status, headers });
 }
 
 async function stateful(

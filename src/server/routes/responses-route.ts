@@ -103,13 +103,13 @@ async function stateless(
       signal: c.req.raw.signal,
       path: "responses",
     });
-    context.metrics.upstreamRequests.inc({ status: String(call.response.status) });
+    context.metrics.upstreamRequests.inc({ status: String(call.status) });
   } catch (error) {
     context.metrics.upstreamRequests.inc({ status: error instanceof HttpError ? error.code : "error" });
     throw error;
   }
   const headers = {
-    "Content-Type": call.response.headers.get("content-type") ?? "application/json",
+    "Content-Type": call.contentType ?? "application/json",
     "X-Ctxkit-Tokens": String(governed.tokens.total),
     "X-Ctxkit-Checkpoint": String(governed.checkpoint),
   };
@@ -120,20 +120,15 @@ async function stateless(
     );
   if (request.stream === true) {
     // Nothing to record: the upstream's bytes go through untouched.
-    const stream = call.response.body?.pipeThrough(
-      new TransformStream({
-        transform: (chunk, controller) => (call.touch(), controller.enqueue(chunk)),
-        flush: () => (call.finish(), done()),
-      }),
-    );
-    return new Response(stream ?? null, {
-      status: call.response.status,
+    const stream = call.stream(done);
+    return new Response(stream, {
+      status: call.status,
       headers: { ...headers, "Cache-Control": "no-cache" },
     });
   }
   const text = await call.text();
   done();
-  return new Response(text, { status: call.response.status, headers });
+  return new Response(text, { status: call.status, headers });
 }
 
 async function stateful(

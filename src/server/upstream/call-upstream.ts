@@ -1,25 +1,31 @@
+import { request as httpRequest, type IncomingMessage } from "node:http";
+import { request as httpsRequest } from "node:https";
 import { transportFailure } from "../../providers/error-chain.ts";
 import { HttpError } from "../http/http-error.ts";
 import { upstreamUrl, type UpstreamOptions } from "./upstream-options.ts";
 import { upstreamFailure } from "./upstream-failure.ts";
 
-/** A successful upstream answer, with an idle timer the caller keeps alive while it reads the body. */
+/** A successful upstream answer whose body is read under an idle timer (504 when the upstream stalls). */
 export interface UpstreamResponse {
-  readonly response: Response;
+  /** The HTTP status (2xx). */
+  readonly status: number;
+  /** The response's `Content-Type`, when it has one. */
+  readonly contentType: string | undefined;
   /** Milliseconds from sending the request to its response headers. */
   readonly headersMs: number;
-  /** Restarts the idle timer (call it on every chunk read). */
-  touch(): void;
-  /** Stops the timer once the body is read (or abandoned). */
-  finish(): void;
   /** Aborts the upstream request (the client went away); reading the body then fails. */
   abort(reason?: unknown): void;
-  /** Reads the whole body as text under the idle timer (504 when the upstream stalls). */
+  /** Reads the whole body as text. */
   text(): Promise<string>;
-  /** Milliseconds from the response headers until `finish()` (0 before). */
+  /**
+   * The body's chunks as they arrive. A failure is mapped as `failure` maps it; leaving the loop early aborts the
+   * upstream request.
+   */
+  chunks(): AsyncIterable<Uint8Array>;
+  /** The body as a web stream (for a response relayed untouched); `onEnd` runs once it was read to its end. */
+  stream(onEnd?: () => void): ReadableStream<Uint8Array>;
+  /** Milliseconds from the response headers until the body was read (or abandoned); 0 before. */
   bodyMs(): number;
-  /** What an error while reading the body means (504 after the idle timeout, 502 for a broken connection). */
-  failure(error: unknown): unknown;
 }
 
 /** Options of `callUpstream`. */
@@ -43,10 +49,80 @@ function authHeader(upstream: UpstreamOptions): Record<string, string> {
 
 const TIMED_OUT = Symbol("upstream timed out");
 
-function headersOf(response: Response): Record<string, string> {
+function headersOf(response: IncomingMessage): Record<string, string> {
   const headers: Record<string, string> = {};
-  response.headers.forEach((value, key) => (headers[key] = value));
+  for (const [key, value] of Object.entries(response.headers)) {
+    if (value !== undefined) headers[key] = Array.isArray(value) ? value.join(", ") : value;
+  }
   return headers;
+}
+
+/**
+ * One POST with `node:http`/`node:https` (their global agents: keep-alive, and the environment's proxy under
+ * `NODE_USE_ENV_PROXY`). Cheaper per request than `fetch`, whose web streams the proxy does not need.
+ */
+function post(
+  url: URL,
+  headers: Record<string, string>,
+  payload: Buffer,
+  signal: AbortSignal,
+): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const send =
+      url.protocol === "https:" ? httpsRequest : url.protocol === "http:" ? httpRequest : undefined;
+    if (send === undefined) {
+      reject(new TypeError(`the upstream URL ${url.origin} is neither http: nor https:`));
+      return;
+    }
+    try {
+      const request = send(url, {
+        method: "POST",
+        headers: { ...headers, "content-length": String(payload.length) },
+        signal,
+      });
+      // Kept for the whole exchange: a failure after the headers also ends the response, where it is read.
+      request.on("error", reject);
+      request.once("response", resolve);
+      request.end(payload);
+    } catch (error) {
+      // e.g. a header value Node refuses to send.
+      reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  });
+}
+
+const cutShort = () =>
+  Object.assign(new Error("the upstream closed the connection mid-body"), { code: "ECONNRESET" });
+
+/** Reads a response body to its end as UTF-8 text (it may have failed already, before anyone read it). */
+function readText(response: IncomingMessage, onChunk: () => void): Promise<string> {
+  return new Promise((resolve, reject) => {
+    if (response.errored !== null || response.destroyed) {
+      reject(response.errored ?? cutShort());
+      return;
+    }
+    let text = "";
+    response.setEncoding("utf8");
+    response.on("data", (chunk: string) => {
+      onChunk();
+      text += chunk;
+    });
+    response.once("end", () => resolve(text));
+    response.once("error", reject);
+    response.once("close", () => {
+      if (!response.complete) reject(cutShort());
+    });
+  });
+}
+
+/** Where a redirect points (origin and path only: a query may hold a token). */
+function redirectTarget(location: string, upstream: UpstreamOptions): string {
+  try {
+    const target = new URL(location, upstreamUrl(upstream, ""));
+    return `${target.origin}${target.pathname}`;
+  } catch {
+    return "an invalid location";
+  }
 }
 
 /**
@@ -55,7 +131,8 @@ function headersOf(response: Response): Record<string, string> {
  * `timeoutMs`, or 502 `upstream_error` when it cannot be reached. A client abort rejects with the abort reason.
  *
  * @example
- * const { response, finish } = await callUpstream(upstream, body, { timeoutMs: 120_000, signal });
+ * const call = await callUpstream(upstream, body, { timeoutMs: 120_000, signal });
+ * const text = await call.text();
  */
 export async function callUpstream(
   upstream: UpstreamOptions,
@@ -65,8 +142,8 @@ export async function callUpstream(
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const touch = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => controller.abort(TIMED_OUT), options.timeoutMs);
+    if (timer === undefined) timer = setTimeout(() => controller.abort(TIMED_OUT), options.timeoutMs);
+    else timer.refresh();
   };
   let finishedAt: number | undefined;
   const finish = () => {
@@ -75,83 +152,109 @@ export async function callUpstream(
     options.signal?.removeEventListener("abort", onClientAbort);
   };
   const onClientAbort = () => controller.abort(options.signal?.reason);
+  const failure = (error: unknown) => callFailure(error, controller.signal, options.timeoutMs);
   if (options.signal?.aborted) throw options.signal.reason;
   options.signal?.addEventListener("abort", onClientAbort, { once: true });
   touch();
   const started = performance.now();
-  let response: Response;
+  let response: IncomingMessage;
   try {
-    response = await fetch(upstreamUrl(upstream, options.path ?? "chat/completions"), {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        ...options.headers,
-        ...upstream.headers,
-        ...authHeader(upstream),
-      },
-      body: JSON.stringify(body),
-      signal: controller.signal,
-    });
+    const url = new URL(upstreamUrl(upstream, options.path ?? "chat/completions"));
+    const headers = {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      // Bodies are relayed byte for byte: ask for them unencoded.
+      "accept-encoding": "identity",
+      ...options.headers,
+      ...upstream.headers,
+      ...authHeader(upstream),
+    };
+    response = await post(url, headers, Buffer.from(JSON.stringify(body)), controller.signal);
   } catch (error) {
     finish();
-    throw callFailure(error, controller.signal, options.timeoutMs);
+    throw failure(error);
   }
   const headersAt = performance.now();
-  const headersMs = headersAt - started;
-  if (!response.ok) {
+  // Read errors reach whoever reads the body; until then (or if nobody does) one must not crash the process.
+  response.on("error", () => undefined);
+  const status = response.statusCode ?? 0;
+  if (status < 200 || status > 299) {
     let text: string;
     try {
-      text = await response.text();
+      text = await readText(response, touch);
     } catch (error) {
-      throw callFailure(error, controller.signal, options.timeoutMs);
+      throw failure(error);
     } finally {
       finish();
     }
-    throw upstreamFailure(response.status, headersOf(response), text, [upstream.apiKey]);
+    const location = response.headers.location;
+    if (status >= 300 && status < 400 && location !== undefined) {
+      throw new HttpError(
+        502,
+        "upstream_error",
+        `the upstream model server redirects (${status}) to ${redirectTarget(location, upstream)}; set the upstream URL to where it redirects`,
+      );
+    }
+    throw upstreamFailure(status, headersOf(response), text, [upstream.apiKey]);
   }
   touch();
-  const text = async () => {
-    const decoder = new TextDecoder();
-    let result = "";
+  async function* chunks(): AsyncGenerator<Uint8Array> {
+    let ended = false;
     try {
-      const reader = response.body?.getReader();
-      for (;;) {
-        const chunk = await reader?.read();
-        if (chunk === undefined || chunk.done) break;
+      for await (const chunk of response) {
         touch();
-        result += decoder.decode(chunk.value, { stream: true });
+        yield chunk as Buffer;
       }
-      return result + decoder.decode();
+      ended = true;
     } catch (error) {
-      throw callFailure(error, controller.signal, options.timeoutMs);
+      throw failure(error);
     } finally {
       finish();
+      if (!ended) controller.abort(new Error("the body was not read to its end"));
     }
-  };
+  }
   return {
-    response,
-    headersMs,
-    touch,
-    finish,
+    status,
+    contentType: response.headers["content-type"],
+    headersMs: headersAt - started,
     abort: (reason) => {
       finish();
       controller.abort(reason);
     },
-    text,
+    text: async () => {
+      try {
+        return await readText(response, touch);
+      } catch (error) {
+        throw failure(error);
+      } finally {
+        finish();
+      }
+    },
+    chunks,
+    stream: (onEnd) => {
+      const source = chunks();
+      return new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const next = await source.next();
+          if (next.done === true) {
+            controller.close();
+            onEnd?.();
+          } else controller.enqueue(next.value);
+        },
+        async cancel() {
+          await source.return(undefined);
+        },
+      });
+    },
     bodyMs: () => (finishedAt === undefined ? 0 : finishedAt - headersAt),
-    failure: (error) => callFailure(error, controller.signal, options.timeoutMs),
   };
 }
 
 /**
- * What a failed fetch or body read means: a timeout (504), the client's own abort (rethrown as is), or an
- * unreachable upstream (502).
- *
- * @example
- * catch (error) { throw callFailure(error, controller.signal, 120_000); }
+ * What a failed upstream call or body read means: a timeout (504), the client's own abort (rethrown as is), or
+ * an unreachable upstream (502).
  */
-export function callFailure(error: unknown, signal: AbortSignal, timeoutMs: number): unknown {
+function callFailure(error: unknown, signal: AbortSignal, timeoutMs: number): unknown {
   if (signal.aborted && signal.reason === TIMED_OUT) {
     return new HttpError(
       504,
@@ -160,6 +263,7 @@ export function callFailure(error: unknown, signal: AbortSignal, timeoutMs: numb
     );
   }
   if (signal.aborted) return signal.reason;
+  if (error instanceof HttpError) return error;
   const failure = transportFailure(error);
   if (failure?.kind === "timeout") {
     return new HttpError(

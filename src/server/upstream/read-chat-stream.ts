@@ -26,7 +26,6 @@ export async function readChatStream(
   upstream: UpstreamResponse,
   onEvent: (event: RawSseEvent, delta: ChunkDelta | undefined) => void | Promise<void>,
 ): Promise<ChatStreamOutcome> {
-  const body = upstream.response.body;
   const accumulator = new ChatStreamAccumulator();
   const splitter = new SseEventSplitter();
   let doneEvent: RawSseEvent | undefined;
@@ -49,24 +48,11 @@ export async function readChatStream(
     if (accumulator.finishReason !== undefined) finished = true;
     await onEvent(event, delta);
   };
-  try {
-    const reader = body?.getReader();
-    for (;;) {
-      let chunk;
-      try {
-        chunk = await reader?.read();
-      } catch (error) {
-        throw upstream.failure(error);
-      }
-      if (chunk === undefined || chunk.done) break;
-      upstream.touch();
-      for (const event of splitter.push(chunk.value)) await handle(event);
-    }
-    const tail = splitter.end();
-    if (tail !== undefined) await handle(tail);
-  } finally {
-    upstream.finish();
+  for await (const chunk of upstream.chunks()) {
+    for (const event of splitter.push(chunk)) await handle(event);
   }
+  const tail = splitter.end();
+  if (tail !== undefined) await handle(tail);
   return {
     reply: accumulator.reply(),
     complete: error === undefined && (doneEvent !== undefined || finished),
