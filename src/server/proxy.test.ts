@@ -187,7 +187,11 @@ describe("the OpenAI-compatible proxy, with the official openai client", () => {
 
   it("refuses tool results that answer no call, or a call already answered, and stores nothing of them", async () => {
     const { harness, client } = await setup({
-      responses: [{ toolCalls: [{ id: "call_1", name: "read_file", arguments: {} }] }, { text: "done" }],
+      responses: [
+        { toolCalls: [{ id: "call_1", name: "read_file", arguments: {} }] },
+        { text: "done" },
+        { text: "grepped" },
+      ],
     });
     const openai = client("strict-1");
     await openai.chat.completions.create({ model: "m", tools, messages: [{ role: "user", content: "go" }] });
@@ -209,6 +213,31 @@ describe("the OpenAI-compatible proxy, with the official openai client", () => {
     ).rejects.toMatchObject({ status: 400 });
     expect((await harness.store.loadMessages("strict-1")).length).toBe(4);
     expect(harness.upstream.requests).toHaveLength(2);
+
+    // Within one request a result may answer a call sent in that request, once.
+    const call = (id: string): OpenAI.Chat.ChatCompletionMessageParam => ({
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id, type: "function", function: { name: "grep", arguments: "{}" } }],
+    });
+    await expect(
+      openai.chat.completions.create({
+        model: "m",
+        messages: [
+          call("call_2"),
+          { role: "tool", tool_call_id: "call_2", content: "a" },
+          { role: "tool", tool_call_id: "call_2", content: "b" },
+        ],
+      }),
+    ).rejects.toMatchObject({ status: 400 });
+    expect((await harness.store.loadMessages("strict-1")).length).toBe(4);
+    await openai.chat.completions.create({
+      model: "m",
+      messages: [call("call_3"), { role: "tool", tool_call_id: "call_3", content: "found" }],
+    });
+    const stored = await harness.store.loadMessages("strict-1");
+    expect(stored.slice(4).map((message) => message.role)).toEqual(["assistant", "tool", "assistant"]);
+    expect(stored[5]?.content).toMatchObject([{ type: "tool-result", callId: "call_3", toolName: "grep" }]);
   });
 
   it("stateless mode governs the full list and stores nothing", async () => {

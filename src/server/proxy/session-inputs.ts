@@ -61,15 +61,26 @@ export function clientSystemPrompt(text: string | undefined): { system?: PromptS
   return text === undefined ? {} : { system: [{ name: "identity", content: text, heading: null }] };
 }
 
-/** Tool calls of the history and which of them already have results, by call id. */
-function callIndex(history: readonly Message[]): { names: Map<string, string>; answered: Set<string> } {
-  const names = new Map<string, string>();
-  const answered = new Set<string>();
-  for (const message of history) {
-    for (const call of toolCallsOf(message)) names.set(call.id, call.name);
-    for (const result of toolResultsOf(message)) answered.add(result.callId);
+/**
+ * The tool call `callId` names, searched from the end of the history (a result answers a recent call, so the
+ * search stops there instead of indexing every message of a long session), and whether a result followed it.
+ * `parts` are the history in order, in pieces.
+ */
+function findCall(
+  parts: readonly (readonly Message[])[],
+  callId: string,
+): { name: string; answered: boolean } | undefined {
+  let answered = false;
+  for (let part = parts.length - 1; part >= 0; part--) {
+    const messages = parts[part]!;
+    for (let index = messages.length - 1; index >= 0; index--) {
+      const message = messages[index]!;
+      if (toolResultsOf(message).some((result) => result.callId === callId)) answered = true;
+      const call = toolCallsOf(message).find((block) => block.id === callId);
+      if (call !== undefined) return { name: call.name, answered };
+    }
   }
-  return { names, answered };
+  return undefined;
 }
 
 /**
@@ -81,27 +92,33 @@ function callIndex(history: readonly Message[]): { names: Map<string, string>; a
  * await appendInputs(lease.session, turn.inputs);
  */
 export async function appendInputs(session: EngineSession, inputs: readonly SessionInput[]): Promise<void> {
-  const { names, answered } = callIndex(await session.history());
+  // Only a tool result needs the history (copying it is O(n)): taken once, at the first one; what is appended
+  // after that is kept beside it.
+  let history: readonly Message[] | undefined;
+  const appended: Message[] = [];
+  const keep = (messages: readonly Message[]) => {
+    if (history !== undefined) appended.push(...messages);
+  };
   for (const input of inputs) {
-    if (input.role === "user") await session.addUser(input.content);
-    else if (input.role === "assistant") {
-      await session.recordAssistant({ content: input.content });
-      for (const call of toolCallsOf({ content: input.content })) names.set(call.id, call.name);
-    } else {
+    if (input.role === "user") keep([await session.addUser(input.content)]);
+    else if (input.role === "assistant") keep([await session.recordAssistant({ content: input.content })]);
+    else {
       const { callId } = input.result;
-      const name = names.get(callId);
-      if (name === undefined) {
+      history ??= await session.history();
+      const found = findCall([history, appended], callId);
+      if (found === undefined) {
         throw new ValidationError(
           `the tool result for call "${callId}" answers no tool call of this session; send results only for the calls of the last reply`,
         );
       }
-      if (answered.has(callId)) {
+      if (found.answered) {
         throw new ValidationError(
           `call "${callId}" already has a result in this session; send only messages that are new since the last request`,
         );
       }
-      answered.add(callId);
-      await session.recordToolResults([{ ...input.result, toolName: input.result.toolName || name }]);
+      keep(
+        await session.recordToolResults([{ ...input.result, toolName: input.result.toolName || found.name }]),
+      );
     }
   }
 }

@@ -56,7 +56,7 @@ describe("callUpstream", () => {
     expect(call.contentType).toBe("application/json");
     expect(JSON.parse(await call.text())).toEqual({ echo: { model: "m", note: "héllo ✓" } });
     expect(call.bodyMs()).toBeGreaterThanOrEqual(0);
-    const [{ headers }] = server.received as [{ headers: IncomingHttpHeaders }];
+    const { headers } = server.received[0]!;
     expect(headers).toMatchObject({
       authorization: "Bearer sk-upstream",
       "accept-encoding": "identity",
