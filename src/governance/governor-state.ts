@@ -66,6 +66,12 @@ export function initialGovernorLiveState(): GovernorLiveState {
   };
 }
 
+/** A copy of the guard (structuredClone costs more than the whole rest of a snapshot for this small object). */
+export function copyGuard(guard: CompactionGuard): CompactionGuard {
+  const { failedSegments, ...numbers } = guard;
+  return failedSegments === undefined ? numbers : { ...numbers, failedSegments: { ...failedSegments } };
+}
+
 /**
  * What a store keeps of a live state (see `GovernorState`): history messages of the view by id (`isHistory`
  * says which), everything derivable left out.
@@ -83,7 +89,7 @@ export function persistedGovernorState(
     emergencyStage: live.emergencyStage,
     piled: { ...live.piled },
     ...(live.usage !== undefined && { usage: { ...live.usage } }),
-    guard: structuredClone(live.guard),
+    guard: copyGuard(live.guard),
     recentCalls: live.recentCalls.map((call) => ({ ...call })),
     ...(live.cached !== undefined && { cached: live.cached }),
     ...(live.anchor !== undefined && { anchor: live.anchor }),

@@ -14,6 +14,7 @@ import {
   persistedGovernorState,
   type GovernorLiveState,
   type GovernorState,
+  copyGuard,
 } from "./governor-state.ts";
 import { checkpointPays, expectedRemainingRequests } from "./cache-economics.ts";
 import { emergencyView } from "./emergency.ts";
@@ -498,7 +499,7 @@ export class Governor {
     this.#state.emergencyStage = state.emergencyStage;
     this.#state.piled = { ...state.piled };
     this.#state.usage = state.usage === undefined ? undefined : { ...state.usage };
-    this.#state.guard = structuredClone(state.guard);
+    this.#state.guard = copyGuard(state.guard);
     this.#state.recentCalls = [...this.#loopDetector(state.recentCalls).recentCalls];
     this.#state.cached = state.cached;
     this.#state.anchor = state.anchor;
