@@ -40,4 +40,46 @@ describe("PostgresDatabase", () => {
     expect(await database.queries.first(sql`SHOW enable_sort`)).toEqual({ enable_sort: "on" });
     await database.close();
   });
+
+  it("sends BEGIN and the lock with a transaction's first query, values written in exactly", async () => {
+    const pool = new pg.Pool({ connectionString: server!.url, max: 1 });
+    const sent: string[] = [];
+    pool.on("connect", (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
+        sent.push(typeof args[0] === "string" ? args[0] : "(config)");
+        return query(...args);
+      };
+    });
+    const database = new PostgresDatabase(pool, { schema: "public", location: "test", ownsPool: true });
+    const tricky = "it's a \\ back'slash; $1 -- not a comment";
+    const result = await database.write(async (queries) => {
+      const first = await queries.first<{ text: string; next: number }>(
+        sql`SELECT ${tricky}::text AS text, ${41}::int + 1 AS next`,
+      );
+      const locks = await queries.first<{ held: string }>(
+        sql`SELECT count(*)::text AS held FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()`,
+      );
+      return { ...first, held: locks?.held };
+    }, "session-1");
+    expect(result).toEqual({ text: tricky, next: 42, held: "1" });
+    // One round trip for BEGIN, the lock and the first query; one for the second; one for COMMIT.
+    expect(sent).toHaveLength(3);
+    expect(sent[0]).toMatch(/^BEGIN; SELECT pg_advisory_xact_lock\(.*\); SELECT +E?'/);
+    expect(sent[2]).toBe("COMMIT");
+
+    // A first query with quotes of its own is sent after BEGIN, as is; the lock ended with the transaction.
+    sent.length = 0;
+    const held = await database.write(
+      (queries) =>
+        queries.first<{ held: string }>(
+          sql`SELECT count(*)::text AS held FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()`,
+        ),
+      "session-1",
+    );
+    expect(held).toEqual({ held: "1" });
+    expect(sent).toHaveLength(3);
+    expect(sent[0]).toMatch(/^BEGIN; SELECT pg_advisory_xact_lock\(.*\)$/);
+    await database.close();
+  });
 });

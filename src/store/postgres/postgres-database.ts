@@ -1,12 +1,14 @@
-import { Kysely, PostgresDialect, sql } from "kysely";
+import { Kysely, PostgresDialect, type CompiledQuery } from "kysely";
 import type pg from "pg";
 import { CtxkitError, StoreError } from "../../errors/index.ts";
 import {
+  compiledOf,
   guardedQueries,
   sqlQueries,
   type ReadOptions,
   type SqlDatabase,
   type SqlQueries,
+  type SqlQuery,
 } from "../sql/sql-database.ts";
 import type { StoreTables } from "../sql/store-tables.ts";
 import { advisoryLockStatement, postgresStoreDialect, sqlState } from "./postgres-store-dialect.ts";
@@ -101,6 +103,73 @@ export function qualify(schema: string, table: string): string {
 }
 
 /**
+ * A query's text with its values written in as literals, for a simple (multi-statement) query; undefined when it
+ * has other values than strings and numbers, or quotes of its own (where a `$1` would not be a parameter). Each
+ * value is a quoted literal, which PostgreSQL types from its context as it types a bound parameter.
+ */
+function withLiterals(compiled: CompiledQuery, client: pg.PoolClient): string | undefined {
+  if (compiled.sql.includes("'") || compiled.sql.includes(";")) return undefined;
+  const literals: string[] = [];
+  for (const value of compiled.parameters) {
+    if (typeof value === "string") literals.push(client.escapeLiteral(value));
+    else if (typeof value === "number" && Number.isFinite(value)) literals.push(`'${value}'`);
+    else return undefined;
+  }
+  return compiled.sql.replace(/\$(\d+)/g, (match, index: string) => literals[Number(index) - 1] ?? match);
+}
+
+/**
+ * The queries of one transaction on its own client. BEGIN (with the transaction's lock or settings) is held back
+ * and sent with the first query as one simple query when that query's values can be written into its text
+ * (`withLiterals`): PostgreSQL runs the statements in order, each seeing what the ones before it did (a lock
+ * taken first, then a fresh read), and the transaction costs one round trip fewer.
+ */
+class TransactionQueries implements SqlQueries {
+  readonly #client: pg.PoolClient;
+  readonly #builder: Kysely<StoreTables>;
+  #begin: string | undefined;
+
+  constructor(client: pg.PoolClient, builder: Kysely<StoreTables>, begin: string) {
+    this.#client = client;
+    this.#builder = builder;
+    this.#begin = begin;
+  }
+
+  /** Whether BEGIN was sent (a body that ran no query has no transaction to end). */
+  get begun(): boolean {
+    return this.#begin === undefined;
+  }
+
+  async all<Row>(query: SqlQuery<unknown>): Promise<Row[]> {
+    return (await this.#execute(query)).rows as Row[];
+  }
+
+  async first<Row>(query: SqlQuery<unknown>): Promise<Row | undefined> {
+    return (await this.#execute(query)).rows[0] as Row | undefined;
+  }
+
+  async run(query: SqlQuery<unknown>): Promise<number> {
+    return (await this.#execute(query)).rowCount ?? 0;
+  }
+
+  async #execute(query: SqlQuery<unknown>): Promise<pg.QueryResult> {
+    const compiled = compiledOf(query, this.#builder);
+    const begin = this.#begin;
+    if (begin !== undefined) {
+      this.#begin = undefined;
+      const text = withLiterals(compiled, this.#client);
+      if (text !== undefined) {
+        // A simple query of several statements answers with one result per statement.
+        const results = (await this.#client.query(`${begin}; ${text}`)) as unknown as pg.QueryResult[];
+        return results.at(-1)!;
+      }
+      await this.#client.query(begin);
+    }
+    return this.#client.query(compiled.sql, compiled.parameters as unknown[]);
+  }
+}
+
+/**
  * A `pg` pool behind Kysely (`PostgresDialect`), with the store's schema, error mapping and transactions. Client
  * errors (the server closing connections) are absorbed so they never crash the process; the query they hit
  * fails, the next reconnects.
@@ -140,7 +209,7 @@ export class PostgresDatabase implements SqlDatabase {
   /**
    * Runs `body` in one transaction on one connection: committed whole or rolled back whole. A lost connection
    * rolls back on the server (the broken client leaves the pool). With `lockKey`, BEGIN and the advisory lock
-   * of that key go to the server together, as one simple query: one round trip.
+   * of that key go to the server together, with the body's first query when they can: one round trip.
    */
   write<T>(body: (queries: SqlQueries) => Promise<T>, lockKey?: string): Promise<T> {
     return this.transaction(
@@ -161,28 +230,34 @@ export class PostgresDatabase implements SqlDatabase {
     );
   }
 
-  /** Runs `body` in one transaction begun with `begin`. */
+  /**
+   * Runs `body` in one transaction begun with `begin`, on a pooled client of its own (queries go straight to
+   * `pg`; Kysely only compiles them). BEGIN travels with the transaction's first query (see `TransactionQueries`).
+   */
   async transaction<T>(body: (queries: SqlQueries) => Promise<T>, begin = "BEGIN"): Promise<T> {
     this.#checkOpen();
-    let committing = false;
+    let client: pg.PoolClient;
     try {
-      return await this.builder.connection().execute(async (connection) => {
-        const queries = sqlQueries(connection);
-        try {
-          // Inside the try: a lock taken with BEGIN can fail once the transaction has begun.
-          await queries.run(sql.raw(begin));
-          const result = await body(queries);
-          committing = true;
-          await queries.run(sql.raw("COMMIT"));
-          return result;
-        } catch (error) {
-          if (!isConnectionError(error)) await queries.run(sql.raw("ROLLBACK")).catch(() => {});
-          throw error;
-        }
-      });
+      client = await this.pool.connect();
     } catch (error) {
-      if (committing && isConnectionError(error)) throw commitLost(error, this.location);
       throw toPostgresStoreError(error, this.location);
+    }
+    const queries = new TransactionQueries(client, this.builder, begin);
+    let committing = false;
+    let broken = false;
+    try {
+      const result = await body(queries);
+      committing = true;
+      if (queries.begun) await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      broken = isConnectionError(error);
+      if (queries.begun && !broken) await client.query("ROLLBACK").catch(() => {});
+      if (committing && broken) throw commitLost(error, this.location);
+      throw toPostgresStoreError(error, this.location);
+    } finally {
+      // A client whose connection broke is destroyed rather than pooled.
+      client.release(broken);
     }
   }
 
