@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresForTests, type TestPostgres } from "../../../test/store/pg-server.ts";
+import { StoreError } from "../../errors/index.ts";
 import { PostgresDatabase } from "./postgres-database.ts";
 
 let server: TestPostgres | undefined;
@@ -80,6 +81,41 @@ describe("PostgresDatabase", () => {
     expect(held).toEqual({ held: "1" });
     expect(sent).toHaveLength(3);
     expect(sent[0]).toMatch(/^BEGIN; SELECT pg_advisory_xact_lock\(.*\)$/);
+    await database.close();
+  });
+
+  it("sends deferred statements with the COMMIT, in order, and keeps nothing when one fails", async () => {
+    const pool = new pg.Pool({ connectionString: server!.url, max: 1 });
+    const sent: string[] = [];
+    pool.on("connect", (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
+        sent.push(typeof args[0] === "string" ? args[0] : "(config)");
+        return query(...args);
+      };
+    });
+    const database = new PostgresDatabase(pool, { schema: "public", location: "test", ownsPool: true });
+    await database.queries.run(sql`CREATE TABLE deferred_rows (position int, value text)`);
+    sent.length = 0;
+    await database.write(async (queries) => {
+      await queries.defer(sql`INSERT INTO deferred_rows VALUES (${1}, ${"first"})`);
+      await queries.defer(sql`INSERT INTO deferred_rows VALUES (${2}, ${"second"})`);
+    });
+    expect(sent).toEqual([
+      "BEGIN; INSERT INTO deferred_rows VALUES ('1', 'first'); INSERT INTO deferred_rows VALUES ('2', 'second'); COMMIT",
+    ]);
+
+    const failed = await database
+      .write(async (queries) => {
+        await queries.run(sql`INSERT INTO deferred_rows VALUES (${3}, ${"third"})`);
+        await queries.defer(sql`INSERT INTO no_such_table VALUES (${4})`);
+      })
+      .catch((error: unknown) => error);
+    expect(failed).toBeInstanceOf(StoreError);
+    const rows = await database.queries.all<{ value: string }>(
+      sql`SELECT value FROM deferred_rows ORDER BY position`,
+    );
+    expect(rows.map((row) => row.value)).toEqual(["first", "second"]);
     await database.close();
   });
 });

@@ -119,25 +119,23 @@ function withLiterals(compiled: CompiledQuery, client: pg.PoolClient): string | 
 }
 
 /**
- * The queries of one transaction on its own client. BEGIN (with the transaction's lock or settings) is held back
- * and sent with the first query as one simple query when that query's values can be written into its text
- * (`withLiterals`): PostgreSQL runs the statements in order, each seeing what the ones before it did (a lock
- * taken first, then a fresh read), and the transaction costs one round trip fewer.
+ * The queries of one transaction on its own client. What can wait is sent with the next query as one simple
+ * query, when that query's values can be written into its text (`withLiterals`): BEGIN (with the transaction's
+ * lock or settings) goes with the first query, deferred statements with the next query or the COMMIT.
+ * PostgreSQL runs the statements of a simple query in order, each seeing what the ones before it did (a lock
+ * taken first, then a fresh read), so a transaction costs fewer round trips and means the same.
  */
 class TransactionQueries implements SqlQueries {
   readonly #client: pg.PoolClient;
   readonly #builder: Kysely<StoreTables>;
-  #begin: string | undefined;
+  /** Statements not sent yet, in order: BEGIN first while it is waiting. */
+  readonly #waiting: string[];
+  #begun = false;
 
   constructor(client: pg.PoolClient, builder: Kysely<StoreTables>, begin: string) {
     this.#client = client;
     this.#builder = builder;
-    this.#begin = begin;
-  }
-
-  /** Whether BEGIN was sent (a body that ran no query has no transaction to end). */
-  get begun(): boolean {
-    return this.#begin === undefined;
+    this.#waiting = [begin];
   }
 
   async all<Row>(query: SqlQuery<unknown>): Promise<Row[]> {
@@ -152,20 +150,41 @@ class TransactionQueries implements SqlQueries {
     return (await this.#execute(query)).rowCount ?? 0;
   }
 
+  async defer(query: SqlQuery<unknown>): Promise<void> {
+    const compiled = compiledOf(query, this.#builder);
+    const text = withLiterals(compiled, this.#client);
+    if (text === undefined) await this.#execute(compiled);
+    else this.#waiting.push(text);
+  }
+
+  /** Commits what was sent and what waits (nothing when no statement was given). */
+  async commit(): Promise<void> {
+    if (this.#begun || this.#waiting.length > 1) await this.#send([...this.#waiting.splice(0), "COMMIT"]);
+  }
+
+  /** Rolls back what was sent (what waits is dropped). */
+  async rollback(): Promise<void> {
+    this.#waiting.length = 0;
+    if (this.#begun) await this.#client.query("ROLLBACK");
+  }
+
   async #execute(query: SqlQuery<unknown>): Promise<pg.QueryResult> {
     const compiled = compiledOf(query, this.#builder);
-    const begin = this.#begin;
-    if (begin !== undefined) {
-      this.#begin = undefined;
+    if (this.#waiting.length > 0) {
       const text = withLiterals(compiled, this.#client);
-      if (text !== undefined) {
-        // A simple query of several statements answers with one result per statement.
-        const results = (await this.#client.query(`${begin}; ${text}`)) as unknown as pg.QueryResult[];
-        return results.at(-1)!;
-      }
-      await this.#client.query(begin);
+      if (text !== undefined) return this.#send([...this.#waiting.splice(0), text]);
+      await this.#send(this.#waiting.splice(0));
     }
     return this.#client.query(compiled.sql, compiled.parameters as unknown[]);
+  }
+
+  /** Sends statements as one simple query; resolves with the last one's result. */
+  async #send(statements: readonly string[]): Promise<pg.QueryResult> {
+    this.#begun = true;
+    const result = (await this.#client.query(statements.join("; "))) as unknown as
+      pg.QueryResult | pg.QueryResult[];
+    // A simple query of several statements answers with one result per statement.
+    return Array.isArray(result) ? result.at(-1)! : result;
   }
 }
 
@@ -232,7 +251,8 @@ export class PostgresDatabase implements SqlDatabase {
 
   /**
    * Runs `body` in one transaction begun with `begin`, on a pooled client of its own (queries go straight to
-   * `pg`; Kysely only compiles them). BEGIN travels with the transaction's first query (see `TransactionQueries`).
+   * `pg`; Kysely only compiles them). BEGIN travels with the first query, deferred statements with the next one
+   * or the COMMIT (see `TransactionQueries`).
    */
   async transaction<T>(body: (queries: SqlQueries) => Promise<T>, begin = "BEGIN"): Promise<T> {
     this.#checkOpen();
@@ -248,11 +268,11 @@ export class PostgresDatabase implements SqlDatabase {
     try {
       const result = await body(queries);
       committing = true;
-      if (queries.begun) await client.query("COMMIT");
+      await queries.commit();
       return result;
     } catch (error) {
       broken = isConnectionError(error);
-      if (queries.begun && !broken) await client.query("ROLLBACK").catch(() => {});
+      if (!broken) await queries.rollback().catch(() => {});
       if (committing && broken) throw commitLost(error, this.location);
       throw toPostgresStoreError(error, this.location);
     } finally {

@@ -172,7 +172,7 @@ export async function writeGovernorState(
   nextSeq: number,
   state: JsonValue | undefined,
 ): Promise<void> {
-  await queries.run(
+  await queries.defer(
     state === undefined
       ? deleteGovernorState.bind(database, { session_id: sessionId })
       : upsertGovernorState.bind(database, {

@@ -56,6 +56,7 @@ function ownedQueries(statements: KyselySqliteDatabase, builder: Kysely<StoreTab
     all: async <Row>(query: SqlQuery<unknown>) => execute(query).rows as Row[],
     first: async <Row>(query: SqlQuery<unknown>) => execute(query).rows[0] as Row | undefined,
     run: async (query: SqlQuery<unknown>) => execute(query).changes,
+    defer: async (query: SqlQuery<unknown>) => void execute(query),
   };
 }
 
