@@ -95,8 +95,17 @@ export class SqliteDatabase implements SqlDatabase {
     // transforms results there would make them differ from the autocommitted ones.
     this.builder = new Kysely<StoreTables>({ dialect: new SqliteDialect({ database: statements }) });
     this.#owned = ownedQueries(statements, this.builder);
+    // An autocommitted query runs straight on the connection too, unless a transaction is open on it (then it
+    // waits its turn in Kysely's queue): one synchronous statement cannot interleave with anything else.
+    const queued = sqlQueries(this.builder);
+    const direct = (): SqlQueries => (connection.isTransaction ? queued : this.#owned);
     this.queries = guardedQueries(
-      sqlQueries(this.builder),
+      {
+        all: (query) => direct().all(query),
+        first: (query) => direct().first(query),
+        run: (query) => direct().run(query),
+        defer: (query) => direct().defer(query),
+      },
       () => this.#checkOpen(),
       (error) => toStoreError(error, this.location),
     );
