@@ -121,6 +121,20 @@ describe("callUpstream", () => {
     await expect.poll(() => server.closed[0]).toBe(true);
   });
 
+  it("cancelling its web stream aborts the upstream request at once, even while a read waits", async () => {
+    const server = await upstream((_request, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.write("data: 1\n\n");
+    });
+    const call = await callUpstream({ baseURL: server.baseURL }, {}, { timeoutMs: 60_000 });
+    const reader = call.stream().getReader();
+    expect(Buffer.from((await reader.read()).value!).toString()).toBe("data: 1\n\n");
+    const waiting = reader.read();
+    await reader.cancel(new Error("client gone"));
+    expect(await waiting).toEqual({ done: true, value: undefined });
+    await expect.poll(() => server.closed[0]).toBe(true);
+  });
+
   it("rejects with the client's reason when the client goes away before the answer", async () => {
     const server = await upstream(() => {
       // Never answers.

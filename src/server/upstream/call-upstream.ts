@@ -213,14 +213,15 @@ export async function callUpstream(
       if (!ended) controller.abort(new Error("the body was not read to its end"));
     }
   }
+  const abort = (reason?: unknown) => {
+    finish();
+    controller.abort(reason);
+  };
   return {
     status,
     contentType: response.headers["content-type"],
     headersMs: headersAt - started,
-    abort: (reason) => {
-      finish();
-      controller.abort(reason);
-    },
+    abort,
     text: async () => {
       try {
         return await readText(response, touch);
@@ -241,7 +242,9 @@ export async function callUpstream(
             onEnd?.();
           } else controller.enqueue(next.value);
         },
-        async cancel() {
+        async cancel(reason) {
+          // At once: a read in progress would otherwise hold the generator until the upstream's next chunk.
+          abort(reason);
           await source.return(undefined);
         },
       });

@@ -118,4 +118,22 @@ describe("PostgresDatabase", () => {
     expect(rows.map((row) => row.value)).toEqual(["first", "second"]);
     await database.close();
   });
+
+  it("keeps a $ in a quoted identifier (a schema name) out of the values it writes in", async () => {
+    const pool = new pg.Pool({ connectionString: server!.url, max: 1 });
+    const schema = "odd$1schema";
+    const database = new PostgresDatabase(pool, { schema, location: "test", ownsPool: true });
+    const table = sql.raw(`"${schema}".rows`);
+    await database.queries.run(sql`CREATE SCHEMA ${sql.raw(`"${schema}"`)}`);
+    await database.queries.run(sql`CREATE TABLE ${table} (value text)`);
+    await database.write(async (queries) => {
+      await queries.run(sql`INSERT INTO ${table} VALUES (${"kept"})`);
+      await queries.defer(sql`INSERT INTO ${table} VALUES (${"deferred"})`);
+    }, "odd");
+    const rows = await database.queries.all<{ value: string }>(
+      sql`SELECT value FROM ${table} ORDER BY value`,
+    );
+    expect(rows.map((row) => row.value)).toEqual(["deferred", "kept"]);
+    await database.close();
+  });
 });

@@ -104,11 +104,14 @@ export function qualify(schema: string, table: string): string {
 
 /**
  * A query's text with its values written in as literals, for a simple (multi-statement) query; undefined when it
- * has other values than strings and numbers, or quotes of its own (where a `$1` would not be a parameter). Each
+ * has other values than strings and numbers, or quotes of its own (a `$1` inside a string or an identifier, such
+ * as a schema name, would not be a parameter). Each
  * value is a quoted literal, which PostgreSQL types from its context as it types a bound parameter.
  */
 function withLiterals(compiled: CompiledQuery, client: pg.PoolClient): string | undefined {
-  if (compiled.sql.includes("'") || compiled.sql.includes(";")) return undefined;
+  if (compiled.sql.includes("'") || compiled.sql.includes(";") || /"[^"]*\$[^"]*"/.test(compiled.sql)) {
+    return undefined;
+  }
   const literals: string[] = [];
   for (const value of compiled.parameters) {
     if (typeof value === "string") literals.push(client.escapeLiteral(value));
