@@ -153,7 +153,7 @@ export class EngineSession {
     const fixedTokens =
       system.tokens + (tools.length > 0 ? settings.counter.countText(JSON.stringify(tools)) : 0);
     this.#lastFixedTokens = fixedTokens;
-    const governed = await governor.prepare(conversation.snapshot().messages, {
+    const governed = await governor.prepare(conversation.snapshot(), {
       fixedTokens,
       ...(options.signal !== undefined && { signal: options.signal }),
     });

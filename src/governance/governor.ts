@@ -69,6 +69,16 @@ export interface GovernorOptions {
   clock?: Clock;
 }
 
+/**
+ * A history the governor reads without copying it: its length, a message by index (negative from the end) and
+ * the messages from an index on. `ConversationSnapshot` is one.
+ */
+export interface HistoryReader {
+  readonly length: number;
+  at(index: number): Message | undefined;
+  tail(start: number): readonly Message[];
+}
+
 /** Per-request options of `prepare`. */
 export interface PrepareOptions {
   /** Tokens of the payload outside the messages (system prompt, tool definitions). */
@@ -124,7 +134,7 @@ export interface RecoveryOutcome {
  * @example
  * ```ts
  * const governor = createGovernor({ contextWindow: 200_000, counter, summarizer });
- * const request = await governor.prepare(conversation.snapshot().messages, { fixedTokens: 3_000 });
+ * const request = await governor.prepare(conversation.snapshot(), { fixedTokens: 3_000 });
  * const reply = await callModel(request.messages);
  * ```
  */
@@ -242,9 +252,13 @@ export class Governor {
 
   /**
    * Governs the history for the next model request. `history` is the session's full history (the same list
-   * growing at its end between calls; any other change is detected and rebuilds the view).
+   * growing at its end between calls; any other change is detected and rebuilds the view): an array, or a
+   * `HistoryReader` such as a `ConversationSnapshot`, which the governor reads without copying the history.
    */
-  async prepare(history: readonly Message[], options: PrepareOptions = {}): Promise<GovernedRequest> {
+  async prepare(
+    history: readonly Message[] | HistoryReader,
+    options: PrepareOptions = {},
+  ): Promise<GovernedRequest> {
     this.#state.requests++;
     const events: GovernanceEvent[] = [];
     /** Events listeners already heard while the work ran (a compaction's start, before its summarizer). */
@@ -259,10 +273,11 @@ export class Governor {
     };
     const continues =
       history.length >= this.#state.covered &&
-      (this.#state.covered === 0 || history[this.#state.covered - 1]?.id === this.#state.lastCoveredId);
+      (this.#state.covered === 0 || history.at(this.#state.covered - 1)?.id === this.#state.lastCoveredId);
     const rebuilt = !continues;
     if (rebuilt) this.#resetView();
-    const fresh = history.slice(this.#state.covered);
+    // Only what is new since the last request is copied: per-request work does not grow with the history.
+    const fresh = "tail" in history ? history.tail(this.#state.covered) : history.slice(this.#state.covered);
     this.#state.covered = history.length;
     this.#state.lastCoveredId = history.at(-1)?.id;
     const counted = options.fixedTokens ?? 0;
