@@ -407,6 +407,11 @@ export class EngineSession {
   async history(): Promise<readonly Message[]> {
     return (await this.#ready()).conversation.snapshot().messages;
   }
+
+  /** How many messages `history()` holds, without copying them. */
+  async historyLength(): Promise<number> {
+    return (await this.#ready()).conversation.length;
+  }
 }
 
 /** A stored governor state this version can take back, or undefined (another version's: the view is rebuilt). */

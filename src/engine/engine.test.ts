@@ -82,6 +82,7 @@ describe("ContextEngine", () => {
     ).rejects.toThrow("model down");
     expect(await store.loadMessages("s1")).toHaveLength(8);
     expect((await session.history()).length).toBe(8);
+    expect(await session.historyLength()).toBe(8);
   });
 
   it("compacts long runs, persists the summary, and a restarted engine continues from it", async () => {

@@ -148,7 +148,7 @@ export class ChatRuntime {
    * `/compact` see the governed view (also of a session just loaded). Undefined for an empty session.
    */
   async inspectNext(): Promise<PreparedRequest | undefined> {
-    if ((await this.session.history()).length === 0) return undefined;
+    if ((await this.session.historyLength()) === 0) return undefined;
     this.lastRequest = await this.session.prepare({ system: CHAT_SYSTEM_PROMPT });
     return this.lastRequest;
   }

@@ -43,8 +43,7 @@ export class SessionFeed<Source> {
     isAssistant: (message: Source) => boolean,
     key: (message: Source) => string,
   ): Promise<Source[]> {
-    const history = await this.session.history();
-    const start = history.length === 0 ? 0 : messages.findLastIndex(isAssistant) + 1;
+    const start = (await this.session.historyLength()) === 0 ? 0 : messages.findLastIndex(isAssistant) + 1;
     return messages.slice(start).filter((message) => !this.#pending.has(key(message)));
   }
 
