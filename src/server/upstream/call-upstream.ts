@@ -141,11 +141,12 @@ export async function callUpstream(
 ): Promise<UpstreamResponse> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
+  let finishedAt: number | undefined;
   const touch = () => {
+    if (finishedAt !== undefined) return; // refresh() would re-arm a cleared timer
     if (timer === undefined) timer = setTimeout(() => controller.abort(TIMED_OUT), options.timeoutMs);
     else timer.refresh();
   };
-  let finishedAt: number | undefined;
   const finish = () => {
     clearTimeout(timer);
     finishedAt ??= performance.now();
