@@ -215,7 +215,7 @@ async function warmSingleAndRounds(send: (prefix: string) => Send, pid?: number)
 
 /**
  * The floor of any proxy here: the same clients (whole history, as direct) through a bare Node process that only
- * forwards each request with fetch (bench/support/bare-proxy.ts).
+ * forwards each request with node:http, as ctxkit does (bench/support/bare-proxy.ts).
  */
 async function throughBareProxy(upstreamUrl: string): Promise<ProxyRuns> {
   const script = fileURLToPath(new URL("support/bare-proxy.ts", import.meta.url));
@@ -432,7 +432,7 @@ export default async function proxyLoad(): Promise<BenchSection> {
       `Added = through the proxy minus direct, same percentile. For ctxkit: auth, the session lease, governance ` +
         `of the stored history, the durable commit of the new messages and the reply, and a second HTTP hop. The ` +
         `bare proxy (bench/support/bare-proxy.ts, its own Node process) does only the hop: it reads each request, ` +
-        `forwards it with fetch and sends the answer back, keeping nothing, and its clients send their whole ` +
+        `forwards it with node:http (as ctxkit does) and sends the answer back, keeping nothing, and its clients send their whole ` +
         `history as direct ones do (its own ratio is n/a: its added p50 at one session is about 0, and a p99 ` +
         `difference of two runs can come out negative). A proxy's CPU per turn is its process's CPU (every thread, from \`/proc\`) ` +
         `during the ${SESSIONS}-session run divided by its turns. After the runs every session's messages are read back from the database: all ` +
