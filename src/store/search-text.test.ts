@@ -1,7 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ContentBlock } from "../model/message.ts";
-import { MAX_SEARCH_TEXT, messageSearchSource, searchTextOf } from "./search-text.ts";
+import {
+  MAX_SEARCH_TEXT,
+  MAX_WORD_LENGTH,
+  messageSearchSource,
+  normalizeSearchText,
+  searchTextOf,
+} from "./search-text.ts";
 
 const word = fc.string({ unit: fc.constantFrom("a", "b", " ", "\n", "é"), maxLength: 40 });
 const block = fc.oneof(
@@ -30,5 +36,31 @@ describe("messageSearchSource", () => {
     const words = searchTextOf({ content: [{ type: "text", text }] });
     expect(words.length).toBeLessThanOrEqual(MAX_SEARCH_TEXT);
     expect(words.startsWith("word word")).toBe(true);
+  });
+});
+
+describe("normalizeSearchText", () => {
+  /** The definition: lower case, split on anything but Unicode letters and digits, long and empty words dropped. */
+  const reference = (text: string) =>
+    text
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter((word) => word !== "" && word.length <= MAX_WORD_LENGTH)
+      .join(" ");
+
+  it("gives the reference's words for any text, ASCII or not", () => {
+    const ascii = fc.string({ unit: "binary-ascii", maxLength: 200 });
+    const long = fc.string({ unit: fc.constantFrom("a", "Z", "7", " ", "-"), maxLength: 300 });
+    const mixed = fc.string({
+      unit: fc.constantFrom("a", "É", "ß", "İ", "\u212a", "١", "中", "😀", ".", " "),
+      maxLength: 80,
+    });
+    fc.assert(
+      fc.property(fc.oneof(ascii, long, mixed, fc.string({ unit: "grapheme", maxLength: 80 })), (text) => {
+        expect(normalizeSearchText(text)).toBe(reference(text));
+      }),
+      { numRuns: 2_000 },
+    );
+    expect(normalizeSearchText("Fix src/App.tsx! KELVIN \u212a")).toBe("fix src app tsx kelvin k");
   });
 });

@@ -24,11 +24,36 @@ const separators = /[^\p{L}\p{N}]+/u;
  * normalizeSearchText("Fix src/App.tsx!"); // "fix src app tsx"
  */
 export function normalizeSearchText(text: string): string {
-  return text
-    .toLowerCase()
-    .split(separators)
-    .filter((word) => word !== "" && word.length <= MAX_WORD_LENGTH)
-    .join(" ");
+  const lower = text.toLowerCase();
+  return (
+    asciiWords(lower) ??
+    lower
+      .split(separators)
+      .filter((word) => word !== "" && word.length <= MAX_WORD_LENGTH)
+      .join(" ")
+  );
+}
+
+/**
+ * The same words for lower-cased text that is all ASCII (letters and digits are then `a-z` and `0-9`), or
+ * undefined when it is not: most text is, and this loop is about twice as fast as the Unicode split.
+ */
+function asciiWords(lower: string): string | undefined {
+  let words = "";
+  let start = -1;
+  for (let index = 0; index <= lower.length; index++) {
+    const code = index < lower.length ? lower.charCodeAt(index) : 32;
+    if (code > 127) return undefined;
+    if ((code >= 97 && code <= 122) || (code >= 48 && code <= 57)) {
+      if (start < 0) start = index;
+    } else if (start >= 0) {
+      if (index - start <= MAX_WORD_LENGTH) {
+        words += words === "" ? lower.slice(start, index) : ` ${lower.slice(start, index)}`;
+      }
+      start = -1;
+    }
+  }
+  return words;
 }
 
 /**
