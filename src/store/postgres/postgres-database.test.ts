@@ -13,6 +13,21 @@ afterAll(async () => {
   await server?.stop();
 });
 
+/** A database on one connection that records the text of every query its client sends (one per round trip). */
+function recordingDatabase() {
+  const pool = new pg.Pool({ connectionString: server!.url, max: 1 });
+  const sent: string[] = [];
+  pool.on("connect", (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
+      sent.push(typeof args[0] === "string" ? args[0] : "(config)");
+      return query(...args);
+    };
+  });
+  const database = new PostgresDatabase(pool, { schema: "public", location: "test", ownsPool: true });
+  return { database, sent };
+}
+
 describe("PostgresDatabase", () => {
   it("survives a client error outside any query (a server ending a connection), and queries on", async () => {
     const pool = new pg.Pool({ connectionString: server!.url, max: 2 });
@@ -43,16 +58,7 @@ describe("PostgresDatabase", () => {
   });
 
   it("sends BEGIN and the lock with a transaction's first query, values written in exactly", async () => {
-    const pool = new pg.Pool({ connectionString: server!.url, max: 1 });
-    const sent: string[] = [];
-    pool.on("connect", (client) => {
-      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-      (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
-        sent.push(typeof args[0] === "string" ? args[0] : "(config)");
-        return query(...args);
-      };
-    });
-    const database = new PostgresDatabase(pool, { schema: "public", location: "test", ownsPool: true });
+    const { database, sent } = recordingDatabase();
     const tricky = "it's a \\ back'slash; $1 -- not a comment";
     const result = await database.write(async (queries) => {
       const first = await queries.first<{ text: string; next: number }>(
@@ -85,16 +91,7 @@ describe("PostgresDatabase", () => {
   });
 
   it("sends deferred statements with the COMMIT, in order, and keeps nothing when one fails", async () => {
-    const pool = new pg.Pool({ connectionString: server!.url, max: 1 });
-    const sent: string[] = [];
-    pool.on("connect", (client) => {
-      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-      (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
-        sent.push(typeof args[0] === "string" ? args[0] : "(config)");
-        return query(...args);
-      };
-    });
-    const database = new PostgresDatabase(pool, { schema: "public", location: "test", ownsPool: true });
+    const { database, sent } = recordingDatabase();
     await database.queries.run(sql`CREATE TABLE deferred_rows (position int, value text)`);
     sent.length = 0;
     await database.write(async (queries) => {

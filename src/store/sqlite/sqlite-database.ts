@@ -42,8 +42,8 @@ async function afterOtherWriters<T>(location: string, body: () => Promise<T>): P
 
 /**
  * Queries run straight on the connection's cached statements, as Kysely's SQLite driver would run them, without
- * its per-query machinery (a tenth of a millisecond per append): only for a transaction that already owns the
- * connection.
+ * its per-query machinery (a tenth of a millisecond per append): for a transaction that owns the connection, or
+ * an autocommitted query while no transaction is open on it.
  */
 function ownedQueries(statements: KyselySqliteDatabase, builder: Kysely<StoreTables>): SqlQueries {
   const execute = (query: SqlQuery<unknown>): { rows: unknown[]; changes: number } => {
