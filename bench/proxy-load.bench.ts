@@ -294,7 +294,10 @@ async function checkStored(path: string, prefix: string): Promise<void> {
   const store = await openSqliteSessionStore({ path });
   try {
     for (let session = 0; session < SESSIONS; session++) {
-      const messages = await store.loadMessages(`${prefix}-${session}`);
+      const id = `${prefix}-${session}`;
+      // This checkout stores a tenant's sessions under `<tenant>/<id>`; the baseline stored them under `<id>`.
+      const scoped = `bench/${id}`;
+      const messages = await store.loadMessages((await store.getSession(scoped)) ? scoped : id);
       const got = messages
         .filter((message) => message.role === "user")
         .map((message) => message.content.map((block) => (block.type === "text" ? block.text : "")).join(""));

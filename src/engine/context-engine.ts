@@ -35,7 +35,11 @@ export interface ContextEngineOptions {
   coreMemoryTokens?: number;
   /** How sessions are loaded on restart. Default `full`. */
   restore?: LoadStrategy;
-  /** Owner, agent and metadata of sessions this engine creates. */
+  /**
+   * Owner, agent and metadata of sessions this engine creates. With an owner, the engine opens only sessions of
+   * that owner or without one (another owner's is `NotFoundError`), and a write to a session whose id another
+   * owner took since it was loaded is refused (`ConcurrentWriteError`).
+   */
   session?: SessionInit;
   onEvent?: (event: GovernanceEvent, sessionId: string) => void;
   ids?: IdGenerator;

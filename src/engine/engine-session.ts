@@ -59,6 +59,8 @@ export class EngineSession {
   readonly #stateCodec: GovernorStateCodec;
   #state: Promise<{ conversation: Conversation; governor: Governor }> | undefined;
   #expectedNextSeq = 0;
+  /** The session's owner when it was loaded (or the owner it is created with); every write expects it. */
+  #expectedOwner: string | null = null;
   #committedLength = 0;
   readonly #persistedSummaries = new Set<string>();
   #lastFixedTokens = 0;
@@ -86,6 +88,11 @@ export class EngineSession {
   async #load(): Promise<{ conversation: Conversation; governor: Governor }> {
     const settings = this.#settings;
     const record = await this.#store.getSession(this.id);
+    const owner = settings.sessionInit?.owner;
+    if (owner !== undefined && record?.owner !== undefined && record.owner !== owner) {
+      throw new NotFoundError("session", this.id, "this engine opens its owner's sessions only");
+    }
+    this.#expectedOwner = (record ? record.owner : owner) ?? null;
     const strategy: LoadStrategy = settings.restore ?? "full";
     const messages = record ? await this.#store.loadMessages(this.id, { strategy }) : [];
     this.#expectedNextSeq = record?.nextSeq ?? 0;
@@ -256,6 +263,7 @@ export class EngineSession {
   ): Promise<SessionRecord> {
     const result = await this.#store.appendTurn(this.id, inputs, {
       expectedNextSeq: this.#expectedNextSeq,
+      expectedOwner: this.#expectedOwner,
       ...(this.#settings.sessionInit !== undefined && { session: this.#settings.sessionInit }),
       ...(compactions.length > 0 && { compactions }),
       governorState: await this.#stateCodec.encode(governor.snapshot(), governor.view),
@@ -353,7 +361,7 @@ export class EngineSession {
     const first = messages[0];
     const last = messages.at(-1);
     if (!first || !last) return;
-    const summary = await this.#store.applyCompaction(this.id, {
+    const cleared: CompactionInput = {
       fromSeq: first.seq,
       toSeq: last.seq,
       summary: {
@@ -363,8 +371,13 @@ export class EngineSession {
           { type: "text", text: `[Context cleared by the user at ${this.#settings.clock().toISOString()}]` },
         ],
       },
+    };
+    const { summaries } = await this.#store.appendTurn(this.id, [], {
       expectedNextSeq: this.#expectedNextSeq,
+      expectedOwner: this.#expectedOwner,
+      compactions: [cleared],
     });
+    const summary = summaries[0]!;
     this.#expectedNextSeq = summary.seq + 1;
     this.#persistedSummaries.add(summary.id);
     await conversation.replace([summary]);

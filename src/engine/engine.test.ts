@@ -187,4 +187,41 @@ describe("ContextEngine", () => {
     expect(messageText(view[0]!)).toMatch(/Context cleared/);
     expect(await store.loadMessages("s3", { strategy: "all" })).toHaveLength(3);
   });
+
+  it("with an owner, opens only that owner's sessions (or ownerless ones) and never writes into a replaced one", async () => {
+    const store = new MemorySessionStore();
+    const turn = (text: string) => [{ role: "user" as const, content: [{ type: "text" as const, text }] }];
+    await store.appendTurn("theirs", turn("bob's"), { session: { owner: "bob" } });
+    await store.appendTurn("ownerless", turn("the CLI's"));
+    const engine = await createContextEngine({
+      store,
+      contextWindow: 16_000,
+      tokenCounter: new FakeTokenCounter(),
+      session: { owner: "ada" },
+    });
+    await expect(engine.session("theirs").history()).rejects.toMatchObject({ code: "not_found" });
+    expect((await engine.session("ownerless").history()).map((message) => messageText(message))).toEqual([
+      "the CLI's",
+    ]);
+    // A session loaded as ada's, deleted and made again by bob at the same seq before ada's turn is committed.
+    const mine = engine.session("mine");
+    await mine.addUser("ada's first");
+    await mine.commit();
+    await mine.addUser("ada's second");
+    await store.deleteSession("mine");
+    await store.appendTurn("mine", turn("bob's first"), { session: { owner: "bob" } });
+    await expect(mine.commit()).rejects.toMatchObject({ code: "concurrent_write" });
+    const stored = await store.loadMessages("mine");
+    expect(stored.map((message) => messageText(message))).toEqual(["bob's first"]);
+    // Clearing writes through the same check.
+    const cleared = engine.session("cleared");
+    await cleared.addUser("ada's only");
+    await cleared.commit();
+    await store.deleteSession("cleared");
+    await store.appendTurn("cleared", turn("bob's only"), { session: { owner: "bob" } });
+    await expect(cleared.clear()).rejects.toMatchObject({ code: "concurrent_write" });
+    expect((await store.loadMessages("cleared")).map((message) => messageText(message))).toEqual([
+      "bob's only",
+    ]);
+  });
 });

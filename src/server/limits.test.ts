@@ -158,7 +158,7 @@ describe("upstream failures", () => {
       status: 502,
       code: "upstream_error",
     });
-    expect(await harness.store.getSession("limits-1")).toBeUndefined();
+    expect(await harness.store.getSession("acme/limits-1")).toBeUndefined();
   });
 
   it("answers 504 when the upstream stays silent past the timeout, and stores nothing", async () => {
@@ -170,7 +170,7 @@ describe("upstream failures", () => {
       status: 504,
       code: "upstream_timeout",
     });
-    expect(await harness.store.getSession("limits-1")).toBeUndefined();
+    expect(await harness.store.getSession("acme/limits-1")).toBeUndefined();
   });
 
   it("a stream cut short ends with an error event and stores nothing; the same request then succeeds", async () => {
@@ -183,10 +183,10 @@ describe("upstream failures", () => {
       }
     })().catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(APIError);
-    expect(await harness.store.getSession("limits-1")).toBeUndefined();
+    expect(await harness.store.getSession("acme/limits-1")).toBeUndefined();
     const retried = await ask(client);
     expect(retried.choices[0]?.message.content).toBe("whole reply");
-    const stored = await harness.store.loadMessages("limits-1");
+    const stored = await harness.store.loadMessages("acme/limits-1");
     expect(stored.map((message) => message.role)).toEqual(["user", "assistant"]);
   });
 
@@ -235,7 +235,7 @@ describe("upstream failures", () => {
       let text = "";
       for await (const part of next) text += part.choices[0]?.delta.content ?? "";
       expect(text).toBe("after");
-      const stored = await harness.store.loadMessages("limits-1");
+      const stored = await harness.store.loadMessages("acme/limits-1");
       expect(stored.map((message) => [message.role, message.content[0]])).toEqual([
         ["user", { type: "text", text: "again" }],
         ["assistant", { type: "text", text: "after" }],
@@ -393,7 +393,7 @@ describe("limits per key and per tenant", () => {
       status: 504,
       code: "upstream_timeout",
     });
-    expect(await harness.store.getSession("hasty-1")).toBeUndefined();
+    expect(await harness.store.getSession("acme/hasty-1")).toBeUndefined();
     expect(await ask(asKey(harness, harness.globex)).catch((error: unknown) => error)).toMatchObject({
       status: 504,
       code: "upstream_timeout",

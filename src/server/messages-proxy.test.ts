@@ -324,7 +324,7 @@ describe("the Anthropic Messages proxy, with the official @anthropic-ai/sdk clie
       messages: whole as never,
     });
     expect(answer.content).toEqual([{ type: "text", text: "The bug is on line 3." }]);
-    const stored = await store.loadMessages("claude-1", { strategy: "all" });
+    const stored = await store.loadMessages("acme/claude-1", { strategy: "all" });
     expect(stored.map((message) => message.role)).toEqual(["user", "assistant", "tool", "assistant"]);
     expect(toolCallsOf(stored[1]!)).toMatchObject([{ id: "toolu_0", name: "Read" }]);
     expect(stored[1]!.content[0]).toMatchObject({

@@ -60,7 +60,7 @@ describe("the OpenAI-compatible proxy, with the official openai client", () => {
     expect(second.choices[0]?.message.content).toBe("Again.");
     // The directory's ownership check; the turn's stored record is not read back.
     expect(store.reads).toBe(1);
-    expect((await store.getSession("counted"))?.messageCount).toBe(4);
+    expect((await store.getSession("acme/counted"))?.messageCount).toBe(4);
   });
 
   it("stateful, non-streaming: appends only the new messages, governs the whole history, stores reply and usage", async () => {
@@ -92,7 +92,7 @@ describe("the OpenAI-compatible proxy, with the official openai client", () => {
       { role: "assistant", content: "Hi Ada." },
       { role: "user", content: "What is my name?" },
     ]);
-    const stored = await harness.store.loadMessages("chat-1");
+    const stored = await harness.store.loadMessages("acme/chat-1");
     expect(stored.map((message) => [message.role, messageText(message)])).toEqual([
       ["user", "I am Ada."],
       ["assistant", "Hi Ada."],
@@ -100,7 +100,7 @@ describe("the OpenAI-compatible proxy, with the official openai client", () => {
       ["assistant", "Your name is Ada."],
     ]);
     expect(stored[3]?.usage).toEqual({ input: 50, output: 5 });
-    const record = await harness.store.getSession("chat-1");
+    const record = await harness.store.getSession("acme/chat-1");
     expect(record?.owner).toBe("acme");
     expect(record?.usage.input).toBe(80);
   });
@@ -125,7 +125,7 @@ describe("the OpenAI-compatible proxy, with the official openai client", () => {
     // The proxy asked for usage to record it, but the client did not ask: it never saw the usage chunk.
     expect(sawUsageChunk).toBe(false);
     expect(harness.upstream.requests[0]?.body.stream_options).toEqual({ include_usage: true });
-    const stored = await harness.store.loadMessages("stream-1");
+    const stored = await harness.store.loadMessages("acme/stream-1");
     expect(messageText(stored[1]!)).toBe("A streamed answer, in pieces.");
     expect(stored[1]?.usage?.output).toBeGreaterThan(0);
   });
@@ -174,7 +174,7 @@ describe("the OpenAI-compatible proxy, with the official openai client", () => {
       const sent = harness.upstream.requests[1]!.body.messages!;
       expect(sent.map((message) => message.role)).toEqual(["user", "assistant", "tool"]);
       expect(sent[1]).toMatchObject({ tool_calls: [{ id: "call_1", function: { name: "read_file" } }] });
-      const stored = await harness.store.loadMessages(`tools-${streaming}`);
+      const stored = await harness.store.loadMessages(`acme/tools-${streaming}`);
       expect(stored.map((message) => message.role)).toEqual(["user", "assistant", "tool", "assistant"]);
       expect(toolCallsOf(stored[1]!)[0]).toMatchObject({
         id: "call_1",
@@ -211,7 +211,7 @@ describe("the OpenAI-compatible proxy, with the official openai client", () => {
         messages: [{ role: "tool", tool_call_id: "call_1", content: "ok" }],
       }),
     ).rejects.toMatchObject({ status: 400 });
-    expect((await harness.store.loadMessages("strict-1")).length).toBe(4);
+    expect((await harness.store.loadMessages("acme/strict-1")).length).toBe(4);
     expect(harness.upstream.requests).toHaveLength(2);
 
     // Within one request a result may answer a call sent in that request, once.
@@ -230,12 +230,12 @@ describe("the OpenAI-compatible proxy, with the official openai client", () => {
         ],
       }),
     ).rejects.toMatchObject({ status: 400 });
-    expect((await harness.store.loadMessages("strict-1")).length).toBe(4);
+    expect((await harness.store.loadMessages("acme/strict-1")).length).toBe(4);
     await openai.chat.completions.create({
       model: "m",
       messages: [call("call_3"), { role: "tool", tool_call_id: "call_3", content: "found" }],
     });
-    const stored = await harness.store.loadMessages("strict-1");
+    const stored = await harness.store.loadMessages("acme/strict-1");
     expect(stored.slice(4).map((message) => message.role)).toEqual(["assistant", "tool", "assistant"]);
     expect(stored[5]?.content).toMatchObject([{ type: "tool-result", callId: "call_3", toolName: "grep" }]);
   });
@@ -275,10 +275,12 @@ describe("the OpenAI-compatible proxy, with the official openai client", () => {
     }
     const sizes = harness.upstream.requests.map((request) => JSON.stringify(request.body.messages).length);
     expect(Math.max(...sizes)).toBeLessThan(6_000 * 4);
-    const visible = await harness.store.loadMessages("long-1");
+    const visible = await harness.store.loadMessages("acme/long-1");
     expect(visible.some((message) => message.kind === "summary")).toBe(true);
     expect(
-      (await harness.store.loadMessages("long-1", { strategy: "all" })).filter((m) => m.kind === undefined),
+      (await harness.store.loadMessages("acme/long-1", { strategy: "all" })).filter(
+        (m) => m.kind === undefined,
+      ),
     ).toHaveLength(60);
   });
 
@@ -311,7 +313,7 @@ describe("the OpenAI-compatible proxy, with the official openai client", () => {
       retried!.body.messages!.filter((message) => message.role === "user").map((m) => m.content),
     ).toEqual(["turn 3", "turn 4", "turn 5", "turn 6", "turn 7"]);
     // Only the governed view was cut: the store keeps every turn, the recovered one included.
-    expect(await harness.store.loadMessages("overflow-trim")).toHaveLength(16);
+    expect(await harness.store.loadMessages("acme/overflow-trim")).toHaveLength(16);
   });
 
   it("recovers from an upstream overflow by trimming once; a second overflow is a 400 context_overflow", async () => {
@@ -330,7 +332,7 @@ describe("the OpenAI-compatible proxy, with the official openai client", () => {
       openai.chat.completions.create({ model: "m", messages: [{ role: "user", content: "too big now" }] }),
     ).rejects.toMatchObject({ status: 400, code: "context_overflow", type: "invalid_request_error" });
     expect(harness.upstream.requests).toHaveLength(6); // 4 answered, then the failed request and its one retry
-    const stored = await harness.store.loadMessages("overflow-1", { strategy: "all" });
+    const stored = await harness.store.loadMessages("acme/overflow-1", { strategy: "all" });
     expect(stored.some((message) => messageText(message) === "too big now")).toBe(false);
   });
 });

@@ -92,7 +92,7 @@ describe("the OpenAI Responses proxy, with the official openai client", () => {
       store: false,
       instructions: "You are terse.",
     });
-    const stored = await store.loadMessages(sessionId);
+    const stored = await store.loadMessages(`acme/${sessionId}`);
     expect(stored.map((message) => message.role)).toEqual(["user", "assistant", "tool", "assistant"]);
     expect(toolCallsOf(stored[1]!)[0]?.id).toBe("call_1");
     expect(messageText(stored[3]!)).toBe("It says hello.");
@@ -138,7 +138,7 @@ describe("the OpenAI Responses proxy, with the official openai client", () => {
     expect(argumentDeltas.join("")).toBe('{"path":"b.txt"}');
     // Without reasoning configured, no include is added (models without reasoning refuse it).
     expect(harness.upstream.requests[1]!.body["include"]).toBeUndefined();
-    const stored = await harness.store.loadMessages("stream-1");
+    const stored = await harness.store.loadMessages("acme/stream-1");
     expect(stored.map((message) => message.role)).toEqual(["user", "assistant", "user", "assistant"]);
     expect(toolCallsOf(stored[3]!)[0]).toMatchObject({ id: "call_9", input: { path: "b.txt" } });
   });
@@ -190,7 +190,7 @@ describe("the OpenAI Responses proxy, with the official openai client", () => {
     await expect(limited).rejects.toBeInstanceOf(OpenAI.RateLimitError);
     // The failed turn left nothing behind.
     const sessionId = decodeURIComponent(mine.id.split(".")[1]!);
-    expect(await harness.store.loadMessages(sessionId)).toHaveLength(2);
+    expect(await harness.store.loadMessages(`acme/${sessionId}`)).toHaveLength(2);
   });
 
   it("with a small window, governs both modes: upstream requests are smaller than the client's input and a checkpoint is reported", async () => {
@@ -228,7 +228,7 @@ describe("the OpenAI Responses proxy, with the official openai client", () => {
     expect(checkpoints).toBeGreaterThan(0);
     const last = harness.upstream.requests.at(-1)!.body.input;
     expect(JSON.stringify(last).length).toBeLessThan(JSON.stringify(sent).length);
-    const all = await harness.store.loadMessages("long-1", { strategy: "all" });
+    const all = await harness.store.loadMessages("acme/long-1", { strategy: "all" });
     expect(all.filter((message) => message.kind === undefined)).toHaveLength(50);
   });
   it("a stream the upstream cuts short ends with an error event and stores nothing; X-Ctxkit-Mode: stateless stores nothing", async () => {
@@ -247,7 +247,7 @@ describe("the OpenAI Responses proxy, with the official openai client", () => {
       })(),
     ).rejects.toThrow();
     expect(types).not.toContain("response.completed");
-    expect(await harness.store.getSession("cut-1")).toBeUndefined();
+    expect(await harness.store.getSession("acme/cut-1")).toBeUndefined();
 
     const answer = await client({ "X-Ctxkit-Session": "s-1", "X-Ctxkit-Mode": "stateless" }).responses.create(
       {

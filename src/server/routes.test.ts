@@ -101,7 +101,7 @@ describe("session routes", () => {
 
     expect((await harness.call("/v1/sessions/s2", { method: "DELETE" })).status).toBe(204);
     expect((await harness.call("/v1/sessions/s2")).status).toBe(404);
-    expect(await harness.store.getSession("s2")).toBeUndefined();
+    expect(await harness.store.getSession("acme/s2")).toBeUndefined();
     expect((await harness.call("/v1/sessions/s2-fork")).status).toBe(200);
   });
 
@@ -310,7 +310,7 @@ describe("live events, memory and metrics", () => {
     expect(compacted.events.map((event) => event.type)).toContain("compaction-end");
     const summaries = await harness.memory.list({ owner: "acme", kinds: ["session-summary"] });
     expect(summaries.length).toBeGreaterThan(0);
-    expect(summaries[0]!.sourceSessionId).toBe("long-1");
+    expect(summaries[0]!.sourceSessionId).toBe("acme/long-1");
     expect(await harness.memory.list({ owner: "globex" })).toEqual([]);
     const listed = await json<{ memories: { kind: string }[] }>(
       harness.call("/v1/memory", { key: harness.globex }),

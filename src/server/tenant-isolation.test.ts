@@ -84,7 +84,7 @@ beforeAll(async () => {
     json: { kind: "fact", content: "acme secret fact" },
   });
   memoryId = ((await created.json()) as { memory: { id: string } }).memory.id;
-  const blobs = await harness.store.blobs.list(sessionId);
+  const blobs = await harness.store.blobs.list(`acme/${sessionId}`);
   expect(blobs).toHaveLength(1);
   blobRef = blobs[0]!.ref;
 });

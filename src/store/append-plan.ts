@@ -19,6 +19,8 @@ export interface SessionHead {
   readonly exists: boolean;
   readonly nextSeq: number;
   readonly turnCount: number;
+  /** The stored session's owner (none for a new session or one stored without). */
+  readonly owner?: string;
 }
 
 /** The rows, blobs and counters an append writes. */
@@ -43,6 +45,7 @@ const modelUsageSchema = z.object({ model: z.string().optional(), usage: usageSc
 /** Schema of `AppendTurnOptions`. */
 export const appendOptionsSchema = z.object({
   expectedNextSeq: z.number().int().nonnegative().optional(),
+  expectedOwner: z.string().min(1).nullable().optional(),
   session: z
     .object({
       owner: z.string().min(1).optional(),
@@ -77,6 +80,15 @@ export function checkExpectedSeq(sessionId: string, expected: number | undefined
   }
 }
 
+/** Throws `ConcurrentWriteError` when the stored session is not the owner's the caller loaded. */
+function checkExpectedOwner(sessionId: string, expected: string | null | undefined, head: SessionHead): void {
+  if (expected === undefined || !head.exists || (head.owner ?? null) === expected) return;
+  throw new ConcurrentWriteError(
+    sessionId,
+    "it is no longer the session this writer loaded (it was deleted and its id taken by another owner's session)",
+  );
+}
+
 /**
  * Plans an append. Throws `ValidationError` for bad input (nothing written) and `ConcurrentWriteError` when
  * `expectedNextSeq` is stale.
@@ -95,6 +107,7 @@ export function planAppend(
   const writesGovernance =
     (checkedOptions.compactions?.length ?? 0) > 0 || checkedOptions.governorState !== undefined;
   const checked = validate(writesGovernance ? governanceTurnSchema : turnSchema, inputs, "turn");
+  checkExpectedOwner(sessionId, checkedOptions.expectedOwner, head);
   checkExpectedSeq(sessionId, checkedOptions.expectedNextSeq, head.nextSeq);
   if (!head.exists && !checked.some(opensTurn)) {
     throw new ValidationError(

@@ -81,6 +81,12 @@ export interface ModelUsage {
 export interface AppendTurnOptions {
   /** The session's `nextSeq` as the caller last saw it; a different value raises `ConcurrentWriteError`. */
   readonly expectedNextSeq?: number;
+  /**
+   * The owner the session had when the caller loaded it (`null`: none). An existing session with another owner
+   * raises `ConcurrentWriteError` and nothing is written: the session was deleted and its id reused by another
+   * owner meanwhile (possible when several processes share a database). Checked in the append's transaction.
+   */
+  readonly expectedOwner?: string | null;
   /** Used only when this turn creates the session. */
   readonly session?: SessionInit;
   /** Usage to add to the totals besides the messages' own `usage`. */

@@ -26,6 +26,8 @@ const [reportPath, claude, dir, mode = "stateful"] = process.argv.slice(2) as [
   string?,
 ];
 const SESSION = "claude-code-e2e";
+/** Where the server stores it: the tenant's scoped id. */
+const STORED_SESSION = `claude-user/${SESSION}`;
 const work = join(dir, "work");
 const home = join(dir, "home");
 mkdirSync(work, { recursive: true });
@@ -137,9 +139,9 @@ const report = {
   session: await get(`/v1/sessions/${SESSION}`),
   timeline: await get(`/v1/sessions/${SESSION}/timeline`),
   stored:
-    (await store.getSession(SESSION)) === undefined
+    (await store.getSession(STORED_SESSION)) === undefined
       ? []
-      : await store.loadMessages(SESSION, { strategy: "all" }),
+      : await store.loadMessages(STORED_SESSION, { strategy: "all" }),
   sessions: (await store.listSessions()).sessions.length,
 };
 writeFileSync(reportPath, JSON.stringify(report));

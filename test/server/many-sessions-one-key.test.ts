@@ -29,7 +29,7 @@ describe("the default limits", () => {
       );
       expect(failures).toEqual([]);
       for (let session = 0; session < SESSIONS; session++)
-        expect((await harness.store.getSession(`agent-${session}`))?.messageCount).toBe(2 * TURNS);
+        expect((await harness.store.getSession(`acme/agent-${session}`))?.messageCount).toBe(2 * TURNS);
     } finally {
       await harness.close();
     }

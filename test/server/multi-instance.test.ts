@@ -199,7 +199,7 @@ describe("three ctxkit serve instances on one PostgreSQL", () => {
     const store = await openPostgresSessionStore({ connectionString: databaseUrl });
     try {
       for (let session = 0; session < SESSIONS; session++) {
-        const messages = await store.loadMessages(`s${session}`, { strategy: "all" });
+        const messages = await store.loadMessages(`acme/s${session}`, { strategy: "all" });
         const texts = messages.map((message) => [message.role, messageText(message)]);
         for (let index = 0; index < texts.length; index += 2) {
           expect(texts[index]![0]).toBe("user");

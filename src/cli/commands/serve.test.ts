@@ -332,15 +332,15 @@ describe("ctxkit serve", () => {
     expect(await served.stop("SIGTERM")).toBe(0);
     expect(served.stdout()).toMatch(/SIGTERM, shutting down\nctxkit serve: stopped\n$/);
     expect(served.stderr()).not.toContain(key);
-    // Everything the client received is stored.
+    // Everything the client received is stored, under the tenant's scoped id.
     const store = await openSqliteSessionStore({ path: db });
     try {
-      const messages = await store.loadMessages("cli-session");
+      const messages = await store.loadMessages("acme/cli-session");
       expect(messages.map((message) => [message.role, messageText(message)])).toEqual([
         ["user", "hello through the CLI"],
         ["assistant", first.choices[0]!.message.content],
       ]);
-      expect((await store.getSession("cli-session"))?.owner).toBe("acme");
+      expect((await store.getSession("acme/cli-session"))?.owner).toBe("acme");
     } finally {
       await store.close();
     }

@@ -22,7 +22,7 @@ async function setup() {
 }
 
 describe("prompt_cache_key in the proxy's upstream body", () => {
-  it("is the session id in stateful mode, the client's own when it set one, and absent in stateless mode", async () => {
+  it("is the session's store id in stateful mode, the client's own when it set one, and absent in stateless mode", async () => {
     const { harness, client } = await setup();
     const messages = [{ role: "user" as const, content: "Hi" }];
     await client({ "X-Ctxkit-Session": "chat-1" }).chat.completions.create({ model: "m", messages });
@@ -33,7 +33,7 @@ describe("prompt_cache_key in the proxy's upstream body", () => {
     });
     await client({}).chat.completions.create({ model: "m", messages });
     expect(harness.upstream.requests.map((request) => request.body["prompt_cache_key"])).toEqual([
-      "chat-1",
+      "acme/chat-1",
       "tenant-wide",
       undefined,
     ]);

@@ -91,7 +91,7 @@ export function registerSessionRoutes(app: Hono<ServerEnv>, context: ServerConte
     const tenant = c.get("tenant");
     const owned = await directory.require(tenant, c.req.param("id"));
     await engines.withSession(tenant, owned.storeId, async () => {
-      directory.settle(owned.storeId);
+      directory.settle(tenant, owned.storeId);
       if (owned.kind === "stored") await store.deleteSession(owned.storeId);
       await engines.forget(tenant, owned.storeId);
     });

@@ -37,7 +37,7 @@ export async function commitFollowUp(
   session: { readonly id: string; readonly storeId: string },
   stored?: SessionRecord,
 ): Promise<SessionRecord | undefined> {
-  const reservation = context.directory.settle(session.storeId);
+  const reservation = context.directory.settle(tenant, session.storeId);
   let record = stored ?? (await context.store.getSession(session.storeId));
   if (reservation?.title !== undefined && record !== undefined) {
     record = await context.store.renameSession(session.storeId, reservation.title);

@@ -189,6 +189,24 @@ describe("the agent-sync WebSocket at /v1/sync", () => {
     expect(await store.getSession("chat")).toBeDefined();
   });
 
+  it("never mirrors a tenant's sync session into a session of another owner that holds its id", async () => {
+    const store = new MemorySessionStore();
+    const squatted = syncSessionId("globex", "phone");
+    // Only a session made outside the API (or before API ids were scoped) can hold a sync session's id.
+    await store.appendTurn(squatted, [{ role: "user", content: [{ type: "text", text: "acme's" }] }], {
+      session: { owner: "acme" },
+    });
+    const state = {
+      ...emptyLedgerState(),
+      entries: [{ role: "user" as const, text: "globex's secret", at: "t" }],
+    };
+    await expect(new TenantSyncStateStore(store, "globex").save("phone", state)).rejects.toMatchObject({
+      code: "concurrent_write",
+    });
+    expect(await store.loadMessages(squatted)).toHaveLength(1);
+    expect(await store.getSyncState(squatted, "ctxkit.ledger")).toBeUndefined();
+  });
+
   it("without auth, only 127.0.0.1 itself connects: foreign Host or cross-origin pages get 403", async () => {
     const { server, runs } = await start({ auth: false });
     await expect(connect(syncUrl(server), { headers: { host: "evil.example" } })).rejects.toThrow("HTTP 403");

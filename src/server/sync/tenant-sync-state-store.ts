@@ -1,8 +1,10 @@
 import { createHash } from "node:crypto";
 import { WriteQueue } from "../../conversation/write-queue.ts";
+import { ConcurrentWriteError } from "../../errors/errors.ts";
 import type { MessageInput } from "../../model/message.ts";
 import type { SessionStore } from "../../store/session-store.ts";
 import { entryContent } from "../../sync/ledger-entry.ts";
+import { SYNC_STORE_ID_PREFIX } from "../tenancy/tenant-session-id.ts";
 import type { LedgerState } from "../../sync/ledger-state.ts";
 import { SessionStoreSyncStateStore } from "../../sync/session-store-sync-state.ts";
 import type { SyncStateStore } from "../../sync/sync-state-store.ts";
@@ -21,9 +23,9 @@ const OPENING = "[agent-sync session opened]";
  * syncSessionId("acme", "phone-1"); // "sync:acme:phone-1"
  */
 export function syncSessionId(tenant: string, sessionId: string): string {
-  const readable = `sync:${tenant}:${sessionId}`;
+  const readable = `${SYNC_STORE_ID_PREFIX}${tenant}:${sessionId}`;
   if (readable.length <= 200) return readable;
-  return `sync:${createHash("sha256").update(`${tenant}\n${sessionId}`).digest("hex")}`;
+  return `${SYNC_STORE_ID_PREFIX}${createHash("sha256").update(`${tenant}\n${sessionId}`).digest("hex")}`;
 }
 
 /**
@@ -61,6 +63,13 @@ export class TenantSyncStateStore implements SyncStateStore {
   async #save(sessionId: string, state: LedgerState): Promise<void> {
     const id = syncSessionId(this.#tenant, sessionId);
     const record = await this.#sessions.getSession(id);
+    if (record !== undefined && record.owner !== this.#tenant) {
+      // Only a session stored outside the server's API (or before API ids were scoped) can hold this id.
+      throw new ConcurrentWriteError(
+        id,
+        "the id of this sync session is taken by a session of another owner",
+      );
+    }
     // One message per mirrored entry, so the session's next seq is how many entries it holds.
     const mirrored = record?.nextSeq ?? 0;
     const fresh: MessageInput[] = state.entries.slice(Math.max(0, mirrored - state.dropped)).map((entry) => ({
@@ -75,6 +84,7 @@ export class TenantSyncStateStore implements SyncStateStore {
     if (fresh.length > 0) {
       await this.#sessions.appendTurn(id, fresh, {
         expectedNextSeq: mirrored,
+        expectedOwner: this.#tenant,
         session: { owner: this.#tenant, agent: SYNC_SESSION_AGENT, title: `sync ${sessionId}` },
       });
     }

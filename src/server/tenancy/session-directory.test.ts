@@ -16,7 +16,7 @@ async function storeWith(sessions: Record<string, string | undefined>) {
 }
 
 describe("SessionDirectory", () => {
-  it("scopes ids to their tenant: the plain id when free, <tenant>/<id> when someone else uses it", async () => {
+  it("stores a tenant's new sessions under <tenant>/<id> and finds the plain ids stored before", async () => {
     const store = await storeWith({ abc: "acme", "cli-only": undefined });
     const directory = new SessionDirectory(store);
     expect(await directory.find("acme", "abc")).toMatchObject({ kind: "stored", id: "abc", storeId: "abc" });
@@ -30,7 +30,18 @@ describe("SessionDirectory", () => {
     expect(await directory.find("globex", "abc")).toMatchObject({ kind: "stored", storeId: "globex/abc" });
     expect(await directory.find("acme", "abc")).toMatchObject({ kind: "stored", storeId: "abc" });
     expect((await directory.claim("globex", "cli-only")).storeId).toBe("globex/cli-only");
-    expect((await directory.claim("globex", "fresh")).storeId).toBe("fresh");
+    // A free plain id too: were it taken, it could be one another tenant deleted a moment ago.
+    expect((await directory.claim("globex", "fresh")).storeId).toBe("globex/fresh");
+  });
+
+  it("never gives a plain id deleted by one tenant to another's new session", async () => {
+    const store = await storeWith({ abc: "acme" });
+    const directory = new SessionDirectory(store, { unownedSessionsTenant: "local" });
+    await store.deleteSession("abc");
+    expect((await directory.claim("globex", "abc")).storeId).toBe("globex/abc");
+    // The CLI's tenant keeps plain ids (they are its sessions' ids), but never the form of the server's own ids.
+    expect((await directory.claim("local", "abc")).storeId).toBe("abc");
+    expect((await directory.claim("local", "sync:globex:phone")).storeId).toBe("local/sync:globex:phone");
   });
 
   it("gives the sessions stored without an owner to unownedSessionsTenant, and to no other tenant", async () => {
@@ -52,18 +63,16 @@ describe("SessionDirectory", () => {
     expect(await nobody.find("local", "cli-only")).toBeUndefined();
   });
 
-  it("two tenants claiming one free id at once get two sessions, never one", async () => {
+  it("tenants claiming one free id at once get a session each, never one together", async () => {
     const store = new MemorySessionStore();
-    const directory = new SessionDirectory(store);
+    const directory = new SessionDirectory(store, { unownedSessionsTenant: "local" });
     for (let round = 0; round < 20; round++) {
       const id = `race-${round}`;
-      const [first, second] = await Promise.all([directory.claim("acme", id), directory.claim("globex", id)]);
-      // One gets the plain id, the other its own scoped one.
-      expect([first.storeId, second.storeId]).toContain(id);
-      expect([`acme/${id}`, `globex/${id}`]).toContain(first.storeId === id ? second.storeId : first.storeId);
-      expect(first.storeId).not.toBe(second.storeId);
-      first.release();
-      second.release();
+      const [local, acme, globex] = await Promise.all(
+        ["local", "acme", "globex"].map((tenant) => directory.claim(tenant, id)),
+      );
+      expect([local!.storeId, acme!.storeId, globex!.storeId]).toEqual([id, `acme/${id}`, `globex/${id}`]);
+      for (const claim of [local!, acme!, globex!]) claim.release();
     }
   });
 
@@ -100,8 +109,10 @@ describe("SessionDirectory", () => {
     await directory.create("globex", "g0", undefined);
     await directory.create("globex", "g1", undefined);
     await expect(directory.create("initech", "i0", undefined)).rejects.toMatchObject({ status: 409 });
-    directory.settle("a0");
-    expect((await directory.create("initech", "i0", undefined)).storeId).toBe("i0");
+    expect(directory.settle("globex", "acme/a0")).toBeUndefined();
+    expect(directory.reservations("acme")).toHaveLength(3);
+    directory.settle("acme", "acme/a0");
+    expect((await directory.create("initech", "i0", undefined)).storeId).toBe("initech/i0");
     expect(directory.reservations("acme").map((entry) => entry.id)).toEqual(["a2", "a1"]);
   });
 });

@@ -2,7 +2,7 @@ import { NotFoundError } from "../../errors/errors.ts";
 import { systemClock, type Clock, type IdGenerator, randomIds } from "../../model/ids.ts";
 import type { SessionFilter, SessionRecord, SessionStore } from "../../store/session-store.ts";
 import { HttpError, notFound } from "../http/http-error.ts";
-import { scopedSessionId } from "./tenant-session-id.ts";
+import { isReservedStoreId, scopedSessionId } from "./tenant-session-id.ts";
 
 /** A session created with `POST /v1/sessions` that has no stored turn yet. */
 export interface Reservation {
@@ -112,7 +112,7 @@ export class SessionDirectory {
   /** The tenant's session with this id, or undefined (unknown or another tenant's). */
   async find(tenant: string, id: string): Promise<OwnedSession | undefined> {
     if (id.includes("/")) return undefined;
-    for (const storeId of [id, scopedSessionId(tenant, id)]) {
+    for (const storeId of this.#storeIds(tenant, id)) {
       const record = await this.#store.getSession(storeId);
       if (record !== undefined) {
         if (this.#owns(tenant, record)) return { kind: "stored", id, storeId, record };
@@ -178,9 +178,9 @@ export class SessionDirectory {
    * Forgets the reservation of a session whose first turn was stored, or that was deleted. Returns it when
    * there was one.
    */
-  settle(storeId: string): Reservation | undefined {
+  settle(tenant: string, storeId: string): Reservation | undefined {
     const entry = this.#entries.get(storeId);
-    if (entry === undefined) return undefined;
+    if (entry === undefined || entry.reservation.tenant !== tenant) return undefined;
     this.#entries.delete(storeId);
     if (entry.explicit) this.#forgetExplicit(entry.reservation);
     return entry.reservation;
@@ -213,7 +213,28 @@ export class SessionDirectory {
   }
 
   /**
-   * Reserves a store id for the tenant's new session: its plain id when free, else `<tenant>/<id>`. The entry
+   * Where a tenant's session may be stored, the likelier first (one read for most lookups): under its plain id
+   * (the unowned sessions' tenant, and sessions stored before ids were scoped) or `<tenant>/<id>`.
+   */
+  #storeIds(tenant: string, id: string): string[] {
+    const scoped = scopedSessionId(tenant, id);
+    return tenant === this.#unownedTenant ? [id, scoped] : [scoped, id];
+  }
+
+  /**
+   * The store ids a tenant's new session may take, in order of preference: `<tenant>/<id>`, or for the tenant of
+   * sessions without an owner (they are the CLI's: its sessions and the CLI's share ids) its plain id first.
+   * Only that tenant ever takes a plain id, so an id one tenant deleted is never reused for another's session
+   * (a request that checked ownership just before the delete — on another server of the same database — would
+   * otherwise act on the new session); and never one of the store's own (`sync:…`, see tenant-sync-state-store).
+   */
+  #newStoreIds(tenant: string, id: string): string[] {
+    const scoped = scopedSessionId(tenant, id);
+    return tenant === this.#unownedTenant && !isReservedStoreId(id) ? [id, scoped] : [scoped];
+  }
+
+  /**
+   * Reserves a store id for the tenant's new session (see `#newStoreIds`). The entry
    * is made (and, for a request, held) before the store is asked, so two requests can never both take a free
    * id; a stored session found there is the tenant's own (returned) or another's (the next form is tried).
    */
@@ -224,7 +245,7 @@ export class SessionDirectory {
     explicit: boolean,
   ): Promise<{ owned: OwnedSession; entry?: Entry; created: boolean }> {
     if (explicit) this.#checkRoom(tenant);
-    for (const storeId of [id, scopedSessionId(tenant, id)]) {
+    for (const storeId of this.#newStoreIds(tenant, id)) {
       const existing = this.#entries.get(storeId);
       if (existing !== undefined) {
         if (existing.reservation.tenant !== tenant) continue;

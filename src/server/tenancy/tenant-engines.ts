@@ -108,7 +108,13 @@ export class TenantEngines {
   async lease(tenant: string, sessionId: string): Promise<SessionLease> {
     const engine = await this.engine(tenant);
     const unlock = await this.#locks.acquire(sessionId);
-    const entry = this.#live.get(sessionId) ?? { tenant, memo: {} };
+    let entry = this.#live.get(sessionId);
+    if (entry !== undefined && entry.tenant !== tenant) {
+      // The id was another tenant's session (deleted since, through another server): nothing of it carries over.
+      this.#ready.get(entry.tenant)?.release(sessionId);
+      entry = undefined;
+    }
+    entry ??= { tenant, memo: {} };
     this.#live.delete(sessionId);
     this.#live.set(sessionId, entry);
     this.#evict();

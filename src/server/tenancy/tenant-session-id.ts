@@ -1,14 +1,26 @@
 /**
  * How a tenant's session ids map to store ids. Session ids are per tenant: two tenants may each have a session
- * "abc". A session is stored under its own id when that id is free in the store (so single-tenant stores,
- * sessions stored before ids were scoped, and the CLI keep plain ids), and under `<tenant>/<id>` when another
- * tenant (or the CLI) already uses the plain id. API ids never contain "/", so the two forms cannot collide.
+ * "abc". A tenant's new session is stored under `<tenant>/<id>`; only the tenant of sessions without an owner
+ * (the CLI's sessions, tenant `local` of `ctxkit serve`) stores its new sessions under their plain id when it is
+ * free. Sessions stored before (plain ids of any tenant) keep their ids. API ids never contain "/", so the two
+ * forms cannot collide.
  */
 import type { Message } from "../../model/message.ts";
 import type { SessionDump } from "../../store/session-store.ts";
 
+/** The prefix of the store ids of `/v1/sync` sessions (`sync:<tenant>:<id>`, see tenant-sync-state-store.ts). */
+export const SYNC_STORE_ID_PREFIX = "sync:";
+
 /**
- * The store id a tenant's session takes when its plain id is used by someone else.
+ * Whether an id has the form of the store ids the server keeps for itself (`/v1/sync` sessions'): an API
+ * session with such an id is never stored under it.
+ */
+export function isReservedStoreId(id: string): boolean {
+  return id.startsWith(SYNC_STORE_ID_PREFIX);
+}
+
+/**
+ * The store id of a tenant's session (unless it is stored under its plain id).
  *
  * @example
  * scopedSessionId("acme", "abc"); // "acme/abc"

@@ -92,6 +92,34 @@ export function turnCases(context: ConformanceContext): void {
     expect(await store.getSession("fresh")).toBeUndefined();
   });
 
+  it("refuses an append to a session of another owner than expectedOwner, and writes nothing", async () => {
+    const store = context.store();
+    await store.appendTurn("s1", fullTurn(1), { session: { owner: "ada" } });
+    await store.appendTurn("cli", fullTurn(1));
+    // The id of a session that was deleted and made again by another owner: same seq, another session.
+    for (const [id, expectedOwner] of [
+      ["s1", "bob"],
+      ["s1", null],
+      ["cli", "ada"],
+    ] as const) {
+      const error = await store
+        .appendTurn(id, fullTurn(2), { expectedNextSeq: 4, expectedOwner })
+        .catch((caught: unknown) => caught);
+      expect(error, `${id} as ${expectedOwner}`).toBeInstanceOf(ConcurrentWriteError);
+      expect((await store.getSession(id))?.nextSeq).toBe(4);
+    }
+    await store.appendTurn("s1", fullTurn(2), { expectedNextSeq: 4, expectedOwner: "ada" });
+    await store.appendTurn("cli", fullTurn(2), { expectedNextSeq: 4, expectedOwner: null });
+    // A session the append creates has no owner to compare: it is made with `session.owner`.
+    const made = await store.appendTurn("new", fullTurn(1), {
+      expectedOwner: "bob",
+      session: { owner: "bob" },
+    });
+    expect(made.session.owner).toBe("bob");
+    expect((await store.getSession("s1"))?.nextSeq).toBe(8);
+    expect((await store.getSession("cli"))?.nextSeq).toBe(8);
+  });
+
   it("leaves no trace of a failed turn", async () => {
     const store = context.store();
     const first = await store.appendTurn("s1", fullTurn(1));

@@ -78,7 +78,12 @@ export class MemorySessionStore implements SessionStore {
     checkSessionId(sessionId);
     const existing = this.#sessions.get(sessionId);
     const head = existing
-      ? { exists: true, nextSeq: existing.record.nextSeq, turnCount: existing.record.turnCount }
+      ? {
+          exists: true,
+          nextSeq: existing.record.nextSeq,
+          turnCount: existing.record.turnCount,
+          ...(existing.record.owner !== undefined && { owner: existing.record.owner }),
+        }
       : { exists: false, nextSeq: 0, turnCount: 0 };
     const plan = planAppend(sessionId, head, messages, options, this.#context);
     for (const row of plan.rows) {
