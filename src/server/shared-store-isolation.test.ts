@@ -95,6 +95,28 @@ describe("servers sharing one store", () => {
     ]);
   });
 
+  it("a delete or fork that waited behind a turn acts only if the session is still the tenant's", async () => {
+    const upstream = heldUpstream();
+    const { store, a, b, localB } = await twoServers(upstream.responses);
+    const held = upstream.hold("ACME-SLOW");
+    const pending = chat(a, a.acme, "ACME-SLOW question");
+    await held.arrived;
+    // Both wait for the turn on A to end.
+    const deleting = a.call("/v1/sessions/abc", { method: "DELETE", key: a.acme });
+    const forking = a.call("/v1/sessions/abc/fork", { method: "POST", key: a.acme, json: { id: "copy" } });
+    // Time for both to pass their ownership check and queue for the session (nothing outside shows that).
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect((await b.call("/v1/sessions/abc", { method: "DELETE", key: b.acme })).status).toBe(204);
+    expect((await chat(b, localB, "local's private question")).status).toBe(200);
+
+    held.release();
+    expect((await pending).status).toBe(409);
+    expect((await deleting).status).toBe(404);
+    expect((await forking).status).toBe(404);
+    expect(await store.getSession("abc")).toMatchObject({ owner: "local", nextSeq: 2 });
+    expect((await store.listSessions()).sessions.map((session) => session.id)).toEqual(["abc"]);
+  });
+
   it("keeps nothing of a deleted session's memo for the tenant whose session takes its id", async () => {
     const upstream = heldUpstream();
     const { a, b, localA, localB } = await twoServers(upstream.responses);

@@ -1,6 +1,6 @@
 import type { Hono } from "hono";
 import { z } from "zod";
-import { HttpError } from "../http/http-error.ts";
+import { HttpError, notFound } from "../http/http-error.ts";
 import { readJson } from "../http/json-body.ts";
 import type { ServerContext, ServerEnv } from "../server-context.ts";
 import { publicSessionId } from "../tenancy/tenant-session-id.ts";
@@ -92,6 +92,10 @@ export function registerSessionRoutes(app: Hono<ServerEnv>, context: ServerConte
     const owned = await directory.require(tenant, c.req.param("id"));
     await engines.withSession(tenant, owned.storeId, async () => {
       directory.settle(tenant, owned.storeId);
+      // Checked again once the session's other requests are done: it may have gone meanwhile.
+      if (owned.kind === "stored" && !(await directory.isStillStored(tenant, owned))) {
+        throw notFound("session", owned.id);
+      }
       if (owned.kind === "stored") await store.deleteSession(owned.storeId);
       await engines.forget(tenant, owned.storeId);
     });
@@ -101,13 +105,15 @@ export function registerSessionRoutes(app: Hono<ServerEnv>, context: ServerConte
 
   app.post("/v1/sessions/:id/fork", async (c) => {
     const tenant = c.get("tenant");
-    const { storeId } = await directory.requireStored(tenant, c.req.param("id"));
+    const source = await directory.requireStored(tenant, c.req.param("id"));
+    const { storeId } = source;
     const body = await readJson(c, forkSchema, "fork");
     // The new id is held like a request's first turn, so no other request takes it while the fork is written.
     const target = body.id === undefined ? undefined : await directory.claim(tenant, body.id);
     try {
       if (target?.created === false) throw conflict(target.id);
       const record = await engines.withSession(tenant, storeId, async () => {
+        if (!(await directory.isStillStored(tenant, source))) throw notFound("session", source.id);
         const atSeq = body.atSeq ?? (await store.loadMessages(storeId)).at(-1)?.seq;
         if (atSeq === undefined)
           throw new HttpError(400, "invalid_input", "the session has no message to fork at");

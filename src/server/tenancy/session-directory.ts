@@ -126,6 +126,16 @@ export class SessionDirectory {
     return undefined;
   }
 
+  /**
+   * Whether a session found before (and since waited for: a lease) is still the tenant's stored session under
+   * the same store id: another server on the same database may have deleted it meanwhile, and the id may have
+   * gone to another tenant's session.
+   */
+  async isStillStored(tenant: string, owned: OwnedSession): Promise<boolean> {
+    const now = await this.find(tenant, owned.id);
+    return now?.kind === "stored" && now.storeId === owned.storeId;
+  }
+
   /** Like `find`, but a missing session is a 404. */
   async require(tenant: string, id: string): Promise<OwnedSession> {
     const owned = await this.find(tenant, id);
