@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { systemClock, type Clock } from "../model/ids.ts";
 import type { Message } from "../model/message.ts";
-import { validate } from "../model/schemas.ts";
+import { MAX_SESSION_ID_LENGTH, validate } from "../model/schemas.ts";
 import type { Summarizer } from "../summarize/summarizer.ts";
 import type { TokenCounter } from "../tokens/token-counter.ts";
 import {
@@ -72,7 +72,7 @@ interface CacheEntry {
 
 const requestSchema = z.object({
   owner: z.string().min(1).max(200).optional(),
-  excludeSessionId: z.string().min(1).max(200).optional(),
+  excludeSessionId: z.string().min(1).max(MAX_SESSION_ID_LENGTH).optional(),
   maxTokens: z.number().int().nonnegative(),
 });
 

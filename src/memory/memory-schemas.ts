@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { jsonObjectSchema, validate } from "../model/schemas.ts";
+import { jsonObjectSchema, MAX_SESSION_ID_LENGTH, validate } from "../model/schemas.ts";
 import type { JsonValue } from "../model/message.ts";
 import { normalizeMemoryText } from "./memory-text.ts";
 import {
@@ -19,7 +19,7 @@ export const MAX_MEMORY_LENGTH = 100_000;
 export const DEFAULT_LIST_LIMIT = 50;
 export const DEFAULT_SEARCH_LIMIT = 20;
 
-const identifier = (what: string) => z.string().min(1, `${what} must not be empty`).max(200);
+const identifier = (what: string, max = 200) => z.string().min(1, `${what} must not be empty`).max(max);
 
 /** Schema of a memory kind. */
 export const memoryKindSchema = z.enum(MEMORY_KINDS);
@@ -47,7 +47,7 @@ export const memoryInputSchema = z.object({
   kind: memoryKindSchema,
   scope: memoryScopeSchema.optional(),
   content: contentSchema,
-  sourceSessionId: identifier("the source session id").optional(),
+  sourceSessionId: identifier("the source session id", MAX_SESSION_ID_LENGTH).optional(),
   expiresAt: isoTime.optional(),
   metadata: metadataSchema.optional(),
 });
@@ -66,8 +66,8 @@ export const memoryFilterSchema = z.object({
   owner: identifier("the owner").optional(),
   scope: z.union([memoryScopeSchema, z.array(memoryScopeSchema).min(1)]).optional(),
   kinds: z.array(memoryKindSchema).min(1, "kinds must name at least one kind").optional(),
-  sourceSessionId: identifier("the source session id").optional(),
-  excludeSessionId: identifier("the excluded session id").optional(),
+  sourceSessionId: identifier("the source session id", MAX_SESSION_ID_LENGTH).optional(),
+  excludeSessionId: identifier("the excluded session id", MAX_SESSION_ID_LENGTH).optional(),
   limit: z.number().int().min(1).max(1000).optional(),
 });
 

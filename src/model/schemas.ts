@@ -7,7 +7,15 @@ interface Visit {
   readonly value: unknown;
   readonly key?: PropertyKey;
   readonly parent?: Visit;
+  /** Containers above it. */
+  readonly depth: number;
 }
+
+/**
+ * Deepest nesting of a JSON value ctxkit accepts. Far beyond real data; deeper values are refused up front
+ * because `JSON.stringify` (storing, sending upstream) overflows the call stack at a few thousand levels.
+ */
+export const MAX_JSON_DEPTH = 1_000;
 
 function pathOf(visit: Visit): PropertyKey[] {
   const path: PropertyKey[] = [];
@@ -18,7 +26,7 @@ function pathOf(visit: Visit): PropertyKey[] {
 /** Where a value is not JSON (undefined, a function, NaN, a class instance…), or undefined when it is. */
 function notJson(value: unknown): { path: PropertyKey[]; message: string } | undefined {
   // An explicit stack: a value parsed from a hostile body may nest deeper than the call stack.
-  const pending: Visit[] = [{ value }];
+  const pending: Visit[] = [{ value, depth: 0 }];
   const seen = new Set<object>();
   while (pending.length > 0) {
     const visit = pending.pop()!;
@@ -31,17 +39,28 @@ function notJson(value: unknown): { path: PropertyKey[]; message: string } | und
     if (typeof current !== "object") {
       return { path: pathOf(visit), message: `must be a JSON value, not ${typeof current}` };
     }
-    if (seen.has(current)) continue;
+    if (visit.depth >= MAX_JSON_DEPTH) {
+      return { path: [], message: `must not nest deeper than ${MAX_JSON_DEPTH} levels` };
+    }
+    if (seen.has(current)) {
+      // Met before: shared (written out twice, fine) or one of its own containers (a cycle, not JSON).
+      for (let above = visit.parent; above !== undefined; above = above.parent) {
+        if (above.value === current) return { path: pathOf(visit), message: "must not contain itself" };
+      }
+      continue;
+    }
     seen.add(current);
+    const depth = visit.depth + 1;
     if (Array.isArray(current)) {
-      current.forEach((item, index) => pending.push({ value: item, key: index, parent: visit }));
+      current.forEach((item, index) => pending.push({ value: item, key: index, parent: visit, depth }));
       continue;
     }
     const prototype = Object.getPrototypeOf(current) as unknown;
     if (prototype !== Object.prototype && prototype !== null) {
       return { path: pathOf(visit), message: "must be a plain JSON object, not a class instance" };
     }
-    for (const [key, item] of Object.entries(current)) pending.push({ value: item, key, parent: visit });
+    for (const [key, item] of Object.entries(current))
+      pending.push({ value: item, key, parent: visit, depth });
   }
   return undefined;
 }
@@ -144,9 +163,21 @@ export const usageSchema = z.object({
   reasoning: tokenCount.optional(),
 });
 
+/** An id or name stores keep as text: not empty, and without U+0000 (NUL), which PostgreSQL text cannot hold. */
+export const storedNameSchema = z
+  .string()
+  .min(1)
+  .refine((value) => !value.includes("\u0000"), "cannot contain the character U+0000 (NUL)");
+
+/**
+ * The longest session id a store keeps: room for a server's `<tenant>/<id>` (a 64-character tenant and an API id of
+ * up to 200 characters).
+ */
+export const MAX_SESSION_ID_LENGTH = 300;
+
 /** Schema of a complete stored message. */
 export const messageSchema = z.object({
-  id: z.string().min(1),
+  id: storedNameSchema,
   sessionId: z.string(),
   seq: z.number().int().nonnegative(),
   turn: z.number().int().nonnegative(),

@@ -45,6 +45,8 @@ export interface ServerEnv {
     keyId: string | undefined;
     /** The limits the request's key sets for itself; undefined without auth or when it sets none. */
     keyLimits: LimitOverrides | undefined;
+    /** Whether the request's key is still valid (not revoked since): for streams that outlive the check. */
+    keyIsValid: () => Promise<boolean>;
     /** The limits the request runs under (key over tenant over server), set on `/v1/*` once the key is known. */
     limits: RequestLimits;
     requestId: string;

@@ -6,7 +6,15 @@
 import { z } from "zod";
 import { ConcurrentWriteError, ValidationError } from "../errors/errors.ts";
 import type { Message, MessageInput } from "../model/message.ts";
-import { jsonObjectSchema, jsonValueSchema, messageSchema, usageSchema, validate } from "../model/schemas.ts";
+import {
+  jsonObjectSchema,
+  jsonValueSchema,
+  MAX_SESSION_ID_LENGTH,
+  messageSchema,
+  storedNameSchema,
+  usageSchema,
+  validate,
+} from "../model/schemas.ts";
 import { opensTurn } from "../model/turns.ts";
 import { externalizeMedia } from "./media-blobs.ts";
 import type { AppendTurnOptions, BlobData, ModelUsage } from "./session-store.ts";
@@ -38,18 +46,18 @@ export interface AppendPlan {
 /** Schema of a message a caller appends (ids, seq, turn and times are filled in). */
 export const messageInputSchema = messageSchema
   .omit({ id: true, sessionId: true, seq: true, turn: true, createdAt: true })
-  .extend({ id: z.string().min(1).optional(), createdAt: z.string().min(1).optional() });
+  .extend({ id: storedNameSchema.optional(), createdAt: z.string().min(1).optional() });
 
 const modelUsageSchema = z.object({ model: z.string().optional(), usage: usageSchema });
 
 /** Schema of `AppendTurnOptions`. */
 export const appendOptionsSchema = z.object({
   expectedNextSeq: z.number().int().nonnegative().optional(),
-  expectedOwner: z.string().min(1).nullable().optional(),
+  expectedOwner: storedNameSchema.nullable().optional(),
   session: z
     .object({
-      owner: z.string().min(1).optional(),
-      agent: z.string().min(1).optional(),
+      owner: storedNameSchema.optional(),
+      agent: storedNameSchema.optional(),
       title: z.string().optional(),
       metadata: jsonObjectSchema.optional(),
     })
@@ -61,7 +69,7 @@ export const appendOptionsSchema = z.object({
 });
 
 // Schemas built once: building a zod schema costs more than using it (tens of µs per append).
-const sessionIdSchema = z.string().min(1).max(200);
+const sessionIdSchema = storedNameSchema.pipe(z.string().max(MAX_SESSION_ID_LENGTH));
 const turnSchema = z.array(messageInputSchema).min(1, "a turn needs at least one message");
 const governanceTurnSchema = z.array(messageInputSchema);
 

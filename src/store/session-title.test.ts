@@ -4,7 +4,7 @@ import { MAX_TITLE_LENGTH, normalizeTitle, titleFromMessages } from "./session-t
 
 /** The rule written the obvious way (copies the whole text): the reference the scanning version must match. */
 function reference(text: string): string | undefined {
-  const collapsed = text.replace(/\s+/g, " ").trim();
+  const collapsed = text.replace(/[\s\p{Cc}]+/gu, " ").trim();
   if (collapsed === "") return undefined;
   const characters = [...collapsed];
   if (characters.length <= MAX_TITLE_LENGTH) return collapsed;
@@ -15,8 +15,8 @@ function reference(text: string): string | undefined {
 }
 
 describe("normalizeTitle", () => {
-  it("collapses whitespace and cuts to 100 characters, as the obvious rule does", () => {
-    const unit = fc.constantFrom("a", "b", " ", "\n", "\t", "\u00a0", "é", "😀");
+  it("collapses whitespace and control characters and cuts to 100 characters, as the obvious rule does", () => {
+    const unit = fc.constantFrom("a", "b", " ", "\n", "\t", "\u00a0", "\u0000", "\u007f", "é", "😀");
     fc.assert(
       fc.property(fc.string({ unit, maxLength: 300 }), (text) => {
         expect(normalizeTitle(text)).toBe(reference(text));
@@ -24,6 +24,7 @@ describe("normalizeTitle", () => {
       { numRuns: 2000 },
     );
     expect(normalizeTitle("  Fix   the\nbuild ")).toBe("Fix the build");
+    expect(normalizeTitle("binary\u0000output")).toBe("binary output");
   });
 
   it("reads the text blocks of the first prompt as one text", () => {

@@ -4,7 +4,8 @@ import { opensTurn } from "../model/turns.ts";
 /** Longest title kept, in characters. */
 export const MAX_TITLE_LENGTH = 100;
 
-const whitespace = /\s/;
+/** Whitespace, and control characters (a NUL in a pasted prompt) read as whitespace: a title is for display. */
+const whitespace = /[\s\p{Cc}]/u;
 
 /**
  * The title of some texts read as one (whitespace collapsed, cut to 100 characters). Scans only as far as
@@ -35,7 +36,8 @@ function titleOf(texts: Iterable<string>): string | undefined {
 }
 
 /**
- * A title: whitespace collapsed, cut to 100 characters (ending in `…` when cut). Undefined when empty.
+ * A title: whitespace and control characters collapsed to single spaces, cut to 100 characters (ending in `…`
+ * when cut). Undefined when empty.
  *
  * @example
  * normalizeTitle("  Fix   the\nbuild "); // "Fix the build"

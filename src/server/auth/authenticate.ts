@@ -44,6 +44,7 @@ export function authenticate(keys: KeyStore): MiddlewareHandler<ServerEnv> {
     c.set("tenant", identity.tenant);
     c.set("keyId", identity.keyId);
     c.set("keyLimits", identity.limits);
+    c.set("keyIsValid", async () => (await keys.verify(key!)) !== undefined);
     await next();
   };
 }
@@ -59,6 +60,7 @@ export function anonymous(tenant: string): MiddlewareHandler<ServerEnv> {
     c.set("tenant", tenant);
     c.set("keyId", undefined);
     c.set("keyLimits", undefined);
+    c.set("keyIsValid", () => Promise.resolve(true));
     await next();
   };
 }

@@ -2,6 +2,7 @@ import { CtxkitError, type CtxkitErrorCode } from "../../errors/ctxkit-error.ts"
 import { ProviderError } from "../../errors/provider-errors.ts";
 import { ValidationError } from "../../errors/errors.ts";
 import { HttpError } from "./http-error.ts";
+import { redactSecrets } from "../../errors/redact-secrets.ts";
 
 /** What an error becomes on the wire. */
 export interface ErrorAnswer {
@@ -11,6 +12,19 @@ export interface ErrorAnswer {
   readonly headers: Readonly<Record<string, string>>;
   /** Problems of a validation error, by path. */
   readonly issues?: readonly { path: string; message: string }[];
+  /**
+   * What the answer leaves out: a server-side failure's own message (database text, file paths, hosts) goes to
+   * the server log, never to the client.
+   */
+  readonly hidden?: string;
+}
+
+/** What the client is told of a server-side failure, whose details are in the server log only. */
+function serverSideMessage(code: string, status: number): string {
+  if (status === 503) return "the server's database is busy or unreachable; retry shortly";
+  if (code === "store_error")
+    return "the server's database failed this request; the details are in the server log";
+  return `the server failed to handle this request (${code}); the details are in the server log`;
 }
 
 const statusOfCode: Partial<Record<CtxkitErrorCode, number>> = {
@@ -72,6 +86,10 @@ export function errorAnswer(error: unknown): ErrorAnswer {
   if (CtxkitError.isInstance(error)) {
     const retryable = error.code === "store_error" && (error as { retryable?: boolean }).retryable === true;
     const status = error.code === "store_error" ? (retryable ? 503 : 500) : (statusOfCode[error.code] ?? 500);
+    if (status >= 500) {
+      const message = serverSideMessage(error.code, status);
+      return { status, code: error.code, message, headers: {}, hidden: error.message };
+    }
     return {
       status,
       code: error.code,
@@ -85,7 +103,23 @@ export function errorAnswer(error: unknown): ErrorAnswer {
     code: "internal_error",
     message: "the server failed to handle this request; the failure is in the server log",
     headers: {},
+    hidden: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
   };
+}
+
+/**
+ * Writes what an answer hid from its client to the server log (redacted), with the request's id.
+ *
+ * @example
+ * logHidden(context.log, c.get("requestId"), answer);
+ */
+export function logHidden(
+  log: (line: string) => void,
+  requestId: string | undefined,
+  answer: ErrorAnswer,
+): void {
+  if (answer.hidden !== undefined)
+    log(`error ${requestId ?? "-"} ${answer.code}: ${redactSecrets(answer.hidden)}`);
 }
 
 /**

@@ -5,11 +5,11 @@ import {
   anthropicErrorBody,
   errorAnswer,
   errorBody,
+  logHidden,
   openAIErrorBody,
   type ErrorAnswer,
 } from "./error-response.ts";
 import { HttpError } from "./http-error.ts";
-import { redactSecrets } from "../../errors/redact-secrets.ts";
 
 /** Routes whose clients are OpenAI SDKs: their errors have the OpenAI shape. */
 const OPENAI_ROUTES = new Set(["/v1/chat/completions", "/v1/responses"]);
@@ -27,8 +27,8 @@ function answerOf(error: unknown): ErrorAnswer {
 
 /**
  * Renders any error as JSON with its status and headers (OpenAI-shaped on the OpenAI proxy routes, Anthropic-shaped
- * on the Messages routes). Unexpected errors
- * are logged with the request id — redacted — and answered with a 500 that reveals nothing.
+ * on the Messages routes). Server-side failures are logged with the request id — redacted — and answered with a
+ * status and code that reveal nothing of their details.
  *
  * @example
  * app.onError(renderError((line) => console.error(line)));
@@ -36,9 +36,7 @@ function answerOf(error: unknown): ErrorAnswer {
 export function renderError(log: (line: string) => void): ErrorHandler<ServerEnv> {
   return (error: Error, c: Context<ServerEnv>) => {
     const answer = answerOf(error);
-    if (answer.status >= 500 && answer.code === "internal_error") {
-      log(`error ${c.get("requestId") ?? "-"} ${error.name}: ${redactSecrets(error.message)}`);
-    }
+    logHidden(log, c.get("requestId"), answer);
     const body = OPENAI_ROUTES.has(c.req.path)
       ? openAIErrorBody(answer)
       : ANTHROPIC_ROUTES.has(c.req.path)

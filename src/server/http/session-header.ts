@@ -1,12 +1,11 @@
+import { API_SESSION_ID_RULE, isApiSessionId } from "../tenancy/tenant-session-id.ts";
 import { HttpError } from "./http-error.ts";
-
-const SESSION_ID = /^[^\s/]{1,200}$/;
 
 /**
  * The session id an `X-Ctxkit-Session` header names, or undefined without one. HTTP header values are Latin-1, so an
  * id with other characters (`会话-1`) is sent percent-encoded as UTF-8 (`%E4%BC%9A%E8%AF%9D-1`, what
  * `encodeURIComponent` gives) and decoded here; an id without `%` is taken as it is. Throws a 400 for a malformed
- * encoding, and for an id that is empty, longer than 200 characters, or holds whitespace or `/`.
+ * encoding, and for an id that is not an API session id (see `isApiSessionId`).
  *
  * @example
  * sessionIdFromHeader("%E4%BC%9A%E8%AF%9D-1"); // "会话-1"
@@ -25,12 +24,8 @@ export function sessionIdFromHeader(value: string | undefined): string | undefin
       );
     }
   }
-  if (!SESSION_ID.test(id))
-    throw new HttpError(
-      400,
-      "invalid_input",
-      "X-Ctxkit-Session must be 1–200 characters without spaces or slashes",
-    );
+  if (!isApiSessionId(id))
+    throw new HttpError(400, "invalid_input", `X-Ctxkit-Session must be ${API_SESSION_ID_RULE}`);
   return id;
 }
 

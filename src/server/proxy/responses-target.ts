@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { HttpError } from "../http/http-error.ts";
+import { API_SESSION_ID_RULE, isApiSessionId } from "../tenancy/tenant-session-id.ts";
 import { parseResponseId, previousResponseNotFound, type ResponsesRequest } from "./responses-request.ts";
-
-const SESSION_ID = /^[^\s/]{1,200}$/;
 
 /** Which session a Responses request belongs to, if any. */
 export type ResponsesTarget =
@@ -42,12 +41,8 @@ export async function responsesTarget(
     return { kind: "stateless" };
   }
   const header = headers.session;
-  if (header !== undefined && !SESSION_ID.test(header)) {
-    throw new HttpError(
-      400,
-      "invalid_input",
-      "X-Ctxkit-Session must be 1–200 characters without spaces or slashes",
-    );
+  if (header !== undefined && !isApiSessionId(header)) {
+    throw new HttpError(400, "invalid_input", `X-Ctxkit-Session must be ${API_SESSION_ID_RULE}`);
   }
   const previous = request.previous_response_id;
   if (typeof previous === "string") {

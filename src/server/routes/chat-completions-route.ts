@@ -1,6 +1,6 @@
 import type { Context, Hono } from "hono";
 import { fromOpenAIChat } from "../../formats/providers/openai-chat/index.ts";
-import { errorAnswer, openAIErrorBody } from "../http/error-response.ts";
+import { errorAnswer, logHidden, openAIErrorBody } from "../http/error-response.ts";
 import { HttpError } from "../http/http-error.ts";
 import { readJson } from "../http/json-body.ts";
 import { chatRequestSchema, toolDefinitions, upstreamBody, type ChatRequest } from "../proxy/chat-request.ts";
@@ -178,7 +178,11 @@ async function stateful(
         held.discard();
         end();
       },
-      errorObject: (reason) => openAIErrorBody(errorAnswer(reason)).error,
+      errorObject: (reason) => {
+        const answer = errorAnswer(reason);
+        logHidden(context.log, c.get("requestId"), answer);
+        return openAIErrorBody(answer).error;
+      },
     });
     return new Response(body, { status: 200, headers: { ...headers, "Cache-Control": "no-cache" } });
   }

@@ -80,7 +80,7 @@ export function registerInspectionRoutes(app: Hono<ServerEnv>, context: ServerCo
     const tenant = c.get("tenant");
     const { storeId } = await directory.requireStored(tenant, c.req.param("id"));
     const pricing = c.req.query("pricing");
-    if (pricing !== undefined && !(pricing in cacheProfiles)) {
+    if (pricing !== undefined && !Object.hasOwn(cacheProfiles, pricing)) {
       throw new HttpError(
         400,
         "invalid_input",

@@ -10,7 +10,7 @@ import {
 import type { Message } from "../../model/message.ts";
 import { inlineMedia } from "../../store/media-blobs.ts";
 import { textTokensAsync } from "../../tokens/token-counter.ts";
-import { anthropicErrorType, errorAnswer } from "../http/error-response.ts";
+import { anthropicErrorType, errorAnswer, logHidden } from "../http/error-response.ts";
 import { HttpError } from "../http/http-error.ts";
 import { readJson } from "../http/json-body.ts";
 import { sessionHeaderValue, sessionIdFromHeader } from "../http/session-header.ts";
@@ -314,6 +314,7 @@ async function stateful(
       },
       errorObject: (reason) => {
         const answer = errorAnswer(reason);
+        logHidden(context.log, c.get("requestId"), answer);
         return { type: anthropicErrorType(answer.status), message: answer.message };
       },
     });

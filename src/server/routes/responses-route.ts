@@ -3,7 +3,7 @@ import type { PreparedRequest } from "../../engine/prepared-request.ts";
 import { toOpenAIResponses } from "../../formats/providers/openai-responses/index.ts";
 import type { Message } from "../../model/message.ts";
 import { inlineMedia } from "../../store/media-blobs.ts";
-import { errorAnswer } from "../http/error-response.ts";
+import { errorAnswer, logHidden } from "../http/error-response.ts";
 import { HttpError } from "../http/http-error.ts";
 import { readJson } from "../http/json-body.ts";
 import { governStateless } from "../proxy/govern-stateless.ts";
@@ -226,6 +226,7 @@ async function stateful(
       },
       errorObject: (reason) => {
         const answer = errorAnswer(reason);
+        logHidden(context.log, c.get("requestId"), answer);
         return { code: answer.code, message: answer.message };
       },
     });

@@ -3,14 +3,10 @@ import { z } from "zod";
 import { HttpError, notFound } from "../http/http-error.ts";
 import { readJson } from "../http/json-body.ts";
 import type { ServerContext, ServerEnv } from "../server-context.ts";
-import { publicSessionId } from "../tenancy/tenant-session-id.ts";
+import { API_SESSION_ID_RULE, isApiSessionId, publicSessionId } from "../tenancy/tenant-session-id.ts";
 import { reservedSessionJson, sessionJson, storedSessionJson } from "./session-json.ts";
 
-const sessionId = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(/^[^\s/]+$/, "a session id has no spaces or slashes");
+const sessionId = z.string().refine(isApiSessionId, `a session id is ${API_SESSION_ID_RULE}`);
 const createSchema = z.object({ id: sessionId.optional(), title: z.string().max(200).optional() });
 const renameSchema = z.object({ title: z.string().max(200) });
 const forkSchema = z.object({

@@ -6,6 +6,8 @@ import type { HubEvent } from "../tenancy/event-hub.ts";
 
 /** Seconds between keep-alive comments on a live event stream. */
 const KEEP_ALIVE_MS = 15_000;
+/** How stale a live stream's key check may be before an event is sent. */
+const KEY_RECHECK_MS = 1_000;
 
 /** How long `GET /ready` waits for the store before it answers 503. */
 const READY_TIMEOUT_MS = 2_000;
@@ -52,6 +54,14 @@ export function registerStatusRoutes(app: Hono<ServerEnv>, context: ServerContex
 
   app.get("/v1/events", (c) => {
     const tenant = c.get("tenant");
+    const keyIsValid = c.get("keyIsValid");
+    let checkedAt = performance.now();
+    // The stream outlives the request's key check: a key revoked since ends it (checked at most once a second).
+    const stillValid = async () => {
+      if (performance.now() - checkedAt < KEY_RECHECK_MS) return true;
+      checkedAt = performance.now();
+      return keyIsValid();
+    };
     return streamSSE(c, async (stream) => {
       const queue: HubEvent[] = [];
       let wake: (() => void) | undefined;
@@ -62,6 +72,7 @@ export function registerStatusRoutes(app: Hono<ServerEnv>, context: ServerContex
       stream.onAbort(() => wake?.());
       try {
         while (!stream.aborted) {
+          if (!(await stillValid())) break;
           const event = queue.shift();
           if (event !== undefined) {
             const { type, ...data } = event;

@@ -2,7 +2,7 @@ import type { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { z } from "zod";
 import { contentBlockSchema, jsonValueSchema } from "../../model/schemas.ts";
-import { errorAnswer } from "../http/error-response.ts";
+import { errorAnswer, logHidden } from "../http/error-response.ts";
 import { HttpError } from "../http/http-error.ts";
 import { readJson } from "../http/json-body.ts";
 import { toolDefinitions } from "../proxy/chat-request.ts";
@@ -139,6 +139,7 @@ export function registerTurnRoutes(app: Hono<ServerEnv>, context: ServerContext)
       } catch (error) {
         lease.discard();
         const answer = errorAnswer(error);
+        logHidden(context.log, c.get("requestId"), answer);
         if (!stream.aborted)
           await stream.writeSSE({
             event: "error",

@@ -9,6 +9,9 @@ import type { KeyStore } from "../auth/key-store.ts";
 import { isLoopbackHost } from "../http/loopback-host-guard.ts";
 import { cleanupSyncSessions, TenantSyncStateStore } from "./tenant-sync-state-store.ts";
 
+/** How often a live socket's key is checked again (a key revoked since cuts the socket). */
+const KEY_RECHECK_MS = 5_000;
+
 /** The URL path of the agent-sync WebSocket. */
 export const SYNC_PATH = "/v1/sync";
 
@@ -129,6 +132,22 @@ export function mountTenantSync(server: Server, options: TenantSyncOptions): Ten
     return key === undefined ? undefined : (await options.keys!.verify(key))?.tenant;
   };
 
+  // A socket outlives the key check of its upgrade: one whose key is revoked since is cut.
+  const watchKey = (request: IncomingMessage, socket: Duplex) => {
+    const key = upgradeKey(request);
+    if (!options.auth || key === undefined) return;
+    const timer = setInterval(() => {
+      options.keys!.verify(key).then(
+        (identity) => {
+          if (identity === undefined) socket.destroy();
+        },
+        () => undefined,
+      );
+    }, KEY_RECHECK_MS);
+    timer.unref();
+    socket.once("close", () => clearInterval(timer));
+  };
+
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = new URL(request.url ?? "/", "http://localhost").pathname;
     if (path !== SYNC_PATH) {
@@ -164,6 +183,7 @@ export function mountTenantSync(server: Server, options: TenantSyncOptions): Ten
           );
           return;
         }
+        watchKey(request, socket);
         hubOf(tenant).emitter.emit("upgrade", request, socket, head);
       },
       () => refuse(socket, "500 Internal Server Error", "internal", "the key store failed"),

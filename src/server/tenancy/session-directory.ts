@@ -2,7 +2,12 @@ import { NotFoundError } from "../../errors/errors.ts";
 import { systemClock, type Clock, type IdGenerator, randomIds } from "../../model/ids.ts";
 import type { SessionFilter, SessionRecord, SessionStore } from "../../store/session-store.ts";
 import { HttpError, notFound } from "../http/http-error.ts";
-import { isReservedStoreId, scopedSessionId } from "./tenant-session-id.ts";
+import {
+  API_SESSION_ID_RULE,
+  isApiSessionId,
+  isReservedStoreId,
+  scopedSessionId,
+} from "./tenant-session-id.ts";
 
 /** A session created with `POST /v1/sessions` that has no stored turn yet. */
 export interface Reservation {
@@ -52,6 +57,13 @@ interface Entry {
   explicit: boolean;
   /** Requests writing to it now; a request's own entry goes when the last of them ends. */
   holders: number;
+}
+
+/** A 400 before anything is read or sent upstream for an id no tenant can have (a NUL, 5,000 characters). */
+function checkApiSessionId(id: string): void {
+  if (!isApiSessionId(id)) {
+    throw new HttpError(400, "invalid_input", `invalid session id: a session id is ${API_SESSION_ID_RULE}`);
+  }
 }
 
 const conflict = (id: string) =>
@@ -111,7 +123,7 @@ export class SessionDirectory {
 
   /** The tenant's session with this id, or undefined (unknown or another tenant's). */
   async find(tenant: string, id: string): Promise<OwnedSession | undefined> {
-    if (id.includes("/")) return undefined;
+    if (!isApiSessionId(id)) return undefined;
     for (const storeId of this.#storeIds(tenant, id)) {
       const record = await this.#store.getSession(storeId);
       if (record !== undefined) {
@@ -156,7 +168,7 @@ export class SessionDirectory {
    * touched: the new one gets its own store id.
    */
   async claim(tenant: string, id: string): Promise<SessionClaim> {
-    if (id.includes("/")) throw notFound("session", id);
+    checkApiSessionId(id);
     for (;;) {
       const owned = await this.find(tenant, id);
       if (owned?.kind === "stored") return { ...owned, created: false, release: () => undefined };
@@ -178,6 +190,7 @@ export class SessionDirectory {
   /** Creates a session for `tenant` (reserved until its first turn); 409 when the tenant already has the id. */
   async create(tenant: string, id: string | undefined, title: string | undefined): Promise<Reservation> {
     const sessionId = id ?? this.#ids("ses");
+    checkApiSessionId(sessionId);
     if ((await this.find(tenant, sessionId)) !== undefined) throw conflict(sessionId);
     const { owned } = await this.#reserve(tenant, sessionId, title, true);
     if (owned.kind === "stored") throw conflict(sessionId);

@@ -8,6 +8,26 @@
 import type { Message } from "../../model/message.ts";
 import type { SessionDump } from "../../store/session-store.ts";
 
+/**
+ * An API session id: 1–200 characters, none of them whitespace, a control character or `/` (what a header, a path
+ * and a store hold safely; `/` separates `<tenant>/<id>`).
+ */
+const NOT_IN_API_SESSION_IDS = /[\s/\p{Cc}]/u;
+
+/** What an API session id may be, for error messages. */
+export const API_SESSION_ID_RULE = "1–200 characters without whitespace, control characters or slashes";
+
+/**
+ * Whether a tenant may name a session so.
+ *
+ * @example
+ * isApiSessionId("chat-1"); // true
+ * isApiSessionId("a/b"); // false
+ */
+export function isApiSessionId(id: string): boolean {
+  return id.length >= 1 && id.length <= 200 && !NOT_IN_API_SESSION_IDS.test(id);
+}
+
 /** The prefix of the store ids of `/v1/sync` sessions (`sync:<tenant>:<id>`, see tenant-sync-state-store.ts). */
 export const SYNC_STORE_ID_PREFIX = "sync:";
 

@@ -125,6 +125,16 @@ function redirectTarget(location: string, upstream: UpstreamOptions): string {
   }
 }
 
+/** The request body as bytes; a 400 (not a failed connection) for a value too deep to write. */
+function serializeBody(body: unknown): Buffer {
+  try {
+    return Buffer.from(JSON.stringify(body));
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw new HttpError(400, "invalid_input", "the request nests too deeply to be sent upstream; flatten it");
+  }
+}
+
 /**
  * POSTs a body to the upstream (chat completions unless `options.path` says otherwise). Resolves with the response when its status is 2xx; otherwise
  * throws the mapped `HttpError` (see `upstreamFailure`), 504 `upstream_timeout` when the upstream is silent for
@@ -139,6 +149,7 @@ export async function callUpstream(
   body: unknown,
   options: CallUpstreamOptions,
 ): Promise<UpstreamResponse> {
+  const payload = serializeBody(body);
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let finishedAt: number | undefined;
@@ -170,7 +181,7 @@ export async function callUpstream(
       ...upstream.headers,
       ...authHeader(upstream),
     };
-    response = await post(url, headers, Buffer.from(JSON.stringify(body)), controller.signal);
+    response = await post(url, headers, payload, controller.signal);
   } catch (error) {
     finish();
     throw failure(error);

@@ -120,6 +120,27 @@ export function turnCases(context: ConformanceContext): void {
     expect((await store.getSession("cli"))?.nextSeq).toBe(8);
   });
 
+  it("keeps U+0000 (NUL) in texts and tool outputs, and refuses it in ids and names", async () => {
+    const store = context.store();
+    const turn: MessageInput[] = [
+      user("paste:\u0000end"),
+      ...toolStep("read", "binary\u0000output"),
+      reply("done\u0000"),
+    ];
+    const { session, messages } = await store.appendTurn("s1", turn);
+    expect(session.title).toBe("paste: end");
+    expect(await store.loadMessages("s1")).toEqual(messages);
+    for (const [id, options, input] of [
+      ["s\u0000", {}, turn],
+      ["s2", { session: { owner: "a\u0000" } }, turn],
+      ["s2", { session: { agent: "\u0000" } }, turn],
+      ["s2", {}, [{ ...user("hi"), id: "m\u0000" }]],
+    ] as const) {
+      await expect(store.appendTurn(id, input, options)).rejects.toBeInstanceOf(ValidationError);
+    }
+    expect((await store.listSessions()).sessions.map((stored) => stored.id)).toEqual(["s1"]);
+  });
+
   it("leaves no trace of a failed turn", async () => {
     const store = context.store();
     const first = await store.appendTurn("s1", fullTurn(1));

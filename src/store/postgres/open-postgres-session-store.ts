@@ -26,12 +26,14 @@ const optionsSchema = z.object({
   poolSize: z.number().int().min(1).max(1000).optional(),
 });
 
-/** The URL without its password, for messages. */
+/** The URL without its password or parameters (`?password=` is one), for messages. */
 function describeLocation(connectionString: string | undefined): string {
   if (connectionString === undefined) return "postgres";
   try {
     const url = new URL(connectionString);
     url.password = "";
+    url.search = "";
+    url.hash = "";
     return url.toString();
   } catch {
     return "postgres";

@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresForTests, type TestPostgres } from "../../../test/store/pg-server.ts";
-import { StoreError } from "../../errors/index.ts";
+import { StoreError, ValidationError } from "../../errors/index.ts";
 import { PostgresDatabase } from "./postgres-database.ts";
 
 let server: TestPostgres | undefined;
@@ -113,6 +113,28 @@ describe("PostgresDatabase", () => {
       sql`SELECT value FROM deferred_rows ORDER BY position`,
     );
     expect(rows.map((row) => row.value)).toEqual(["first", "second"]);
+    await database.close();
+  });
+
+  it("writes values into a query whose quoted identifiers follow its placeholders, and never a NUL", async () => {
+    const { database, sent } = recordingDatabase();
+    await database.queries.run(sql`CREATE TABLE quoted_rows ("position" int, "value" text)`);
+    sent.length = 0;
+    await database.write(async (queries) => {
+      await queries.defer(
+        sql`INSERT INTO "quoted_rows" ("position", "value") SELECT ${1}, ${"one"} WHERE NOT EXISTS (SELECT FROM "quoted_rows")`,
+      );
+    });
+    expect(sent).toEqual([
+      `BEGIN; INSERT INTO "quoted_rows" ("position", "value") SELECT '1', 'one' WHERE NOT EXISTS (SELECT FROM "quoted_rows"); COMMIT`,
+    ]);
+    // A NUL cannot travel in a query's text: bound, it is refused by name, and the connection stays usable.
+    const refused = await database
+      .write((queries) => queries.run(sql`INSERT INTO quoted_rows VALUES (${2}, ${"nul\u0000"})`))
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ValidationError);
+    expect((refused as ValidationError).message).toMatch(/U\+0000/);
+    expect(await database.queries.all(sql`SELECT "value" FROM quoted_rows`)).toEqual([{ value: "one" }]);
     await database.close();
   });
 

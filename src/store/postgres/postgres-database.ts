@@ -1,6 +1,6 @@
 import { Kysely, PostgresDialect, type CompiledQuery } from "kysely";
 import type pg from "pg";
-import { CtxkitError, StoreError } from "../../errors/index.ts";
+import { CtxkitError, StoreError, ValidationError } from "../../errors/index.ts";
 import {
   compiledOf,
   guardedQueries,
@@ -31,7 +31,8 @@ export function isConnectionError(error: unknown): boolean {
     return error instanceof Error && /Connection terminated|not queryable/i.test(error.message);
   return (
     CONNECTION_CODES.has(code) ||
-    code.startsWith("08") ||
+    // 08P01 (protocol violation) is an error the server answers on a connection that stays usable.
+    (code.startsWith("08") && code !== "08P01") ||
     code === "57P01" ||
     code === "57P02" ||
     code === "57P03"
@@ -77,6 +78,14 @@ export function toPostgresStoreError(error: unknown, location: string): CtxkitEr
       cause,
     );
   }
+  if (state === "22021" || state === "22P05") {
+    // PostgreSQL text (and jsonb) cannot hold U+0000, which SQLite and json bodies can.
+    return new ValidationError(
+      `PostgreSQL cannot store this text (${detail}); remove the character U+0000 (NUL) from ids, names and session metadata`,
+      [],
+      cause,
+    );
+  }
   if (state === "25006" || state === "42501") {
     return new StoreError(
       `${location}: not allowed to write (${detail}); check the user's privileges`,
@@ -102,23 +111,29 @@ export function qualify(schema: string, table: string): string {
   return `"${schema.replaceAll('"', '""')}"."${table}"`;
 }
 
+/** Text where a `$1` would not be a parameter: string literals, comments, dollar quotes, several statements. */
+const NOT_ONLY_PARAMETERS = /'|;|--|\/\*|\$[A-Za-z_]*\$/;
+
 /**
  * A query's text with its values written in as literals, for a simple (multi-statement) query; undefined when it
- * has other values than strings and numbers, or quotes of its own (a `$1` inside a string or an identifier, such
- * as a schema name, would not be a parameter). Each
- * value is a quoted literal, which PostgreSQL types from its context as it types a bound parameter.
+ * has other values than strings and numbers, or text in which a `$1` may be something else than a parameter (in
+ * a string, a comment, a dollar-quoted body, a quoted identifier such as a schema name). Each value is a quoted
+ * literal, which PostgreSQL types from its context as it types a bound parameter.
  */
 function withLiterals(compiled: CompiledQuery, client: pg.PoolClient): string | undefined {
-  if (compiled.sql.includes("'") || compiled.sql.includes(";") || /"[^"]*\$[^"]*"/.test(compiled.sql)) {
-    return undefined;
-  }
+  const text = compiled.sql;
+  if (NOT_ONLY_PARAMETERS.test(text)) return undefined;
+  for (const [identifier] of text.matchAll(/"(?:[^"]|"")*"/g)) if (identifier.includes("$")) return undefined;
   const literals: string[] = [];
   for (const value of compiled.parameters) {
+    // A NUL cannot be sent in a query's text (the server refuses the whole message); as a bound parameter it is
+    // refused with an error that names it.
+    if (typeof value === "string" && value.includes("\u0000")) return undefined;
     if (typeof value === "string") literals.push(client.escapeLiteral(value));
     else if (typeof value === "number" && Number.isFinite(value)) literals.push(`'${value}'`);
     else return undefined;
   }
-  return compiled.sql.replace(/\$(\d+)/g, (match, index: string) => literals[Number(index) - 1] ?? match);
+  return text.replace(/\$(\d+)/g, (match, index: string) => literals[Number(index) - 1] ?? match);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll } from "vitest";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresForTests, type TestPostgres } from "../../../test/store/pg-server.ts";
 import { describeSessionStoreConformance } from "../conformance/describe-conformance.ts";
 import type { SessionStoreOptions } from "../session-store.ts";
@@ -35,3 +36,34 @@ describeSessionStoreConformance(
   },
   { propertyRuns: 10 },
 );
+
+describe("PostgreSQL appends", () => {
+  it("store a turn with its governor state in as many round trips as a plain insert transaction: 3", async () => {
+    const pool = new pg.Pool({ connectionString: server!.url, max: 1 });
+    const sent: string[] = [];
+    pool.on("connect", (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
+        sent.push(typeof args[0] === "string" ? args[0] : "(prepared)");
+        return query(...args);
+      };
+    });
+    const store = await openPostgresSessionStore({ pool, schema: `t_${randomUUID().replaceAll("-", "")}` });
+    const turn = (text: string) => [
+      { role: "user" as const, content: [{ type: "text" as const, text }] },
+      { role: "assistant" as const, content: [{ type: "text" as const, text: `re: ${text}` }] },
+    ];
+    const first = await store.appendTurn("s1", turn("one"), { governorState: { version: 1 } });
+    sent.length = 0;
+    await store.appendTurn("s1", turn("two"), {
+      expectedNextSeq: first.session.nextSeq,
+      governorState: { version: 2 },
+    });
+    // BEGIN, the lock and the session read; the rows and the session's totals; the state upsert with COMMIT.
+    expect(sent).toHaveLength(3);
+    expect(sent[2]).toMatch(/governor_states.*; COMMIT$/s);
+    expect(await store.loadGovernorState("s1")).toEqual({ version: 2 });
+    await store.close();
+    await pool.end();
+  });
+});

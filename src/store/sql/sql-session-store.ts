@@ -413,6 +413,7 @@ export class SqlSessionStore implements SessionStore {
   ): Promise<SyncState> {
     const input = checkSyncInput(agent, cursor, executorSessionId);
     const database = this.#database;
+    // Under the session's lock (PostgreSQL): no delete commits between the check and the write.
     return database.write(async (queries) => {
       const exists = await queries.first(
         database.builder.selectFrom("sessions").select("id").where("id", "=", sessionId),
@@ -421,7 +422,7 @@ export class SqlSessionStore implements SessionStore {
       const state: SyncState = { ...input, updatedAt: this.#context.clock().toISOString() };
       await writeSyncState(database, queries, sessionId, state);
       return state;
-    });
+    }, sessionId);
   }
 
   async dumpSession(sessionId: string): Promise<SessionDump> {

@@ -150,16 +150,37 @@ export class SqliteDatabase implements SqlDatabase {
     return this.#transaction("BEGIN", body, false);
   }
 
+  /**
+   * Undoes the failed write of a group; when even that fails, the whole transaction, so nothing of the write
+   * can be committed with the others (the group then reports the earlier writes lost).
+   */
+  #undoWrite(): void {
+    if (!this.connection.isTransaction) return;
+    try {
+      this.connection.exec("ROLLBACK TO write; RELEASE write");
+    } catch {
+      try {
+        if (this.connection.isTransaction) this.connection.exec("ROLLBACK");
+      } catch {
+        // SQLite rolls back by itself on the errors that make ROLLBACK fail.
+      }
+    }
+  }
+
   async #savepoint<T>(queries: SqlQueries, body: (queries: SqlQueries) => Promise<T>): Promise<T> {
     this.#checkIntegrity();
-    if (!this.connection.isTransaction) this.connection.exec("BEGIN IMMEDIATE");
-    this.connection.exec("SAVEPOINT write");
+    try {
+      if (!this.connection.isTransaction) this.connection.exec("BEGIN IMMEDIATE");
+      this.connection.exec("SAVEPOINT write");
+    } catch (error) {
+      throw toStoreError(error, this.location);
+    }
     try {
       const result = await body(queries);
       this.connection.exec("RELEASE write");
       return result;
     } catch (error) {
-      if (this.connection.isTransaction) this.connection.exec("ROLLBACK TO write; RELEASE write");
+      this.#undoWrite();
       throw toStoreError(error, this.location);
     }
   }

@@ -159,9 +159,17 @@ export class SqliteWriterClient {
 
   #fail(error: Error): void {
     if (this.#closing && this.#pending.size === 0) return;
-    this.#failure ??=
-      error instanceof StoreError ? error : new StoreError(error.message, false, { cause: error });
-    for (const pending of this.#pending.values()) pending.reject(this.#failure);
+    const detail = error.message;
+    this.#failure ??= new StoreError(`${detail}; the store cannot write any more: open it again`, false, {
+      cause: error,
+    });
+    // The thread may have committed a write and stopped before answering it.
+    const inFlight = new StoreError(
+      `${detail}; this write may or may not be stored: read the session again before retrying it`,
+      false,
+      { cause: error },
+    );
+    for (const pending of this.#pending.values()) pending.reject(inFlight);
     this.#pending.clear();
     this.#settled();
   }
