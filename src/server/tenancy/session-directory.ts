@@ -247,9 +247,11 @@ export class SessionDirectory {
   /**
    * The store ids a tenant's new session may take, in order of preference: `<tenant>/<id>`, or for the tenant of
    * sessions without an owner (they are the CLI's: its sessions and the CLI's share ids) its plain id first.
-   * Only that tenant ever takes a plain id, so an id one tenant deleted is never reused for another's session
-   * (a request that checked ownership just before the delete — on another server of the same database — would
-   * otherwise act on the new session); and never one of the store's own (`sync:…`, see tenant-sync-state-store).
+   * Only that tenant ever takes a plain id, and never one of the store's own form (`sync:…`, see
+   * tenant-sync-state-store). So a store id one tenant's deleted session leaves is not reused for another
+   * tenant's — a request that checked ownership just before the delete, on another server of the same database,
+   * would act on the new session — unless it is a plain id from before this rule, taken by that tenant; then the
+   * owner checks of the engine and the store refuse the stale request's writes.
    */
   #newStoreIds(tenant: string, id: string): string[] {
     const scoped = scopedSessionId(tenant, id);
