@@ -101,6 +101,18 @@ describe("the agent-sync WebSocket at /v1/sync", () => {
     expect(server.sync?.tenants).toEqual([]);
   });
 
+  it("cuts a socket whose key is revoked while it is open; other keys' sockets go on", async () => {
+    const { server, acme, keys } = await start();
+    const { key, record } = await keys.create("acme");
+    const doomed = await connect(syncUrl(server), bearer(key));
+    const kept = await connect(syncUrl(server), bearer(acme));
+    const closed = new Promise((resolve) => doomed.socket.once("close", resolve));
+    await keys.revoke(record.id);
+    await closed; // within the recheck interval (5 s)
+    kept.send({ type: "session_context", session_id: "still-here" });
+    expect(await kept.next("session_ready")).toMatchObject({ restored: false });
+  }, 15_000);
+
   it("gives each tenant its own hub: the same session id is a different session, with its own executors", async () => {
     const { server, acme, globex, runs } = await start();
     const mine = await connect(syncUrl(server), bearer(acme));
