@@ -79,9 +79,15 @@ export class EngineSession {
     this.#stateCodec = new GovernorStateCodec(settings.store.blobs, id);
   }
 
-  /** Loads the session (once). */
+  /** Loads the session (once; a load that failed is tried again by the next call). */
   #ready(): Promise<{ conversation: Conversation; governor: Governor }> {
-    this.#state ??= this.#load();
+    if (this.#state === undefined) {
+      const loading = this.#load();
+      this.#state = loading;
+      loading.catch(() => {
+        if (this.#state === loading) this.#state = undefined;
+      });
+    }
     return this.#state;
   }
 
@@ -235,8 +241,10 @@ export class EngineSession {
   /**
    * Commits the open turn in one transaction, with the compactions governance made and the governor's state, so a
    * restarted process governs on as if it had never stopped. A concurrent writer on the same session raises
-   * `ConcurrentWriteError` and nothing of this turn is written. Resolves with the session's record as stored by
-   * this commit (undefined when there was nothing to write).
+   * `ConcurrentWriteError` and nothing of this turn is written; the turn stays open, so take it back with
+   * `interrupt()` (which reloads what the store holds) or drop the session with `engine.release(id)`, then send the
+   * turn again. Resolves with the session's record as stored by this commit (undefined when there was nothing to
+   * write).
    */
   async commit(): Promise<SessionRecord | undefined> {
     const { conversation, governor } = await this.#ready();
@@ -358,11 +366,12 @@ export class EngineSession {
     const { conversation } = await this.#ready();
     if (conversation.hasOpenTurn) await this.commit();
     const messages = conversation.snapshot().messages;
-    const first = messages[0];
     const last = messages.at(-1);
-    if (!first || !last) return;
+    if (!last) return;
     const cleared: CompactionInput = {
-      fromSeq: first.seq,
+      // From the session's first row: loaded with `restore: "recent"`, the history in memory starts later, and
+      // what it does not hold is hidden too.
+      fromSeq: 0,
       toSeq: last.seq,
       summary: {
         role: "user",

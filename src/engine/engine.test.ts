@@ -188,6 +188,47 @@ describe("ContextEngine", () => {
     expect(await store.loadMessages("s3", { strategy: "all" })).toHaveLength(3);
   });
 
+  it("tries a load that failed again on the next call", async () => {
+    let failures = 1;
+    const store = new (class extends MemorySessionStore {
+      override async getSession(id: string) {
+        if (failures-- > 0) throw new Error("the database is busy");
+        return super.getSession(id);
+      }
+    })();
+    const engine = await engineOver(store);
+    const session = engine.session("flaky");
+    await expect(session.history()).rejects.toThrow("busy");
+    await session.addUser("after the hiccup");
+    await session.commit();
+    expect((await store.loadMessages("flaky")).map((message) => messageText(message))).toEqual([
+      "after the hiccup",
+    ]);
+  });
+
+  it("clear hides the whole stored history, also when only the recent turns were loaded", async () => {
+    const store = new MemorySessionStore();
+    const first = await engineOver(store);
+    const session = first.session("long");
+    for (let index = 0; index < 8; index++) {
+      await session.addUser(`question ${index}`);
+      await session.recordAssistant({ content: `answer ${index}` });
+      await session.commit();
+    }
+    const recent = await createContextEngine({
+      store,
+      contextWindow: 16_000,
+      tokenCounter: new FakeTokenCounter(),
+      restore: "recent",
+    });
+    const reopened = recent.session("long");
+    expect((await reopened.history()).length).toBeLessThan(16);
+    await reopened.clear();
+    const view = await store.loadMessages("long");
+    expect(view.map((message) => messageText(message))).toEqual([expect.stringMatching(/Context cleared/)]);
+    expect(await store.loadMessages("long", { strategy: "all" })).toHaveLength(17);
+  });
+
   it("with an owner, opens only that owner's sessions (or ownerless ones) and never writes into a replaced one", async () => {
     const store = new MemorySessionStore();
     const turn = (text: string) => [{ role: "user" as const, content: [{ type: "text" as const, text }] }];

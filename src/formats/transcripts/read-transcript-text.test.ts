@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -82,5 +82,23 @@ describe("a JSONL transcript whose last line is cut off (still being written)", 
     expect(error).toBeInstanceOf(ParseError);
     expect(error).not.toBeInstanceOf(PartialLastLineError);
     expect(error).toMatchObject({ line: 2 });
+  });
+});
+
+describe("a transcript saved with a byte-order mark", () => {
+  it("imports the same conversations as the file without it, read whole or line by line", async () => {
+    const messagesOf = async (path: string, maxTextBytes?: number) =>
+      (await importTranscriptFile(path, maxTextBytes === undefined ? {} : { maxTextBytes })).map(
+        (conversation) => conversation.messages,
+      );
+    for (const source of [tauBench, spotter]) {
+      // Under the same name: ids are made from it.
+      mkdirSync(join(folder, "bom"), { recursive: true });
+      const marked = join(folder, "bom", source.split("/").at(-1)!);
+      writeFileSync(marked, `\uFEFF${readFileSync(source, "utf8")}`);
+      const expected = await messagesOf(source);
+      expect(await messagesOf(marked)).toEqual(expected);
+      if (source === spotter) expect(await messagesOf(marked, 1000)).toEqual(expected);
+    }
   });
 });

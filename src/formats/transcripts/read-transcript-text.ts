@@ -34,7 +34,7 @@ export async function readTranscriptText(
   try {
     const { size } = await stat(path);
     if (size > (options.maxTextBytes ?? MAX_TEXT_BYTES)) return await readLines(path);
-    const text = await readFile(path, "utf8");
+    const text = withoutBom(await readFile(path, "utf8"));
     return { text, terminated: text === "" || text.endsWith("\n") };
   } catch (error) {
     const code = (error as { code?: unknown }).code;
@@ -72,5 +72,11 @@ async function readLines(path: string): Promise<TranscriptText> {
   }
   const terminated = pending.length === 0;
   if (!terminated) lines.push(Buffer.concat(pending).toString("utf8"));
+  if (lines.length > 0) lines[0] = withoutBom(lines[0]!);
   return { text: lines, terminated };
+}
+
+/** The text without the byte-order mark some Windows tools write first (JSON parsers refuse it). */
+function withoutBom(text: string): string {
+  return text.startsWith("\uFEFF") ? text.slice(1) : text;
 }
