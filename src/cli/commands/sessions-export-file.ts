@@ -51,8 +51,8 @@ function publish(temporary: string, output: string): void {
 
 /**
  * Writes a new file through `write(chunk)`: everything goes to a temporary file in the same folder, which
- * takes the name `output` only once complete — a failure (a damaged database, a full disk) leaves nothing
- * behind, and an existing file is never overwritten. Problems with the path raise `FileAccessError`.
+ * takes the name `output` only once complete — a failure (a damaged database, a full disk, SIGINT or SIGTERM)
+ * leaves nothing behind, and an existing file is never overwritten. Problems with the path raise `FileAccessError`.
  *
  * @example
  * await writeNewFile("backup.jsonl", (write) => writeSessionsJsonl(store, ids, write));
@@ -67,6 +67,18 @@ export async function writeNewFile(
     `.${basename(output)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`,
   );
   const file = createWriteStream(temporary, { flags: "wx" });
+  // Interrupted (Ctrl-C, a kill): the half-written file goes, then the signal does what it would have done.
+  const onSignal = (signal: NodeJS.Signals) => {
+    rmSync(temporary, { force: true });
+    stopWatching();
+    process.kill(process.pid, signal);
+  };
+  const stopWatching = () => {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
   try {
     await once(file, "open");
     await body((chunk) => writeTo(file, chunk));
@@ -80,5 +92,7 @@ export async function writeNewFile(
     }
     rmSync(temporary, { force: true });
     throw fromFileSystemError(error, output, "cannot write the export");
+  } finally {
+    stopWatching();
   }
 }
