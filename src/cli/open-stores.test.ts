@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ValidationError } from "../errors/errors.ts";
 import { openSqliteSessionStore } from "../store/sqlite/index.ts";
-import { chooseDatabase, describePostgres, openStores } from "./open-stores.ts";
+import { describePostgres } from "../store/postgres/postgres-location.ts";
+import { chooseDatabase, openStores } from "./open-stores.ts";
 
 const scratch = mkdtempSync(join(tmpdir(), "ctxkit-open-stores-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -72,5 +73,8 @@ describe("openStores", () => {
   it("never shows a PostgreSQL password", () => {
     expect(describePostgres("postgres://app:secret@db:5432/ctxkit")).toBe("postgres://app@db:5432/ctxkit");
     expect(describePostgres("not a url")).toBe("postgres");
+    expect(describePostgres("postgres://app@db/ctxkit?password=secret&sslmode=require")).toBe(
+      "postgres://app@db/ctxkit",
+    );
   });
 });

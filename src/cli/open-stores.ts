@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import type { Settings } from "../config/settings.ts";
 import { ValidationError } from "../errors/errors.ts";
 import type { MemoryStore } from "../memory/memory-store.ts";
+import { describePostgres } from "../store/postgres/postgres-location.ts";
 import type { OpenRetentionOptions, SessionStore } from "../store/session-store.ts";
 
 /** Which database a command uses. */
@@ -25,22 +26,6 @@ export function chooseDatabase(
   const url = flags.db === undefined ? (flags.pg ?? settings.pgUrl) : undefined;
   if (url !== undefined && url !== "") return { kind: "postgres", url };
   return { kind: "sqlite", path: flags.db ?? settings.db };
-}
-
-/**
- * A PostgreSQL URL without its password, for messages.
- *
- * @example
- * describePostgres("postgres://app:secret@db:5432/ctxkit"); // "postgres://app@db:5432/ctxkit"
- */
-export function describePostgres(url: string): string {
-  try {
-    const parsed = new URL(url);
-    parsed.password = "";
-    return parsed.toString();
-  } catch {
-    return "postgres";
-  }
 }
 
 /** An opened session store, its memory store when asked for, and where they live in words. */

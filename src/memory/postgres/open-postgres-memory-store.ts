@@ -6,6 +6,7 @@ import { migratePostgres } from "../../store/postgres/postgres-schema.ts";
 import { memoryStoreContext } from "../memory-plan.ts";
 import type { MemoryStoreOptions } from "../memory-store.ts";
 import { PostgresMemoryStore } from "./postgres-memory-store.ts";
+import { describePostgres } from "../../store/postgres/postgres-location.ts";
 
 /** Options of `openPostgresMemoryStore`: a connection string, or a pool you own. */
 export interface PostgresMemoryStoreOptions extends MemoryStoreOptions {
@@ -30,18 +31,6 @@ const optionsSchema = z
     message: "pass a connectionString or a pool",
   });
 
-/** The URL without its password, for messages. */
-function describeLocation(connectionString: string | undefined): string {
-  if (connectionString === undefined) return "postgres";
-  try {
-    const url = new URL(connectionString);
-    url.password = "";
-    return url.toString();
-  } catch {
-    return "postgres";
-  }
-}
-
 /**
  * Opens the PostgreSQL memory store: connects, creates or migrates the ctxkit schema (one schema, one version,
  * shared with the session store; refusing one written by a newer ctxkit) under an advisory lock. Use the session
@@ -63,7 +52,7 @@ export async function openPostgresMemoryStore(
     },
     "PostgreSQL memory store options",
   );
-  const location = describeLocation(checked.connectionString);
+  const location = describePostgres(checked.connectionString);
   const pool =
     options.pool ?? new pg.Pool({ connectionString: checked.connectionString, max: checked.poolSize ?? 10 });
   const database = new PostgresDatabase(pool, {

@@ -7,6 +7,7 @@ import { storeContext } from "../store-context.ts";
 import { PostgresDatabase, toPostgresStoreError } from "./postgres-database.ts";
 import { migratePostgres } from "./postgres-schema.ts";
 import { PostgresSessionStore } from "./postgres-session-store.ts";
+import { describePostgres } from "./postgres-location.ts";
 
 /** Options of `openPostgresSessionStore`: a connection string, or a pool you own. */
 export interface PostgresSessionStoreOptions extends SessionStoreOptions, OpenRetentionOptions {
@@ -26,20 +27,6 @@ const optionsSchema = z.object({
   poolSize: z.number().int().min(1).max(1000).optional(),
 });
 
-/** The URL without its password or parameters (`?password=` is one), for messages. */
-function describeLocation(connectionString: string | undefined): string {
-  if (connectionString === undefined) return "postgres";
-  try {
-    const url = new URL(connectionString);
-    url.password = "";
-    url.search = "";
-    url.hash = "";
-    return url.toString();
-  } catch {
-    return "postgres";
-  }
-}
-
 /**
  * Opens the PostgreSQL session store: connects, creates or migrates the schema (refusing one written by a
  * newer ctxkit). Opening never deletes sessions unless `retentionDays` asks for it (see `OpenRetentionOptions`).
@@ -56,7 +43,7 @@ export async function openPostgresSessionStore(
     "PostgreSQL store options",
   );
   const context = storeContext(options);
-  const location = describeLocation(checked.connectionString);
+  const location = describePostgres(checked.connectionString);
   const pool =
     options.pool ?? new pg.Pool({ connectionString: checked.connectionString, max: checked.poolSize ?? 10 });
   const database = new PostgresDatabase(pool, {
