@@ -19,7 +19,12 @@ export const MAX_MEMORY_LENGTH = 100_000;
 export const DEFAULT_LIST_LIMIT = 50;
 export const DEFAULT_SEARCH_LIMIT = 20;
 
-const identifier = (what: string, max = 200) => z.string().min(1, `${what} must not be empty`).max(max);
+const identifier = (what: string, max = 200) =>
+  z
+    .string()
+    .min(1, `${what} must not be empty`)
+    .max(max)
+    .refine((value) => !value.includes("\u0000"), `${what} cannot contain the character U+0000 (NUL)`);
 
 /** Schema of a memory kind. */
 export const memoryKindSchema = z.enum(MEMORY_KINDS);
@@ -36,7 +41,9 @@ const contentSchema = z
   .refine(
     (content) => normalizeMemoryText(content) !== "",
     "a memory needs at least one word of letters or digits",
-  );
+  )
+  // PostgreSQL text cannot hold U+0000, and a summary of a tool's binary output may: every store keeps U+FFFD.
+  .transform((content) => content.replaceAll("\u0000", "\uFFFD"));
 
 const metadataSchema = jsonObjectSchema;
 

@@ -93,6 +93,16 @@ export function describeMemoryStoreConformance(name: string, harness: MemoryStor
       expect(await errorCode(store.add({ id: "fixed", kind: "note", content: "another one" }))).toBe(
         "invalid_input",
       );
+      for (const input of [{ id: "nul\u0000" }, { owner: "a\u0000" }, { sourceSessionId: "s\u0000" }]) {
+        expect(await errorCode(store.add({ ...input, kind: "note", content: "x" }))).toBe("invalid_input");
+      }
+    });
+
+    it("keeps a U+0000 of the content as U+FFFD on every backend", async () => {
+      const { memory: added } = await store.add({ kind: "fact", content: "binary\u0000output of the build" });
+      expect(added.content).toBe("binary\uFFFDoutput of the build");
+      expect((await store.get(added.id))?.content).toBe("binary\uFFFDoutput of the build");
+      expect((await store.search("build")).map((hit) => hit.memory.id)).toEqual([added.id]);
     });
 
     it("updates fields, keeps createdAt and can remove the expiry", async () => {
