@@ -159,6 +159,27 @@ describe("CoreMemoryBuilder", () => {
     expect(summarizer.requests.length).toBe(1);
   });
 
+  it("lets a caller that aborts stop waiting without failing the others sharing its build", async () => {
+    const { store } = setup();
+    await fillLongList(store, 60);
+    let finish: (text: string) => void = () => undefined;
+    const summarizer = new FakeSummarizer({ respond: () => new Promise<string>((done) => (finish = done)) });
+    const builder = new CoreMemoryBuilder({ store, counter, summarizer });
+    const controller = new AbortController();
+    const aborted = builder.build({ maxTokens: 100, signal: controller.signal });
+    const patient = builder.build({ maxTokens: 100 });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    controller.abort(new Error("ctrl-c on the first turn"));
+    await expect(aborted).rejects.toThrow("ctrl-c on the first turn");
+    finish("- compressed while one caller left");
+    const built = await patient;
+    expect(built).toMatchObject({ compressed: true, body: "- compressed while one caller left" });
+    expect(built.error).toBeUndefined();
+    // The build is kept for the next caller.
+    expect(await builder.build({ maxTokens: 100 })).toBe(built);
+    expect(summarizer.requests.length).toBe(1);
+  });
+
   it("rebuilds once a memory it used has expired", async () => {
     const { store, clock, advance } = setup();
     await store.add({ kind: "fact", content: "the sprint ends today", expiresAt: "2025-03-01T12:00:00Z" });

@@ -115,7 +115,7 @@ export class CoreMemoryBuilder {
     const now = this.#clock().toISOString();
     const staleAt = cached?.freshness.staleAt;
     if (cached && cached.version === version && (staleAt === undefined || now < staleAt)) {
-      return cached.result;
+      return untilAborted(cached.result, request.signal);
     }
     const freshness: CacheEntry["freshness"] = {};
     const result = (async () => {
@@ -124,7 +124,7 @@ export class CoreMemoryBuilder {
         memory.expiresAt === undefined ? [] : [memory.expiresAt],
       );
       if (expiries.length > 0) freshness.staleAt = expiries.sort()[0]!;
-      return this.#compose(memories, parsed.maxTokens, version, request.signal);
+      return this.#compose(memories, parsed.maxTokens, version);
     })();
     // Cached before the first await, so concurrent callers share this build.
     this.#remember(key, { version, freshness, result });
@@ -132,7 +132,7 @@ export class CoreMemoryBuilder {
       if (this.#cache.get(key)?.result === result) this.#cache.delete(key);
     };
     result.then((built) => built.error !== undefined && forget(), forget);
-    return result;
+    return untilAborted(result, request.signal);
   }
 
   #remember(key: string, entry: CacheEntry): void {
@@ -161,12 +161,12 @@ export class CoreMemoryBuilder {
     return lists.flat();
   }
 
-  async #compose(
-    memories: readonly Memory[],
-    maxTokens: number,
-    version: number,
-    signal: AbortSignal | undefined,
-  ): Promise<CoreMemories> {
+  /**
+   * The block for these memories, compressed by the summarizer when they do not fit. Shared by every caller that
+   * asks meanwhile, so no caller's signal stops it: an aborted caller stops waiting (`untilAborted`), and the
+   * block is cached for the next.
+   */
+  async #compose(memories: readonly Memory[], maxTokens: number, version: number): Promise<CoreMemories> {
     const { counter, summarizer } = this.#options;
     const all = renderMemories(memories);
     const selected = selectWithinBudget(memories, maxTokens, counter);
@@ -180,11 +180,9 @@ export class CoreMemoryBuilder {
         messages: [memoriesMessage(input, this.#clock().toISOString())],
         focus: COMPRESSION_FOCUS,
         maxTokens: Math.max(1, maxTokens - counter.countText(coreMemoriesBlock("x"))),
-        ...(signal !== undefined && { signal }),
       });
       return this.#result(fitBody(summary, maxTokens, counter), memories, true, version);
     } catch (error) {
-      if (signal?.aborted) throw error;
       // Memory is an aid, not a reason to fail the turn: keep what fits verbatim and retry next time.
       return { ...this.#result(selected.body, selected.memories, false, version), error };
     }
@@ -214,4 +212,15 @@ function memoriesMessage(text: string, now: string): Message {
     createdAt: now,
   };
   return Object.freeze(message);
+}
+
+/** `result`, or the signal's reason as soon as it aborts (what `result` goes on to do is not stopped). */
+function untilAborted<T>(result: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return result;
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener("abort", onAbort, { once: true });
+    result.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
