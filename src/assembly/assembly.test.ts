@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { sequentialIds } from "../model/ids.ts";
 import { createGovernor } from "../governance/governor.ts";
@@ -45,8 +46,28 @@ describe("assembleSystemPrompt", () => {
       counter,
     );
     expect(system.sections[0]!.truncated).toBe(true);
-    expect(counter.countText(system.text)).toBeLessThanOrEqual(100 + 5);
+    expect(counter.countText(system.text)).toBeLessThanOrEqual(100);
     expect(system.text).toContain("section shortened");
+  });
+
+  it("never lets a section's block, heading and notice included, exceed its budget (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ maxLength: 2_000 }).filter((content) => content.trim() !== ""),
+        fc.integer({ min: 1, max: 400 }),
+        fc.constantFrom<string | null | undefined>(undefined, null, "A LONGER HEADING OF OUR OWN"),
+        (content, maxTokens, heading) => {
+          const system = assembleSystemPrompt(
+            [{ name: "core-memories", content, maxTokens, ...(heading !== undefined && { heading }) }],
+            counter,
+          );
+          expect(system.sections[0]!.tokens).toBeLessThanOrEqual(maxTokens);
+          expect(system.tokens).toBeLessThanOrEqual(maxTokens);
+          if (!system.sections[0]!.truncated) expect(system.text.endsWith(content.trim())).toBe(true);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it("rejects a section without a name", () => {

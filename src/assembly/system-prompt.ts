@@ -33,7 +33,10 @@ export interface PromptSection {
   readonly content: string;
   /** Heading written above the content; standard sections have one, `null` writes none. */
   readonly heading?: string | null;
-  /** Upper bound in tokens; longer content is cut with a notice. 0 or absent: no limit. */
+  /**
+   * Upper bound in tokens of the section's block, heading included: longer content is cut with a notice, and the
+   * section is left out when not even its heading and the notice fit. 0 or absent: no limit.
+   */
   readonly maxTokens?: number;
   /** Position among sections (lower first). Standard sections use 10, 20, … 70. */
   readonly order?: number;
@@ -67,21 +70,28 @@ function orderOf(section: PromptSection): number {
   return standard >= 0 ? (standard + 1) * 10 : 1_000;
 }
 
+/**
+ * A section's block (`prefix`, its heading, then the content) within `maxTokens` (0: no budget): the content cut
+ * and a notice added when it does not fit, nothing when not even the heading and the notice fit.
+ */
 function fitToBudget(
+  prefix: string,
   content: string,
   maxTokens: number,
   counter: TokenCounter,
 ): { text: string; truncated: boolean } {
-  if (maxTokens <= 0 || counter.countText(content) <= maxTokens) return { text: content, truncated: false };
+  const whole = prefix + content;
+  if (maxTokens <= 0 || counter.countText(whole) <= maxTokens) return { text: whole, truncated: false };
+  const notice = "\n[… section shortened to fit its token budget …]";
+  if (counter.countText(prefix + notice) > maxTokens) return { text: "", truncated: true };
   let low = 0;
   let high = content.length;
-  const notice = "\n[… section shortened to fit its token budget …]";
   while (low < high) {
     const middle = Math.ceil((low + high) / 2);
-    if (counter.countText(content.slice(0, middle) + notice) <= maxTokens) low = middle;
+    if (counter.countText(prefix + content.slice(0, middle) + notice) <= maxTokens) low = middle;
     else high = middle - 1;
   }
-  return { text: content.slice(0, low) + notice, truncated: true };
+  return { text: prefix + content.slice(0, low) + notice, truncated: true };
 }
 
 /**
@@ -110,14 +120,19 @@ export function assembleSystemPrompt(
   const parts: string[] = [];
   const rendered: RenderedSection[] = [];
   for (const { section } of ordered) {
-    const { text, truncated } = fitToBudget(section.content.trim(), section.maxTokens ?? 0, counter);
     const heading =
       section.heading === null
         ? undefined
         : (section.heading ?? headings[section.name as StandardSectionName]);
-    const block = heading ? `# ${heading}\n${text}` : text;
-    parts.push(block);
-    rendered.push({ name: section.name, tokens: counter.countText(block), truncated });
+    const prefix = heading ? `# ${heading}\n` : "";
+    const { text: block, truncated } = fitToBudget(
+      prefix,
+      section.content.trim(),
+      section.maxTokens ?? 0,
+      counter,
+    );
+    if (block !== "") parts.push(block);
+    rendered.push({ name: section.name, tokens: block === "" ? 0 : counter.countText(block), truncated });
   }
   const text = parts.join("\n\n");
   return { text, sections: rendered, tokens: text === "" ? 0 : counter.countText(text) };
