@@ -48,6 +48,8 @@ export class LiveSession {
   readonly #inFlight = new Map<string, AbortController>();
   readonly #onIdle: (session: LiveSession) => void;
   #generation = 0;
+  /** Connections attaching to it (`SyncHub.open` until their `release()`): it must stay the hub's meanwhile. */
+  #holds = 0;
 
   constructor(
     sessionId: string,
@@ -67,9 +69,21 @@ export class LiveSession {
     return this.#ledger;
   }
 
-  /** True while nothing is running, no connection is attached and no result is waiting. */
+  /** True while nothing is running, no connection is attached or attaching and no result is waiting. */
   get idle(): boolean {
-    return this.#listeners.size === 0 && this.#inFlight.size === 0 && this.#undelivered.length === 0;
+    return (
+      !this.held && this.#listeners.size === 0 && this.#inFlight.size === 0 && this.#undelivered.length === 0
+    );
+  }
+
+  /** True while a connection is attaching to it (see `hold`). */
+  get held(): boolean {
+    return this.#holds > 0;
+  }
+
+  /** @internal Keeps it in its hub until `release()`: `SyncHub.open` holds it for the connection that opens it. */
+  hold(): void {
+    this.#holds++;
   }
 
   get hasUndelivered(): boolean {
@@ -95,8 +109,12 @@ export class LiveSession {
     };
   }
 
-  /** Lets the hub forget this session if nothing holds it (call after an abandoned attach). */
+  /**
+   * Ends the hold `SyncHub.open` took for its caller: call it once attached (after `subscribe`) or when giving
+   * the attach up; the hub then forgets the session if nothing else keeps it.
+   */
   release(): void {
+    if (this.#holds > 0) this.#holds--;
     this.#onIdle(this);
   }
 

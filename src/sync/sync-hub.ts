@@ -58,28 +58,40 @@ export class SyncHub {
 
   /**
    * The live session for `sessionId`: already in memory, loaded from the store, or new (from the backstory).
-   * `restored` is true when the server already knew the session.
+   * `restored` is true when the server already knew the session. The session is held for the caller, so it stays
+   * the hub's while the caller attaches (the last other connection may close meanwhile): call `session.release()`
+   * once subscribed, or to give up.
    */
   async open(
     sessionId: string,
     request: OpenSessionRequest,
   ): Promise<{ session: LiveSession; restored: boolean }> {
-    clearTimeout(this.#timers.get(sessionId));
-    this.#timers.delete(sessionId);
-    let restored = true;
-    let pending = this.#sessions.get(sessionId);
-    if (!pending) {
-      pending = this.#load(sessionId, request.backstory).then(({ session, known }) => {
-        restored = known;
-        return session;
-      });
-      this.#sessions.set(sessionId, pending);
-      pending.catch(() => this.#sessions.delete(sessionId));
+    for (;;) {
+      clearTimeout(this.#timers.get(sessionId));
+      this.#timers.delete(sessionId);
+      let restored = true;
+      let pending = this.#sessions.get(sessionId);
+      if (!pending) {
+        pending = this.#load(sessionId, request.backstory).then(({ session, known }) => {
+          restored = known;
+          return session;
+        });
+        this.#sessions.set(sessionId, pending);
+        pending.catch(() => this.#sessions.delete(sessionId));
+      }
+      const session = await pending;
+      // Forgotten while this call waited (its last connection closed): load it again, never keep a stray copy.
+      if (this.#sessions.get(sessionId) !== pending) continue;
+      session.hold();
+      try {
+        if (request.reset) await session.reset();
+        else if (request.executorSessionIds) await session.adoptExecutorSessions(request.executorSessionIds);
+      } catch (error) {
+        session.release();
+        throw error;
+      }
+      return { session, restored: restored && !request.reset };
     }
-    const session = await pending;
-    if (request.reset) await session.reset();
-    else if (request.executorSessionIds) await session.adoptExecutorSessions(request.executorSessionIds);
-    return { session, restored: restored && !request.reset };
   }
 
   /** Aborts every running request and forgets the sessions in memory (their state is in the store). */
@@ -114,12 +126,18 @@ export class SyncHub {
       this.#forget(session);
       return;
     }
-    if (session.listenerCount > 0 || session.inFlight().length > 0 || this.#timers.has(session.sessionId))
+    if (
+      session.held ||
+      session.listenerCount > 0 ||
+      session.inFlight().length > 0 ||
+      this.#timers.has(session.sessionId)
+    )
       return;
     // Only undelivered results keep it: give a reconnecting client `idleMs` to collect them.
     const timer = setTimeout(() => {
       this.#timers.delete(session.sessionId);
-      if (session.listenerCount === 0 && session.inFlight().length === 0) this.#forget(session);
+      if (!session.held && session.listenerCount === 0 && session.inFlight().length === 0)
+        this.#forget(session);
     }, this.options.idleMs ?? 300_000);
     timer.unref();
     this.#timers.set(session.sessionId, timer);
@@ -127,7 +145,12 @@ export class SyncHub {
 
   #forget(session: LiveSession): void {
     void this.#sessions.get(session.sessionId)?.then((current) => {
-      if (current === session && session.listenerCount === 0 && session.inFlight().length === 0) {
+      if (
+        current === session &&
+        !session.held &&
+        session.listenerCount === 0 &&
+        session.inFlight().length === 0
+      ) {
         this.#sessions.delete(session.sessionId);
       }
     });

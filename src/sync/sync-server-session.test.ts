@@ -143,6 +143,46 @@ describe("SyncServerSession", () => {
     expect(fourth.received[1]).toMatchObject({ in_flight: [] });
   });
 
+  it("keeps one live session when its last connection closes while another is attaching", async () => {
+    const database = new ExecutorDatabase();
+    const saving = gate();
+    let holdSaves = false;
+    const store = new (class extends MemorySyncStateStore {
+      override async save(...args: Parameters<MemorySyncStateStore["save"]>) {
+        if (holdSaves) await saving.wait();
+        return super.save(...args);
+      }
+    })();
+    const hub = hubWith(database, { store });
+    const first = connect(hub);
+    await first.connection.handleMessage({ type: "session_context", session_id: "s" });
+    // A second connection attaches with executor ids to adopt (a save) while the first closes.
+    holdSaves = true;
+    const second = connect(hub);
+    const attaching = second.connection.handleMessage({
+      type: "session_context",
+      session_id: "s",
+      executor_session_ids: { desktop: "adk-9" },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    first.connection.close();
+    holdSaves = false;
+    saving.open();
+    await attaching;
+    const third = connect(hub);
+    await third.connection.handleMessage({ type: "session_context", session_id: "s" });
+    expect(third.connection.session).toBe(second.connection.session);
+    expect(hub.liveCount).toBe(1);
+    await second.connection.handleMessage({ type: "user_intent", request_id: "r1", text: "list files" });
+    await third.connection.handleMessage({ type: "user_intent", request_id: "r2", text: "count files" });
+    await waitFor(() => third.received.filter((message) => message.type === "agent_result").length === 2);
+    const stored = await store.load("s");
+    expect(stored!.entries.filter((entry) => entry.role === "user").map((entry) => entry.text)).toEqual([
+      "list files",
+      "count files",
+    ]);
+  });
+
   it("sends chat that happened during a run on the next run, never the agent's own exchange", async () => {
     const database = new ExecutorDatabase();
     const running = gate();

@@ -105,6 +105,7 @@ export class SyncServerSession {
         this.#session = session;
         this.#unsubscribe = session.subscribe((outgoing) => this.#send(outgoing));
       }
+      session.release();
       this.#send({
         type: "session_ready",
         session_id: session.sessionId,
