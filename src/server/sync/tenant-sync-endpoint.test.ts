@@ -3,6 +3,7 @@ import WebSocket from "ws";
 import { MemorySessionStore } from "../../store/memory/index.ts";
 import { messageText } from "../../model/blocks.ts";
 import type { Executor, ExecutorRun } from "../../sync/executor.ts";
+import { ConversationLedger } from "../../sync/conversation-ledger.ts";
 import { emptyLedgerState } from "../../sync/ledger-state.ts";
 import { MemoryKeyStore } from "../auth/memory-key-store.ts";
 import { startServer, type RunningServer, type StartServerOptions } from "../start-server.ts";
@@ -199,6 +200,31 @@ describe("the agent-sync WebSocket at /v1/sync", () => {
     expect(await store.getSession(syncSessionId("acme", "old"))).toBeUndefined();
     expect(await store.getSession(syncSessionId("acme", "recent"))).toBeDefined();
     expect(await store.getSession("chat")).toBeDefined();
+  });
+
+  it("mirrors every entry once: after new_session the new conversation, and after an assistant-first backstory", async () => {
+    const store = new MemorySessionStore();
+    const sync = new TenantSyncStateStore(store, "acme");
+    const texts = async (id: string) =>
+      (await store.loadMessages(syncSessionId("acme", id))).map((message) => messageText(message));
+    const ledger = new ConversationLedger();
+    ledger.appendExchange("q1", "a1");
+    ledger.appendExchange("q2", "a2");
+    await sync.save("s", ledger.toState());
+    ledger.reset();
+    ledger.appendExchange("new q", "new a");
+    await sync.save("s", ledger.toState());
+    ledger.appendExchange("next q", "next a");
+    await sync.save("s", ledger.toState());
+    expect(await texts("s")).toEqual(["q1", "a1", "q2", "a2", "new q", "new a", "next q", "next a"]);
+
+    const backstory = new ConversationLedger({
+      state: { ...emptyLedgerState(), entries: [{ role: "assistant", text: "hello from before", at: "t0" }] },
+    });
+    await sync.save("t", backstory.toState());
+    backstory.appendExchange("q", "a");
+    await sync.save("t", backstory.toState());
+    expect(await texts("t")).toEqual(["[agent-sync session opened]", "hello from before", "q", "a"]);
   });
 
   it("never mirrors a tenant's sync session into a session of another owner that holds its id", async () => {

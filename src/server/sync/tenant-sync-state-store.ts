@@ -70,9 +70,9 @@ export class TenantSyncStateStore implements SyncStateStore {
         "the id of this sync session is taken by a session of another owner",
       );
     }
-    // One message per mirrored entry, so the session's next seq is how many entries it holds.
-    const mirrored = record?.nextSeq ?? 0;
-    const fresh: MessageInput[] = state.entries.slice(Math.max(0, mirrored - state.dropped)).map((entry) => ({
+    const previous = record === undefined ? undefined : await this.#states.load(id);
+    const from = mirroredUpTo(previous, state);
+    const fresh: MessageInput[] = state.entries.slice(Math.max(0, from - state.dropped)).map((entry) => ({
       role: entry.role,
       content: [{ type: "text", text: entryContent(entry) }],
       createdAt: entry.at,
@@ -83,7 +83,7 @@ export class TenantSyncStateStore implements SyncStateStore {
     }
     if (fresh.length > 0) {
       await this.#sessions.appendTurn(id, fresh, {
-        expectedNextSeq: mirrored,
+        expectedNextSeq: record?.nextSeq ?? 0,
         expectedOwner: this.#tenant,
         session: { owner: this.#tenant, agent: SYNC_SESSION_AGENT, title: `sync ${sessionId}` },
       });
@@ -94,6 +94,23 @@ export class TenantSyncStateStore implements SyncStateStore {
   delete(sessionId: string): Promise<boolean> {
     return this.#states.delete(syncSessionId(this.#tenant, sessionId));
   }
+}
+
+/**
+ * The absolute ledger position up to which the session already holds the entries of `state`'s ledger: where the
+ * previous save's ledger ended, or 0 when `state` is another ledger (`new_session` started it over: the entry
+ * the previous one ended with is not at its place).
+ */
+function mirroredUpTo(previous: LedgerState | undefined, state: LedgerState): number {
+  if (previous === undefined) return 0;
+  const end = previous.dropped + previous.entries.length;
+  const last = previous.entries.at(-1);
+  if (last === undefined) return end;
+  const index = end - 1 - state.dropped;
+  if (index < 0) return end; // trimmed out of the window since: the ledger only grew
+  const now = state.entries[index];
+  const same = now !== undefined && now.role === last.role && now.text === last.text && now.at === last.at;
+  return same ? end : 0;
 }
 
 /**
