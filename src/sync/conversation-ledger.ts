@@ -199,6 +199,14 @@ export class ConversationLedger {
     this.#executorSessionIds = {};
   }
 
+  /** Puts the ledger back to a state it had (`toState()`), e.g. when saving a change failed. */
+  restore(state: LedgerState): void {
+    this.#entries = state.entries;
+    this.#dropped = state.dropped;
+    this.#cursors = { ...state.cursors };
+    this.#executorSessionIds = { ...state.executorSessionIds };
+  }
+
   /** The persistable state (plain JSON). */
   toState(): LedgerState {
     return {

@@ -171,10 +171,7 @@ export class LiveSession {
       const calls = reply.toolCalls;
       this.#throwIfAbandoned(generation);
       if (calls.length === 0) {
-        await this.#writes.run(async () => {
-          this.#ledger.appendExchange(request.text, reply.text);
-          await this.#save();
-        });
+        await this.#commit(() => this.#ledger.appendExchange(request.text, reply.text));
       }
       this.#throwIfAbandoned(generation);
       const route = calls.length === 0 ? undefined : this.#route(calls[0]!.name);
@@ -223,16 +220,15 @@ export class LiveSession {
           `result of executor "${agent}"`,
         );
         this.#throwIfAbandoned(generation);
-        await this.#writes.run(async () => {
+        await this.#commit(() =>
           this.#ledger.recordResult(agent, {
             request: intent.text,
             answer: result.answer,
             toolCalls: result.toolSummary,
             executorSessionId: result.sessionId,
             seenUpTo: context.to,
-          });
-          await this.#save();
-        });
+          }),
+        );
         this.#throwIfAbandoned(generation);
         this.#send({
           type: "agent_result",
@@ -328,6 +324,23 @@ export class LiveSession {
       role: "user",
       content: [{ type: "text" as const, text }],
       createdAt: clock().toISOString(),
+    });
+  }
+
+  /**
+   * Applies a change to the ledger and saves it, in the write queue. A save that fails puts the ledger back, so
+   * the client's retry records the exchange once.
+   */
+  #commit(change: () => void): Promise<void> {
+    return this.#writes.run(async () => {
+      const before = this.#ledger.toState();
+      change();
+      try {
+        await this.#save();
+      } catch (error) {
+        this.#ledger.restore(before);
+        throw error;
+      }
     });
   }
 

@@ -183,6 +183,30 @@ describe("SyncServerSession", () => {
     ]);
   });
 
+  it("records an exchange once when saving it failed and the client retries", async () => {
+    const database = new ExecutorDatabase();
+    let failures = 1;
+    const store = new (class extends MemorySyncStateStore {
+      override async save(...args: Parameters<MemorySyncStateStore["save"]>) {
+        if (failures-- > 0) throw new Error("disk full");
+        return super.save(...args);
+      }
+    })();
+    const hub = hubWith(database, { store });
+    const { connection, received } = connect(hub);
+    await connection.handleMessage({ type: "session_context", session_id: "s" });
+    await connection.handleMessage({ type: "conversation_request", request_id: "c1", text: "Chat once" });
+    await connection.settled();
+    expect(received.at(-1)).toMatchObject({ type: "error", request_id: "c1" });
+    await connection.handleMessage({ type: "conversation_request", request_id: "c2", text: "Chat once" });
+    await connection.settled();
+    expect(connection.session!.ledger.entries.map((entry) => entry.text)).toEqual([
+      "Chat once",
+      "re: Chat once",
+    ]);
+    expect((await store.load("s"))?.entries).toHaveLength(2);
+  });
+
   it("sends chat that happened during a run on the next run, never the agent's own exchange", async () => {
     const database = new ExecutorDatabase();
     const running = gate();
