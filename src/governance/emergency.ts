@@ -1,6 +1,7 @@
 import type { ContentBlock, Message } from "../model/message.ts";
 import { toolResultText } from "../model/blocks.ts";
 import { currentTurnStart, groupTurns, opensTurn } from "../model/turns.ts";
+import { leadingSystemEnd } from "./compaction-plan.ts";
 import type { ProcessorContext } from "./processor.ts";
 import { withContent } from "./rewrite.ts";
 import { trimmedMarker } from "../summarize/summarize-request-schema.ts";
@@ -36,17 +37,20 @@ function clipMessage(message: Message): Message {
 /**
  * The view after a provider overflow error. `trimmed`: everything is summarised to the memory sink, then only
  * the last 5 turns are kept with tool results and user texts clipped to 10k characters. `cleared`: only the
- * current instruction remains.
+ * current instruction remains. The leading system messages are kept in both.
  */
 export async function emergencyView(
   view: readonly Message[],
   stage: "trimmed" | "cleared",
   context: ProcessorContext,
 ): Promise<{ view: Message[]; removedIds: string[] }> {
+  // The leading system messages stay whatever the stage: every later request needs them, and nothing rebuilds
+  // them once gone.
+  const system = view.slice(0, leadingSystemEnd(view));
   if (stage === "cleared") {
     const start = currentTurnStart(view);
     const instruction = view[start];
-    const kept = instruction && opensTurn(instruction) ? [instruction] : [];
+    const kept = [...system, ...(instruction && opensTurn(instruction) ? [instruction] : [])];
     return {
       view: kept,
       removedIds: view.filter((message) => !kept.includes(message)).map((message) => message.id),
@@ -65,7 +69,10 @@ export async function emergencyView(
     });
   }
   const turns = groupTurns(view).filter((turn) => turn.number > 0);
-  const from = turns.length > EMERGENCY_TURNS ? turns[turns.length - EMERGENCY_TURNS]!.start : 0;
-  const kept = view.slice(from).map(clipMessage);
-  return { view: kept, removedIds: view.slice(0, from).map((message) => message.id) };
+  const from = Math.max(
+    system.length,
+    turns.length > EMERGENCY_TURNS ? turns[turns.length - EMERGENCY_TURNS]!.start : 0,
+  );
+  const kept = [...system, ...view.slice(from).map(clipMessage)];
+  return { view: kept, removedIds: view.slice(system.length, from).map((message) => message.id) };
 }

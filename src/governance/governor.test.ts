@@ -248,6 +248,26 @@ describe("Governor", () => {
     expect(await instance.recover(new Error("rate limited"))).toEqual({ retry: false, cleared: false });
   });
 
+  it("keeps the leading system messages through both recovery stages and the turns after them", async () => {
+    const { instance } = governor({ contextWindow: 1_000_000 });
+    const builder = new HistoryBuilder().system("You are careful. Never delete the repository.");
+    for (let turn = 0; turn < 8; turn++) builder.user(`turn ${turn}`).reply("ok");
+    const history = builder.user("turn 8").build();
+    await instance.prepare(history);
+    const overflow = Object.assign(new Error("prompt is too long: 210000 tokens > 200000 maximum"), {
+      status: 400,
+    });
+    expect(await instance.recover(overflow)).toEqual({ retry: true, cleared: false });
+    const trimmed = await instance.prepare(history);
+    expect(trimmed.messages[0]).toMatchObject({ role: "system" });
+    expect(trimmed.messages.filter((message) => message.role === "user")).toHaveLength(5);
+    expect(await instance.recover(overflow)).toEqual({ retry: false, cleared: true });
+    expect(instance.view.map((message: Message) => [message.role, messageText(message)])).toEqual([
+      ["system", "You are careful. Never delete the repository."],
+      ["user", "turn 8"],
+    ]);
+  });
+
   it("adds a budget-exit notice when the run still presses against the window", async () => {
     const { instance, events } = governor({
       policy: {
