@@ -16,7 +16,9 @@ import { isContextOverflowError } from "../errors/overflow-recognition.ts";
 import { toolResultIndex, withCompactSummary } from "../model/compact-summary.ts";
 import type { ContentBlock, JsonValue, Message, MessageInput } from "../model/message.ts";
 import type { CompactionInput, LoadStrategy, SessionRecord, SessionStore } from "../store/session-store.ts";
-import { sessionOffloadStore } from "../store/blob-store.ts";
+import { sessionOffloadStore, type BlobStore } from "../store/blob-store.ts";
+import { resolvePolicy, type GovernancePolicyInput } from "../governance/policy.ts";
+import { createRecallTool } from "../governance/recall-tool.ts";
 import type { EngineSettings } from "./engine-settings.ts";
 import type { EngineTool } from "./engine-tool.ts";
 import { PreparedRequest, type ToolDefinition } from "./prepared-request.ts";
@@ -68,6 +70,8 @@ export class EngineSession {
   #lastPrepared: RequestTokens | undefined;
   /** Overflow recoveries since the last reply (at most two: trim, then clear). */
   #recoveries = 0;
+  /** `recall_tool_output` over this session's offloads; null when the policy never offloads. */
+  #recallTool: EngineTool | null | undefined;
   /** While set, the governor's events are also collected here (to hand `recover`'s event back). */
   #captured: GovernanceEvent[] | undefined;
 
@@ -410,10 +414,18 @@ export class EngineSession {
     };
   }
 
-  /** The tools the engine runs itself in `run()`: `search_memory` when the engine has long-term memory. */
+  /**
+   * The tools the engine runs itself in `run()`: `recall_tool_output` when governance may move tool outputs or
+   * arguments out of the view (its notices tell the model to call it), and `search_memory` when the engine has
+   * long-term memory.
+   */
   get engineTools(): readonly EngineTool[] {
+    this.#recallTool ??= recallEngineTool(this.#settings.policy, this.#store.blobs, this.id);
     const search = this.#settings.memory?.searchTool;
-    return search === undefined ? [] : [search];
+    return [
+      ...(this.#recallTool === null ? [] : [this.#recallTool]),
+      ...(search === undefined ? [] : [search]),
+    ];
   }
 
   /** Runs one agent turn: see `runTurn`. */
@@ -444,4 +456,16 @@ function safeGovernorState(value: JsonValue): GovernorState | undefined {
     if (error instanceof ValidationError) return undefined;
     throw error;
   }
+}
+
+/** The engine's `recall_tool_output` for a session, or null when `policy` neither offloads nor elides. */
+function recallEngineTool(
+  policy: GovernancePolicyInput,
+  blobs: BlobStore,
+  sessionId: string,
+): EngineTool | null {
+  const resolved = resolvePolicy(policy);
+  if (resolved.offloadMinPrunableTokens === 0 && resolved.elideToolInputsAbove === 0) return null;
+  const recall = createRecallTool(sessionOffloadStore(blobs, sessionId));
+  return { definition: recall.definition, execute: (input) => recall.execute(input) };
 }

@@ -188,6 +188,55 @@ describe("ContextEngine", () => {
     expect(await store.loadMessages("s3", { strategy: "all" })).toHaveLength(3);
   });
 
+  it("offers and runs recall_tool_output, so the model can read back an output governance offloaded", async () => {
+    const engine = await createContextEngine({
+      store: new MemorySessionStore(),
+      contextWindow: 40_000,
+      maxOutputTokens: 4_000,
+      tokenCounter: new FakeTokenCounter(),
+    });
+    const session = engine.session("offloads");
+    const listing = (step: number) =>
+      Array.from(
+        { length: 400 },
+        (_, line) => `src/file${step}_${line}.ts:${line}: const v${line} = ${line};`,
+      ).join("\n");
+    let step = 0;
+    let recalled: string | undefined;
+    const offered = new Set<string>();
+    await session.run(
+      "Audit the repository",
+      async (request) => {
+        step++;
+        for (const tool of request.tools) offered.add(tool.name);
+        const text = JSON.stringify(request.messages);
+        const ref = /recall_tool_output\(\\"(blob:[0-9a-f]+)/.exec(text)?.[1];
+        const result = request.messages.at(-1)?.content.find((block) => block.type === "tool-result");
+        if (result?.type === "tool-result" && result.toolName === "recall_tool_output") {
+          recalled = String(result.content);
+          return { content: "done" };
+        }
+        if (ref !== undefined) {
+          return {
+            content: [
+              { type: "tool-call", id: `recall-${step}`, name: "recall_tool_output", input: { ref } },
+            ],
+          };
+        }
+        if (step > 15) return { content: "gave up" };
+        return { content: [{ type: "tool-call", id: `grep-${step}`, name: "grep", input: { step } }] };
+      },
+      {
+        maxSteps: 20,
+        tools: [{ name: "grep", inputSchema: { type: "object" } }],
+        executeTool: async (call) => ({ content: listing(Number((call.input as { step: number }).step)) }),
+      },
+    );
+    expect(offered.has("recall_tool_output")).toBe(true);
+    expect(recalled).toMatch(/^\[characters 0–\d+ of \d+/);
+    expect(recalled).toMatch(/src\/file\d+_0\.ts:0: const v0 = 0;/);
+  });
+
   it("tries a load that failed again on the next call", async () => {
     let failures = 1;
     const store = new (class extends MemorySessionStore {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { NotFoundError } from "../errors/errors.ts";
+import type { JsonValue } from "../model/message.ts";
 import { validate } from "../model/schemas.ts";
 import type { OffloadStore } from "./offload-store.ts";
 
@@ -22,7 +23,7 @@ export const recallToolDefinition = {
     "Read back a tool output (or a long tool-call argument) that was moved out of the conversation to save " +
     "context. " +
     "Pass the reference from the notice; page through long outputs with offset and limit (characters).",
-  inputSchema: z.toJSONSchema(recallInputSchema),
+  inputSchema: z.toJSONSchema(recallInputSchema) as JsonValue,
 } as const;
 
 /**
