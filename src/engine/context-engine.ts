@@ -41,6 +41,12 @@ export interface ContextEngineOptions {
    * owner took since it was loaded is refused (`ConcurrentWriteError`).
    */
   session?: SessionInit;
+  /**
+   * Whether the agent can read offloaded outputs back (default true): `run()` offers and runs
+   * `recall_tool_output`, and governance's notices tell the agent to call it. False when the engine's requests
+   * go to an agent that runs its own tools (a proxy's client): the notices then say to run the tool again.
+   */
+  recall?: boolean;
   onEvent?: (event: GovernanceEvent, sessionId: string) => void;
   ids?: IdGenerator;
   clock?: Clock;
@@ -130,6 +136,7 @@ export async function createContextEngine(options: ContextEngineOptions): Promis
     coreMemoryTokens: options.coreMemoryTokens ?? 1_000,
     restore: options.restore,
     sessionInit: options.session,
+    recall: options.recall ?? true,
     onEvent: options.onEvent,
     ids: options.ids ?? randomIds,
     clock: options.clock ?? systemClock,

@@ -123,6 +123,7 @@ export class EngineSession {
       summarizer: settings.summarizer,
       policy: settings.policy,
       offloadStore: sessionOffloadStore(this.#store.blobs, this.id),
+      recall: settings.recall,
       ...(settings.memory !== undefined && { memorySink: (entry) => settings.memory!.remember(entry) }),
       onEvent: (event) => {
         this.#captured?.push(event);
@@ -420,7 +421,9 @@ export class EngineSession {
    * long-term memory.
    */
   get engineTools(): readonly EngineTool[] {
-    this.#recallTool ??= recallEngineTool(this.#settings.policy, this.#store.blobs, this.id);
+    this.#recallTool ??= this.#settings.recall
+      ? recallEngineTool(this.#settings.policy, this.#store.blobs, this.id)
+      : null;
     const search = this.#settings.memory?.searchTool;
     return [
       ...(this.#recallTool === null ? [] : [this.#recallTool]),

@@ -20,6 +20,8 @@ export interface EngineSettings {
   readonly coreMemoryTokens: number;
   readonly restore: LoadStrategy | undefined;
   readonly sessionInit: SessionInit | undefined;
+  /** Whether sessions offer `recall_tool_output` (see `ContextEngineOptions.recall`). */
+  readonly recall: boolean;
   readonly onEvent: ((event: GovernanceEvent, sessionId: string) => void) | undefined;
   readonly ids: IdGenerator;
   readonly clock: Clock;

@@ -114,6 +114,23 @@ describe("Governor", () => {
     expect(page).toContain(toolMessageText(history[2]!));
     // The newest results stay verbatim.
     expect(request.messages.at(-1)).toBe(history.at(-1));
+    expect(toolMessageText(request.messages[2]!)).toContain(`recall_tool_output("${first.offloadRef}"`);
+
+    // An agent without the recall tool (a proxy's client) is told to run the tool again instead.
+    const blind = governor({
+      contextWindow: 100_000,
+      recall: false,
+      policy: {
+        offloadProtectTokens: 3_000,
+        offloadMinPrunableTokens: 2_000,
+        cacheAware: false,
+        compactionTrigger: 0,
+        groundingTarget: 0,
+      },
+    });
+    const notice = toolMessageText((await blind.instance.prepare(history)).messages[2]!);
+    expect(notice).toMatch(/output offloaded: .*run the tool again if you need it\]$/s);
+    expect(notice).not.toContain("recall_tool_output");
   });
 
   it("compacts into a summary standing where the replaced messages stood, after the run's instruction", async () => {

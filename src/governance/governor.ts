@@ -63,6 +63,13 @@ export interface GovernorOptions {
   processors?: readonly Processor[];
   /** Where offloaded and truncated outputs are kept. Default: in memory. */
   offloadStore?: OffloadStore;
+  /**
+   * Whether the agent can call `recall_tool_output` (default true: `session.run()` offers it, and so can your own
+   * loop with `createRecallTool`). The notices of offloaded outputs and shortened arguments tell the agent to call
+   * it; without it they only say the full text is kept outside the conversation (the stateful proxy, whose clients
+   * run their own tools).
+   */
+  recall?: boolean;
   memorySink?: MemorySink;
   onEvent?: GovernanceEventListener;
   ids?: IdGenerator;
@@ -831,6 +838,7 @@ export class Governor {
       tokensOf: this.tokensOf,
       summarizer: this.#options.summarizer,
       offloadStore: this.#offloadStore,
+      recall: this.#options.recall ?? true,
       ...(this.#options.memorySink !== undefined && { memorySink: this.#options.memorySink }),
       guard: this.#state.guard,
       force,

@@ -61,6 +61,8 @@ export interface ProcessorContext {
   readonly tokensOf: (message: Message) => number;
   readonly summarizer: Summarizer;
   readonly offloadStore?: OffloadStore;
+  /** Whether the agent can call `recall_tool_output` (notices say how only then). Absent: it can. */
+  readonly recall?: boolean;
   readonly memorySink?: MemorySink;
   readonly guard: CompactionGuard;
   /** True when the pre-flight check found the request would overflow: compaction must run. */

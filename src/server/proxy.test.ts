@@ -261,6 +261,38 @@ describe("the OpenAI-compatible proxy, with the official openai client", () => {
     expect((await harness.store.listSessions()).sessions).toHaveLength(0);
   });
 
+  it("offloads old tool outputs with a notice its client can act on: no recall tool it does not have", async () => {
+    const { harness, client } = await setup({
+      contextWindow: 16_000,
+      policy: { cacheAware: false, offloadProtectTokens: 500, offloadMinPrunableTokens: 1_000 },
+      responses: (request) =>
+        request.index < 8
+          ? {
+              toolCalls: [
+                { id: `call_${request.index}`, name: "read_file", arguments: { path: `f${request.index}` } },
+              ],
+            }
+          : { text: "done" },
+    });
+    const openai = client("offloads-1");
+    let messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: "user", content: "Read the files." }];
+    for (let round = 0; round < 9; round++) {
+      const reply = (await openai.chat.completions.create({ model: "m", tools, messages })).choices[0]!
+        .message;
+      const call = reply.tool_calls?.[0];
+      if (call === undefined) break;
+      const listing = Array.from(
+        { length: 120 },
+        (_, line) => `f${round} line ${line}: const v${line} = ${line};`,
+      );
+      messages = [{ role: "tool", tool_call_id: call.id, content: listing.join("\n") }];
+    }
+    const sent = harness.upstream.requests.map((request) => JSON.stringify(request.body.messages));
+    expect(sent.some((body) => body.includes("output offloaded"))).toBe(true);
+    expect(sent.some((body) => body.includes("run the tool again if you need it"))).toBe(true);
+    expect(sent.every((body) => !body.includes("recall_tool_output"))).toBe(true);
+  });
+
   it("compacts long sessions so every request fits the window, and keeps the originals in the store", async () => {
     const { harness, client } = await setup({
       contextWindow: 6_000,

@@ -103,7 +103,8 @@ async function elideCall(block: ToolCallBlock, limitChars: number, context: Proc
     }
     const ref = await context.offloadStore?.putText(value);
     const lines = value.split("\n").length;
-    const recall = ref === undefined ? "" : `; ${RECALL_TOOL_NAME}("${ref}") returns it`;
+    const recall =
+      ref === undefined || context.recall === false ? "" : `; ${RECALL_TOOL_NAME}("${ref}") returns it`;
     next[key] =
       `${outputPreview(value, PREVIEW_LINES, false)}\n${ELIDED}: ${value.length} characters, ${lines} lines${recall}]`;
     changed = true;

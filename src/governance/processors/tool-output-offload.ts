@@ -50,7 +50,9 @@ async function offloadMessage(
       ...block,
       content:
         `${preview}\n[output offloaded: ${text.length} characters, ${lines} lines; ` +
-        `call ${RECALL_TOOL_NAME}("${ref}", offset, limit) to read it]`,
+        (context.recall === false
+          ? "the rest is kept outside the conversation: run the tool again if you need it]"
+          : `call ${RECALL_TOOL_NAME}("${ref}", offset, limit) to read it]`),
       offloadRef: ref,
     });
   }

@@ -52,6 +52,7 @@ describe("StatelessGovernance", () => {
       counter: engineSettings.counter,
       summarizer: engineSettings.summarizer,
       policy: engineSettings.policy,
+      recall: false,
       clock: engineSettings.clock,
     });
     let checkpoints = 0;

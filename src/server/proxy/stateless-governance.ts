@@ -141,6 +141,8 @@ export class StatelessGovernance {
       counter: settings.counter,
       summarizer: settings.summarizer,
       policy: settings.policy,
+      // The client runs its own tools: it has no recall_tool_output.
+      recall: false,
       ids: settings.ids,
       clock: settings.clock,
       onEvent: (event) => {

@@ -13,8 +13,8 @@ import { counterForModel } from "../../tokens/counter-for-model.ts";
 import { defaultModelRegistry } from "../../tokens/model-registry.ts";
 import { KeyedMutex } from "./keyed-mutex.ts";
 
-/** Engine options the server lets a deployment choose (the store, owner and event hook are the server's). */
-export type ServerEngineOptions = Omit<ContextEngineOptions, "store" | "session" | "onEvent">;
+/** Engine options the server lets a deployment choose (the store, owner, event hook and recall are the server's). */
+export type ServerEngineOptions = Omit<ContextEngineOptions, "store" | "session" | "onEvent" | "recall">;
 
 /** What the server remembers about a live session between requests (lost on restart, by design). */
 export interface SessionMemo {
@@ -92,6 +92,8 @@ export class TenantEngines {
           ...resolved,
           store: this.#options.store,
           session: { owner: tenant },
+          // The proxy's clients run their own tools: they have no recall_tool_output.
+          recall: false,
           onEvent: (event, sessionId) => this.#options.onEvent?.(tenant, sessionId, event),
         }),
       );
