@@ -50,7 +50,13 @@ describe("a governor state stored by the earlier governor", () => {
       steady.observeUsage(request.tokens, feed(request));
     }
     expect(now).toBe(fixture.now);
-    expect(steady.snapshot()).toEqual(fixture.state);
+    // The fixture predates the call ids and result digests loop detection keeps now (optional in the state).
+    const snapshot = steady.snapshot();
+    const withoutResults = {
+      ...snapshot,
+      recentCalls: snapshot.recentCalls.map(({ signature, label }) => ({ signature, label })),
+    };
+    expect(withoutResults).toEqual(fixture.state);
 
     const restored = createGovernor(options);
     const next = points[fixture.requests]!;

@@ -146,7 +146,14 @@ const stateSchema = z.object({
     settledPausedBelow: z.number().optional(),
     summarySizeRatio: z.number().positive().optional(),
   }),
-  recentCalls: z.array(z.object({ signature: z.string(), label: z.string() })),
+  recentCalls: z.array(
+    z.object({
+      signature: z.string(),
+      label: z.string(),
+      callId: z.string().optional(),
+      result: z.string().optional(),
+    }),
+  ),
   cached: z.object({ at: z.number(), ends: z.array(z.number().int()) }).optional(),
   anchor: z.number().int().optional(),
 });

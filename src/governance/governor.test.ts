@@ -1,4 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { importTranscriptFile } from "../formats/transcripts/index.ts";
+import { transcriptPath } from "../../test/support/transcripts.ts";
+import { LoopDetector } from "./loop-detector.ts";
 import { ContextOverflowError } from "../errors/errors.ts";
 import { messageText, toolResultText } from "../model/blocks.ts";
 import { toolMessageText } from "./tool-output-text.ts";
@@ -337,6 +340,32 @@ describe("Governor", () => {
     const request = await instance.prepare(builder.build());
     expect(request.loop?.kind).toBe("repeated-call");
     expect(request.events.map((event) => event.type)).toContain("loop-detected");
+  });
+
+  it("takes polling (the same call, new output each time) for progress, not a loop", async () => {
+    const { instance } = governor();
+    const builder = new HistoryBuilder().user("build it");
+    for (let index = 0; index < 8; index++) {
+      builder.step([
+        { name: "write_stdin", input: { chars: "", session_id: 9 }, output: `building… ${index * 10}%` },
+      ]);
+      expect((await instance.prepare(builder.build())).loop).toBeUndefined();
+    }
+    // Once the output stops changing, the same polls are a loop again.
+    for (let index = 0; index < 5; index++)
+      builder.step([{ name: "write_stdin", input: { chars: "", session_id: 9 }, output: "stuck at 70%" }]);
+    expect((await instance.prepare(builder.build())).loop?.kind).toBe("repeated-call");
+  });
+
+  it("reports no loop in the real transcripts' polling (a Codex build watched with write_stdin)", async () => {
+    const [conversation] = await importTranscriptFile(
+      transcriptPath(
+        "codemie-code/codex/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl",
+      ),
+    );
+    const detector = new LoopDetector();
+    const detections = conversation!.messages.flatMap((message) => detector.observe(message) ?? []);
+    expect(detections).toEqual([]);
   });
 });
 

@@ -19,9 +19,10 @@ export interface LoopDetectorOptions {
   readonly window?: number;
 }
 
+const digest = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 16);
+
 function signature(name: string, canonicalInput: string): string {
-  const hash = createHash("sha256").update(canonicalInput).digest("hex").slice(0, 16);
-  return `${name}:${hash}`;
+  return `${name}:${digest(canonicalInput)}`;
 }
 
 /** One tool call as loop detection remembers it. */
@@ -30,12 +31,23 @@ export interface LoopCall {
   readonly signature: string;
   /** How a detection names it. */
   readonly label: string;
+  /** The call's id, to match its result. */
+  readonly callId?: string;
+  /** Digest of its result, once seen: a call repeated with the same result made no progress. */
+  readonly result?: string;
+}
+
+/** Whether `later` repeats `earlier`: the same call, and unless `later` is still waiting, the same result. */
+function repeats(earlier: LoopCall, later: LoopCall, laterIsNewest: boolean): boolean {
+  if (earlier.signature !== later.signature) return false;
+  return laterIsNewest || earlier.result === later.result;
 }
 
 /**
- * Watches tool calls as they are made and reports a loop: the same call (name + canonical arguments) repeated
- * `repeatThreshold` times in a row, or a cycle of 2–5 calls repeated `cycleRepeats` times. Work per call is
- * bounded by the window, never by the history.
+ * Watches tool calls as they are made and reports a loop: the same call (name + canonical arguments) with the same
+ * result repeated `repeatThreshold` times in a row, or a cycle of 2–5 such calls repeated `cycleRepeats` times.
+ * Results count: polling a running command (the same call, new output each time) is progress, not a loop. Work
+ * per call is bounded by the window, never by the history.
  *
  * @example
  * const detector = new LoopDetector();
@@ -58,16 +70,26 @@ export class LoopDetector {
     if (message.role === "user" && message.kind === undefined) this.#calls = [];
     let detection: LoopDetection | undefined;
     for (const block of message.content) {
+      if (block.type === "tool-result") {
+        this.#recordResult(block.callId, canonicalJson(block.content) + (block.isError === true ? "!" : ""));
+        continue;
+      }
       if (block.type !== "tool-call") continue;
       const input = canonicalJson(block.input);
       this.#calls.push({
         signature: signature(block.name, input),
         label: `${block.name}(${input.slice(0, 80)})`,
+        callId: block.id,
       });
       if (this.#calls.length > this.#window) this.#calls.shift();
       detection ??= this.#check();
     }
     return detection;
+  }
+
+  #recordResult(callId: string, content: string): void {
+    const index = this.#calls.findLastIndex((call) => call.callId === callId);
+    if (index >= 0) this.#calls[index] = { ...this.#calls[index]!, result: digest(content) };
   }
 
   /** Forgets every call seen (e.g. after the user intervened). */
@@ -82,9 +104,7 @@ export class LoopDetector {
 
   /** Takes back what `recentCalls` returned (the newest `window` of them). */
   restore(calls: readonly LoopCall[]): void {
-    this.#calls = calls
-      .slice(-this.#window)
-      .map((call) => ({ signature: call.signature, label: call.label }));
+    this.#calls = calls.slice(-this.#window).map((call) => ({ ...call }));
   }
 
   #check(): LoopDetection | undefined {
@@ -92,7 +112,7 @@ export class LoopDetector {
     const last = calls.at(-1)!;
     if (this.#repeatThreshold > 0 && calls.length >= this.#repeatThreshold) {
       const tail = calls.slice(-this.#repeatThreshold);
-      if (tail.every((call) => call.signature === last.signature)) {
+      if (tail.every((call, index) => index === 0 || repeats(tail[index - 1]!, call, call === last))) {
         return { kind: "repeated-call", pattern: `${last.label} ×${this.#repeatThreshold}` };
       }
     }
@@ -103,7 +123,7 @@ export class LoopDetector {
       const tail = calls.slice(-needed);
       const distinct = new Set(tail.slice(0, cycle).map((call) => call.signature)).size;
       if (distinct < 2) continue;
-      if (tail.every((call, index) => call.signature === tail[index % cycle]!.signature)) {
+      if (tail.every((call, index) => repeats(tail[index % cycle]!, call, call === last))) {
         const labels = tail
           .slice(0, cycle)
           .map((call) => call.label)
