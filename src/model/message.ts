@@ -36,7 +36,13 @@ export interface ToolCallBlock {
   readonly type: "tool-call";
   readonly id: string;
   readonly name: string;
+  /** The arguments; a string for a free-form (custom) tool's input, or function arguments that did not parse. */
   readonly input: JsonValue;
+  /**
+   * True for a function call whose arguments were not JSON (a model cut off mid-call): `input` is their text, and
+   * the call goes back to the provider as the function call it was, not as a free-form tool's.
+   */
+  readonly unparsed?: true;
 }
 
 /** Image content: inline base64 `data`, a `url`, or a `ref` into the blob store. */

@@ -107,6 +107,7 @@ export const toolCallBlockSchema = z.object({
   id: z.string().min(1, "a tool call needs a non-empty id"),
   name: z.string().min(1, "a tool call needs a tool name"),
   input: jsonValueSchema,
+  unparsed: z.literal(true).optional(),
 });
 
 const sourceFields = {

@@ -41,6 +41,34 @@ export function functionArguments(call: ToolCallBlock, message?: Message): strin
   return typeof call.input === "string" ? call.input : JSON.stringify(call.input);
 }
 
+/**
+ * A function call's block from its `arguments` text (parsed by `parse`, `parseFunctionArguments` by default):
+ * arguments that do not parse are kept as text and marked `unparsed`, so the call is sent back as a function call.
+ *
+ * @example
+ * functionCallBlock("c1", "read", '{"path":'); // { …, input: '{"path":', unparsed: true }
+ */
+export function functionCallBlock(
+  id: string,
+  name: string,
+  argumentsText: string,
+  parse: (text: string) => JsonValue = parseFunctionArguments,
+): ToolCallBlock {
+  const input = parse(argumentsText);
+  return {
+    type: "tool-call",
+    id,
+    name,
+    input,
+    ...(typeof input === "string" && { unparsed: true as const }),
+  };
+}
+
+/** Whether a call goes to OpenAI as a free-form (custom) tool's call: string input not marked `unparsed`. */
+export function isCustomToolCall(call: ToolCallBlock): boolean {
+  return typeof call.input === "string" && call.unparsed !== true;
+}
+
 /** Records, for `message.metadata`, the arguments texts that `JSON.stringify` would not reproduce. */
 export class RawArguments {
   readonly #texts: Record<string, string> = {};

@@ -1,4 +1,4 @@
-import { parseFunctionArguments } from "../../formats/providers/function-arguments.ts";
+import { functionCallBlock } from "../../formats/providers/function-arguments.ts";
 import type { ContentBlock, Usage } from "../../model/message.ts";
 
 /** An assistant reply rebuilt from an upstream answer, ready for `session.recordAssistant`. */
@@ -63,14 +63,11 @@ export function replyBlocks(
   if (reasoning !== "") blocks.push({ type: "reasoning", text: reasoning });
   if (text !== "") blocks.push({ type: "text", text });
   for (const call of calls) {
-    blocks.push({
-      type: "tool-call",
-      id: call.id,
-      name: call.name,
-      input: call.custom
-        ? call.arguments
-        : parseFunctionArguments(call.arguments === "" ? "{}" : call.arguments),
-    });
+    blocks.push(
+      call.custom
+        ? { type: "tool-call", id: call.id, name: call.name, input: call.arguments }
+        : functionCallBlock(call.id, call.name, call.arguments === "" ? "{}" : call.arguments),
+    );
   }
   if (blocks.length === 0) blocks.push({ type: "text", text: "" });
   return blocks;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { toOpenAIChat } from "../../formats/providers/openai-chat/index.ts";
 import { replyFromCompletion } from "./assistant-reply.ts";
 import { ChatStreamAccumulator } from "./chat-stream-accumulator.ts";
 
@@ -56,9 +57,17 @@ describe("ChatStreamAccumulator", () => {
     );
     const failed = accumulator.add({ error: { message: "upstream exploded" } });
     expect(failed.error).toEqual({ message: "upstream exploded" });
-    expect(accumulator.reply().content).toEqual([
-      { type: "tool-call", id: "c1", name: "run", input: '{"cmd": ' },
+    const content = accumulator.reply().content;
+    expect(content).toEqual([
+      { type: "tool-call", id: "c1", name: "run", input: '{"cmd": ', unparsed: true },
     ]);
+    // Stored, it goes upstream again as the function call it was (a custom tool's call would be refused).
+    const [sent] = toOpenAIChat([
+      { id: "m", sessionId: "s", seq: 0, turn: 1, role: "assistant", content, createdAt: "t" },
+    ]);
+    expect(sent).toMatchObject({
+      tool_calls: [{ type: "function", function: { name: "run", arguments: '{"cmd": ' } }],
+    });
   });
 });
 

@@ -1,5 +1,5 @@
 import type { ContentBlock, Message, ToolResultBlock } from "../../../model/message.ts";
-import { RawArguments } from "../function-arguments.ts";
+import { functionCallBlock, RawArguments } from "../function-arguments.ts";
 import { mediaTypeFromUrl, parseDataUrl, providerFileUrl } from "../media.ts";
 import { buildMessages, userDraft, type MessageDraft } from "../message-builder.ts";
 import type { ImportOptions } from "../options.ts";
@@ -64,12 +64,9 @@ function assistantBlocks(message: Parsed<"assistant">, rawArguments: RawArgument
     blocks.push(
       "custom" in call
         ? { type: "tool-call", id: call.id, name: call.custom.name, input: call.custom.input }
-        : {
-            type: "tool-call",
-            id: call.id,
-            name: call.function.name,
-            input: rawArguments.parse(call.id, call.function.arguments),
-          },
+        : functionCallBlock(call.id, call.function.name, call.function.arguments, (text) =>
+            rawArguments.parse(call.id, text),
+          ),
     );
   }
   return blocks;

@@ -17,6 +17,7 @@ import {
 import { fromOpenAIChat } from "./from-openai-chat.ts";
 import type { OpenAIChatImageDetail, OpenAIChatMessage } from "./openai-chat-message.ts";
 import { toOpenAIChat, toOpenAIChatJson } from "./to-openai-chat.ts";
+import { toOpenAIResponses } from "../openai-responses/index.ts";
 
 const signed = [{ type: "reasoning", text: "The build log first.", signature: "c2lnbmF0dXJl" }] as const;
 
@@ -158,18 +159,32 @@ describe("OpenAI chat", () => {
     });
   });
 
-  it("keeps broken function arguments as text", () => {
-    const [message] = fromOpenAIChat(
-      [
-        {
-          role: "assistant",
-          content: null,
-          tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: '{"a":' } }],
-        },
+  it("keeps broken function arguments as text and sends them back as the function call they were", () => {
+    for (const text of ['{"a":', "", '"abc"']) {
+      const call = {
+        role: "assistant" as const,
+        content: null,
+        tool_calls: [{ id: "c", type: "function" as const, function: { name: "f", arguments: text } }],
+      };
+      const [message] = fromOpenAIChat([call], fixedImportOptions());
+      expect(message!.content).toEqual([
+        { type: "tool-call", id: "c", name: "f", input: text, unparsed: true },
+      ]);
+      expect(toOpenAIChat([message!])).toEqual([call]);
+      expect(toOpenAIResponses([message!])).toEqual([
+        expect.objectContaining({ type: "function_call", call_id: "c", name: "f", arguments: text }),
+      ]);
+    }
+    // A free-form (custom) tool's call stays one.
+    const custom = {
+      role: "assistant" as const,
+      content: null,
+      tool_calls: [
+        { id: "p", type: "custom" as const, custom: { name: "apply_patch", input: "*** Begin Patch" } },
       ],
-      fixedImportOptions(),
-    );
-    expect(message!.content).toEqual([{ type: "tool-call", id: "c", name: "f", input: '{"a":' }]);
+    };
+    const [patch] = fromOpenAIChat([custom], fixedImportOptions());
+    expect(toOpenAIChat([patch!])).toEqual([custom]);
   });
 
   it("sends the original arguments text back while it still matches the input", () => {

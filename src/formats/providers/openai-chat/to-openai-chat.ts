@@ -1,6 +1,6 @@
 import type { ContentBlock, FileBlock, ImageBlock, JsonValue, Message } from "../../../model/message.ts";
 import { planExport, where, type ExportEntry } from "../export-plan.ts";
-import { functionArguments } from "../function-arguments.ts";
+import { functionArguments, isCustomToolCall } from "../function-arguments.ts";
 import {
   mediaPlaceholder,
   mediaSource,
@@ -95,7 +95,7 @@ function assistantMessage(
     if (block.type === "text") texts.push(block.text);
     else if (block.type === "tool-call")
       toolCalls.push(
-        typeof block.input === "string"
+        isCustomToolCall(block) && typeof block.input === "string"
           ? { id: block.id, type: "custom", custom: { name: block.name, input: block.input } }
           : {
               id: block.id,

@@ -1,5 +1,5 @@
 import type { ContentBlock, Message, ToolResultBlock } from "../../../model/message.ts";
-import { RawArguments } from "../function-arguments.ts";
+import { functionCallBlock, RawArguments } from "../function-arguments.ts";
 import { buildMessages, userDraft, type MessageDraft } from "../message-builder.ts";
 import type { ImportOptions } from "../options.ts";
 import { decodeToolResultText } from "../tool-result-text.ts";
@@ -108,9 +108,13 @@ export function fromOpenAIResponses(payload: unknown, options: ImportOptions = {
     });
     if (item.type === "reasoning") current.content.push(...reasoningBlocksOf(item));
     else if (item.type === "function_call" || item.type === "custom_tool_call") {
-      const input =
-        item.type === "function_call" ? current.rawArguments.parse(item.call_id, item.arguments) : item.input;
-      current.content.push({ type: "tool-call", id: item.call_id, name: item.name, input });
+      current.content.push(
+        item.type === "function_call"
+          ? functionCallBlock(item.call_id, item.name, item.arguments, (text) =>
+              current.rawArguments.parse(item.call_id, text),
+            )
+          : { type: "tool-call", id: item.call_id, name: item.name, input: item.input },
+      );
       current.extras.add(
         `call:${item.call_id}`,
         extrasOf(item, ["type", "call_id", "name", "arguments", "input"]),

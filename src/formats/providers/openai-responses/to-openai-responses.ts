@@ -1,6 +1,6 @@
 import type { ContentBlock, FileBlock, ImageBlock, Message, ReasoningBlock } from "../../../model/message.ts";
 import { planExport, where, type ToolResultEntry } from "../export-plan.ts";
-import { functionArguments } from "../function-arguments.ts";
+import { functionArguments, isCustomToolCall } from "../function-arguments.ts";
 import { unsupportedMediaError } from "../media.ts";
 import type { ExportOptions } from "../options.ts";
 import { encodeToolResultText } from "../tool-result-text.ts";
@@ -61,7 +61,7 @@ function assistantItems(message: Message, index: number): ResponsesInputItem[] {
     } else if (block.type === "tool-call") {
       const extras = storedExtras(message, ITEM_EXTRAS_KEY, `call:${block.id}`);
       items.push(
-        typeof block.input === "string"
+        isCustomToolCall(block) && typeof block.input === "string"
           ? { ...extras, type: "custom_tool_call", call_id: block.id, name: block.name, input: block.input }
           : {
               ...extras,
@@ -120,7 +120,7 @@ export function toOpenAIResponses(
   const customCalls = new Set(
     messages.flatMap((message) =>
       message.content.flatMap((block) =>
-        block.type === "tool-call" && typeof block.input === "string" ? [block.id] : [],
+        block.type === "tool-call" && isCustomToolCall(block) ? [block.id] : [],
       ),
     ),
   );
