@@ -37,7 +37,8 @@ export function convertAssistantBlocks(raw: readonly RawBlock[], location: Recor
       });
     } else if (block.type === "redacted_thinking") {
       const redacted = expectShape(claudeBlockSchemas.redacted_thinking, block, location, expectedBlock);
-      blocks.push({ type: "reasoning", text: "", redacted: true, providerData: redacted.data });
+      // As from-anthropic keeps it: the opaque data is what goes back as `redacted_thinking`.
+      blocks.push({ type: "reasoning", text: "", redacted: true, signature: redacted.data });
     } else if (block.type === "tool_use") {
       const call = expectShape(claudeBlockSchemas.tool_use, block, location, expectedBlock);
       // The parsed input, not zod's copy: zod rebuilds objects and drops "__proto__" keys.

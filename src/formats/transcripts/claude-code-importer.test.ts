@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ParseError } from "../../errors/errors.ts";
 import type { Message } from "../../model/message.ts";
+import { fromAnthropic, toAnthropic } from "../providers/anthropic/index.ts";
 import { importClaudeCode } from "./claude-code-importer.ts";
 
 type Fields = { [key: string]: unknown };
@@ -93,6 +94,25 @@ describe("importClaudeCode on constructed sessions", () => {
       content: "out t2",
     });
     expect(JSON.stringify(conversation.messages)).not.toContain("structured copy");
+  });
+
+  it("keeps redacted thinking as Anthropic's importer does, so it goes back to Anthropic unchanged", () => {
+    const conversation = importOne([
+      user("u1", null, "go"),
+      assistant("a1", "u1", "m1", { type: "redacted_thinking", data: "opaque-bytes" }),
+      assistant("a2", "a1", "m1", toolUse("t1")),
+      user("r1", "a2", [toolResult("t1")]),
+    ]);
+    const response = conversation.messages[1]!;
+    expect(response.content[0]).toEqual(
+      fromAnthropic([{ role: "assistant", content: [{ type: "redacted_thinking", data: "opaque-bytes" }] }], {
+        sessionId: "x",
+      })[0]!.content[0],
+    );
+    expect(toAnthropic([response]).messages[0]!.content).toContainEqual({
+      type: "redacted_thinking",
+      data: "opaque-bytes",
+    });
   });
 
   it("keeps one assistant message when tool results were written between its lines", () => {

@@ -2,6 +2,7 @@ import type { ContentBlock, JsonValue, Message, Usage } from "../../model/messag
 import { codexContentBlocks, codexToolOutput } from "./codex-content.ts";
 import { codexItemSchemas } from "./codex-records.ts";
 import { definedEntries, jsonOrString } from "./json-or-string.ts";
+import { functionCallBlock } from "../providers/function-arguments.ts";
 import { MessageListBuilder, type MessageDraft } from "./message-list-builder.ts";
 import { expectShape, type RecordLocation } from "./record-shape.ts";
 
@@ -88,21 +89,24 @@ export class CodexConverter {
         const visible = [...(reasoning.summary ?? []), ...(reasoning.content ?? [])].map(
           (part) => part.text ?? "",
         );
-        const providerData = definedEntries({
-          id: reasoning.id,
-          encrypted_content: reasoning.encrypted_content ?? undefined,
+        // In the shape the Responses importer gives (the AI SDK's `providerData.openai`): what the Responses
+        // exporter sends back, encrypted content included.
+        const openai = definedEntries({
+          itemId: reasoning.id,
+          reasoningEncryptedContent: reasoning.encrypted_content ?? undefined,
         });
         this.#output(timestamp).blocks.push({
           type: "reasoning",
           text: visible.join("\n\n"),
           ...(reasoning.encrypted_content && !reasoning.content?.length ? { redacted: true } : {}),
-          ...(Object.keys(providerData).length > 0 ? { providerData } : {}),
+          ...(Object.keys(openai).length > 0 ? { providerData: { openai } } : {}),
         });
         return;
       }
       case "function_call": {
         const call = expectShape(codexItemSchemas.function_call, payload, location, expectedItem);
-        this.#call(call.call_id, call.name, jsonOrString(call.arguments), timestamp);
+        const { input, unparsed } = functionCallBlock(call.call_id, call.name, call.arguments);
+        this.#call(call.call_id, call.name, input, timestamp, unparsed);
         return;
       }
       case "custom_tool_call": {
@@ -163,9 +167,15 @@ export class CodexConverter {
     return this.#builder.build();
   }
 
-  #call(id: string, name: string, input: JsonValue, timestamp: string | undefined): void {
+  #call(id: string, name: string, input: JsonValue, timestamp: string | undefined, unparsed?: true): void {
     this.#toolNames.set(id, name);
-    this.#output(timestamp).blocks.push({ type: "tool-call", id, name, input });
+    this.#output(timestamp).blocks.push({
+      type: "tool-call",
+      id,
+      name,
+      input,
+      ...(unparsed && { unparsed }),
+    });
   }
 
   #output(timestamp: string | undefined): PendingResponse {

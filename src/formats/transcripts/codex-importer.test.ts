@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { toOpenAIResponses } from "../providers/openai-responses/index.ts";
 import { transcriptFiles, transcriptName } from "../../../test/support/transcripts.ts";
 import { importCodex } from "./codex-importer.ts";
 import { importTranscriptFile } from "./import-transcript.ts";
@@ -105,7 +106,12 @@ describe("importCodex", () => {
       type: "reasoning",
       text: "",
       redacted: true,
-      providerData: { encrypted_content: "gAAAA" },
+      providerData: { openai: { reasoningEncryptedContent: "gAAAA" } },
+    });
+    // The encrypted content goes back to OpenAI as the reasoning item it was.
+    expect(toOpenAIResponses([messages[4]!])[0]).toMatchObject({
+      type: "reasoning",
+      encrypted_content: "gAAAA",
     });
     expect(messages[4]!.content[2]).toEqual({
       type: "tool-call",
@@ -128,6 +134,10 @@ describe("importCodex", () => {
     });
     expect(messages[7]!.content[0]).toMatchObject({ name: "apply_patch", input: "*** Begin Patch" });
     expect(messages[9]!.content[0]).toMatchObject({ name: "js", input: "not json {" });
+    // A function call with broken arguments stays a function call; the apply_patch call a free-form one.
+    expect(
+      toOpenAIResponses([messages[7]!, messages[9]!]).map((item) => (item as { type: string }).type),
+    ).toEqual(["custom_tool_call", "function_call"]);
   });
 
   it("raises a ParseError for a response item of the wrong shape", () => {
