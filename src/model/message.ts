@@ -26,6 +26,11 @@ export interface ReasoningBlock {
   readonly type: "reasoning";
   readonly text: string;
   readonly signature?: string;
+  /**
+   * Whose signature it is (`anthropic`: thinking / redacted data, `google`: a Gemini thought signature). A
+   * provider refuses another's signature, so each exporter sends only its own. Absent: not known.
+   */
+  readonly signedBy?: "anthropic" | "google";
   /** True when the provider withheld the text (Anthropic redacted thinking, OpenAI encrypted reasoning). */
   readonly redacted?: boolean;
   readonly providerData?: JsonValue;

@@ -97,6 +97,7 @@ export const reasoningBlockSchema = z.object({
   type: z.literal("reasoning"),
   text: z.string(),
   signature: z.string().optional(),
+  signedBy: z.enum(["anthropic", "google"]).optional(),
   redacted: z.boolean().optional(),
   providerData: jsonValueSchema.optional(),
 });

@@ -23,7 +23,7 @@ const messageKeys = [
 
 const blockKeys: { readonly [Type in ContentBlock["type"]]: readonly string[] } = {
   text: ["type", "text"],
-  reasoning: ["type", "text", "signature", "redacted", "providerData"],
+  reasoning: ["type", "text", "signature", "signedBy", "redacted", "providerData"],
   "tool-call": ["type", "id", "name", "input"],
   "tool-result": [
     "type",

@@ -33,12 +33,18 @@ export function convertAssistantBlocks(raw: readonly RawBlock[], location: Recor
       blocks.push({
         type: "reasoning",
         text: thinking.thinking,
-        ...(thinking.signature ? { signature: thinking.signature } : {}),
+        ...(thinking.signature ? { signature: thinking.signature, signedBy: "anthropic" as const } : {}),
       });
     } else if (block.type === "redacted_thinking") {
       const redacted = expectShape(claudeBlockSchemas.redacted_thinking, block, location, expectedBlock);
       // As from-anthropic keeps it: the opaque data is what goes back as `redacted_thinking`.
-      blocks.push({ type: "reasoning", text: "", redacted: true, signature: redacted.data });
+      blocks.push({
+        type: "reasoning",
+        text: "",
+        redacted: true,
+        signature: redacted.data,
+        signedBy: "anthropic",
+      });
     } else if (block.type === "tool_use") {
       const call = expectShape(claudeBlockSchemas.tool_use, block, location, expectedBlock);
       // The parsed input, not zod's copy: zod rebuilds objects and drops "__proto__" keys.

@@ -85,7 +85,12 @@ describe("importClaudeCode on constructed sessions", () => {
       "assistant:done",
     ]);
     const response = conversation.messages[1]!;
-    expect(response.content[0]).toEqual({ type: "reasoning", text: "plan", signature: "sig" });
+    expect(response.content[0]).toEqual({
+      type: "reasoning",
+      text: "plan",
+      signature: "sig",
+      signedBy: "anthropic",
+    });
     expect(response.usage).toEqual({ input: 3, output: 40 });
     expect(response.model).toBe("claude-test");
     expect(conversation.messages[3]!.content[0]).toMatchObject({

@@ -35,6 +35,15 @@ function stringAt(options: PartOptions, provider: string, key: string): string |
   return typeof value === "string" ? value : undefined;
 }
 
+/** Whose signature the provider options hold (the one `signatureIn` finds). */
+function signerIn(options: PartOptions): SignatureProvider | undefined {
+  if (stringAt(options, "anthropic", "signature") ?? stringAt(options, "anthropic", "redactedData"))
+    return "anthropic";
+  if (stringAt(options, "google", "thoughtSignature") ?? stringAt(options, "vertex", "thoughtSignature"))
+    return "google";
+  return undefined;
+}
+
 /** The signature already present in provider options (Anthropic signature / redacted data, Gemini signature). */
 function signatureIn(options: PartOptions): string | undefined {
   return (
@@ -57,7 +66,11 @@ export function reasoningProviderOptions(
 ): PartOptions | undefined {
   const options = asOptions(block.providerData);
   if (block.signature !== undefined && signatureIn(options) !== block.signature) {
-    const [name, key, value] = signatureEntry(block.signature, block.redacted === true, provider);
+    const [name, key, value] = signatureEntry(
+      block.signature,
+      block.redacted === true,
+      block.signedBy ?? provider,
+    );
     options[name] = { ...options[name], [key]: value };
   }
   return Object.keys(options).length > 0 ? options : undefined;
@@ -79,8 +92,11 @@ export function reasoningBlockOf(
   const encrypted =
     options === undefined ? undefined : stringAt(options, "openai", "reasoningEncryptedContent");
   const redacted = redactedData !== undefined || (text === "" && encrypted !== undefined);
+  // Recorded only when it is not the provider the conversion assumes (what `reasoningProviderOptions` defaults to).
+  const signer = options === undefined ? undefined : signerIn(options);
+  const signedBy = signer !== undefined && signer !== provider ? signer : undefined;
   if (signature !== undefined) {
-    const [name, key, value] = signatureEntry(signature, redactedData === signature, provider);
+    const [name, key, value] = signatureEntry(signature, redactedData === signature, signer ?? provider);
     if (rest[name]?.[key] === value) {
       const { [key]: _dropped, ...others } = rest[name];
       if (Object.keys(others).length === 0) delete rest[name];
@@ -91,6 +107,7 @@ export function reasoningBlockOf(
     type: "reasoning",
     text,
     ...(signature !== undefined && { signature }),
+    ...(signature !== undefined && signedBy !== undefined && { signedBy }),
     ...(redacted && { redacted: true }),
     ...(Object.keys(rest).length > 0 && { providerData: rest }),
   };

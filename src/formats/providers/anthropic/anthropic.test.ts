@@ -8,6 +8,7 @@ import {
   historyArbitrary,
   sampleHistory,
   signedReasoning,
+  signedBy,
   withoutMarkers,
 } from "../test-support/index.ts";
 import type { AnthropicPayload } from "./anthropic-message.ts";
@@ -26,7 +27,7 @@ function roundTrip(messages: readonly Message[]): Message[] {
 describe("Anthropic", () => {
   it("round-trips a history with every feature, dropping only the marker", () => {
     const history = sampleHistory({ reasoning: signed });
-    expect(roundTrip(history)).toEqual(withoutMarkers(history));
+    expect(roundTrip(history)).toEqual(signedBy(withoutMarkers(history), "anthropic"));
   });
 
   it("keeps a system message sent inside messages (as Claude Code does) at its place, byte for byte", () => {
@@ -216,7 +217,7 @@ describe("Anthropic", () => {
   it("round-trips random valid histories", () => {
     fc.assert(
       fc.property(historyArbitrary({ reasoning: signedReasoning }), (history) => {
-        expect(roundTrip(history)).toEqual(history);
+        expect(roundTrip(history)).toEqual(signedBy(history, "anthropic"));
       }),
       { numRuns: 150 },
     );

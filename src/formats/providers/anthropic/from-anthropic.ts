@@ -34,10 +34,10 @@ function assistantBlock(block: ParsedAssistantBlock): ContentBlock {
       return {
         type: "reasoning",
         text: block.thinking,
-        ...(block.signature !== undefined && { signature: block.signature }),
+        ...(block.signature !== undefined && { signature: block.signature, signedBy: "anthropic" as const }),
       };
     case "redacted_thinking":
-      return { type: "reasoning", text: "", redacted: true, signature: block.data };
+      return { type: "reasoning", text: "", redacted: true, signature: block.data, signedBy: "anthropic" };
     case "tool_use":
       return { type: "tool-call", id: block.id, name: block.name, input: block.input };
   }

@@ -63,6 +63,8 @@ function assistantBlock(
     case "reasoning":
       // Anthropic rejects thinking it cannot verify, so unsigned reasoning (another provider's) is not sent.
       if (isPartOptionsCarrier(block)) return undefined;
+      // Another provider's signature is no Anthropic signature (it is refused as invalid).
+      if (block.signedBy !== undefined && block.signedBy !== "anthropic") return undefined;
       if (block.redacted === true)
         return block.signature === undefined
           ? undefined

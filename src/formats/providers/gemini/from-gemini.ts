@@ -26,7 +26,10 @@ function modelBlocks(
       {
         type: "reasoning",
         text: part.text,
-        ...(part.thoughtSignature !== undefined && { signature: part.thoughtSignature }),
+        ...(part.thoughtSignature !== undefined && {
+          signature: part.thoughtSignature,
+          signedBy: "google" as const,
+        }),
       },
     ];
   // A signature on any other part is reasoning state that belongs to it: it travels as a carrier right before it.

@@ -8,8 +8,10 @@ import {
   historyArbitrary,
   sampleHistory,
   thoughtReasoning,
+  signedBy,
   withoutMarkers,
 } from "../test-support/index.ts";
+import { fromAnthropic, toAnthropic } from "../anthropic/index.ts";
 import { fromGemini } from "./from-gemini.ts";
 import type { GeminiPayload } from "./gemini-content.ts";
 import { toGemini } from "./to-gemini.ts";
@@ -21,9 +23,41 @@ function roundTrip(messages: readonly Message[]): Message[] {
 }
 
 describe("Gemini", () => {
+  it("sends each provider only its own reasoning signatures", () => {
+    const [fromClaude] = fromAnthropic(
+      [
+        {
+          role: "assistant",
+          content: [
+            { type: "thinking", thinking: "plan", signature: "anthropic-sig" },
+            { type: "text", text: "ok" },
+          ],
+        },
+      ],
+      fixedImportOptions(),
+    );
+    const [fromGoogle] = fromGemini(
+      {
+        contents: [
+          {
+            role: "model",
+            parts: [{ text: "plan", thought: true, thoughtSignature: "gemini-sig" }, { text: "ok" }],
+          },
+        ],
+      },
+      fixedImportOptions(),
+    );
+    const asked = { ...fromClaude!, role: "user" as const, content: [{ type: "text" as const, text: "go" }] };
+    // Anthropic's signature never reaches Gemini, nor Gemini's Anthropic.
+    expect(JSON.stringify(toGemini([asked, fromClaude!]))).not.toContain("anthropic-sig");
+    expect(JSON.stringify(toGemini([asked, fromGoogle!]))).toContain("gemini-sig");
+    expect(JSON.stringify(toAnthropic([asked, fromGoogle!]))).not.toContain("gemini-sig");
+    expect(JSON.stringify(toAnthropic([asked, fromClaude!]))).toContain("anthropic-sig");
+  });
+
   it("round-trips a history with every feature, dropping only the marker", () => {
     const history = sampleHistory({ reasoning: thought, filenames: false });
-    expect(roundTrip(history)).toEqual(withoutMarkers(history));
+    expect(roundTrip(history)).toEqual(signedBy(withoutMarkers(history), "google"));
   });
 
   it("sends function responses as { output } / { error } with media parts, in one user turn", () => {
@@ -147,7 +181,7 @@ describe("Gemini", () => {
   it("round-trips random valid histories", () => {
     fc.assert(
       fc.property(historyArbitrary({ reasoning: thoughtReasoning, filenames: false }), (history) => {
-        expect(roundTrip(history)).toEqual(history);
+        expect(roundTrip(history)).toEqual(signedBy(history, "google"));
       }),
       { numRuns: 150 },
     );

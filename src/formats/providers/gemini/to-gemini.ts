@@ -53,7 +53,9 @@ function modelPart(
     case "text":
       return { text: block.text, ...signed };
     case "reasoning": {
-      const own = block.signature ?? signature;
+      // Another provider's signature is no thought signature (Gemini refuses it).
+      const mine = block.signedBy === undefined || block.signedBy === "google" ? block.signature : undefined;
+      const own = mine ?? signature;
       return { text: block.text, thought: true, ...(own !== undefined && { thoughtSignature: own }) };
     }
     case "tool-call":

@@ -100,3 +100,18 @@ export function withoutMarkers(messages: readonly Message[]): Message[] {
     fixedImportOptions(),
   );
 }
+
+/**
+ * Messages as a provider's importer gives them back: every signed reasoning block marked as that provider's
+ * (`signedBy`), since the signature came from it.
+ */
+export function signedBy(messages: readonly Message[], provider: "anthropic" | "google"): Message[] {
+  return messages.map((message) => ({
+    ...message,
+    content: message.content.map((block) =>
+      block.type === "reasoning" && block.signature !== undefined && block.signedBy === undefined
+        ? { ...block, signedBy: provider }
+        : block,
+    ),
+  }));
+}
