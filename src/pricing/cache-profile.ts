@@ -111,7 +111,7 @@ const GEMINI_FLASH = /flash/;
 /**
  * The cache profile of a model: its provider's reference profile with the model's own cached-read and output
  * ratios from the price table, and its minimum cacheable length. A model the registry does not know gets the
- * `none` profile unless `provider` names one.
+ * `none` profile unless `provider` names one; `none` keeps the model's output ratio when the table knows it.
  *
  * @example
  * cacheProfileFor("gpt-4.1").read; // 0.25
@@ -123,8 +123,12 @@ export function cacheProfileFor(
 ): CacheProfile {
   const provider = options.provider ?? providerOf(model);
   const base = cacheProfiles[provider];
-  if (provider === "none") return base;
   const price = findPrice(options.prices ?? DEFAULT_PRICES, model);
+  // No cache, but output (a summary, a re-read's answer) still costs what the model charges for it.
+  if (provider === "none")
+    return price !== undefined && price.input > 0
+      ? { ...base, model, output: price.output / price.input }
+      : base;
   const name = model.toLowerCase();
   return {
     ...base,

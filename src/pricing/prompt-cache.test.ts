@@ -121,6 +121,9 @@ describe("PromptCache, automatic (OpenAI)", () => {
     expect(cacheProfileFor("openai:gpt-5-mini").read).toBeCloseTo(0.1);
     expect(cacheProfileFor("claude-sonnet-4-5").output).toBe(5);
     expect(cacheProfileFor("unknown-local-model").provider).toBe("none");
+    // No cache modelled, but the model's output still costs its ratio (summaries, re-reads' answers).
+    expect(cacheProfileFor("claude-sonnet-4-5", { provider: "none" })).toMatchObject({ read: 1, output: 5 });
+    expect(cacheProfileFor("unknown-local-model").output).toBe(1);
   });
 });
 

@@ -9,7 +9,7 @@ import type { Message } from "../model/message.ts";
 export type BreakpointPlacement = "ctxkit" | "newest";
 
 /** A message ctxkit appends to one request only (the budget notice): never a stable prefix. */
-function ephemeral(message: Message): boolean {
+export function ephemeral(message: Message): boolean {
   return message.metadata?.["notice"] !== undefined;
 }
 

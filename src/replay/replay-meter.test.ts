@@ -58,6 +58,26 @@ describe("ReplayMeter", () => {
     expect(meter.request({ at: 3_000, fixed, history, view: history, reply }).rereadCostUnits).toBe(0);
   });
 
+  it("charges a re-read once while a budget notice (new on every request) ends the view", () => {
+    const { history, reply, read } = session();
+    const meter = new ReplayMeter({ cache: cacheProfiles.anthropic, tokensOf });
+    const without = history.filter((message) => message !== read);
+    const notice = (): Message => ({
+      ...without.at(-1)!,
+      id: `notice-${Math.random()}`,
+      role: "user",
+      content: [{ type: "text", text: "[context budget notice]" }],
+      metadata: { notice: "budget-exit" },
+    });
+    expect(
+      meter.request({ at: 0, fixed, history, view: [...without, notice()], reply }).rereadCostUnits,
+    ).toBeGreaterThan(0);
+    expect(
+      meter.request({ at: 1_000, fixed, history, view: [...without, notice()], reply }).rereadCostUnits,
+    ).toBe(0);
+    expect(meter.totals.rereads).toBe(1);
+  });
+
   it("bills summaries as LLM calls at the session model's prices, or at the summarizing model's", () => {
     const meter = new ReplayMeter({ cache: cacheProfiles.openai, tokensOf });
     meter.summary({ inputTokens: 10_000, outputTokens: 1_000 });

@@ -4,7 +4,7 @@ import type { CacheProfile } from "../pricing/cache-profile.ts";
 import type { SummarizerPrice } from "../summarize/summarizer.ts";
 import { fixedSegment, messageSegment } from "../pricing/payload-segments.ts";
 import { PromptCache, type CacheBill, type PayloadSegment } from "../pricing/prompt-cache.ts";
-import { breakpointIndices, type BreakpointPlacement } from "./breakpoint-placement.ts";
+import { breakpointIndices, ephemeral, type BreakpointPlacement } from "./breakpoint-placement.ts";
 
 /** Tokens of the extra model call that asks for a re-read (the tool call it writes, and its framing). */
 const REREAD_CALL_TOKENS = 60;
@@ -167,7 +167,11 @@ export class ReplayMeter {
     this.#cacheRead += bill.cacheRead;
     this.#cacheWrite += bill.cacheWrite;
     this.#costUnits += bill.costUnits;
-    if (same < previousLength) this.#rereadSources = new Set();
+    // The view was rewritten (a checkpoint) when a message before the previous one's trailing notices changed;
+    // a notice, new on every request near the budget, rewrites nothing.
+    let stable = previousLength;
+    while (stable > 0 && ephemeral(previous[stable - 1]!)) stable--;
+    if (same < stable) this.#rereadSources = new Set();
     this.#previousView = input.view;
     this.#previousLength = input.view.length;
     const grounding = this.#grounding?.observe(input.history, input.view, input.reply);

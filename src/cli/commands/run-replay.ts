@@ -109,7 +109,9 @@ export async function runReplay(file: string, raw: Record<string, unknown>, io: 
   const cache =
     options.pricing === undefined
       ? cacheProfileFor(modelId, model.provider === "google" ? { provider: "gemini" } : {})
-      : cacheProfiles[options.pricing];
+      : options.pricing === "none"
+        ? cacheProfileFor(modelId, { provider: "none" })
+        : cacheProfiles[options.pricing];
   const retention = new RetentionTracker();
   // Not mkdir({ recursive: true }): it spins forever where a folder cannot be created (`/proc/x`).
   if (options.dump !== undefined) ensureDirectory(options.dump);
