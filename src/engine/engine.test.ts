@@ -213,7 +213,7 @@ describe("ContextEngine", () => {
         const ref = /recall_tool_output\(\\"(blob:[0-9a-f]+)/.exec(text)?.[1];
         const result = request.messages.at(-1)?.content.find((block) => block.type === "tool-result");
         if (result?.type === "tool-result" && result.toolName === "recall_tool_output") {
-          recalled = String(result.content);
+          recalled = typeof result.content === "string" ? result.content : JSON.stringify(result.content);
           return { content: "done" };
         }
         if (ref !== undefined) {

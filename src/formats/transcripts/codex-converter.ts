@@ -1,7 +1,7 @@
 import type { ContentBlock, JsonValue, Message, Usage } from "../../model/message.ts";
 import { codexContentBlocks, codexToolOutput } from "./codex-content.ts";
 import { codexItemSchemas } from "./codex-records.ts";
-import { definedEntries, jsonOrString } from "./json-or-string.ts";
+import { definedEntries } from "./json-or-string.ts";
 import { functionCallBlock } from "../providers/function-arguments.ts";
 import { MessageListBuilder, type MessageDraft } from "./message-list-builder.ts";
 import { expectShape, type RecordLocation } from "./record-shape.ts";
