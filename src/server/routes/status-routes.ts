@@ -60,7 +60,8 @@ export function registerStatusRoutes(app: Hono<ServerEnv>, context: ServerContex
     const stillValid = async () => {
       if (performance.now() - checkedAt < KEY_RECHECK_MS) return true;
       checkedAt = performance.now();
-      return keyIsValid();
+      // A key store that cannot answer ends the stream too (the client reconnects and is checked afresh).
+      return keyIsValid().catch(() => false);
     };
     return streamSSE(c, async (stream) => {
       const queue: HubEvent[] = [];
