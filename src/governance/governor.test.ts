@@ -87,17 +87,18 @@ describe("Governor", () => {
   });
 
   it("offloads outputs outside the protection window and the recall tool reads them back", async () => {
+    const offloadingPolicy = {
+      offloadProtectTokens: 3_000,
+      offloadMinPrunableTokens: 2_000,
+      cacheAware: false,
+      compactionTrigger: 0,
+      groundingTarget: 0,
+    };
     const store = new MemoryOffloadStore();
     const { instance, events } = governor({
       offloadStore: store,
       contextWindow: 100_000,
-      policy: {
-        offloadProtectTokens: 3_000,
-        offloadMinPrunableTokens: 2_000,
-        cacheAware: false,
-        compactionTrigger: 0,
-        groundingTarget: 0,
-      },
+      policy: offloadingPolicy,
     });
     const builder = new HistoryBuilder().user("read everything");
     for (let index = 0; index < 6; index++) {
@@ -123,13 +124,7 @@ describe("Governor", () => {
     const blind = governor({
       contextWindow: 100_000,
       recall: false,
-      policy: {
-        offloadProtectTokens: 3_000,
-        offloadMinPrunableTokens: 2_000,
-        cacheAware: false,
-        compactionTrigger: 0,
-        groundingTarget: 0,
-      },
+      policy: offloadingPolicy,
     });
     const notice = toolMessageText((await blind.instance.prepare(history)).messages[2]!);
     expect(notice).toMatch(/output offloaded: .*run the tool again if you need it\]$/s);

@@ -65,7 +65,7 @@ export function functionCallBlock(
 }
 
 /** Whether a call goes to OpenAI as a free-form (custom) tool's call: string input not marked `unparsed`. */
-export function isCustomToolCall(call: ToolCallBlock): boolean {
+export function isCustomToolCall(call: ToolCallBlock): call is ToolCallBlock & { readonly input: string } {
   return typeof call.input === "string" && call.unparsed !== true;
 }
 

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresForTests, type TestPostgres } from "../../../test/store/pg-server.ts";
 import { StoreError, ValidationError } from "../../errors/index.ts";
 import { PostgresDatabase } from "./postgres-database.ts";
+import { recordingPool } from "./recording-pool.test-helpers.ts";
 
 let server: TestPostgres | undefined;
 beforeAll(async () => {
@@ -15,15 +16,7 @@ afterAll(async () => {
 
 /** A database on one connection that records the text of every query its client sends (one per round trip). */
 function recordingDatabase() {
-  const pool = new pg.Pool({ connectionString: server!.url, max: 1 });
-  const sent: string[] = [];
-  pool.on("connect", (client) => {
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
-      sent.push(typeof args[0] === "string" ? args[0] : "(config)");
-      return query(...args);
-    };
-  });
+  const { pool, sent } = recordingPool(server!.url);
   const database = new PostgresDatabase(pool, { schema: "public", location: "test", ownsPool: true });
   return { database, sent };
 }

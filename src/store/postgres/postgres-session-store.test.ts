@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresForTests, type TestPostgres } from "../../../test/store/pg-server.ts";
 import { describeSessionStoreConformance } from "../conformance/describe-conformance.ts";
 import type { SessionStoreOptions } from "../session-store.ts";
 import { openPostgresSessionStore } from "./open-postgres-session-store.ts";
 import type { PostgresSessionStore } from "./postgres-session-store.ts";
+import { recordingPool } from "./recording-pool.test-helpers.ts";
 
 let server: TestPostgres | undefined;
 beforeAll(async () => {
@@ -39,15 +39,7 @@ describeSessionStoreConformance(
 
 describe("PostgreSQL appends", () => {
   it("store a turn with its governor state in as many round trips as a plain insert transaction: 3", async () => {
-    const pool = new pg.Pool({ connectionString: server!.url, max: 1 });
-    const sent: string[] = [];
-    pool.on("connect", (client) => {
-      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-      (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
-        sent.push(typeof args[0] === "string" ? args[0] : "(prepared)");
-        return query(...args);
-      };
-    });
+    const { pool, sent } = recordingPool(server!.url);
     const store = await openPostgresSessionStore({ pool, schema: `t_${randomUUID().replaceAll("-", "")}` });
     const turn = (text: string) => [
       { role: "user" as const, content: [{ type: "text" as const, text }] },

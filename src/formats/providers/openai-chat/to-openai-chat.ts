@@ -95,7 +95,7 @@ function assistantMessage(
     if (block.type === "text") texts.push(block.text);
     else if (block.type === "tool-call")
       toolCalls.push(
-        isCustomToolCall(block) && typeof block.input === "string"
+        isCustomToolCall(block)
           ? { id: block.id, type: "custom", custom: { name: block.name, input: block.input } }
           : {
               id: block.id,

@@ -61,7 +61,7 @@ function assistantItems(message: Message, index: number): ResponsesInputItem[] {
     } else if (block.type === "tool-call") {
       const extras = storedExtras(message, ITEM_EXTRAS_KEY, `call:${block.id}`);
       items.push(
-        isCustomToolCall(block) && typeof block.input === "string"
+        isCustomToolCall(block)
           ? { ...extras, type: "custom_tool_call", call_id: block.id, name: block.name, input: block.input }
           : {
               ...extras,
