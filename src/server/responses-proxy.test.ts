@@ -165,6 +165,30 @@ describe("the OpenAI Responses proxy, with the official openai client", () => {
     ).rejects.toMatchObject({ status: 404, code: "previous_response_not_found", type: "not_found_error" });
   });
 
+  it("after previous_response_id stores the input whole, even items equal to what the session holds", async () => {
+    const { harness, client } = await setup({ responses: ["ok", "again ok"] });
+    const first = await client().responses.create({ model: "m", input: "hello" });
+    await client().responses.create({
+      model: "m",
+      previous_response_id: first.id,
+      input: [
+        { role: "user", content: "hello" },
+        { role: "assistant", content: "ok" },
+        { role: "user", content: "and again" },
+      ],
+    });
+    const sessionId = decodeURIComponent(first.id.split(".")[1]!);
+    const stored = await harness.store.loadMessages(`acme/${sessionId}`);
+    expect(stored.map((message) => [message.role, messageText(message)])).toEqual([
+      ["user", "hello"],
+      ["assistant", "ok"],
+      ["user", "hello"],
+      ["assistant", "ok"],
+      ["user", "and again"],
+      ["assistant", "again ok"],
+    ]);
+  });
+
   it("answers errors in OpenAI's shape: unknown and foreign ids 404, bad bodies 400, upstream limits 429", async () => {
     const { harness, client } = await setup({ responses: ["mine", rateLimited({ retryAfterSeconds: 3 })] });
     const mine = await client().responses.create({ model: "m", input: "hello" });

@@ -9,27 +9,56 @@ function replyKey(message: Message): string {
 
 /**
  * The client messages that are new to a stored session. Clients such as Codex resend the whole conversation
- * on every request even when ctxkit keeps it: everything up to the last assistant message the session already
- * holds (recognised by its tool call ids, else by its text, else by its whole content) is skipped. A client that sends only new messages
- * (after `previous_response_id`) sends no stored assistant message, so all of its messages are kept.
+ * on every request even when ctxkit keeps it: the client's assistant messages are matched, in order, to the
+ * replies the session holds (by their tool call ids, else their text, else their whole content; a client may
+ * have dropped some), and everything up to the last matched one is skipped. Once every stored reply is matched,
+ * a later equal message is new. Not for input that holds only new items (after `previous_response_id`): a new
+ * assistant message equal to a stored one would be taken for a resend.
  *
  * @example
  * const fresh = newMessages(fromClient, await session.history());
  */
 export function newMessages(client: readonly Message[], stored: readonly Message[]): Message[] {
-  const callIds = new Set<string>();
-  const keys = new Set<string>();
+  // Where each call id and each reply key stands among the stored replies (ascending).
+  const positions = new Map<string, number[]>();
+  let replies = 0;
   for (const message of stored) {
     if (message.role !== "assistant") continue;
-    for (const call of toolCallsOf(message)) callIds.add(call.id);
-    keys.add(replyKey(message));
+    for (const key of keysOf(message)) {
+      const list = positions.get(key) ?? [];
+      list.push(replies);
+      positions.set(key, list);
+    }
+    replies++;
   }
+  let next = 0;
   let last = -1;
   client.forEach((message, index) => {
-    if (message.role !== "assistant") return;
-    const calls = toolCallsOf(message);
-    const known = calls.length > 0 ? calls.some((call) => callIds.has(call.id)) : keys.has(replyKey(message));
-    if (known) last = index;
+    if (message.role !== "assistant" || next >= replies) return;
+    let found = Number.POSITIVE_INFINITY;
+    for (const key of keysOf(message)) found = Math.min(found, firstAtOrAfter(positions.get(key), next));
+    if (found === Number.POSITIVE_INFINITY) return;
+    next = found + 1;
+    last = index;
   });
   return client.slice(last + 1);
+}
+
+/** How a reply is recognised: the ids of its tool calls, else its text, else (reasoning only) its content. */
+function keysOf(message: Message): string[] {
+  const calls = toolCallsOf(message);
+  return calls.length > 0 ? calls.map((call) => `call:${call.id}`) : [replyKey(message)];
+}
+
+/** The first of the ascending `list` at or after `from` (infinity when none). */
+function firstAtOrAfter(list: readonly number[] | undefined, from: number): number {
+  if (list === undefined) return Number.POSITIVE_INFINITY;
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (list[middle]! < from) low = middle + 1;
+    else high = middle;
+  }
+  return low < list.length ? list[low]! : Number.POSITIVE_INFINITY;
 }

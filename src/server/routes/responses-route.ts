@@ -159,10 +159,10 @@ async function stateful(
     }
     const client = responsesMessages(request.input, request.instructions, claim.storeId);
     const system = client.filter((message) => message.role === "system");
-    const fresh = newMessages(
-      client.filter((message) => message.role !== "system"),
-      stored,
-    );
+    const conversation = client.filter((message) => message.role !== "system");
+    // After previous_response_id the input holds only new items (the API's contract); without it a client may
+    // resend the whole conversation, and what the session holds is skipped.
+    const fresh = target.previous !== undefined ? conversation : newMessages(conversation, stored);
     const turn = clientTurn([...system, ...fresh]);
     const blobs = context.store.blobs;
     exchange = await openExchange({
