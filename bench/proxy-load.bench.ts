@@ -59,6 +59,12 @@ async function oneAtATime(send: Send): Promise<Run> {
   };
 }
 
+/** The uncounted warm-up of every path: 5 sessions, then `SESSIONS` at once (a cold process's first load is slower). */
+async function warmUp(send: Send): Promise<void> {
+  await load(5, send);
+  await load(SESSIONS, (session, history) => send(1_000 + session, history));
+}
+
 /** The median of runs by throughput. */
 function medianRound(rounds: readonly Run[]): Run {
   return [...rounds].sort((a, b) => turnsPerSecond(a) - turnsPerSecond(b))[Math.floor(rounds.length / 2)]!;
@@ -196,12 +202,13 @@ interface ProxyRuns {
 }
 
 /**
- * A warm-up, one session at a time, then `ROUNDS` rounds of `SESSIONS` at once (the median round by throughput:
- * the machine is shared and noisy). `send(prefix)` sends a turn of session `<prefix>-<index>`; each round's
- * sessions are new ones. The CPU of process `pid` is read around each round.
+ * Warm-up rounds (5 sessions, then `SESSIONS`, not counted: the figures are a warm server's, as a long-running one
+ * is), one session at a time, then `ROUNDS` rounds of `SESSIONS` at once (the median round by throughput: the
+ * machine is shared and noisy). `send(prefix)` sends a turn of session `<prefix>-<index>`; each round's sessions
+ * are new ones. The CPU of process `pid` is read around each round.
  */
 async function warmSingleAndRounds(send: (prefix: string) => Send, pid?: number) {
-  await load(5, send("warm"));
+  await warmUp(send("warm"));
   const single = await oneAtATime(send("single"));
   const rounds: Run[] = [];
   for (let round = 0; round < ROUNDS; round++) rounds.push(await load(SESSIONS, send(`load${round}`), pid));
@@ -329,7 +336,7 @@ export default async function proxyLoad(): Promise<BenchSection> {
     const direct = async (_session: number, history: OpenAI.ChatCompletionMessageParam[]) =>
       (await directClient.chat.completions.create({ model: "gpt-4.1-mini", messages: history })).choices[0]!
         .message.content ?? "";
-    await load(5, direct);
+    await warmUp(direct);
     const directSingle = await oneAtATime(direct);
     const directRounds: Run[] = [];
     for (let round = 0; round < ROUNDS; round++) directRounds.push(await load(SESSIONS, direct));
@@ -423,7 +430,7 @@ export default async function proxyLoad(): Promise<BenchSection> {
         `auth and the default limits; then again with \`--rate-limit off\`) on 127.0.0.1 between the official \`openai\` client and a scripted upstream ` +
         `that answers each request after ${UPSTREAM_MS} ms; the clients and the upstream share the bench's process. ` +
         `Through ctxkit a client sends only its new message with \`X-Ctxkit-Session\`; direct, it sends its whole ` +
-        `history. Clients keep the SDK's default retries. One session at a time (${SINGLE_SESSIONS} sessions × ${TURNS} turns, in turn), then ${ROUNDS} rounds of ` +
+        `history. Clients keep the SDK's default retries. Each path is first warmed up (5 sessions, then ${SESSIONS} at once; not counted: the figures are a warm server's). One session at a time (${SINGLE_SESSIONS} sessions × ${TURNS} turns, in turn), then ${ROUNDS} rounds of ` +
         `${SESSIONS} concurrent sessions × ${TURNS} turns (${SESSIONS * TURNS} requests each; the shared machine is ` +
         `noisy, so the median round by throughput is reported, for the direct path too).`,
       "",
