@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { ConfigError } from "../errors/errors.ts";
 import { systemClock } from "../model/ids.ts";
 import { anonymous, authenticate } from "./auth/authenticate.ts";
+import { requirePermission } from "./auth/require-permission.ts";
 import { errorBody } from "./http/error-response.ts";
 import { loopbackHostGuard } from "./http/loopback-host-guard.ts";
 import { observeRequests } from "./http/observe-requests.ts";
@@ -108,7 +109,18 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
   app.use("*", bodySizeLimit(limits.maxBodyBytes));
   const identify = auth ? authenticate(options.keys!) : anonymous(LOCAL_TENANT);
   app.use("/v1/*", identify);
-  if (options.publicMetrics !== true) app.use("/metrics", identify);
+  // Metrics count every tenant's traffic: an operator's endpoint, for keys with the metrics permission only.
+  if (options.publicMetrics !== true) {
+    app.use(
+      "/metrics",
+      identify,
+      requirePermission(
+        "metrics",
+        "GET /metrics (counts of every tenant's traffic)",
+        "create an operator's key with: ctxkit serve keys add <name> --metrics (or, on a private network, start the server with --public-metrics)",
+      ),
+    );
+  }
   app.use("/v1/*", applyRequestLimits(limits, tenantLimits));
   app.use(
     "/v1/*",

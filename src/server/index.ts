@@ -18,6 +18,7 @@ export type { RateLimit } from "./limits/rate-limiter.ts";
 export type { LimitOverrides } from "./limits/limit-overrides.ts";
 export type { TenantLimits } from "./limits/tenant-limits.ts";
 export { type KeyStore, type ApiKeyRecord, type KeyIdentity, tenantSchema } from "./auth/key-store.ts";
+export { KEY_PERMISSIONS, type KeyPermission } from "./auth/key-permissions.ts";
 export { MemoryKeyStore } from "./auth/memory-key-store.ts";
 export { JsonFileKeyStore } from "./auth/json-file-key-store.ts";
 export { generateApiKey, hashApiKey, type GeneratedKey } from "./auth/api-key.ts";

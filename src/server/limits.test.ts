@@ -282,7 +282,7 @@ describe("limits per key and per tenant", () => {
     const replies = [await ask(sibling), await ask(sibling), await ask(sibling)];
     expect(replies.map((reply) => reply.choices[0]?.message.content)).toEqual(["three", "four", "five"]);
     expect(harness.upstream.requests).toHaveLength(5); // the refused request never reached the upstream
-    const metrics = await (await harness.call("/metrics")).text();
+    const metrics = await (await harness.call("/metrics", { key: harness.operator })).text();
     expect(metrics).toMatch(/ctxkit_rate_limited_total 1\b/);
   });
 

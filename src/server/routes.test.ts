@@ -330,7 +330,7 @@ describe("live events, memory and metrics", () => {
     const harness = await setup({ responses: () => "ok" });
     await turn(harness, "m1", { message: "hello" });
     await harness.call("/v1/sessions/m1");
-    const metrics = await harness.call("/metrics");
+    const metrics = await harness.call("/metrics", { key: harness.operator });
     expect(metrics.headers.get("content-type")).toMatch(/^text\/plain/);
     const text = await metrics.text();
     expect(text).toContain(
@@ -347,6 +347,25 @@ describe("live events, memory and metrics", () => {
     expect((await harness.call("/metrics", { key: null })).status).toBe(401);
   });
 
+  it("publicMetrics opts /metrics out of keys (for a scraper on a private network); without it a tenant's key gets 403", async () => {
+    const open = await setup({ server: { publicMetrics: true } });
+    for (const key of [null, open.acme, "not-a-key"]) {
+      const answer = await open.call("/metrics", { key });
+      expect(answer.status).toBe(200);
+      expect(await answer.text()).toContain("# TYPE ctxkit_http_requests_total counter");
+    }
+    const closed = await setup();
+    expect((await closed.call("/metrics", { key: closed.acme })).status).toBe(403);
+    expect((await closed.call("/metrics", { key: null })).status).toBe(401);
+  });
+
+  it("without auth the one local user reads /metrics", async () => {
+    const harness = await setup({ server: { auth: false } });
+    const answer = await harness.call("/metrics", { key: null });
+    expect(answer.status).toBe(200);
+    expect(await answer.text()).toContain("# TYPE ctxkit_http_requests_total counter");
+  });
+
   it("labels every request by its route pattern when the inspector's catch-all is served too", async () => {
     const webRoot = await mkdtemp(join(tmpdir(), "ctxkit-web-"));
     try {
@@ -359,7 +378,7 @@ describe("live events, memory and metrics", () => {
       expect((await harness.call("/health", { key: null })).status).toBe(200);
       expect((await harness.call("/index.html", { key: null })).status).toBe(200);
       expect((await harness.call("/v1/no-such-route")).status).toBe(404);
-      const text = await (await harness.call("/metrics")).text();
+      const text = await (await harness.call("/metrics", { key: harness.operator })).text();
       const count = (method: string, route: string, status: number) =>
         `ctxkit_http_requests_total{method="${method}",route="${route}",status="${status}"} 1`;
       expect(text).toContain(count("GET", "/v1/sessions/:id", 200));

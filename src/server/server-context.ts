@@ -1,6 +1,7 @@
 import type { MemoryStore } from "../memory/memory-store.ts";
 import type { Clock } from "../model/ids.ts";
 import type { SessionStore } from "../store/session-store.ts";
+import type { KeyPermission } from "./auth/key-permissions.ts";
 import type { LimitOverrides } from "./limits/limit-overrides.ts";
 import type { RequestLimits } from "./limits/request-limits.ts";
 import type { ServerMetrics } from "./metrics/server-metrics.ts";
@@ -45,6 +46,8 @@ export interface ServerEnv {
     keyId: string | undefined;
     /** The limits the request's key sets for itself; undefined without auth or when it sets none. */
     keyLimits: LimitOverrides | undefined;
+    /** What the request's key may do beyond its tenant's API; every permission without auth. */
+    keyPermissions: readonly KeyPermission[];
     /** Whether the request's key is still valid (not revoked since): for streams that outlive the check. */
     keyIsValid: () => Promise<boolean>;
     /** The limits the request runs under (key over tenant over server), set on `/v1/*` once the key is known. */

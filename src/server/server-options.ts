@@ -81,7 +81,11 @@ export interface ServerOptions {
   readonly log?: (line: string) => void;
   /** Folder of the web inspector's built files, served at `/`. Default `web/dist` of the package when present. */
   readonly webRoot?: string | false;
-  /** Serve `/metrics` without a key (for a scraper on a private network). Default false. */
+  /**
+   * Serve `/metrics` without a key (for a scraper on a private network). Default false: `/metrics` counts every
+   * tenant's traffic, so only a key with the `metrics` permission (`ApiKeyRecord.permissions`) may read it; other
+   * keys get 403 `forbidden`.
+   */
   readonly publicMetrics?: boolean;
   readonly clock?: Clock;
 }

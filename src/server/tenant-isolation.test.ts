@@ -454,6 +454,34 @@ describe("authentication", () => {
     }
   });
 
+  it("/metrics counts every tenant's traffic: tenants' keys get 403 naming the permission, the operator's key reads it", async () => {
+    for (const key of [harness.acme, harness.globex]) {
+      const refused = await harness.call("/metrics", { key });
+      expect(refused.status).toBe(403);
+      expect(refused.headers.get("content-type")).toMatch(/^application\/json/);
+      const { error } = (await refused.json()) as { error: { code: string; message: string } };
+      expect(error.code).toBe("forbidden");
+      expect(error.message).toContain('needs the "metrics" permission');
+      expect(error.message).toContain("ctxkit serve keys add <name> --metrics");
+    }
+    const answer = await harness.call("/metrics", { key: harness.operator });
+    expect(answer.status).toBe(200);
+    const text = await answer.text();
+    expect(text).toMatch(
+      /^ctxkit_http_requests_total\{method="POST",route="\/v1\/chat\/completions",status="200"\} \d/m,
+    );
+    expect(text).toContain('ctxkit_http_requests_total{method="GET",route="/metrics",status="403"}');
+    for (const tenantData of ["acme", "globex", "monitoring", sessionId, "ctxk_"]) {
+      expect(text).not.toContain(tenantData);
+    }
+    const { key: operator, record } = await harness.keys.create("monitoring", undefined, undefined, [
+      "metrics",
+    ]);
+    expect((await harness.call("/metrics", { key: operator })).status).toBe(200);
+    await harness.keys.revoke(record.id);
+    expect((await harness.call("/metrics", { key: operator })).status).toBe(401);
+  });
+
   it("a revoked key stops working", async () => {
     const { key, record } = await harness.keys.create("acme");
     expect((await harness.call("/v1/me", { key })).status).toBe(200);

@@ -32,7 +32,7 @@ describe("the proxy overhead metric", () => {
           model: "m",
           messages: [{ role: "user", content: `turn ${turn}` }],
         });
-      const text = await (await harness.call("/metrics")).text();
+      const text = await (await harness.call("/metrics", { key: harness.operator })).text();
       const turns = sample(text, "ctxkit_proxy_overhead_seconds_count");
       expect(turns).toBe(4);
       const upstream = sample(text, "ctxkit_upstream_duration_seconds_sum") / turns;

@@ -10,6 +10,7 @@ import WebSocket from "ws";
 import { bundled } from "../../../test/support/bundled.ts";
 import { transcriptPath } from "../../../test/support/transcripts.ts";
 import { messageText } from "../../model/blocks.ts";
+import { generateApiKey } from "../../server/auth/api-key.ts";
 import { openSqliteSessionStore } from "../../store/sqlite/index.ts";
 import { startFakeOpenAIServer, type FakeOpenAIServer } from "../../test/fake-openai-server.ts";
 
@@ -186,6 +187,56 @@ describe("ctxkit serve keys", () => {
       expect((await me(flagKey)).status).toBe(401);
     } finally {
       await served.stop("SIGTERM");
+    }
+  });
+
+  it("keys add --metrics makes the operator's key: only it reads /metrics (an old key file's tenant key gets 403), unless --public-metrics", async () => {
+    const file = join(home, "metrics-keys.json");
+    const old = generateApiKey();
+    const oldRecord = { id: old.id, tenant: "acme", hash: old.hash, createdAt: "2026-01-01T00:00:00.000Z" };
+    writeFileSync(file, JSON.stringify({ version: 1, keys: [oldRecord] }), { mode: 0o600 });
+    const added = runSync(
+      "serve",
+      ...["keys", "add", "monitoring", "--metrics", "--label", "prometheus", "--keys", file],
+    );
+    expect(added.status, added.stderr).toBe(0);
+    const operator = added.stdout.trim();
+    const id = operator.slice(5, 17);
+    expect(added.stderr).toContain(`key ${id} for tenant "monitoring" with permission metrics stored hashed`);
+    const stored = JSON.parse(readFileSync(file, "utf8")) as { keys: Record<string, unknown>[] };
+    expect(stored.keys[0]).toEqual(oldRecord);
+    expect(stored.keys[1]?.["permissions"]).toEqual(["metrics"]);
+    const created = String(stored.keys[1]?.["createdAt"]);
+    expect(runSync("serve", "keys", "list", "--keys", file).stdout).toBe(
+      `${old.id}  acme  ${oldRecord.createdAt}\n${id}  monitoring  ${created}  prometheus  permissions: metrics\n`,
+    );
+
+    const metrics = (url: string, secret?: string) =>
+      fetch(`${url}/metrics`, secret === undefined ? {} : { headers: { authorization: `Bearer ${secret}` } });
+    const served = await serve("--db", join(home, "metrics-keys.db"), "--keys", file);
+    try {
+      expect(served.stdout()).toMatch(/metrics: +\/metrics for keys with the metrics permission/);
+      const me = await fetch(`${served.url}/v1/me`, { headers: { authorization: `Bearer ${old.key}` } });
+      expect(await me.json()).toEqual({ tenant: "acme", auth: true });
+      const refused = await metrics(served.url, old.key);
+      expect(refused.status).toBe(403);
+      expect(await refused.json()).toMatchObject({
+        error: { code: "forbidden", message: expect.stringContaining('"metrics" permission') },
+      });
+      const answer = await metrics(served.url, operator);
+      expect(answer.status).toBe(200);
+      expect(await answer.text()).toContain('route="/v1/me",status="200"');
+      expect((await metrics(served.url)).status).toBe(401);
+    } finally {
+      await served.stop("SIGTERM");
+    }
+    const open = await serve("--db", join(home, "metrics-keys.db"), "--keys", file, "--public-metrics");
+    try {
+      expect(open.stdout()).toMatch(/metrics: +\/metrics needs no key \(--public-metrics\)/);
+      expect((await metrics(open.url)).status).toBe(200);
+      expect((await metrics(open.url, old.key)).status).toBe(200);
+    } finally {
+      await open.stop("SIGTERM");
     }
   });
 

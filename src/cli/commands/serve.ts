@@ -2,6 +2,7 @@ import { Option, type Command } from "commander";
 import { ConfigError } from "../../errors/errors.ts";
 import { validate } from "../../model/schemas.ts";
 import { JsonFileKeyStore } from "../../server/auth/json-file-key-store.ts";
+import type { KeyPermission } from "../../server/auth/key-permissions.ts";
 import { tenantSchema } from "../../server/auth/key-store.ts";
 import type { CliIo, CommandRegistration } from "../program.ts";
 import { keyFile } from "../serve/key-file.ts";
@@ -36,32 +37,46 @@ function registerKeys(serveCommand: Command, io: CliIo): void {
     )
     .argument("<tenant>", "tenant the key belongs to (letters, digits, '.', '_', '-')")
     .option("--label <text>", "a note to recognise the key by")
+    .option(
+      "--metrics",
+      "let the key read GET /metrics (every tenant's traffic counts: for the operator's scraper, under a " +
+        "tenant of its own such as monitoring)",
+    )
     .addOption(keysOption());
   addLimitOptions(add, "this key's", {}).action(
-    async (tenant: string, options: LimitFlags & { label?: string; keys?: string }) => {
+    async (tenant: string, options: LimitFlags & { label?: string; keys?: string; metrics?: boolean }) => {
       validate(tenantSchema, tenant, "tenant");
       const limits = keyLimits(options);
+      const permissions: KeyPermission[] = options.metrics === true ? ["metrics"] : [];
       const store = new JsonFileKeyStore(keyFile(options.keys));
-      const { key, record } = await store.create(tenant, options.label, limits);
-      const own = record.limits === undefined ? "" : ` with limits ${describeLimits(record.limits)}`;
+      const { key, record } = await store.create(tenant, options.label, limits, permissions);
+      const own = [
+        ...(record.limits === undefined ? [] : [`limits ${describeLimits(record.limits)}`]),
+        ...(record.permissions === undefined ? [] : [`permission ${record.permissions.join(", ")}`]),
+      ];
       io.stdout.write(`${key}\n`);
       io.stderr.write(
-        `ctxkit: key ${record.id} for tenant "${record.tenant}"${own} stored hashed in ${store.path}; ` +
-          "copy it now, it is not shown again\n",
+        `ctxkit: key ${record.id} for tenant "${record.tenant}"${own.length === 0 ? "" : ` with ${own.join(" and ")}`} ` +
+          `stored hashed in ${store.path}; copy it now, it is not shown again\n`,
       );
     },
   );
   keysCommand
     .command("list")
-    .description("List the keys (ids, tenants, labels and own limits; the keys themselves are not stored)")
+    .description(
+      "List the keys (ids, tenants, labels, own limits and permissions; the keys themselves are not stored)",
+    )
     .addOption(keysOption())
     .action(async (options: { keys?: string }) => {
       const records = await new JsonFileKeyStore(keyFile(options.keys)).list();
       if (records.length === 0) io.stdout.write("no keys; create one with: ctxkit serve keys add <tenant>\n");
       for (const record of records) {
         const limits = record.limits === undefined ? "" : `  limits: ${describeLimits(record.limits)}`;
+        const permissions = record.permissions?.length
+          ? `  permissions: ${record.permissions.join(", ")}`
+          : "";
         io.stdout.write(
-          `${record.id}  ${record.tenant}  ${record.createdAt}${record.label ? `  ${record.label}` : ""}${limits}\n`,
+          `${record.id}  ${record.tenant}  ${record.createdAt}${record.label ? `  ${record.label}` : ""}${limits}${permissions}\n`,
         );
       }
     });
@@ -109,7 +124,11 @@ export const registerServe: CommandRegistration = (program, io) => {
       [] as string[],
     )
     .option("--memory-in-context", "put each tenant's core memories in its sessions' system prompts")
-    .option("--public-metrics", "serve /metrics without a key")
+    .option(
+      "--public-metrics",
+      "serve /metrics without a key, for a scraper on a private network (default: only keys made with " +
+        "keys add --metrics)",
+    )
     .option(
       "--tenant-limits <file>",
       'JSON limits by tenant, e.g. {"acme": {"rateLimit": {"requestsPerSecond": 20, "burst": 40}}} (see docs/deploy.md)',

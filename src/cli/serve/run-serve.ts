@@ -233,6 +233,13 @@ export async function runServe(flags: ServeFlags, io: CliIo): Promise<void> {
       ? `  auth:     API keys in ${keysPath} (${keyCount} now; add one with: ctxkit serve keys add <tenant>; ` +
         `tenant ${LOCAL_TENANT}'s keys also see the sessions made by ctxkit demo, import and chat)`
       : `  auth:     OFF (every request is tenant ${LOCAL_TENANT}, which sees the sessions made by ctxkit demo, import and chat)`,
+    ...(!flags.auth
+      ? []
+      : [
+          flags.publicMetrics === true
+            ? "  metrics:  /metrics needs no key (--public-metrics); keep this port on a private network"
+            : "  metrics:  /metrics for keys with the metrics permission (ctxkit serve keys add <name> --metrics)",
+        ]),
     ...(tenantLimits === undefined
       ? []
       : [

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { HttpError } from "../http/http-error.ts";
 import type { ServerEnv } from "../server-context.ts";
+import { KEY_PERMISSIONS } from "./key-permissions.ts";
 import type { KeyStore } from "./key-store.ts";
 
 const UNAUTHORIZED_HEADERS = { "WWW-Authenticate": 'Bearer realm="ctxkit"' };
@@ -21,8 +22,8 @@ export function presentedKey(header: (name: string) => string | undefined): stri
 }
 
 /**
- * Requires a valid API key and sets the request's `tenant`, `keyId` and `keyLimits`; 401 otherwise (the same
- * answer for a missing, malformed, unknown or revoked key).
+ * Requires a valid API key and sets the request's `tenant`, `keyId`, `keyLimits` and `keyPermissions`; 401
+ * otherwise (the same answer for a missing, malformed, unknown or revoked key).
  *
  * @example
  * app.use("/v1/*", authenticate(keys));
@@ -44,13 +45,14 @@ export function authenticate(keys: KeyStore): MiddlewareHandler<ServerEnv> {
     c.set("tenant", identity.tenant);
     c.set("keyId", identity.keyId);
     c.set("keyLimits", identity.limits);
+    c.set("keyPermissions", identity.permissions ?? []);
     c.set("keyIsValid", async () => (await keys.verify(key!)) !== undefined);
     await next();
   };
 }
 
 /**
- * Without authentication: every request is `tenant`.
+ * Without authentication: every request is `tenant`, with every permission (the one local user is the operator).
  *
  * @example
  * app.use("/v1/*", anonymous("local"));
@@ -60,6 +62,7 @@ export function anonymous(tenant: string): MiddlewareHandler<ServerEnv> {
     c.set("tenant", tenant);
     c.set("keyId", undefined);
     c.set("keyLimits", undefined);
+    c.set("keyPermissions", KEY_PERMISSIONS);
     c.set("keyIsValid", () => Promise.resolve(true));
     await next();
   };

@@ -7,6 +7,7 @@ import { ConfigError, StoreError } from "../../errors/errors.ts";
 import { systemClock, type Clock } from "../../model/ids.ts";
 import { limitOverridesSchema, type LimitOverrides } from "../limits/limit-overrides.ts";
 import { withFileLock } from "./file-lock.ts";
+import { keyPermissionsSchema, type KeyPermission } from "./key-permissions.ts";
 import {
   newKeyRecord,
   verifyAgainst,
@@ -27,18 +28,22 @@ const fileSchema = z.object({
       label: z.string().optional(),
       // Absent in files written before keys had limits of their own.
       limits: limitOverridesSchema.optional(),
+      // Absent in files written before keys had permissions (such keys have none).
+      permissions: keyPermissionsSchema.optional(),
     }),
   ),
 });
 
-/** A zod issue's path inside a key's `limits`, for a message ("rateLimit.burst"). */
+/** A zod issue's path inside a key's `limits` ("rateLimit.burst") or of its `permissions` ("permissions.0"). */
 function fieldPath(path: readonly PropertyKey[]): string {
-  return path.map(String).join(".") || "limits";
+  const [field, ...inside] = path.map(String);
+  return field === "limits" ? inside.join(".") || "limits" : path.map(String).join(".");
 }
 
 /**
- * Keys in a JSON file (`{ "version": 1, "keys": [{ id, tenant, hash, createdAt, label?, limits? }] }`, mode
- * 0600), written atomically. The file is read again when it changes, so keys created (with their limits) by
+ * Keys in a JSON file (`{ "version": 1, "keys": [{ id, tenant, hash, createdAt, label?, limits?, permissions? }]
+ * }`, mode 0600), written atomically; files written before keys had limits or permissions load unchanged. The
+ * file is read again when it changes, so keys created (with their limits and permissions) by
  * `ctxkit serve keys add` work in a running server without a restart. Every change is a read-modify-write under an exclusive lock file
  * (`<file>.lock`), so parallel `keys add`/`revoke` processes never lose each other's updates; a revoke reads
  * the file back and throws if the key is still there.
@@ -81,14 +86,18 @@ export class JsonFileKeyStore implements KeyStore {
     return records;
   }
 
-  /** What is wrong with the file: a bad limit is named so it can be fixed; anything else is not a key file. */
+  /**
+   * What is wrong with the file: a bad limit or permission is named so it can be fixed; anything else is not a
+   * key file.
+   */
   #notAKeyFile(issues: readonly z.core.$ZodIssue[]): ConfigError {
-    const limit = issues.find((issue) => issue.path[2] === "limits");
-    if (limit !== undefined) {
-      const index = Number(limit.path[1]);
+    const field = issues.find((issue) => issue.path[2] === "limits" || issue.path[2] === "permissions");
+    if (field !== undefined) {
+      const index = Number(field.path[1]);
+      const what = field.path[2] === "limits" ? "limit" : "permission";
       return new ConfigError(
         "server keys",
-        `key ${index + 1} in ${this.path} has a bad limit at ${fieldPath(limit.path.slice(3))}: ${limit.message}; ` +
+        `key ${index + 1} in ${this.path} has a bad ${what} at ${fieldPath(field.path.slice(2))}: ${field.message}; ` +
           "fix or remove it in the file, or revoke the key and add it again",
       );
     }
@@ -127,8 +136,9 @@ export class JsonFileKeyStore implements KeyStore {
     tenant: string,
     label?: string,
     limits?: LimitOverrides,
+    permissions?: readonly KeyPermission[],
   ): Promise<{ key: string; record: ApiKeyRecord }> {
-    const created = newKeyRecord(tenant, this.#clock(), label, limits);
+    const created = newKeyRecord(tenant, this.#clock(), label, limits, permissions);
     await this.#modify((records) => {
       records.set(created.record.id, created.record);
       return true;

@@ -85,6 +85,41 @@ describe("JsonFileKeyStore", () => {
     expect((await keys.create("acme", undefined, {})).record.limits).toBeUndefined();
   });
 
+  it("keeps a key's permissions, and loads a file written before keys had permissions (they have none)", async () => {
+    const path = join(folder(), "keys.json");
+    const old = generateApiKey();
+    writeFileSync(
+      path,
+      JSON.stringify({
+        version: 1,
+        keys: [{ id: old.id, tenant: "acme", hash: old.hash, createdAt: "2026-01-01T00:00:00.000Z" }],
+      }),
+    );
+    const keys = new JsonFileKeyStore(path);
+    const { key, record } = await keys.create("monitoring", "prometheus", undefined, ["metrics", "metrics"]);
+    expect(record.permissions).toEqual(["metrics"]);
+    const reread = new JsonFileKeyStore(path);
+    expect(await reread.verify(key)).toEqual({
+      keyId: record.id,
+      tenant: "monitoring",
+      permissions: ["metrics"],
+    });
+    expect(await reread.verify(old.key)).toEqual({ keyId: old.id, tenant: "acme" });
+    const stored = JSON.parse(readFileSync(path, "utf8")) as { keys: Record<string, unknown>[] };
+    expect(stored.keys.map((entry) => entry["permissions"])).toEqual([undefined, ["metrics"]]);
+    expect((await keys.create("acme", undefined, undefined, [])).record.permissions).toBeUndefined();
+
+    const memory = new MemoryKeyStore();
+    await expect(memory.create("acme", undefined, undefined, ["admin" as "metrics"])).rejects.toBeInstanceOf(
+      ValidationError,
+    );
+    stored.keys[1]!["permissions"] = ["admin"];
+    writeFileSync(path, JSON.stringify(stored));
+    await expect(new JsonFileKeyStore(path).list()).rejects.toThrow(
+      /key 2 in .*keys\.json has a bad permission at permissions\.0: a permission is one of: metrics/,
+    );
+  });
+
   it("refuses bad limits: a ValidationError on create, a ConfigError naming the key and field in a file", async () => {
     const keys = new MemoryKeyStore();
     await expect(keys.create("acme", undefined, { maxBodyBytes: 10 })).rejects.toBeInstanceOf(

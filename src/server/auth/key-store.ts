@@ -6,6 +6,7 @@ import { z } from "zod";
 import { validate } from "../../model/schemas.ts";
 import { hasOverrides, limitOverridesSchema, type LimitOverrides } from "../limits/limit-overrides.ts";
 import { apiKeyId, generateApiKey, keyMatches } from "./api-key.ts";
+import { keyPermissionsSchema, normalizePermissions, type KeyPermission } from "./key-permissions.ts";
 
 /** A stored key: no secret, only its hash. */
 export interface ApiKeyRecord {
@@ -17,13 +18,17 @@ export interface ApiKeyRecord {
   readonly label?: string;
   /** The key's own limits, over its tenant's and the server's (`ServerOptions.tenantLimits`, `limits`). */
   readonly limits?: LimitOverrides;
+  /** What the key may do beyond its tenant's API (`metrics`: read `GET /metrics`); absent for nothing more. */
+  readonly permissions?: readonly KeyPermission[];
 }
 
-/** Who a verified key belongs to, and the limits it sets for itself. */
+/** Who a verified key belongs to, the limits it sets for itself and its permissions. */
 export interface KeyIdentity {
   readonly keyId: string;
   readonly tenant: string;
   readonly limits?: LimitOverrides;
+  /** Absent when the key has none. */
+  readonly permissions?: readonly KeyPermission[];
 }
 
 /**
@@ -35,13 +40,14 @@ export interface KeyIdentity {
  */
 export interface KeyStore {
   /**
-   * Creates a key for `tenant`, with limits of its own if given (validated), and returns it with its record; the
-   * key is not kept anywhere.
+   * Creates a key for `tenant`, with limits and permissions of its own if given (validated), and returns it with
+   * its record; the key is not kept anywhere.
    */
   create(
     tenant: string,
     label?: string,
     limits?: LimitOverrides,
+    permissions?: readonly KeyPermission[],
   ): Promise<{ key: string; record: ApiKeyRecord }>;
   /** The identity of a valid key; undefined for a malformed, unknown or revoked one. */
   verify(key: string): Promise<KeyIdentity | undefined>;
@@ -56,21 +62,26 @@ export const tenantSchema = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "a tenant is 1–64 letters, digits, '.', '_' or '-'");
 
 /**
- * A new key record for `tenant` with its own `limits`, if any (both validated: `ValidationError`), and the key it
- * was made from.
+ * A new key record for `tenant` with its own `limits` and `permissions`, if any (all validated:
+ * `ValidationError`), and the key it was made from.
  *
  * @example
  * const { key, record } = newKeyRecord("acme", new Date(), "ci", { maxBodyBytes: 65_536 });
+ * const operator = newKeyRecord("monitoring", new Date(), "prometheus", undefined, ["metrics"]);
  */
 export function newKeyRecord(
   tenant: string,
   now: Date,
   label?: string,
   limits?: LimitOverrides,
+  permissions?: readonly KeyPermission[],
 ): { key: string; record: ApiKeyRecord } {
   const checked = validate(tenantSchema, tenant, "tenant");
   const checkedLimits =
     limits === undefined ? undefined : validate(limitOverridesSchema, limits, "key limits");
+  const checkedPermissions = normalizePermissions(
+    permissions === undefined ? undefined : validate(keyPermissionsSchema, permissions, "key permissions"),
+  );
   const generated = generateApiKey();
   return {
     key: generated.key,
@@ -81,6 +92,7 @@ export function newKeyRecord(
       createdAt: now.toISOString(),
       ...(label !== undefined && { label }),
       ...(hasOverrides(checkedLimits) && { limits: checkedLimits }),
+      ...(checkedPermissions !== undefined && { permissions: checkedPermissions }),
     },
   };
 }
@@ -103,5 +115,7 @@ export async function verifyAgainst(
     keyId: record.id,
     tenant: record.tenant,
     ...(hasOverrides(record.limits) && { limits: record.limits }),
+    ...(record.permissions !== undefined &&
+      record.permissions.length > 0 && { permissions: record.permissions }),
   };
 }

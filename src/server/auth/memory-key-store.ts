@@ -1,5 +1,6 @@
 import { systemClock, type Clock } from "../../model/ids.ts";
 import type { LimitOverrides } from "../limits/limit-overrides.ts";
+import type { KeyPermission } from "./key-permissions.ts";
 import {
   newKeyRecord,
   verifyAgainst,
@@ -27,8 +28,9 @@ export class MemoryKeyStore implements KeyStore {
     tenant: string,
     label?: string,
     limits?: LimitOverrides,
+    permissions?: readonly KeyPermission[],
   ): Promise<{ key: string; record: ApiKeyRecord }> {
-    const created = newKeyRecord(tenant, this.#clock(), label, limits);
+    const created = newKeyRecord(tenant, this.#clock(), label, limits, permissions);
     this.#records.set(created.record.id, created.record);
     return created;
   }

@@ -14,7 +14,8 @@ const READY_TIMEOUT_MS = 2_000;
 
 /**
  * `GET /health` (no key needed: the process is up), `GET /ready` (no key needed: the store answers — what a load
- * balancer should route on), `GET /metrics` (Prometheus text), `GET /v1/me` (who the key is) and
+ * balancer should route on), `GET /metrics` (Prometheus text of every tenant's traffic: `createServer` lets only
+ * keys with the `metrics` permission reach it, unless `publicMetrics`), `GET /v1/me` (who the key is) and
  * `GET /v1/events` (the tenant's live events as Server-Sent Events).
  *
  * @example

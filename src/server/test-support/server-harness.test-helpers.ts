@@ -12,7 +12,10 @@ import {
 import { MemoryKeyStore } from "../auth/memory-key-store.ts";
 import { startServer, type RunningServer, type StartServerOptions } from "../start-server.ts";
 
-/** A server on 127.0.0.1 (random port) over a scripted upstream, with a key for tenants `acme` and `globex`. */
+/**
+ * A server on 127.0.0.1 (random port) over a scripted upstream, with a key for tenants `acme` and `globex`, and an
+ * operator's key (tenant `monitoring`, with the `metrics` permission).
+ */
 export interface ServerHarness {
   readonly server: RunningServer;
   readonly upstream: FakeOpenAIServer;
@@ -22,6 +25,8 @@ export interface ServerHarness {
   /** Keys of tenant `acme` and tenant `globex`. */
   readonly acme: string;
   readonly globex: string;
+  /** Key of tenant `monitoring` with the `metrics` permission: the one that may read `/metrics`. */
+  readonly operator: string;
   /** Log lines the server wrote. */
   readonly logs: string[];
   /** `fetch` against the server with a key (JSON body and content type set when `json` is given). */
@@ -55,6 +60,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Server
   const keys = new MemoryKeyStore();
   const acme = (await keys.create("acme")).key;
   const globex = (await keys.create("globex")).key;
+  const operator = (await keys.create("monitoring", "prometheus", undefined, ["metrics"])).key;
   const logs: string[] = [];
   const server = await startServer({
     store,
@@ -86,6 +92,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Server
     keys,
     acme,
     globex,
+    operator,
     logs,
     call: (path, init = {}) => {
       const { key = acme, json, ...rest } = init;
