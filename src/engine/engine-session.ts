@@ -186,6 +186,7 @@ export class EngineSession {
       inspection: inspectPayload(payload, system.sections, governor.tokensOf, governed.events),
       checkpoint: governed.checkpoint,
       loop: governed.loop,
+      ...(governed.cacheAnchors !== undefined && { cacheAnchors: governed.cacheAnchors }),
     });
   }
 

@@ -5,13 +5,14 @@ import { generateText, streamText } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { afterEach, describe, expect, it } from "vitest";
 import { toAnthropic } from "../formats/providers/anthropic/to-anthropic.ts";
+import { breakpointIndices } from "../replay/breakpoint-placement.ts";
 import { sequentialIds } from "../model/ids.ts";
 import { resolveModel } from "../providers/resolve-model.ts";
 import { MemorySessionStore } from "../store/memory/index.ts";
 import { FakeSummarizer } from "../test/fake-summarizer.ts";
 import { FakeTokenCounter } from "../test/fake-token-counter.ts";
 import { createContextEngine } from "./context-engine.ts";
-import type { ToolDefinition } from "./prepared-request.ts";
+import { PreparedRequest, type ToolDefinition } from "./prepared-request.ts";
 
 const SYSTEM = "You are a careful coding agent. Read a file before you edit it. ".repeat(80);
 const TOOLS: ToolDefinition[] = [
@@ -71,22 +72,80 @@ function markerPlaces(body: {
 }
 
 describe("PreparedRequest.toAnthropic", () => {
-  it("sends the tools and breakpoints on the last tool, the system prompt and the two sliding messages", async () => {
+  it("sends the tools and breakpoints on the system prompt, the governor's cache anchor and the two sliding messages", async () => {
     const request = await (await midRun()).prepare({ system: SYSTEM, tools: TOOLS });
     const body = request.toAnthropic({ model: "claude-sonnet-4-5" });
     expect(body.tools?.map((tool) => tool.name)).toEqual(["read_file", "bash"]);
     expect(body.tools?.[1]?.input_schema).toEqual(TOOLS[1]!.inputSchema);
-    // user 0, assistant 1, tool result 2, assistant 3, tool result 4. The tools alone are below 1,024 tokens.
-    expect(markerPlaces(body)).toEqual(["system[0]", "messages[2][0]", "messages[4][0]"]);
-    // Tool definitions long enough to be cached on their own get the fourth breakpoint.
+    // user 0, assistant 1, tool result 2, assistant 3, tool result 4. The governor's anchor (the prefix its next
+    // rewrite keeps) is the first assistant message; the tools alone are below 1,024 tokens.
+    expect(request.cacheAnchors).toEqual([1]);
+    expect(markerPlaces(body)).toEqual(["system[0]", "messages[1][0]", "messages[2][0]", "messages[4][0]"]);
+    // Tool definitions long enough to be cached on their own come after the anchor: the four are taken.
     const documented = [...TOOLS, { name: "edit", description: "Replace text in a file. ".repeat(300) }];
     const withTools = await (await midRun({}, "s2")).prepare({ system: SYSTEM, tools: documented });
     expect(markerPlaces(withTools.toAnthropic({ model: "claude-sonnet-4-5" }))).toEqual([
-      "tools[2]",
       "system[0]",
+      "messages[1][0]",
       "messages[2][0]",
       "messages[4][0]",
     ]);
+  });
+
+  it("puts its breakpoints where the replay prices them (the replay meters what is sent)", async () => {
+    const session = await midRun();
+    for (let step = 0; step < 3; step++) {
+      const request = await session.prepare({ system: SYSTEM });
+      // One Anthropic message per ctxkit message here (no neighbours merged), so segment i + 1 is messages[i].
+      const priced = breakpointIndices("ctxkit", request.messages, 1, request.cacheAnchors).map((segment) =>
+        segment === 0 ? "system[0]" : `messages[${segment - 1}]`,
+      );
+      const sent = markerPlaces(request.toAnthropic()).map((place) => place.replace(/\]\[\d+\]$/, "]"));
+      expect(sent).toEqual(priced);
+      await session.recordAssistant({
+        content: [{ type: "tool-call", id: `d${step}`, name: "read_file", input: { path: `c${step}.ts` } }],
+      });
+      await session.recordToolResults([
+        { callId: `d${step}`, toolName: "read_file", content: "x".repeat(4_000) },
+      ]);
+    }
+  });
+
+  it("an anchor whose message the converter merged with the next is marked where its prefix ends", async () => {
+    const session = await midRun();
+    await session.addUser("Now run the tests");
+    for (const id of ["t1", "t2"]) {
+      await session.prepare({ system: SYSTEM });
+      await session.recordAssistant({
+        content: [{ type: "tool-call", id, name: "bash", input: { cmd: "npm test" } }],
+      });
+      await session.recordToolResults([{ callId: id, toolName: "bash", content: "ok" }]);
+    }
+    const request = await session.prepare({ system: SYSTEM });
+    const body = request.toAnthropic();
+    // The tool result (view 4) and the user text after it (view 5) are one Anthropic user message: an anchor on
+    // the tool result marks its block, not the text after it.
+    const merged = body.messages[4]!.content as { type: string; cache_control?: unknown }[];
+    expect(merged.map((block) => block.type)).toEqual(["tool_result", "text"]);
+    const anchored = new PreparedRequest({
+      sessionId: request.sessionId,
+      payload: request.payload,
+      tools: [],
+      tokens: request.tokens,
+      events: [],
+      inspection: request.inspection,
+      checkpoint: false,
+      loop: undefined,
+      cacheAnchors: [4],
+    });
+    const marked = anchored.toAnthropic().messages[4]!.content as { cache_control?: unknown }[];
+    expect(marked[0]!.cache_control).toEqual({ type: "ephemeral" });
+    expect(marked[1]!.cache_control).toBeUndefined();
+    // Through the AI SDK a marker covers a whole message: the tool result is its own message there.
+    const aiSdk = anchored.toAiSdk({ model: "anthropic/claude-sonnet-4-5" }).messages;
+    expect(aiSdk[4]!.role).toBe("tool");
+    expect(aiSdk[4]!.providerOptions?.["anthropic"]?.["cacheControl"]).toEqual({ type: "ephemeral" });
+    expect(aiSdk[5]!.providerOptions?.["anthropic"]?.["cacheControl"]).toBeUndefined();
   });
 
   it("without breakpoints is exactly the converter's payload plus the tools", async () => {
@@ -109,14 +168,14 @@ describe("PreparedRequest.toAnthropic", () => {
     const body = request.toAnthropic();
     const last = body.messages.at(-1)!.content as { type: string; cache_control?: unknown }[];
     expect(last.map((block) => block.type)).toEqual(["tool_result", "text"]);
-    expect(markerPlaces(body)).toEqual(["system[0]", "messages[2][0]", "messages[4][0]"]);
+    expect(markerPlaces(body)).toEqual(["system[0]", "messages[1][0]", "messages[2][0]", "messages[4][0]"]);
     expect(last[1]!.cache_control).toBeUndefined();
   });
 
   it("uses the 1-hour TTL when asked", async () => {
     const request = await (await midRun()).prepare({ system: SYSTEM, tools: TOOLS });
     const body = request.toAnthropic({ cacheTtl: "1h" });
-    expect(JSON.stringify(body).match(/"cache_control":\{"type":"ephemeral","ttl":"1h"\}/g)).toHaveLength(3);
+    expect(JSON.stringify(body).match(/"cache_control":\{"type":"ephemeral","ttl":"1h"\}/g)).toHaveLength(4);
   });
 });
 
@@ -201,7 +260,7 @@ describe("PreparedRequest.toAiSdk", () => {
     for (const body of fake.bodies) {
       const sent = body as Parameters<typeof markerPlaces>[0];
       // user 0, assistant 1, tool result 2, assistant 3, tool result 4 (the AI SDK puts tool results in user turns).
-      expect(markerPlaces(sent)).toEqual(["system[0]", "messages[2][0]", "messages[4][0]"]);
+      expect(markerPlaces(sent)).toEqual(["system[0]", "messages[1][0]", "messages[2][0]", "messages[4][0]"]);
       expect((sent.messages[4]!.content as { type: string }[])[0]!.type).toBe("tool_result");
     }
   });

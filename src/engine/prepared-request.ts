@@ -14,6 +14,7 @@ import { ephemeralTail } from "../formats/providers/anthropic/ephemeral-tail.ts"
 import { toAnthropic } from "../formats/providers/anthropic/to-anthropic.ts";
 import { withAnthropicBreakpoints } from "../formats/providers/anthropic/with-anthropic-breakpoints.ts";
 import { toGemini } from "../formats/providers/gemini/index.ts";
+import { anchorPositions } from "../formats/providers/anchor-positions.ts";
 import { toOpenAIChat } from "../formats/providers/openai-chat/index.ts";
 import type { JsonValue } from "../model/message.ts";
 
@@ -66,6 +67,11 @@ export class PreparedRequest {
   /** True when this request rewrote earlier history (a compaction or a truncation/offload batch). */
   readonly checkpoint: boolean;
   readonly loop: LoopDetection | undefined;
+  /**
+   * Indices in `messages` of the prefixes the governor wants cached besides the newest messages
+   * (`GovernedRequest.cacheAnchors`): `toAnthropic` and `toAiSdk` put Anthropic breakpoints there.
+   */
+  readonly cacheAnchors: readonly number[];
 
   /** @internal Created by `EngineSession.prepare()`. */
   constructor(fields: {
@@ -77,6 +83,7 @@ export class PreparedRequest {
     inspection: Inspection;
     checkpoint: boolean;
     loop: LoopDetection | undefined;
+    cacheAnchors?: readonly number[];
   }) {
     this.sessionId = fields.sessionId;
     this.payload = fields.payload;
@@ -86,6 +93,7 @@ export class PreparedRequest {
     this.inspection = fields.inspection;
     this.checkpoint = fields.checkpoint;
     this.loop = fields.loop;
+    this.cacheAnchors = fields.cacheAnchors ?? [];
   }
 
   /** The system prompt. */
@@ -113,17 +121,26 @@ export class PreparedRequest {
    * await anthropic.messages.create({ model: "claude-sonnet-4-5", max_tokens: 4096, ...body });
    */
   toAnthropic(options: AnthropicRequestOptions = {}): AnthropicRequestPayload {
-    const converted = toAnthropic(this.#withSystem());
+    const messages = this.#withSystem();
+    const converted = toAnthropic(messages);
     const payload: AnthropicRequestPayload =
       this.tools.length === 0 ? converted : { tools: toAnthropicTools(this.tools), ...converted };
     if (options.cacheBreakpoints === false) return payload;
     const tail = this.payload.messages.slice(
       this.payload.messages.length - ephemeralTail(this.payload.messages),
     );
+    const anchors = anchorPositions(
+      messages,
+      this.#anchorIndices(messages),
+      (prefix) => toAnthropic(prefix).messages,
+      (message) => (typeof message.content === "string" ? [message.content] : message.content),
+      converted.messages,
+    );
     return withAnthropicBreakpoints(payload, {
       ...(options.model !== undefined && { model: options.model }),
       ...(options.cacheTtl !== undefined && { ttl: options.cacheTtl }),
       ephemeralBlocks: tail.reduce((sum, message) => sum + message.content.length, 0),
+      anchors: anchors.map(({ message, parts }) => ({ message, blocks: parts })),
     });
   }
 
@@ -136,10 +153,27 @@ export class PreparedRequest {
    * const result = streamText({ model, ...request.toAiSdk({ model }) });
    */
   toAiSdk(options: AiSdkRequestOptions = {}): AiSdkRequest {
-    const prompt = toAiSdk(this.#withSystem());
+    const messages = this.#withSystem();
+    const prompt = toAiSdk(messages);
+    // A marker goes on a whole AI SDK message: an anchor counts only where its prefix ends one.
+    const anchors = anchorPositions(
+      messages,
+      this.#anchorIndices(messages),
+      (prefix) => toAiSdk(prefix).messages,
+      (message) => (typeof message.content === "string" ? [message.content] : message.content),
+      prompt.messages,
+    ).flatMap(({ message, parts }) => {
+      const whole = prompt.messages[message]!.content;
+      return parts === (typeof whole === "string" ? 1 : whole.length) ? [message] : [];
+    });
     const cached = withPromptCaching(
       { system: prompt.instructions ?? [], messages: prompt.messages },
-      { ...options, sessionId: this.sessionId, ephemeralTail: ephemeralTail(this.payload.messages) },
+      {
+        ...options,
+        sessionId: this.sessionId,
+        ephemeralTail: ephemeralTail(this.payload.messages),
+        cacheAnchors: anchors,
+      },
     );
     return {
       ...(cached.system.length > 0 && { instructions: cached.system }),
@@ -151,6 +185,12 @@ export class PreparedRequest {
   /** Gemini `{ systemInstruction, contents }`. */
   toGemini(): ReturnType<typeof toGemini> {
     return toGemini(this.#withSystem());
+  }
+
+  /** `cacheAnchors` as indices in `messages` (the payload's messages, after the system message when there is one). */
+  #anchorIndices(messages: readonly unknown[]): number[] {
+    const shift = messages.length - this.payload.messages.length;
+    return this.cacheAnchors.map((anchor) => anchor + shift);
   }
 
   #withSystem(): Payload["messages"] {

@@ -1,3 +1,4 @@
+import { planAnthropicBreakpoints } from "../formats/providers/anthropic/cache-breakpoints.ts";
 import type { Message } from "../model/message.ts";
 
 /**
@@ -15,7 +16,8 @@ export function ephemeral(message: Message): boolean {
 
 /**
  * The segment indices of a payload's breakpoints: segment 0 is the system prompt with the tools when `offset`
- * is 1 (no fixed segment when 0), then one segment per message of `view`.
+ * is 1 (no fixed segment when 0), then one segment per message of `view`. `ctxkit` places them as the payload
+ * builders do (`planAnthropicBreakpoints`, with the governor's `anchors`), so the replay prices what is sent.
  *
  * @example
  * breakpointIndices("ctxkit", view, 1) // [0, 6, 8] for a 9-segment payload whose newest assistant is at 7
@@ -26,19 +28,24 @@ export function breakpointIndices(
   offset: number,
   anchors: readonly number[] = [],
 ): number[] {
-  const indices: number[] = offset > 0 ? [0] : [];
   let newest = view.length - 1;
   while (newest >= 0 && ephemeral(view[newest]!)) newest--;
-  if (newest < 0) return indices;
-  indices.push(newest + offset);
-  if (placement === "ctxkit") {
-    const assistant = view.findLastIndex((message, index) => index <= newest && message.role === "assistant");
-    // Four breakpoints at most: the governor's anchors come before the previous request's newest message, which
-    // the newest one's lookback usually reaches anyway.
-    for (const anchor of anchors)
-      if (anchor >= 0 && anchor < newest && !indices.includes(anchor + offset) && indices.length < 4)
-        indices.push(anchor + offset);
-    if (assistant > 0 && assistant - 1 !== newest && indices.length < 4) indices.push(assistant - 1 + offset);
+  if (placement === "newest") {
+    const indices: number[] = offset > 0 ? [0] : [];
+    if (newest >= 0) indices.push(newest + offset);
+    return indices;
   }
-  return indices.sort((a, b) => a - b);
+  // The cache model bills prefixes too short to cache as uncached; the planner need not skip them.
+  const planned = planAnthropicBreakpoints({
+    messageCount: view.length,
+    newestAssistantIndex: view.findLastIndex((message, index) => index <= newest && message.role === "assistant"),
+    ephemeralTail: view.length - 1 - newest,
+    hasTools: false,
+    hasSystem: offset > 0,
+    anchors,
+    tokensThrough: () => Number.POSITIVE_INFINITY,
+  });
+  return planned
+    .map(({ position }) => (position.at === "message" ? position.index + offset : 0))
+    .sort((a, b) => a - b);
 }

@@ -49,6 +49,11 @@ export interface AiSdkBreakpointOptions {
   readonly ephemeralTail?: number;
   /** Counts tokens for the minimum-length check. Default: ctxkit's Claude estimator. */
   readonly countTokens?: (text: string) => number;
+  /**
+   * Indices of `messages` worth a breakpoint besides the newest messages, oldest first: the governor's cache
+   * anchors (`GovernedRequest.cacheAnchors`) as positions in this prompt (`PreparedRequest.toAiSdk` maps them).
+   */
+  readonly anchors?: readonly number[];
 }
 
 type Control = { type: "ephemeral"; ttl?: "1h" };
@@ -104,7 +109,7 @@ const isEmpty = (message: CacheableAiSdkMessage): boolean =>
 /**
  * Adds Anthropic prompt-cache breakpoints to an AI SDK prompt as `providerOptions.anthropic.cacheControl`, where
  * `planAnthropicBreakpoints` puts them: the last function tool (when tools are given), the last system message,
- * the newest stable message and the message before the newest assistant message. A message-level marker is
+ * the newest stable message, the `anchors` and the message before the newest assistant message. A message-level marker is
  * what the AI SDK's Anthropic provider writes on the message's last part, so a tool message's breakpoint lands on
  * its last tool result even when the provider merges a following user message into the same Anthropic message.
  * Markers the caller set (on messages, parts, tool outputs, tools, or the call's automatic caching) are kept and
@@ -152,6 +157,7 @@ export function withAiSdkBreakpoints<
     messageCount: messages.length,
     newestAssistantIndex: messages.findLastIndex((message) => message.role === "assistant"),
     ephemeralTail: options.ephemeralTail ?? 0,
+    ...(options.anchors !== undefined && { anchors: options.anchors }),
     hasTools: toolAt >= 0,
     hasSystem: systemAt >= 0,
     tokensThrough: (position) =>

@@ -81,6 +81,8 @@ export interface PromptCachingContext extends PromptCachingOptions {
   readonly ephemeralTail?: number;
   /** Counts tokens for Anthropic's minimum-length check. Default: ctxkit's Claude estimator. */
   readonly countTokens?: (text: string) => number;
+  /** Indices of `messages` worth an Anthropic breakpoint besides the newest (the governor's cache anchors). */
+  readonly cacheAnchors?: readonly number[];
 }
 
 /**
@@ -119,6 +121,7 @@ export function withPromptCaching<
       ...(context.cacheTtl !== undefined && { ttl: context.cacheTtl }),
       ...(context.ephemeralTail !== undefined && { ephemeralTail: context.ephemeralTail }),
       ...(context.countTokens !== undefined && { countTokens: context.countTokens }),
+      ...(context.cacheAnchors !== undefined && { anchors: context.cacheAnchors }),
     });
     return { ...marked, providerOptions: input.providerOptions };
   }

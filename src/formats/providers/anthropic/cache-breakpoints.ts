@@ -39,6 +39,11 @@ export interface BreakpointPlanInput {
   readonly hasTools: boolean;
   readonly hasSystem: boolean;
   /**
+   * Message indices worth a breakpoint besides the newest messages, oldest first: the governor's cache anchors
+   * (`GovernedRequest.cacheAnchors`), the prefixes its next rewrite of history will leave as they are.
+   */
+  readonly anchors?: readonly number[];
+  /**
    * Tokens of the prompt from its start through `position` (tools, then system, then messages). It is only
    * compared with `minTokens`, so a caller may stop counting once the prefix has reached it.
    */
@@ -94,9 +99,11 @@ function fittingTtl(
 
 /**
  * Plans the `cache_control` breakpoints of one Anthropic request and returns the ones to add, in request order.
- * Candidates, most valuable first: the newest stable message (what the next request reads), the message before
+ * Candidates, most valuable first: the newest stable message (what the next request reads), the system prompt
+ * (or the last tool definition when there is no system prompt; later when the caller marked either), the
+ * caller's `anchors`, the message before
  * the newest assistant message (the newest message of the previous request in an agent loop, which is what
- * that request wrote: this request reads it there), the system prompt, the last tool definition. A candidate
+ * that request wrote: this request reads it there), the last tool definition. A candidate
  * is skipped when the caller already marked that position, when its prefix is shorter than `minTokens` (it
  * would cache nothing and waste one of the four), or when no TTL there keeps the caller's markers in order.
  * Together with `existing` there are never more than four; a `1h` breakpoint never follows a `5m` one.
@@ -114,12 +121,28 @@ export function planAnthropicBreakpoints(input: BreakpointPlanInput): CacheBreak
   if (free <= 0) return [];
   const newestStable = input.messageCount - 1 - Math.max(0, input.ephemeralTail ?? 0);
   const previousNewest = input.newestAssistantIndex - 1;
+  // The fixed prefix early (a breakpoint on the system prompt caches the tools before it too), unless the caller
+  // marked part of it: every rewrite of history keeps it. Then the governor's anchors, then the previous
+  // request's newest message (the newest one's lookback usually reaches it), then the rest of the fixed prefix.
+  const fixed: BreakpointPosition[] = [];
+  if (input.hasSystem) fixed.push({ at: "system" });
+  if (input.hasTools) fixed.push({ at: "tools" });
+  const early = existing.some((marker) => marker.position.at !== "message") ? 0 : 1;
   const candidates: BreakpointPosition[] = [];
   if (newestStable >= 0) candidates.push({ at: "message", index: newestStable });
+  candidates.push(...fixed.slice(0, early));
+  for (const anchor of input.anchors ?? [])
+    if (
+      Number.isInteger(anchor) &&
+      anchor >= 0 &&
+      anchor < newestStable &&
+      anchor !== previousNewest &&
+      !candidates.some((candidate) => candidate.at === "message" && candidate.index === anchor)
+    )
+      candidates.push({ at: "message", index: anchor });
   if (previousNewest >= 0 && previousNewest < newestStable)
     candidates.push({ at: "message", index: previousNewest });
-  if (input.hasSystem) candidates.push({ at: "system" });
-  if (input.hasTools) candidates.push({ at: "tools" });
+  candidates.push(...fixed.slice(early));
 
   const minTokens = input.minTokens ?? 0;
   const wanted = input.ttl ?? "5m";

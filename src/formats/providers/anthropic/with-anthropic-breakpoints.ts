@@ -29,6 +29,20 @@ export interface AnthropicBreakpointOptions {
   readonly ephemeralBlocks?: number;
   /** Counts tokens for the minimum-length check. Default: ctxkit's Claude estimator. */
   readonly countTokens?: (text: string) => number;
+  /**
+   * Prefixes worth a breakpoint besides the newest messages, oldest first: the governor's cache anchors
+   * (`GovernedRequest.cacheAnchors`) as positions in this request (`PreparedRequest.toAnthropic` maps them).
+   */
+  readonly anchors?: readonly AnthropicAnchor[];
+}
+
+/**
+ * The end of a cached prefix inside a Messages request: after the first `blocks` content blocks of message
+ * `message` (the converter may have merged the anchored message with the ones after it into one message).
+ */
+export interface AnthropicAnchor {
+  readonly message: number;
+  readonly blocks: number;
 }
 
 /** The parts of an Anthropic Messages request that can carry breakpoints; other fields pass through. */
@@ -107,8 +121,8 @@ function markSystem(system: string | AnthropicTextBlock[], control: AnthropicCac
 
 /**
  * Adds Anthropic prompt-cache breakpoints to a Messages request, where `planAnthropicBreakpoints` puts them:
- * the last tool definition, the system prompt's last block, the newest stable message and the message before
- * the newest assistant message (each on its last block that can carry one). Breakpoints the caller set
+ * the last tool definition, the system prompt's last block, the newest stable message, the `anchors` and the
+ * message before the newest assistant message (each on its last block that can carry one). Breakpoints the caller set
  * (`cache_control` on tools, system blocks, message blocks or tool-result content, or the request's automatic
  * `cache_control`) are kept and counted, so there are never more than four. Returns a new request; the input is
  * not changed. A string `system` or message content becomes one text block when it gets a breakpoint.
@@ -147,10 +161,15 @@ export function withAnthropicBreakpoints<Request extends AnthropicCacheableReque
     return count(countableText(blocksOf(messages[index]!).slice(0, stableEnd[index])));
   };
   const through = prefixTokens(sizeOf, minTokens);
+  const newestAssistantIndex = messages.findLastIndex((message) => message.role === "assistant");
+  const anchorEnds = new Map(
+    (options.anchors ?? []).map((anchor) => [anchor.message, anchor.blocks] as const),
+  );
   const planned = planAnthropicBreakpoints({
     messageCount: messages.length,
-    newestAssistantIndex: messages.findLastIndex((message) => message.role === "assistant"),
+    newestAssistantIndex,
     ephemeralTail,
+    anchors: [...anchorEnds.keys()],
     hasTools: tools.length > 0,
     hasSystem,
     tokensThrough: (position) =>
@@ -169,12 +188,13 @@ export function withAnthropicBreakpoints<Request extends AnthropicCacheableReque
         index === tools.length - 1 ? { ...tool, cache_control: control } : tool,
       );
     else if (position.at === "system") result.system = markSystem(system!, control);
-    else
-      result.messages[position.index] = markMessage(
-        messages[position.index]!,
-        stableEnd[position.index]!,
-        control,
-      );
+    else {
+      const index = position.index;
+      // An anchor's prefix may end inside its message; the newest messages' end where their stable blocks do.
+      const newest = index === messages.length - 1 - ephemeralTail || index === newestAssistantIndex - 1;
+      const end = Math.min(stableEnd[index]!, (!newest && anchorEnds.get(index)) || stableEnd[index]!);
+      result.messages[index] = markMessage(messages[index]!, end, control);
+    }
   }
   return result;
 }
