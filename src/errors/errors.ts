@@ -80,9 +80,11 @@ export class SessionExistsError extends ValidationError {
  * new MissingBlobError("s1", 4, "blob:9f86…"); // session s1, message seq 4
  */
 export class MissingBlobError extends ValidationError {
+  /** The session whose message refers to the blob. */
   readonly sessionId: string;
   /** Seq of the message whose media refers to the blob. */
   readonly seq: number;
+  /** The missing blob's reference (`blob:<sha256>`, or whatever the message names). */
   readonly ref: string;
   constructor(sessionId: string, seq: number, ref: string, options?: CtxkitErrorOptions) {
     super(
