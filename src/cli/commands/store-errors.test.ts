@@ -1,7 +1,16 @@
 // Databases and paths the CLI cannot use as asked: each gives one actionable line and exit 2, and a database
 // that cannot be written can still be read. Permissions do not stop root, so when the tests run as root the
 // commands that need them run as `nobody` (a child process with another uid, through the real `bin.ts`).
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
