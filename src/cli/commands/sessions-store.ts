@@ -43,16 +43,6 @@ export function withStoreOptions(command: Command): Command {
 }
 
 /**
- * The settings of the CLI's environment (`io.env`, its `HOME`, the working folder).
- *
- * @example
- * const { settings } = cliSettings(io);
- */
-export function cliSettings(io: CliIo): Settings {
-  return loadSettings({ cwd: process.cwd(), env: io.env, home: io.env["HOME"] ?? homedir() }).settings;
-}
-
-/**
  * Opens the session store a command names: `--pg`, else `--db`, else the settings (`pgUrl` when set, else the
  * `db` file, whose folder is created). Opening never deletes a session: retention (`sessionRetentionDays`)
  * runs only in `ctxkit sessions prune`. A command that only reads passes `readOnly`: then a SQLite file that
