@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ValidationError } from "../errors/errors.ts";
+import { NotFoundError, ValidationError } from "../errors/errors.ts";
 import { openSqliteSessionStore } from "../store/sqlite/index.ts";
 import { describePostgres } from "../store/postgres/postgres-location.ts";
 import { chooseDatabase, openStores } from "./open-stores.ts";
@@ -68,6 +68,17 @@ describe("openStores", () => {
     expect((await pruned.sessions.listSessions()).sessions).toEqual([]);
     expect(reports).toEqual([{ olderThanDays: 30, deletedSessions: 1, deletedBlobs: 0 }]);
     await pruned.close();
+  });
+
+  it("a read-only open refuses a SQLite file that does not exist and creates nothing", async () => {
+    const path = join(scratch, "missing", "typo.db");
+    const refused = await openStores({ kind: "sqlite", path }, { memory: false, readOnly: true }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(refused).toBeInstanceOf(NotFoundError);
+    expect(refused).toMatchObject({ code: "not_found", kind: "database", id: path });
+    expect((refused as Error).message).toMatch(/typo\.db" not found; check the path; reading never creates/);
+    expect(existsSync(join(scratch, "missing"))).toBe(false);
   });
 
   it("never shows a PostgreSQL password", () => {

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import type { Settings } from "../config/settings.ts";
-import { ValidationError } from "../errors/errors.ts";
+import { NotFoundError, ValidationError } from "../errors/errors.ts";
 import type { MemoryStore } from "../memory/memory-store.ts";
 import { describePostgres } from "../store/postgres/postgres-location.ts";
 import type { OpenRetentionOptions, SessionStore } from "../store/session-store.ts";
@@ -28,6 +28,9 @@ export function chooseDatabase(
   return { kind: "sqlite", path: flags.db ?? settings.db };
 }
 
+const MISSING_HINT =
+  "check the path; reading never creates a database, storing a session (ctxkit import, ctxkit chat) does";
+
 /** An opened session store, its memory store when asked for, and where they live in words. */
 export interface OpenedStores {
   readonly sessions: SessionStore;
@@ -45,9 +48,12 @@ export interface OpenStoresOptions {
   readonly retention?: OpenRetentionOptions;
   /**
    * The command only reads: an existing SQLite file is opened read-only (so a file or folder without write
-   * permission can still be listed and exported); a missing one is created as usual.
+   * permission can still be listed and exported); a missing one is refused with a `NotFoundError` (a mistyped
+   * path must not become a new, empty database), whose message ends with `missingHint`.
    */
   readonly readOnly?: boolean;
+  /** What to tell the user when a read-only command names a SQLite file that does not exist. */
+  readonly missingHint?: string;
   /** PostgreSQL pool size (short-lived commands need few connections). */
   readonly poolSize?: number;
   /**
@@ -58,7 +64,8 @@ export interface OpenStoresOptions {
 }
 
 /**
- * Opens the session store (and the memory store, when asked) of `database`; a SQLite file's folder is created.
+ * Opens the session store (and the memory store, when asked) of `database`; a SQLite file's folder is created
+ * (unless the command only reads: then a missing file is a `NotFoundError`).
  * Opening never deletes a session (retention is `ctxkit sessions prune`). Backends are imported only when used,
  * so SQLite commands never load `pg`.
  *
@@ -72,7 +79,10 @@ export async function openStores(
 ): Promise<OpenedStores> {
   if (database.kind === "sqlite") {
     const { path } = database;
-    const readOnly = options.readOnly === true && path !== ":memory:" && existsSync(path);
+    const readOnly = options.readOnly === true && path !== ":memory:";
+    if (readOnly && !existsSync(path)) {
+      throw new NotFoundError("database", path, options.missingHint ?? MISSING_HINT);
+    }
     const { openSqliteSessionStore } = await import("../store/sqlite/index.ts");
     const sessions = await openSqliteSessionStore({
       path,

@@ -72,6 +72,34 @@ export class SessionExistsError extends ValidationError {
   }
 }
 
+/**
+ * A session to restore or import has a media block (image, file, attachment) whose `ref` names a blob that
+ * neither the import carries nor the store holds, so the media would be lost; nothing was written.
+ *
+ * @example
+ * new MissingBlobError("s1", 4, "blob:9f86…"); // session s1, message seq 4
+ */
+export class MissingBlobError extends ValidationError {
+  /** The session whose message refers to the blob. */
+  readonly sessionId: string;
+  /** Seq of the message whose media refers to the blob. */
+  readonly seq: number;
+  /** The missing blob's reference (`blob:<sha256>`, or whatever the message names). */
+  readonly ref: string;
+  constructor(sessionId: string, seq: number, ref: string, options?: CtxkitErrorOptions) {
+    super(
+      `message ${seq} of session ${sessionId} refers to media ${ref}, which the import does not carry and ` +
+        "the store does not hold; nothing was written. Export the session again from the store that holds its " +
+        "media (`ctxkit sessions export` writes each blob as a blob line) and import that file",
+      [{ path: `sessions.${sessionId}.messages.${seq}`, message: `missing blob ${ref}` }],
+      options,
+    );
+    this.sessionId = sessionId;
+    this.seq = seq;
+    this.ref = ref;
+  }
+}
+
 /** Something that was asked for by id does not exist (or belongs to someone else). */
 export class NotFoundError extends CtxkitError {
   readonly kind: string;

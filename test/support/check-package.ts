@@ -12,6 +12,7 @@
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import {
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -119,10 +120,11 @@ try {
       env: { PATH: process.env["PATH"], HOME: consumer },
     });
   if (!cli("--help").includes("Usage: ctxkit")) throw new Error("the packed CLI's --help printed no usage");
-  const listed = JSON.parse(cli("sessions", "list", "--db", join(consumer, "ctxkit.db"), "--json")) as {
-    sessions: unknown[];
-  };
-  if (listed.sessions.length !== 0) throw new Error("the packed CLI listed sessions in a new database");
+  // No database yet in this HOME: the list is empty and no database is created to say so.
+  const listed = JSON.parse(cli("sessions", "list", "--json")) as { sessions: unknown[] };
+  if (listed.sessions.length !== 0) throw new Error("the packed CLI listed sessions before any was stored");
+  if (existsSync(join(consumer, ".ctxkit", "ctxkit.db")))
+    throw new Error("the packed CLI created a database to list sessions");
   console.log("the packed CLI (bin/ctxkit.js → dist/cli-bundle) runs --help and sessions list");
 } finally {
   rmSync(directory, { recursive: true, force: true });

@@ -164,3 +164,63 @@ describe("ctxkit import", () => {
     expect(forced.stderr.trimEnd().split("\n")).toHaveLength(1);
   });
 });
+
+describe("ctxkit import of a ctxkit export with media", () => {
+  /** A database holding session `img`: a prompt with an image stored as a blob, and a reply. */
+  async function dbWithImage(): Promise<string> {
+    const db = freshDb();
+    const store = await openSqliteSessionStore({ path: db, retentionDays: 0 });
+    const data = Buffer.alloc(3000, 7).toString("base64");
+    await store.appendTurn("img", [
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "look" },
+          { type: "image", mediaType: "image/png", data },
+        ],
+      },
+      { role: "assistant", content: [{ type: "text", text: "a grey square" }] },
+    ]);
+    await store.close();
+    return db;
+  }
+
+  it("keeps the images: the import exports again byte for byte", async () => {
+    const exported = join(home, "with-media.jsonl");
+    expect((await run(["sessions", "export", "img", "-o", exported, "--db", await dbWithImage()])).code).toBe(
+      0,
+    );
+    expect(readFileSync(exported, "utf8")).toContain('"type":"blob"');
+    for (const command of [["import"], ["sessions", "import"]]) {
+      const db = freshDb();
+      expect((await run([...command, exported, "--db", db])).code).toBe(0);
+      const again = await run(["sessions", "export", "img", "--db", db]);
+      expect(again.stdout).toBe(readFileSync(exported, "utf8"));
+    }
+  });
+
+  it("refuses an export whose blob lines are missing, naming the session, message and blob; stores nothing", async () => {
+    const exported = join(home, "media-cut.jsonl");
+    expect((await run(["sessions", "export", "img", "-o", exported, "--db", await dbWithImage()])).code).toBe(
+      0,
+    );
+    const lines = readFileSync(exported, "utf8").split("\n");
+    const blob = lines.find((line) => line.startsWith('{"type":"blob"'));
+    const ref = (JSON.parse(blob!) as { ref: string }).ref;
+    writeFileSync(exported, lines.filter((line) => line !== blob).join("\n"));
+    for (const command of [["import"], ["sessions", "import"]]) {
+      const db = freshDb();
+      const result = await run([...command, exported, "--db", db]);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toBe(
+        `ctxkit: message 0 of session img refers to media ${ref}, which the import does not carry and the store ` +
+          "does not hold; nothing was written. Export the session again from the store that holds its media " +
+          "(`ctxkit sessions export` writes each blob as a blob line) and import that file\n",
+      );
+      const store = await openSqliteSessionStore({ path: db, retentionDays: 0 });
+      expect((await store.listSessions()).sessions).toEqual([]);
+      await store.close();
+    }
+  });
+});

@@ -1,7 +1,10 @@
+import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import type { Command } from "commander";
 import { loadSettings } from "../../config/load-settings.ts";
-import type { Settings } from "../../config/settings.ts";
+import { settingDefinition } from "../../config/setting-definitions.ts";
+import type { SettingSource, Settings } from "../../config/settings.ts";
+import { MemorySessionStore } from "../../store/memory/index.ts";
 import type { SessionStore } from "../../store/session-store.ts";
 import { chooseDatabase, openStores } from "../open-stores.ts";
 import type { CliIo } from "../program.ts";
@@ -40,20 +43,11 @@ export function withStoreOptions(command: Command): Command {
 }
 
 /**
- * The settings of the CLI's environment (`io.env`, its `HOME`, the working folder).
- *
- * @example
- * const { settings } = cliSettings(io);
- */
-export function cliSettings(io: CliIo): Settings {
-  return loadSettings({ cwd: process.cwd(), env: io.env, home: io.env["HOME"] ?? homedir() }).settings;
-}
-
-/**
  * Opens the session store a command names: `--pg`, else `--db`, else the settings (`pgUrl` when set, else the
  * `db` file, whose folder is created). Opening never deletes a session: retention (`sessionRetentionDays`)
- * runs only in `ctxkit sessions prune`. A command that only reads passes `readOnly`. Backends are imported
- * only when used.
+ * runs only in `ctxkit sessions prune`. A command that only reads passes `readOnly`: then a SQLite file that
+ * does not exist is a `NotFoundError` naming it and how to fix it (nothing is created), except the default
+ * database before anything was stored, which reads as an empty store. Backends are imported only when used.
  *
  * @example
  * const opened = await openCliStore({ db: "/tmp/a.db" }, io);
@@ -64,13 +58,48 @@ export async function openCliStore(
   io: CliIo,
   options: CliStoreOptions = {},
 ): Promise<CliStore> {
-  const settings = cliSettings(io);
-  const opened = await openStores(chooseDatabase(flags, settings), {
+  const home = io.env["HOME"] ?? homedir();
+  const { settings, sources } = loadSettings({ cwd: process.cwd(), env: io.env, home });
+  const database = chooseDatabase(flags, settings);
+  const readOnly = options.readOnly === true;
+  if (readOnly && database.kind === "sqlite" && flags.db === undefined && sources["db"]?.kind === "default") {
+    // Nothing stored on this machine yet: no sessions, and no database made just to say so.
+    if (!existsSync(database.path)) return emptyStore(database.path, settings);
+  }
+  const opened = await openStores(database, {
     memory: false,
-    readOnly: options.readOnly === true,
+    readOnly,
+    missingHint: missingDatabaseHint(flags.db === undefined ? sources["db"] : undefined, home, io.env),
     poolSize: 2,
   });
   return { store: opened.sessions, location: opened.location, settings, close: () => opened.close() };
+}
+
+/** The empty store a read-only command sees before the default database exists. */
+function emptyStore(path: string, settings: Settings): CliStore {
+  const store = new MemorySessionStore();
+  return { store, location: `SQLite ${path} (not created yet)`, settings, close: () => store.close() };
+}
+
+/** How to fix a database path that does not exist, by where the path came from (`undefined`: `--db`). */
+function missingDatabaseHint(
+  source: SettingSource | undefined,
+  home: string,
+  env: Readonly<Record<string, string | undefined>>,
+): string {
+  const named =
+    source === undefined
+      ? "the --db path"
+      : source.kind === "env"
+        ? source.variable
+        : source.kind === "default"
+          ? "the path"
+          : `the db setting in ${source.file}`;
+  const defaultPath = settingDefinition("db")?.defaultValue?.({ env, home });
+  return (
+    `check ${named}${typeof defaultPath === "string" ? ` (the default database is ${defaultPath})` : ""}; ` +
+    "reading never creates a database, storing a session (ctxkit import, ctxkit chat) does"
+  );
 }
 
 /**

@@ -67,21 +67,65 @@ describe("ctxkit sessions: where the sessions are", () => {
     expect(listed.sessions.map((session) => session.id)).toEqual([SHORT_ID]);
 
     const viaEnv = join(user, "env.db");
-    expect(
-      (await json<{ sessions: SessionRecord[] }>(["sessions", "list"], { HOME: user, CTXKIT_DB: viaEnv }))
-        .sessions,
-    ).toEqual([]);
-    expect(existsSync(viaEnv)).toBe(true);
+    expect((await run(["import", spotter], { HOME: user, CTXKIT_DB: viaEnv })).code).toBe(0);
     const viaFlag = join(user, "flag.db");
+    expect((await run(["import", short, "--db", viaFlag], { HOME: user, CTXKIT_DB: viaEnv })).code).toBe(0);
+    const ids = async (argv: string[], env: Record<string, string>) =>
+      (await json<{ sessions: SessionRecord[] }>(["sessions", "list", ...argv], env)).sessions.map(
+        (session) => session.id,
+      );
+    expect(await ids([], { HOME: user, CTXKIT_DB: viaEnv })).not.toContain(SHORT_ID);
+    expect(await ids(["--db", viaFlag], { HOME: user, CTXKIT_DB: viaEnv })).toEqual([SHORT_ID]);
+  });
+
+  it("a read command refuses a database that does not exist and creates nothing; a write creates it", async () => {
+    const user = mkdtempSync(join(home, "user-"));
+    const typo = join(user, "no-such-folder", "typo.db");
+    const outFile = join(user, "out.jsonl");
+    for (const argv of [
+      ["list"],
+      ["list", "--json"],
+      ["show", SHORT_ID],
+      ["search", "server"],
+      ["export", "--all"],
+      ["export", SHORT_ID, "-o", outFile],
+    ]) {
+      const result = await run(["sessions", ...argv, "--db", typo], { HOME: user });
+      expect(result.code, argv.join(" ")).toBe(2);
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toBe(
+        `ctxkit: database "${typo}" not found; check the --db path (the default database is ` +
+          `${join(user, ".ctxkit", "ctxkit.db")}); reading never creates a database, storing a session ` +
+          "(ctxkit import, ctxkit chat) does\n",
+      );
+    }
+    const viaEnv = await run(["sessions", "list"], { HOME: user, CTXKIT_DB: typo });
+    expect(viaEnv.code).toBe(2);
+    expect(viaEnv.stderr).toMatch(
+      /^ctxkit: database ".*typo\.db" not found; check CTXKIT_DB \(the default database is /,
+    );
+    expect(existsSync(join(user, "no-such-folder"))).toBe(false);
+    expect(existsSync(outFile)).toBe(false);
+
+    expect((await run(["import", short, "--db", typo], { HOME: user })).code).toBe(0);
     expect(
-      (
-        await json<{ sessions: SessionRecord[] }>(["sessions", "list", "--db", viaFlag], {
-          HOME: user,
-          CTXKIT_DB: viaEnv,
-        })
-      ).sessions,
-    ).toEqual([]);
-    expect(existsSync(viaFlag)).toBe(true);
+      await json<{ sessions: SessionRecord[] }>(["sessions", "list", "--db", typo], { HOME: user }),
+    ).toMatchObject({ sessions: [{ id: SHORT_ID }] });
+  });
+
+  it("on a machine with no database yet, lists no sessions without creating one", async () => {
+    const user = mkdtempSync(join(home, "user-"));
+    const listed = await run(["sessions", "list"], { HOME: user });
+    expect(listed).toEqual({ code: 0, stdout: "no sessions\n", stderr: "" });
+    expect(await json<{ sessions: SessionRecord[] }>(["sessions", "list"], { HOME: user })).toEqual({
+      sessions: [],
+    });
+    const shown = await run(["sessions", "show", SHORT_ID], { HOME: user });
+    expect(shown.code).toBe(2);
+    expect(shown.stderr).toBe(
+      `ctxkit: session "${SHORT_ID}" not found; list them with \`ctxkit sessions list\`\n`,
+    );
+    expect(existsSync(join(user, ".ctxkit"))).toBe(false);
   });
 });
 
@@ -418,9 +462,11 @@ describe("ctxkit sessions on PostgreSQL", () => {
     const withoutUpdate = (text: string) => text.replace(/"updatedAt":"[^"]+"/, "");
     expect(withoutUpdate(fromPg.stdout)).toBe(withoutUpdate(fromSqlite.stdout));
     // --db wins over CTXKIT_PG_URL.
+    const empty = freshDb();
+    await (await openSqliteSessionStore({ path: empty })).close();
     expect(
       (
-        await json<{ sessions: SessionRecord[] }>(["sessions", "list", "--db", freshDb()], {
+        await json<{ sessions: SessionRecord[] }>(["sessions", "list", "--db", empty], {
           CTXKIT_PG_URL: url,
         })
       ).sessions,

@@ -83,9 +83,9 @@ function list(io: CliIo) {
     owner: z.string().optional(),
     agent: z.string().optional(),
   });
-  return (flags: Flags & Record<string, unknown>) =>
-    withReadOnlyCliStore(flags, io, async ({ store }) => {
-      const options = validate(schema, flags, "sessions list options");
+  return (flags: Flags & Record<string, unknown>) => {
+    const options = validate(schema, flags, "sessions list options");
+    return withReadOnlyCliStore(flags, io, async ({ store }) => {
       const page = await store.listSessions(options);
       print(
         io,
@@ -96,6 +96,7 @@ function list(io: CliIo) {
           (page.nextCursor === undefined ? "" : `more: --cursor ${page.nextCursor}\n`),
       );
     });
+  };
 }
 
 function show(io: CliIo) {
@@ -114,9 +115,9 @@ function show(io: CliIo) {
 
 function search(io: CliIo) {
   const schema = z.object({ limit: count("--limit", 1, 1000).default(20) });
-  return (query: string, flags: Flags & Record<string, unknown>) =>
-    withReadOnlyCliStore(flags, io, async ({ store }) => {
-      const { limit } = validate(schema, flags, "sessions search options");
+  return (query: string, flags: Flags & Record<string, unknown>) => {
+    const { limit } = validate(schema, flags, "sessions search options");
+    return withReadOnlyCliStore(flags, io, async ({ store }) => {
       const hits = await store.searchSessions(query, { limit });
       print(
         io,
@@ -125,6 +126,7 @@ function search(io: CliIo) {
         () => formatSearchHits(hits),
       );
     });
+  };
 }
 
 function exportCommand(io: CliIo) {

@@ -1,7 +1,16 @@
 // Databases and paths the CLI cannot use as asked: each gives one actionable line and exit 2, and a database
 // that cannot be written can still be read. Permissions do not stop root, so when the tests run as root the
 // commands that need them run as `nobody` (a child process with another uid, through the real `bin.ts`).
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -120,16 +129,26 @@ describe("paths that cannot be used: one actionable line, exit 2", () => {
       /plain-file(\/sub)?: .*(is a file, not a folder|part of the path is a file)/,
     );
     // Node's recursive mkdir loops forever on /proc; ctxkit's does not.
-    const proc = await runChild(["sessions", "list", "--db", "/proc/ctxkit-no-such/ctxkit.db"]);
+    const proc = await runChild(["import", short, "--db", "/proc/ctxkit-no-such/ctxkit.db"]);
     expect(proc.killed).toBe(false);
     expectOneLine(proc, /\/proc\/ctxkit-no-such: cannot create the folder/);
     const locked = fresh("locked");
     mkdirSync(locked, { mode: 0o555 });
     chmodSync(locked, 0o555);
     expectOneLine(
-      await runChild(["sessions", "list", "--db", join(locked, "new", "ctxkit.db")]),
+      await runChild(["import", short, "--db", join(locked, "new", "ctxkit.db")]),
       /locked\/new: cannot create the folder: permission denied/,
     );
+  });
+
+  it("--db naming a file that does not exist, for a command that only reads: exit 2, nothing created", async () => {
+    const folder = fresh("no-such-folder");
+    const outcome = await runChild(["sessions", "list", "--db", join(folder, "typo.db")]);
+    expectOneLine(
+      outcome,
+      /database ".*no-such-folder\/typo\.db" not found; check the --db path \(the default/,
+    );
+    expect(existsSync(folder)).toBe(false);
   });
 
   it("a transcript or export to import that is a folder", async () => {

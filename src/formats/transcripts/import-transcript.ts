@@ -81,6 +81,74 @@ export interface ImportTranscriptFileOptions {
   readonly maxTextBytes?: number;
 }
 
+/** A transcript file read and its format known: a JSONL format's text may be lines, a JSON document's is one string. */
+export type TranscriptFile =
+  | { readonly format: LineFormat; readonly text: TextOrLines }
+  | { readonly format: Exclude<TranscriptFormat, LineFormat>; readonly text: string };
+
+function isLineFile(file: TranscriptFile): file is Extract<TranscriptFile, { format: LineFormat }> {
+  return isLineFormat(file.format);
+}
+
+/**
+ * Reads a transcript file and settles its format (detected unless given); JSONL files larger than a string can
+ * hold are read line by line, and a JSONL file's cut-off last line is refused or dropped (`partialLastLine`).
+ * Throws `NotFoundError`, `UnknownFormatError` or `ParseError`.
+ *
+ * @example
+ * const { format, text } = await readTranscriptFile("session.jsonl");
+ */
+export async function readTranscriptFile(
+  path: string,
+  options: ImportTranscriptFileOptions = {},
+): Promise<TranscriptFile> {
+  const read = await readTranscriptText(path, options);
+  if (read === undefined) throw new NotFoundError("transcript file", path, "check the path");
+  const chosen = validate(formatOptionSchema, options.format, "transcript format") ?? "auto";
+  const { text } = read;
+  if (typeof text === "string") {
+    const format = chosen === "auto" ? detectFormat(text, path) : chosen;
+    return isLineFormat(format)
+      ? { format, text: withoutPartialLastLine(read, path, options.partialLastLine) }
+      : { format, text };
+  }
+  // Read line by line: only formats written one record per line can be imported.
+  const tooLarge = () =>
+    new ParseError(
+      path,
+      undefined,
+      `a JSONL transcript, or a JSON document of at most ${sizeInWords(options.maxTextBytes ?? MAX_TEXT_BYTES)}`,
+      "the file is too large to read as one JSON document",
+    );
+  let format: TranscriptFormat;
+  try {
+    format = chosen === "auto" ? detectFormat(text.slice(0, 20).join("\n"), path) : chosen;
+  } catch (error) {
+    if (error instanceof UnknownFormatError) throw tooLarge();
+    throw error;
+  }
+  if (!isLineFormat(format)) throw tooLarge();
+  return { format, text: withoutPartialLastLine(read, path, options.partialLastLine) };
+}
+
+/**
+ * The conversations of a transcript file already read (`readTranscriptFile`). A Claude Code subagent file's
+ * `agent-<id>.meta.json` sidecar, when present, is added to the conversation's metadata as `agent`.
+ *
+ * @example
+ * const conversations = await transcriptFileConversations(await readTranscriptFile(path), path);
+ */
+export async function transcriptFileConversations(
+  file: TranscriptFile,
+  path: string,
+): Promise<ImportedConversation[]> {
+  const conversations = isLineFile(file)
+    ? lineImporters[file.format](file.text, path)
+    : importers[file.format](file.text, path);
+  if (!conversations.some((conversation) => conversation.sidechain === true)) return conversations;
+  return withSubagentMetadata(conversations, path);
+}
+
 /**
  * Reads and imports a transcript file; JSONL files larger than a string can hold are read line by line. A
  * Claude Code subagent file's `agent-<id>.meta.json` sidecar, when present, is added to the conversation's
@@ -93,37 +161,7 @@ export async function importTranscriptFile(
   path: string,
   options: ImportTranscriptFileOptions = {},
 ): Promise<ImportedConversation[]> {
-  const read = await readTranscriptText(path, options);
-  if (read === undefined) throw new NotFoundError("transcript file", path, "check the path");
-  const chosen = validate(formatOptionSchema, options.format, "transcript format") ?? "auto";
-  const { text } = read;
-  let conversations: ImportedConversation[];
-  if (typeof text === "string") {
-    const format = chosen === "auto" ? detectFormat(text, path) : chosen;
-    conversations = isLineFormat(format)
-      ? lineImporters[format](withoutPartialLastLine(read, path, options.partialLastLine), path)
-      : importers[format](text, path);
-  } else {
-    // Read line by line: only formats written one record per line can be imported.
-    const tooLarge = () =>
-      new ParseError(
-        path,
-        undefined,
-        `a JSONL transcript, or a JSON document of at most ${sizeInWords(options.maxTextBytes ?? MAX_TEXT_BYTES)}`,
-        "the file is too large to read as one JSON document",
-      );
-    let format: TranscriptFormat;
-    try {
-      format = chosen === "auto" ? detectFormat(text.slice(0, 20).join("\n"), path) : chosen;
-    } catch (error) {
-      if (error instanceof UnknownFormatError) throw tooLarge();
-      throw error;
-    }
-    if (!isLineFormat(format)) throw tooLarge();
-    conversations = lineImporters[format](withoutPartialLastLine(read, path, options.partialLastLine), path);
-  }
-  if (!conversations.some((conversation) => conversation.sidechain === true)) return conversations;
-  return withSubagentMetadata(conversations, path);
+  return transcriptFileConversations(await readTranscriptFile(path, options), path);
 }
 
 /** A size for messages: bytes below a megabyte, else whole megabytes. */

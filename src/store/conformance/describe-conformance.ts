@@ -10,6 +10,7 @@ import { compactionCases } from "./compaction-cases.ts";
 import { TEST_PRICES, type ConformanceBackend, type ConformanceContext } from "./conformance-fixtures.ts";
 import { governorStateCases } from "./governor-state-cases.ts";
 import { lifecycleCases } from "./lifecycle-cases.ts";
+import { mediaRestoreCases } from "./media-restore-cases.ts";
 import { portabilityCases } from "./portability-cases.ts";
 import { propertyCases } from "./property-cases.ts";
 import { queryCases } from "./queries-cases.ts";
@@ -72,6 +73,7 @@ export function describeSessionStoreConformance(
     lifecycleCases(context);
     blobCases(context);
     portabilityCases(context);
+    mediaRestoreCases(context);
     propertyCases(context, settings.propertyRuns ?? 25);
   });
 }

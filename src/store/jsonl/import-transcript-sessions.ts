@@ -1,9 +1,17 @@
-import { importTranscriptFile } from "../../formats/transcripts/import-transcript.ts";
+import {
+  readTranscriptFile,
+  transcriptFileConversations,
+} from "../../formats/transcripts/import-transcript.ts";
 import type { TranscriptFormat } from "../../formats/transcripts/imported-conversation.ts";
 import { DEFAULT_PRICES, type PriceTable } from "../../pricing/model-prices.ts";
 import type { SessionStore } from "../session-store.ts";
 import { conversationDump } from "./conversation-dump.ts";
-import { restoreDumps, type ImportResult, type ImportSessionsOptions } from "./import-sessions-jsonl.ts";
+import {
+  parseSessionsJsonl,
+  restoreDumps,
+  type ImportResult,
+  type ImportSessionsOptions,
+} from "./import-sessions-jsonl.ts";
 
 /** Options of `importTranscriptSessions`. */
 export interface ImportTranscriptSessionsOptions extends Pick<
@@ -26,7 +34,8 @@ export interface ImportTranscriptSessionsOptions extends Pick<
 /**
  * Imports a transcript file in any supported format (Claude Code, Codex, Gemini CLI, OpenAI chat, SWE-agent,
  * ctxkit JSONL) into a store, one session per conversation, all or nothing: everything is read and validated
- * first, then every session is written in one transaction. An existing session refuses the whole import unless
+ * first, then every session is written in one transaction. A ctxkit JSONL export is restored as
+ * `importSessionsJsonl` restores it (its sessions' figures, summaries and media blobs included). An existing session refuses the whole import unless
  * `onExisting` is `replace` or `skip`. Throws `ParseError`, `UnknownFormatError` or `NotFoundError` for a bad
  * file.
  *
@@ -39,11 +48,17 @@ export async function importTranscriptSessions(
   path: string,
   options: ImportTranscriptSessionsOptions = {},
 ): Promise<ImportResult> {
-  const conversations = await importTranscriptFile(path, {
+  const file = await readTranscriptFile(path, {
     format: options.format ?? "auto",
     partialLastLine: options.partialLastLine ?? "error",
   });
   const context = { now: options.now ?? new Date().toISOString(), prices: options.prices ?? DEFAULT_PRICES };
-  const dumps = conversations.map((conversation) => conversationDump(conversation, context));
+  // A ctxkit export's session and blob lines (figures, summaries, media) are restored, not dropped.
+  const dumps =
+    file.format === "ctxkit"
+      ? parseSessionsJsonl(file.text, { source: path, ...context })
+      : (await transcriptFileConversations(file, path)).map((conversation) =>
+          conversationDump(conversation, context),
+        );
   return restoreDumps(store, dumps, options);
 }

@@ -64,6 +64,11 @@ export class MemoryBlobStore implements BlobStore {
     return blob.ref;
   }
 
+  /** @internal A stored blob, whichever sessions link it. */
+  blob(ref: string): BlobData | undefined {
+    return this.#blobs.get(ref);
+  }
+
   /** @internal The blobs linked to a session, by ref. */
   dataOf(sessionId: string): BlobData[] {
     return [...(this.#links.get(sessionId) ?? [])]

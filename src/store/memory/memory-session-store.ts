@@ -3,6 +3,7 @@ import type { JsonValue, Message, MessageInput } from "../../model/message.ts";
 import { checkExpectedSeq, checkSessionId, planAppend } from "../append-plan.ts";
 import { checkCompactionInput, compactionBounds, planCompaction } from "../compaction-plan.ts";
 import { checkDump, checkDumps } from "../dump-check.ts";
+import { withReferencedBlobs } from "../dump-blobs.ts";
 import { forkRecord, forkRows } from "../fork-plan.ts";
 import { matchesFilter, newestFirst, parseListOptions, sessionFilterSchema, toPage } from "../list-query.ts";
 import { inlineMedia } from "../media-blobs.ts";
@@ -332,7 +333,11 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async restoreSession(dump: SessionDump, options: RestoreOptions = {}): Promise<SessionRecord> {
-    const checked = checkDump(dump, this.#context.inlineMediaLimit);
+    const checked = (
+      await withReferencedBlobs([checkDump(dump, this.#context.inlineMediaLimit)], (ref) =>
+        this.blobs.blob(ref),
+      )
+    )[0]!;
     const onExisting = options.onExisting ?? "error";
     if (onExisting === "error" && this.#sessions.has(checked.session.id)) {
       throw existingSessionError(checked.session.id);
@@ -345,7 +350,9 @@ export class MemorySessionStore implements SessionStore {
     options: RestoreSessionsOptions = {},
   ): Promise<RestoreSessionsResult> {
     // Everything that can fail is checked before the first change, so the batch is written whole or not at all.
-    const checked = checkDumps(dumps, this.#context.inlineMediaLimit);
+    const checked = await withReferencedBlobs(checkDumps(dumps, this.#context.inlineMediaLimit), (ref) =>
+      this.blobs.blob(ref),
+    );
     const onExisting = options.onExisting ?? "error";
     if (onExisting === "error") {
       for (const dump of checked) {

@@ -118,6 +118,28 @@ export async function readDumpExtras(
   return { blobs, syncStates: syncRows.map((row) => syncStateOf(row, database.location)) };
 }
 
+/** A stored blob by ref, whichever sessions link it (inside the caller's transaction). */
+export async function readBlob(
+  database: SqlDatabase,
+  queries: SqlQueries,
+  ref: string,
+): Promise<BlobData | undefined> {
+  const row = await queries.first<BlobRow>(
+    database.builder
+      .selectFrom("blobs as b")
+      .select(["b.ref", "b.media_type", "b.is_text", "b.content"])
+      .where("b.ref", "=", ref),
+  );
+  return (
+    row && {
+      ref: row.ref,
+      mediaType: row.media_type,
+      isText: flagOf(row.is_text),
+      bytes: bytesOf(row.content),
+    }
+  );
+}
+
 const currentGovernorState = preparedQuery<{ session_id: string }, { state: string }>(
   ({ builder, dialect }, p) =>
     builder

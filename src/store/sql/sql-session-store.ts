@@ -4,6 +4,7 @@ import { withCompactSummary } from "../../model/compact-summary.ts";
 import { validate } from "../../model/schemas.ts";
 import { checkExpectedSeq, checkSessionId, planAppend } from "../append-plan.ts";
 import { checkCompactionInput, compactionBounds, planCompaction, type RowPlace } from "../compaction-plan.ts";
+import { withReferencedBlobs } from "../dump-blobs.ts";
 import { checkDump, checkDumps } from "../dump-check.ts";
 import { forkRecord, forkRows } from "../fork-plan.ts";
 import { parseListOptions, sessionFilterSchema, toPage } from "../list-query.ts";
@@ -40,6 +41,7 @@ import { preparedQuery } from "./prepared-query.ts";
 import { SqlBlobStore } from "./sql-blob-store.ts";
 import type { SqlDatabase, SqlQueries } from "./sql-database.ts";
 import {
+  readBlob,
   readDumpExtras,
   readGovernorState,
   readSyncState,
@@ -444,7 +446,10 @@ export class SqlSessionStore implements SessionStore {
   async restoreSession(dump: SessionDump, options: RestoreOptions = {}): Promise<SessionRecord> {
     const checked = checkDump(dump, this.#context.inlineMediaLimit);
     const onExisting = options.onExisting ?? "error";
-    return this.#database.write(async (queries) => (await this.#restore(queries, checked, onExisting))!);
+    return this.#database.write(async (queries) => {
+      const [complete] = await this.#withReferencedBlobs(queries, [checked]);
+      return (await this.#restore(queries, complete!, onExisting))!;
+    });
   }
 
   async restoreSessions(
@@ -454,13 +459,14 @@ export class SqlSessionStore implements SessionStore {
     const checked = checkDumps(dumps, this.#context.inlineMediaLimit);
     const onExisting = options.onExisting ?? "error";
     return this.#database.write(async (queries) => {
+      const complete = await this.#withReferencedBlobs(queries, checked);
       const restored: SessionRecord[] = [];
       const skipped: string[] = [];
-      for (const dump of checked) {
+      for (const dump of complete) {
         const record = await this.#restore(queries, dump, onExisting);
         if (record) restored.push(record);
         else skipped.push(dump.session.id);
-        options.onProgress?.(restored.length + skipped.length, checked.length);
+        options.onProgress?.(restored.length + skipped.length, complete.length);
       }
       return { restored, skipped };
     });
@@ -468,6 +474,11 @@ export class SqlSessionStore implements SessionStore {
 
   async close(): Promise<void> {
     await this.#database.close();
+  }
+
+  /** The dumps with the stored blobs their media refer to but they do not carry (see `withReferencedBlobs`). */
+  #withReferencedBlobs(queries: SqlQueries, dumps: readonly SessionDump[]): Promise<SessionDump[]> {
+    return withReferencedBlobs(dumps, (ref) => readBlob(this.#database, queries, ref));
   }
 
   /** Writes a checked dump inside the caller's transaction; undefined when it exists and is skipped. */
