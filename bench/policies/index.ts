@@ -119,6 +119,6 @@ export const benchPolicies: readonly BenchPolicy[] = [
     trigger: { fraction: 0.8 },
     keep: { fraction: 0.3 },
     window: "recorded",
-    note: "createAgent + summarizationMiddleware (docs example: trigger 0.8, keep 0.3) + contextEditingMiddleware defaults",
+    note: "createAgent + summarizationMiddleware (trigger 0.8 of the window, keep 0.3) + contextEditingMiddleware defaults",
   },
 ];

@@ -4,9 +4,10 @@
 // every decision (when to summarise, what to keep, which tool results to clear) is LangChain's own code.
 //
 // The settings, read from langchain 1.5.14 (node_modules/langchain/dist/agents/middleware/):
-// - summarization.js: no default trigger — without one it never summarises, so a user must set it. We use the
-//   example of LangChain's docs page "Prebuilt middleware" (docs.langchain.com/oss/javascript/langchain/
-//   middleware/built-in, Summarization, the JS snippet): `trigger: { tokens: 4000 }, keep: { messages: 20 }`.
+// - summarization.js: no default trigger — without one it never summarises, so a user must set it. The docs'
+//   snippet (docs.langchain.com/oss/javascript/langchain/middleware/built-in, Summarization) uses
+//   `trigger: { tokens: 4000 }, keep: { messages: 20 }`, sized for a demo; the bench gives it a window-relative
+//   setting an agent user would choose, `trigger: { fraction: 0.8 }, keep: { fraction: 0.3 }` (policies/index.ts).
 //   Its defaults: keep `{ messages: 20 }` (DEFAULT_MESSAGES_TO_KEEP), token counter `countTokensApproximately`
 //   (characters / 4 of text blocks, tool calls as JSON, tool call ids; middleware/utils.js), the messages sent
 //   to the summarizer trimmed to their newest 4,000 tokens (DEFAULT_TRIM_TOKEN_LIMIT, `trimMessages` strategy

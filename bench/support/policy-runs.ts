@@ -162,7 +162,8 @@ async function governorReplay(
         history: step.history,
         view: step.view,
         reply: step.reply,
-        ...(step.cacheAnchors !== undefined && { anchors: step.cacheAnchors }),
+        // ctxkit's payloads carry breakpoints on its governor's anchors; a peer's client knows nothing of them.
+        ...(policy.ctxkit === true && step.cacheAnchors !== undefined && { anchors: step.cacheAnchors }),
       },
       step.governedTokens,
       options.window,

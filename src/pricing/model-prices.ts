@@ -8,6 +8,8 @@ export interface ModelPrice {
   readonly output: number;
   readonly cacheRead?: number;
   readonly cacheWrite?: number;
+  /** Writes to long-lived cache entries (Anthropic's 1-hour TTL, 2× input); default `cacheWrite`. */
+  readonly cacheWriteLong?: number;
 }
 
 /** Prices by model name (lower case, without provider prefix). A name also prices its dated versions. */
@@ -18,16 +20,16 @@ export type PriceTable = { readonly [model: string]: ModelPrice };
  * They change: pass your own table to `createPriceTable` to override any entry.
  */
 export const DEFAULT_PRICES: PriceTable = Object.freeze({
-  "claude-opus-4-6": { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 },
-  "claude-opus-4-5": { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 },
-  "claude-opus-4-1": { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75 },
-  "claude-opus-4": { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75 },
-  "claude-sonnet-4-5": { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
-  "claude-sonnet-4": { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
-  "claude-3-7-sonnet": { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
-  "claude-3-5-sonnet": { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
-  "claude-haiku-4-5": { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 },
-  "claude-3-5-haiku": { input: 0.8, output: 4, cacheRead: 0.08, cacheWrite: 1 },
+  "claude-opus-4-6": { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25, cacheWriteLong: 10 },
+  "claude-opus-4-5": { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25, cacheWriteLong: 10 },
+  "claude-opus-4-1": { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75, cacheWriteLong: 30 },
+  "claude-opus-4": { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75, cacheWriteLong: 30 },
+  "claude-sonnet-4-5": { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, cacheWriteLong: 6 },
+  "claude-sonnet-4": { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, cacheWriteLong: 6 },
+  "claude-3-7-sonnet": { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, cacheWriteLong: 6 },
+  "claude-3-5-sonnet": { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, cacheWriteLong: 6 },
+  "claude-haiku-4-5": { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25, cacheWriteLong: 2 },
+  "claude-3-5-haiku": { input: 0.8, output: 4, cacheRead: 0.08, cacheWrite: 1, cacheWriteLong: 1.6 },
   "gpt-5": { input: 1.25, output: 10, cacheRead: 0.125 },
   "gpt-5-mini": { input: 0.25, output: 2, cacheRead: 0.025 },
   "gpt-5-nano": { input: 0.05, output: 0.4, cacheRead: 0.005 },
@@ -47,7 +49,13 @@ export const DEFAULT_PRICES: PriceTable = Object.freeze({
 const price = z.number().nonnegative().finite();
 const priceTableSchema = z.record(
   z.string().min(1),
-  z.object({ input: price, output: price, cacheRead: price.optional(), cacheWrite: price.optional() }),
+  z.object({
+    input: price,
+    output: price,
+    cacheRead: price.optional(),
+    cacheWrite: price.optional(),
+    cacheWriteLong: price.optional(),
+  }),
 );
 
 /**
@@ -98,8 +106,8 @@ export function findPrice(table: PriceTable, model: string | undefined): ModelPr
 }
 
 /**
- * The cost in US dollars of one request's usage: uncached input, cache reads and writes and output, each at
- * its price. Zero when the price is unknown.
+ * The cost in US dollars of one request's usage: uncached input, cache reads and writes (1-hour writes at their
+ * own price) and output, each at its price. Zero when the price is unknown.
  *
  * @example
  * usageCost({ input: 1_000_000, output: 0 }, { input: 3, output: 15 }); // 3
@@ -108,11 +116,14 @@ export function usageCost(usage: Usage, modelPrice: ModelPrice | undefined): num
   if (!modelPrice) return 0;
   const cacheRead = usage.cacheRead ?? 0;
   const cacheWrite = usage.cacheWrite ?? 0;
+  const longWrite = Math.min(cacheWrite, usage.cacheWriteLong ?? 0);
   const uncached = Math.max(0, usage.input - cacheRead - cacheWrite);
+  const writePrice = modelPrice.cacheWrite ?? modelPrice.input;
   const dollars =
     uncached * modelPrice.input +
     cacheRead * (modelPrice.cacheRead ?? modelPrice.input) +
-    cacheWrite * (modelPrice.cacheWrite ?? modelPrice.input) +
+    (cacheWrite - longWrite) * writePrice +
+    longWrite * (modelPrice.cacheWriteLong ?? writePrice) +
     usage.output * modelPrice.output;
   return dollars / 1_000_000;
 }
