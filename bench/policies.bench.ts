@@ -442,7 +442,8 @@ export default async function policies(): Promise<BenchSection> {
       "its text and tool arguments — the share still in view k (src/metrics/grounding.ts). A span the history never " +
       "held does not count. **+ re-reads**: each request that lacked a span costs one more request at its size " +
       "(read from the cache it just wrote) plus the outputs that held the missing spans (written), once per output " +
-      "until the next checkpoint. This is the headline cost.",
+      "until the next checkpoint, and what it brought back rides (read from the cache) in every request until " +
+      "then. This is the headline cost.",
     "- **Windows**: each peer at the window its users really have (Claude Code 200k, Gemini CLI 1M with compression " +
       "at half of it, Codex 272k, OpenCode 200k) and the model-agnostic policies (ctxkit, no governance, co-cli, " +
       "CowAgent, Anthropic context editing, LangChain) at the recorded agent's window (Claude Code 200k, Codex 272k, " +

@@ -38,7 +38,7 @@ function session(): { history: Message[]; reply: Message[]; read: Message } {
 }
 
 describe("ReplayMeter", () => {
-  it("charges a re-read when the view lacks what the reply used: once per output until the view is rewritten", () => {
+  it("charges a re-read when the view lacks what the reply used: once per output, and its carry, until the view is rewritten", () => {
     const { history, reply, read } = session();
     const meter = new ReplayMeter({ cache: cacheProfiles.anthropic, tokensOf });
     const without = history.filter((message) => message !== read);
@@ -46,9 +46,10 @@ describe("ReplayMeter", () => {
     expect(first.grounding?.missing.length).toBeGreaterThan(0);
     const viewTokens = first.bill.tokens;
     expect(first.rereadCostUnits).toBeCloseTo(viewTokens * 0.1 + (tokensOf(read) + 60) * 1.25 + 60 * 5);
-    // The same view grown at its end: the output was read back already.
+    // The same view grown at its end: the output was read back already, and the agent's context carries it (and
+    // its call), read from the cache, until the view is rewritten.
     const second = meter.request({ at: 1_000, fixed, history, view: [...without], reply });
-    expect(second.rereadCostUnits).toBe(0);
+    expect(second.rereadCostUnits).toBeCloseTo((tokensOf(read) + 60) * 0.1);
     // A rewritten view (a checkpoint) may have dropped it again.
     const rewritten = [{ ...without[0]! }, ...without.slice(1)];
     expect(
@@ -74,7 +75,7 @@ describe("ReplayMeter", () => {
     ).toBeGreaterThan(0);
     expect(
       meter.request({ at: 1_000, fixed, history, view: [...without, notice()], reply }).rereadCostUnits,
-    ).toBe(0);
+    ).toBeCloseTo((tokensOf(read) + 60) * 0.1);
     expect(meter.totals.rereads).toBe(1);
   });
 

@@ -68,8 +68,9 @@ export interface MeterTotals {
  * request through the provider's prompt-cache model (breakpoints, expiry), each summarizer call as an LLM call,
  * and, for every request whose recorded reply copied a span the view no longer showed, the re-read that would
  * have been needed: one extra request at the view's size (read from cache, which the request just wrote) plus
- * the outputs that held the missing spans (written). An output re-read once is not charged again until the view
- * is rewritten at a checkpoint (which could have removed it again).
+ * the outputs that held the missing spans (written); what a re-read brought back then rides in every later
+ * request (read from the cache) until the view is rewritten at a checkpoint. An output re-read once is not
+ * charged again until that checkpoint (which could have removed it again).
  *
  * @example
  * const meter = new ReplayMeter({ cache: cacheProfiles.anthropic, tokensOf });
@@ -87,6 +88,8 @@ export class ReplayMeter {
   #segments: PayloadSegment[] = [];
   #fixedCount = 0;
   #rereadSources = new Set<Message>();
+  /** Tokens re-read outputs (and their calls) add to every later payload until the next checkpoint. */
+  #rereadCarry = 0;
   #requests = 0;
   #inputTokens = 0;
   #cacheRead = 0;
@@ -171,11 +174,17 @@ export class ReplayMeter {
     // a notice, new on every request near the budget, rewrites nothing.
     let stable = previousLength;
     while (stable > 0 && ephemeral(previous[stable - 1]!)) stable--;
-    if (same < stable) this.#rereadSources = new Set();
+    if (same < stable) {
+      this.#rereadSources = new Set();
+      this.#rereadCarry = 0;
+    }
     this.#previousView = input.view;
     this.#previousLength = input.view.length;
     const grounding = this.#grounding?.observe(input.history, input.view, input.reply);
-    let rereadCostUnits = 0;
+    // What earlier re-reads brought back stays in the live agent's context: each later request reads it from
+    // the cache, until a checkpoint rewrites the view (the least it can cost; a policy may keep it longer).
+    let rereadCostUnits = this.#rereadCarry * cache.read;
+    this.#rereadCost += rereadCostUnits;
     if (grounding !== undefined && grounding.missing.length > 0) {
       let sourceTokens = 0;
       for (const { source } of grounding.missing) {
@@ -184,12 +193,14 @@ export class ReplayMeter {
         sourceTokens += tokensOf(source);
       }
       if (sourceTokens > 0) {
-        rereadCostUnits =
+        const call =
           bill.tokens * cache.read +
           (sourceTokens + REREAD_CALL_TOKENS) * cache.write +
           REREAD_CALL_TOKENS * cache.output;
+        rereadCostUnits += call;
         this.#rereads++;
-        this.#rereadCost += rereadCostUnits;
+        this.#rereadCost += call;
+        this.#rereadCarry += sourceTokens + REREAD_CALL_TOKENS;
       }
     }
     return { bill, ...(grounding !== undefined && { grounding }), rereadCostUnits };
