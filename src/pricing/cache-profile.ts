@@ -106,7 +106,14 @@ export const cacheProfiles: Readonly<Record<CacheProvider, CacheProfile>> = Obje
   },
 });
 
-const GEMINI_FLASH = /flash/;
+/**
+ * Gemini's minimum prompt for implicit caching (ai.google.dev/gemini-api/docs/caching, October 2026): 2,048
+ * tokens for the 2.5 models, 4,096 for Gemini 3 and later.
+ */
+function geminiMinimumCacheableTokens(model: string): number {
+  const major = Number(/gemini-(\d+)/.exec(model)?.[1] ?? 2);
+  return major >= 3 ? 4_096 : 2_048;
+}
 
 /**
  * The cache profile of a model: its provider's reference profile with the model's own cached-read and output
@@ -139,7 +146,7 @@ export function cacheProfileFor(
         ...(price.cacheRead !== undefined && { read: price.cacheRead / price.input }),
       }),
     ...(provider === "anthropic" && { minTokens: anthropicMinimumCacheableTokens(name) }),
-    ...(provider === "gemini" && { minTokens: GEMINI_FLASH.test(name) ? 1_024 : 2_048 }),
+    ...(provider === "gemini" && { minTokens: geminiMinimumCacheableTokens(name) }),
   };
 }
 

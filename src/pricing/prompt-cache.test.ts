@@ -125,6 +125,12 @@ describe("PromptCache, automatic (OpenAI)", () => {
     expect(cacheProfileFor("claude-sonnet-4-5", { provider: "none" })).toMatchObject({ read: 1, output: 5 });
     expect(cacheProfileFor("unknown-local-model").output).toBe(1);
   });
+
+  it("gives Gemini models the implicit-caching minimum of their generation (2.5: 2,048; 3 and later: 4,096)", () => {
+    expect(cacheProfileFor("gemini-2.5-flash").minTokens).toBe(2_048);
+    expect(cacheProfileFor("gemini-2.5-pro").minTokens).toBe(2_048);
+    expect(cacheProfileFor("gemini-3-pro").minTokens).toBe(4_096);
+  });
 });
 
 describe("PromptCache with a caller that knows what is unchanged", () => {
