@@ -7,7 +7,6 @@ import { repairOrphans } from "../conversation/orphan-repair.ts";
 import type { Summarizer } from "../summarize/summarizer.ts";
 import type { TokenCounter } from "../tokens/token-counter.ts";
 import { UsageAnchor } from "./usage-anchor.ts";
-import { cacheProfiles } from "../pricing/cache-profile.ts";
 import { cacheAnchor, rewriteStart } from "./cached-prefix.ts";
 import {
   initialGovernorLiveState,
@@ -22,7 +21,7 @@ import type { GovernanceEvent, GovernanceEventListener } from "./events.ts";
 import { LoopDetector, type LoopCall, type LoopDetection } from "./loop-detector.ts";
 import { MemoryOffloadStore, type OffloadStore } from "./offload-store.ts";
 import { isContextOverflowError } from "../errors/overflow-recognition.ts";
-import type { GovernancePolicy, GovernancePolicyInput } from "./policy.ts";
+import { governancePricing, type GovernancePolicy, type GovernancePolicyInput } from "./policy.ts";
 import {
   runPipeline,
   sumTokens,
@@ -617,7 +616,7 @@ export class Governor {
     const { policy } = this;
     // The cache expired since the last request: this one writes everything anyway, so a rewrite is free.
     const cached = this.#state.cached;
-    const ttl = cacheProfiles[policy.pricing].ttlMs;
+    const ttl = governancePricing(policy).ttlMs;
     if (policy.pricing !== "none" && cached !== undefined && this.#clock().getTime() - cached.at > ttl)
       return true;
     const { protect, minPrunable } = this.#thresholds();
@@ -667,7 +666,7 @@ export class Governor {
           rewrittenTokens: rewritten,
           remainingRequests: expectedRemainingRequests(this.#state.requests),
         },
-        cacheProfiles[this.policy.pricing],
+        governancePricing(this.policy),
       );
       if (!pays) {
         this.#postponeOptionalCheck();
@@ -792,12 +791,7 @@ export class Governor {
   }
 
   #rewriteStart = (firstChange: number): number | undefined =>
-    rewriteStart(
-      firstChange,
-      this.#state.cached,
-      cacheProfiles[this.policy.pricing],
-      this.#clock().getTime(),
-    );
+    rewriteStart(firstChange, this.#state.cached, governancePricing(this.policy), this.#clock().getTime());
 
   /** An optional checkpoint was not taken: consider the next one only after more tool traffic piled up. */
   #postponeOptionalCheck(): void {

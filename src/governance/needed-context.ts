@@ -1,5 +1,5 @@
 import type { Message, ToolCallBlock } from "../model/message.ts";
-import { cacheProfiles } from "../pricing/cache-profile.ts";
+import { governancePricing } from "./policy.ts";
 import { contextKind } from "../metrics/context-kind.ts";
 import type { ProcessorContext } from "./processor.ts";
 import { sumTokens } from "./processor.ts";
@@ -30,7 +30,7 @@ export function neededContext(
   const needed = new Set<number>();
   const missRate = 1 - context.policy.groundingTarget;
   if (context.policy.groundingTarget === 0) return needed;
-  const pricing = cacheProfiles[context.policy.pricing];
+  const pricing = governancePricing(context.policy);
   const payload = context.fixedTokens + sumTokens(messages, context.tokensOf);
   const calls = new Map<string, Pick<ToolCallBlock, "name" | "input">>();
   for (const message of messages)

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { validate } from "../model/schemas.ts";
+import { cacheProfiles, type CacheProfile } from "../pricing/cache-profile.ts";
 
 const fraction = z.number().min(0).max(1);
 const tokens = z.number().int().nonnegative();
@@ -87,6 +88,12 @@ export const governancePolicySchema = z.object({
   cacheAware: z.boolean().default(true),
   /** Provider prices used by that arithmetic. */
   pricing: z.enum(["anthropic", "openai", "gemini", "none"]).default("anthropic"),
+  /**
+   * The TTL of the Anthropic breakpoints the requests carry (`toAnthropic({ cacheTtl })`): with `1h` the
+   * arithmetic keeps entries alive for an hour and prices their writes at 2× instead of 1.25×. Set it to the TTL
+   * you send.
+   */
+  cacheTtl: z.enum(["5m", "1h"]).default("5m"),
 });
 
 /** Resolved governance settings. */
@@ -103,4 +110,18 @@ export type GovernancePolicyInput = z.input<typeof governancePolicySchema>;
  */
 export function resolvePolicy(input: GovernancePolicyInput = {}): GovernancePolicy {
   return validate(governancePolicySchema, input, "governance policy");
+}
+
+/**
+ * The prompt-cache prices and lifetimes governance weighs: the `pricing` provider's, with the long TTL's when
+ * `cacheTtl` is `1h`.
+ *
+ * @example
+ * governancePricing(resolvePolicy({ cacheTtl: "1h" })).write; // 2 (Anthropic's 1-hour write)
+ */
+export function governancePricing(policy: Pick<GovernancePolicy, "pricing" | "cacheTtl">): CacheProfile {
+  const profile = cacheProfiles[policy.pricing];
+  return policy.cacheTtl === "1h"
+    ? { ...profile, ttlMs: profile.longTtlMs, write: profile.writeLong }
+    : profile;
 }

@@ -1,9 +1,9 @@
 import { toolCallsOf } from "../model/blocks.ts";
+import { governancePricing } from "./policy.ts";
 import type { Message } from "../model/message.ts";
 import { stepEnd } from "../model/tool-pairing.ts";
 import { groupTurns, opensTurn } from "../model/turns.ts";
 import { computeBoundaries, offloadThresholds } from "./boundaries.ts";
-import { cacheProfiles } from "../pricing/cache-profile.ts";
 import { expectedRemainingRequests } from "./cache-economics.ts";
 import { leadingSystemEnd, type Segment } from "./compaction-plan.ts";
 import { summaryBudget } from "./processors/compact-history.ts";
@@ -164,7 +164,7 @@ export function netSaving(
     start === undefined
       ? 0
       : Math.max(0, sumTokens(messages.slice(start), context.tokensOf) - saved - (context.freshTokens ?? 0));
-  const pricing = cacheProfiles[context.policy.pricing];
+  const pricing = governancePricing(context.policy);
   const remaining = expectedRemainingRequests(context.requestsSoFar ?? 0);
   return saved * pricing.read * remaining - rewritten * (pricing.write - pricing.read);
 }

@@ -121,7 +121,7 @@ export async function runReplay(file: string, raw: Record<string, unknown>, io: 
     reservedOutputTokens: reservedOutputTokens({ contextWindow, maxOutputTokens: model.maxOutputTokens }),
     counter,
     summarizer: createExtractiveSummarizer({ counter }),
-    policy: { pricing: cache.provider, ...policy },
+    policy: { pricing: cache.provider, cacheTtl: options.cacheTtl, ...policy },
     cache,
     breakpoints: options.breakpoints,
     longTtl: options.cacheTtl === "1h",
@@ -132,7 +132,10 @@ export async function runReplay(file: string, raw: Record<string, unknown>, io: 
         await dump(options.dump!, `request-${index}.json`, { index, messages: toOpenAIChatJson(view) });
         if (options.dumpProvider === "anthropic") {
           // What ctxkit would send Claude: the Anthropic payload with its cache breakpoints.
-          const payload = withAnthropicBreakpoints(toAnthropic(view), { model: modelId });
+          const payload = withAnthropicBreakpoints(toAnthropic(view), {
+            model: modelId,
+            ...(options.cacheTtl === "1h" && { ttl: "1h" as const }),
+          });
           await dump(options.dump!, `request-${index}.anthropic.json`, { index, ...payload });
         }
       },
