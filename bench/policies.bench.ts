@@ -54,6 +54,8 @@ interface Total {
   readonly grounding: Record<BenchProvider, number>;
   /** Share of the edit anchors still in view, per provider's replay. */
   readonly anchors: Record<BenchProvider, number>;
+  /** Grounding that credits only recorded messages sent unmodified (no summary, preview or outline). */
+  readonly strictGrounding: Record<BenchProvider, number>;
   readonly anchorsSeen: number;
   /** The lowest per-request grounding on any transcript (Anthropic-priced replay, as the columns after it). */
   readonly worst: number;
@@ -79,9 +81,11 @@ function totalOf(policy: BenchPolicy, runs: readonly Runs[], windows: readonly n
   const distinct = [...new Set(windows)].sort((a, b) => a - b);
   const grounding = {} as Total["grounding"];
   const anchors = {} as Total["anchors"];
+  const strictGrounding = {} as Total["strictGrounding"];
   for (const provider of PROVIDERS) {
     const of = runs.map((run) => run[provider].grounding);
     grounding[provider] = of.reduce((total, run) => total + run.mean, 0) / of.length;
+    strictGrounding[provider] = of.reduce((total, run) => total + run.strictMean, 0) / of.length;
     anchors[provider] =
       of.reduce((total, run) => total + run.anchorsKept, 0) /
       Math.max(
@@ -95,6 +99,7 @@ function totalOf(policy: BenchPolicy, runs: readonly Runs[], windows: readonly n
     cost,
     grounding,
     anchors,
+    strictGrounding,
     anchorsSeen,
     worst: Math.min(...anthropic.map((run) => run.grounding.worst?.score ?? 1)),
     retention: anthropic.reduce((total, run) => total + run.retention, 0) / anthropic.length,
@@ -161,6 +166,7 @@ function qualityTable(totals: readonly Total[]): string {
     [
       "policy (all transcripts)",
       "next-step grounding (mean; Anthropic / OpenAI runs when they differ)",
+      "of it in recorded text (not summaries, previews, outlines)",
       "edit anchors in view",
       "worst request",
       "peak context",
@@ -171,6 +177,7 @@ function qualityTable(totals: readonly Total[]): string {
     totals.map((total) => [
       total.name,
       byProvider(total.grounding),
+      byProvider(total.strictGrounding),
       `${byProvider(total.anchors)} of ${total.anchorsSeen}`,
       pct(total.worst),
       k(total.peak),
@@ -440,7 +447,9 @@ export default async function policies(): Promise<BenchSection> {
     "- **Next-step grounding**: of the spans the recorded agent's reply to request k copied from its context — each " +
       "line an edit replaced or a patch expected (edit anchors), paths, distinctive identifiers, long literals in " +
       "its text and tool arguments — the share still in view k (src/metrics/grounding.ts). A span the history never " +
-      "held does not count. **+ re-reads**: each request that lacked a span costs one more request at its size " +
+      "held does not count. The strict column credits only recorded messages sent unmodified: a span found " +
+      "only in text governance wrote (a summary, an offload preview, an outline) does not count there. " +
+      "**+ re-reads**: each request that lacked a span costs one more request at its size " +
       "(read from the cache it just wrote) plus the outputs that held the missing spans (written), once per output " +
       "until the next checkpoint, and what it brought back rides (read from the cache) in every request until " +
       "then. This is the headline cost.",

@@ -128,6 +128,28 @@ describe("GroundingTracker", () => {
     const missing = observation.missing.map(({ span }) => span.text);
     expect(missing).not.toContain("readConfig");
     expect(missing).toContain("const merged = readConfig(raw);");
+    // The strict score credits only messages sent as recorded: what the summary held does not count there.
+    expect(observation.strictScore!).toBeLessThan(observation.score!);
+  });
+
+  it("scores strictly the spans of recorded messages sent unmodified, as the view changes", () => {
+    const { history, reply } = editSession();
+    const read = history.find((message) => message.role === "tool")!;
+    const grounding = new GroundingTracker();
+    const whole = grounding.observe(history, history, reply);
+    expect(whole.strictScore).toBe(whole.score);
+    // The read output replaced by a rewritten copy holding the same text (as an offload preview might).
+    const copy: Message = { ...read, content: read.content.map((block) => ({ ...block })) };
+    const rewritten = grounding.observe(
+      history,
+      history.map((message) => (message === read ? copy : message)),
+      reply,
+    );
+    expect(rewritten.score).toBe(whole.score);
+    expect(rewritten.strictScore!).toBeLessThan(whole.strictScore!);
+    // Back to the recorded message: strict again.
+    expect(grounding.observe(history, history, reply).strictScore).toBe(whole.strictScore);
+    expect(grounding.totals.strictMean).toBeCloseTo((2 * whole.strictScore! + rewritten.strictScore!) / 3);
   });
 
   it("follows the view as it changes between requests and totals the requests", () => {

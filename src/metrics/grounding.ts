@@ -20,6 +20,11 @@ export interface GroundingObservation {
   readonly anchorsKept: number;
   /** `kept / spans`; undefined when the reply copied nothing. */
   readonly score: number | undefined;
+  /**
+   * The share of the spans present in view messages sent exactly as recorded (not in a summary, a preview, an
+   * outline or any other text governance wrote); undefined when the reply copied nothing.
+   */
+  readonly strictScore: number | undefined;
   readonly missing: readonly MissingSpan[];
 }
 
@@ -30,6 +35,8 @@ export interface GroundingTotals {
   readonly scoredRequests: number;
   /** Mean of the per-request scores (1 when no request copied anything). */
   readonly mean: number;
+  /** Mean of the per-request strict scores: spans found in unmodified recorded messages only. */
+  readonly strictMean: number;
   readonly spans: number;
   readonly kept: number;
   readonly anchors: number;
@@ -44,7 +51,8 @@ export interface GroundingTotals {
  * Next-step grounding, request by request: of the spans the recorded agent's reply to request k copied from its
  * context (edit anchors, paths, identifiers, literals — see `replySpans`), the share still present in the view
  * k sent. A span the history never held was invented by the agent and does not count. Summaries are part of
- * the view, so a span a summary kept counts as kept.
+ * the view, so a span a summary kept counts as kept; the strict score counts only the recorded messages the view
+ * sent unmodified (text governance generated — summaries, previews, outlines — is not credited).
  *
  * Work per request is proportional to what changed: history units are indexed once per new message, the view's
  * unit counts are updated only for the messages that differ from the previous view, and each span is one map
@@ -59,8 +67,15 @@ export class GroundingTracker {
   /** Unit → the newest history message holding it. */
   #history = new Map<GroundingUnit, Message>();
   #indexed: Message[] = [];
+  /** The history's messages, to tell a view message sent as recorded from one governance rewrote or wrote. */
+  #recorded = new Set<Message>();
   #view: readonly Message[] = [];
   readonly #inView = new Map<GroundingUnit, number>();
+  /** Units of the view's messages sent as recorded. */
+  readonly #inRecorded = new Map<GroundingUnit, number>();
+  /** The view's messages counted in `#inRecorded`. */
+  readonly #recordedIn = new Set<Message>();
+  #strictSum = 0;
   #requests = 0;
   #scored = 0;
   #scoreSum = 0;
@@ -83,11 +98,13 @@ export class GroundingTracker {
     let kept = 0;
     let anchors = 0;
     let anchorsKept = 0;
+    let strictlyKept = 0;
     const missing: MissingSpan[] = [];
     for (const span of replySpans(reply)) {
       const source = this.#history.get(span.unit);
       if (source === undefined) continue;
       const present = (this.#inView.get(span.unit) ?? 0) > 0;
+      if ((this.#inRecorded.get(span.unit) ?? 0) > 0) strictlyKept++;
       spans++;
       if (span.kind === "anchor") anchors++;
       if (present) {
@@ -96,6 +113,7 @@ export class GroundingTracker {
       } else missing.push({ span, source });
     }
     const score = spans === 0 ? undefined : kept / spans;
+    const strictScore = spans === 0 ? undefined : strictlyKept / spans;
     this.#spans += spans;
     this.#kept += kept;
     this.#anchors += anchors;
@@ -103,9 +121,10 @@ export class GroundingTracker {
     if (score !== undefined) {
       this.#scored++;
       this.#scoreSum += score;
+      this.#strictSum += strictScore!;
       if (this.#worst === undefined || score < this.#worst.score) this.#worst = { index, score };
     }
-    return { spans, kept, anchors, anchorsKept, score, missing };
+    return { spans, kept, anchors, anchorsKept, score, strictScore, missing };
   }
 
   /** Totals over the requests observed so far. */
@@ -114,6 +133,7 @@ export class GroundingTracker {
       requests: this.#requests,
       scoredRequests: this.#scored,
       mean: this.#scored === 0 ? 1 : this.#scoreSum / this.#scored,
+      strictMean: this.#scored === 0 ? 1 : this.#strictSum / this.#scored,
       spans: this.#spans,
       kept: this.#kept,
       anchors: this.#anchors,
@@ -130,10 +150,12 @@ export class GroundingTracker {
     if (!continues) {
       this.#history = new Map();
       this.#indexed = [];
+      this.#recorded = new Set();
     }
     for (let position = this.#indexed.length; position < history.length; position++) {
       const message = history[position]!;
       this.#indexed.push(message);
+      this.#recorded.add(message);
       // Governance's own summaries and markers are not the conversation's context.
       if (message.kind !== undefined) continue;
       for (const unit of messageUnits(message)) this.#history.set(unit, message);
@@ -144,15 +166,31 @@ export class GroundingTracker {
     const previous = this.#view;
     let same = 0;
     while (same < view.length && same < previous.length && view[same] === previous[same]) same++;
-    for (let position = same; position < previous.length; position++)
-      for (const unit of messageUnits(previous[position]!)) {
-        const count = this.#inView.get(unit)! - 1;
-        if (count === 0) this.#inView.delete(unit);
-        else this.#inView.set(unit, count);
+    for (let position = same; position < previous.length; position++) {
+      const message = previous[position]!;
+      const recorded = this.#recordedIn.has(message);
+      for (const unit of messageUnits(message)) {
+        decrement(this.#inView, unit);
+        if (recorded) decrement(this.#inRecorded, unit);
       }
-    for (let position = same; position < view.length; position++)
-      for (const unit of messageUnits(view[position]!))
+      this.#recordedIn.delete(message);
+    }
+    for (let position = same; position < view.length; position++) {
+      const message = view[position]!;
+      // Whether it was sent as recorded is decided when it enters the view, and undone with the same answer.
+      const recorded = this.#recorded.has(message);
+      if (recorded) this.#recordedIn.add(message);
+      for (const unit of messageUnits(message)) {
         this.#inView.set(unit, (this.#inView.get(unit) ?? 0) + 1);
+        if (recorded) this.#inRecorded.set(unit, (this.#inRecorded.get(unit) ?? 0) + 1);
+      }
+    }
     this.#view = view;
   }
+}
+
+function decrement(counts: Map<GroundingUnit, number>, unit: GroundingUnit): void {
+  const count = counts.get(unit)! - 1;
+  if (count === 0) counts.delete(unit);
+  else counts.set(unit, count);
 }
