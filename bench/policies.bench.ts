@@ -524,7 +524,9 @@ export default async function policies(): Promise<BenchSection> {
     "Of the requests a piece of context was in the history for, at each age (requests since it arrived), the share " +
       "whose reply used it — copied a span no newer message held (bench/support/reuse-rates.ts). ctxkit keeps a " +
       "piece verbatim while this rate is at least 1 − `groundingTarget` (2% by default) or keeping it costs less " +
-      "than the rate times reading it again; src/governance/reuse-rates.ts holds these figures.",
+      "than the rate times reading it again. The rates it uses (src/governance/reuse-rates.ts) were measured in " +
+      "this way when they were set, by an earlier version of this count: they differ from this table by up to " +
+      "about a point, and they come from the same sessions this section scores (in-sample).",
     "",
     reuseTable(corpus),
     "",

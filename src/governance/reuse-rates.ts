@@ -6,9 +6,9 @@ const AGE_LIMITS = [0, 1, 2, 4, 7, 12, 20, 33, 54, Number.POSITIVE_INFINITY] as 
 /**
  * The chance that the agent's next reply uses a piece of context (copies a line, path, identifier or literal
  * from it that no newer message holds), by what the piece is and its age in requests. Measured on the 19 long
- * real sessions of the shared corpus (Claude Code, Codex, Gemini CLI, SWE-agent, tau-bench: 1,247 pieces,
- * 57,000 piece-requests) by `npm run bench`, section "Reuse rates" (bench/support/reuse-rates.ts), which prints
- * the table again from the data. They are rates of agent behaviour, not thresholds: governance compares them
+ * real sessions of the shared corpus (Claude Code, Codex, Gemini CLI, SWE-agent, tau-bench) in November 2026 by
+ * `npm run bench`, section 4 (bench/support/reuse-rates.ts), which prints today's table from the data; a later
+ * version of that count differs from these by up to about a point. They are rates of agent behaviour, not thresholds: governance compares them
  * with the miss rate the user accepts (`groundingTarget`) and with prices.
  */
 const RATES: Readonly<Record<ContextKind, readonly number[]>> = {
