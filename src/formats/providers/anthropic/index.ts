@@ -20,6 +20,7 @@ export {
   anthropicBreakpointsOf,
   countAnthropicBreakpoints,
   withAnthropicBreakpoints,
+  type AnthropicAnchor,
   type AnthropicBreakpointOptions,
   type AnthropicCacheableRequest,
 } from "./with-anthropic-breakpoints.ts";
