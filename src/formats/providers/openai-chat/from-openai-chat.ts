@@ -1,6 +1,6 @@
 import type { ContentBlock, Message, ToolResultBlock } from "../../../model/message.ts";
 import { functionCallBlock, RawArguments } from "../function-arguments.ts";
-import { mediaTypeFromUrl, parseDataUrl, providerFileUrl } from "../media.ts";
+import { imageDetail, mediaTypeFromUrl, parseDataUrl, providerFileUrl } from "../media.ts";
 import { buildMessages, userDraft, type MessageDraft } from "../message-builder.ts";
 import type { ImportOptions } from "../options.ts";
 import { decodeToolResultText } from "../tool-result-text.ts";
@@ -19,13 +19,11 @@ function userBlock(part: UserPart): ContentBlock {
     case "text":
       return { type: "text", text: part.text };
     case "image_url": {
-      const inline = parseDataUrl(part.image_url.url);
-      if (inline) return { type: "image", mediaType: inline.mediaType, data: inline.data };
-      return {
-        type: "image",
-        mediaType: mediaTypeFromUrl(part.image_url.url, "image/*"),
-        url: part.image_url.url,
-      };
+      const { url } = part.image_url;
+      const detailed = imageDetail(part.image_url.detail);
+      const inline = parseDataUrl(url);
+      if (inline) return { type: "image", mediaType: inline.mediaType, data: inline.data, ...detailed };
+      return { type: "image", mediaType: mediaTypeFromUrl(url, "image/*"), url, ...detailed };
     }
     case "file": {
       const { file_data: data, file_id: fileId, filename } = part.file;

@@ -12,6 +12,7 @@ import {
   historyArbitrary,
   sampleHistory,
   signedReasoning,
+  storedForm,
   withoutMarkers,
 } from "../test-support/index.ts";
 import { fromOpenAIChat } from "./from-openai-chat.ts";
@@ -156,6 +157,41 @@ describe("OpenAI chat", () => {
       mediaType: "application/pdf",
       url: "provider-file:openai/file-abc123",
       filename: "notes.pdf",
+    });
+  });
+
+  it("keeps image detail levels, in user messages and in tool attachments, through ctxkit and its store", () => {
+    const payload: OpenAIChatMessage[] = [
+      {
+        role: "user",
+        content: [
+          { type: "image_url", image_url: { url: "https://example.com/a.png", detail: "low" } },
+          { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=", detail: "high" } },
+          { type: "image_url", image_url: { url: "https://example.com/b.png", detail: "auto" } },
+          { type: "image_url", image_url: { url: "https://example.com/c.png" } },
+        ],
+      },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "c1", type: "function", function: { name: "shot", arguments: "{}" } }],
+      },
+      { role: "tool", tool_call_id: "c1", content: "taken" },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "[attachments of tool call c1]" },
+          { type: "image_url", image_url: { url: "https://example.com/shot.png", detail: "low" } },
+        ],
+      },
+    ];
+    const messages = fromOpenAIChat(payload, fixedImportOptions());
+    expect(messages[0]!.content[0]).toMatchObject({ type: "image", detail: "low" });
+    expect(toOpenAIChat(messages)).toEqual(payload);
+    expect(toOpenAIChat(storedForm(messages))).toEqual(payload);
+    // Detail goes to the Responses API too, where "auto" is its default.
+    expect(toOpenAIResponses(messages)[0]).toMatchObject({
+      content: [{ detail: "low" }, { detail: "high" }, { detail: "auto" }, { detail: "auto" }],
     });
   });
 

@@ -48,9 +48,11 @@ function mediaPart(block: ImageBlock | FileBlock, at: string, options: ExportOpt
     return { type: "text", text: mediaPlaceholder(block, `stored as ${source.ref}`) };
   }
   if (block.type === "image") {
+    // "original" is left out: openai 6.x's chat types do not know it (see `OpenAIChatImageDetail`).
+    const detail = block.detail === undefined || block.detail === "original" ? {} : { detail: block.detail };
     if (source.kind === "data")
-      return { type: "image_url", image_url: { url: toDataUrl(block.mediaType, source.data) } };
-    if (source.kind === "url") return { type: "image_url", image_url: { url: source.url } };
+      return { type: "image_url", image_url: { url: toDataUrl(block.mediaType, source.data), ...detail } };
+    if (source.kind === "url") return { type: "image_url", image_url: { url: source.url, ...detail } };
     throw unsupportedMediaError(at, FORMAT, "an image given by provider file id");
   }
   const filename = block.filename === undefined ? {} : { filename: block.filename };

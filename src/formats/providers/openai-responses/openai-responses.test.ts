@@ -9,6 +9,7 @@ import {
   historyArbitrary,
   openAIReasoning,
   sampleHistory,
+  storedForm,
   withoutMarkers,
 } from "../test-support/index.ts";
 import { fromOpenAIResponses } from "./from-openai-responses.ts";
@@ -156,6 +157,34 @@ describe("OpenAI Responses", () => {
       },
     });
     expect(toOpenAIResponses(messages)).toEqual(payload);
+  });
+
+  it("keeps image detail levels, in messages and in tool outputs, through ctxkit and its store", () => {
+    const payload: ResponseInputItem[] = [
+      {
+        type: "message",
+        role: "user",
+        content: [
+          { type: "input_image", detail: "low", image_url: "https://example.com/a.png" },
+          { type: "input_image", detail: "high", image_url: "data:image/png;base64,iVBORw0KGgo=" },
+          { type: "input_image", detail: "original", file_id: "file-1" },
+          { type: "input_image", detail: "auto", image_url: "https://example.com/b.png" },
+        ],
+      },
+      { type: "function_call", call_id: "c1", name: "shot", arguments: "{}" },
+      {
+        type: "function_call_output",
+        call_id: "c1",
+        output: [
+          { type: "input_text", text: "taken" },
+          { type: "input_image", detail: "low", image_url: "https://example.com/shot.png" },
+        ],
+      },
+    ];
+    const messages = fromOpenAIResponses(payload, fixedImportOptions());
+    expect(messages[0]!.content[0]).toMatchObject({ type: "image", detail: "low" });
+    expect(toOpenAIResponses(messages)).toEqual(payload);
+    expect(toOpenAIResponses(storedForm(messages))).toEqual(payload);
   });
 
   it("produces message, call and output items the official OpenAI SDK types accept", () => {
