@@ -6,7 +6,7 @@ import { validatePayload } from "../validate-payload.ts";
 import { fromAiSdkFileData } from "./ai-sdk-media.ts";
 import { aiSdkPromptSchema, type ParsedAiSdkMessage, type ParsedFileData } from "./ai-sdk-schema.ts";
 import { reasoningBlockOf } from "./reasoning-options.ts";
-import { fromToolOutput } from "./tool-output.ts";
+import { fromToolOutput, toolOutputLayout } from "./tool-output.ts";
 import { MESSAGE_PROVIDER_OPTIONS_KEY, type AiSdkOptions } from "./to-ai-sdk.ts";
 
 type Parsed<Role extends ParsedAiSdkMessage["role"]> = Extract<ParsedAiSdkMessage, { role: Role }>;
@@ -111,7 +111,10 @@ export function fromAiSdk(payload: unknown, options: ImportOptions & AiSdkOption
         break;
       }
       case "tool":
-        for (const part of message.content)
+        for (const part of message.content) {
+          const layout = toolOutputLayout(part.output);
+          const { metadata } = metadataOf(message);
+          const merged = layout === undefined ? metadata : { ...metadata, ...layout };
           drafts.push({
             role: "tool",
             content: [
@@ -122,8 +125,9 @@ export function fromAiSdk(payload: unknown, options: ImportOptions & AiSdkOption
                 ...fromToolOutput(part.output),
               },
             ],
-            ...metadataOf(message),
+            ...(merged !== undefined && { metadata: merged }),
           });
+        }
         break;
     }
   }

@@ -141,11 +141,11 @@ export function toAiSdk(
       case "tools":
         output.push({
           role: "tool",
-          content: entry.results.map(({ block, index }): ToolResultPart => ({
+          content: entry.results.map(({ block, message, index }): ToolResultPart => ({
             type: "tool-result",
             toolCallId: block.callId,
             toolName: block.toolName,
-            output: toToolOutput(block, `${where(index)}.content[0]`, placeholders),
+            output: toToolOutput(block, message, `${where(index)}.content[0]`, placeholders),
           })),
           ...(entry.results[0] !== undefined && messageOptions(entry.results[0].message)),
         });

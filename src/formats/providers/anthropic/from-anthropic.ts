@@ -8,6 +8,7 @@ import type {
 } from "../../../model/message.ts";
 import { buildMessages, userDraft, type MessageDraft } from "../message-builder.ts";
 import type { ImportOptions } from "../options.ts";
+import { attachmentPlaces } from "../result-part-order.ts";
 import { joinTextParts } from "../text-parts.ts";
 import { decodeToolResultText } from "../tool-result-text.ts";
 import { validatePayload } from "../validate-payload.ts";
@@ -55,8 +56,12 @@ function toolDraft(block: ParsedToolResult, toolNames: ReadonlyMap<string, strin
     part.type === "tool_reference" ? [{ at, block: part as { [key: string]: JsonValue } }] : [],
   );
   const joined = joinTextParts(texts, attachments.length > 0);
+  const media = block.content.flatMap((part) =>
+    part.type === "tool_reference" ? [] : [part.type === "image" || part.type === "document"],
+  );
   const metadata = {
     ...joined.metadata,
+    ...attachmentPlaces(media),
     ...(others.length > 0 && { [RESULT_PARTS_KEY]: others }),
   };
   const content = [toolResult(block, joined.text, attachments, toolNames)];

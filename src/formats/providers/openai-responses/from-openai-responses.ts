@@ -2,6 +2,8 @@ import type { ContentBlock, Message, ToolResultBlock } from "../../../model/mess
 import { functionCallBlock, RawArguments } from "../function-arguments.ts";
 import { buildMessages, userDraft, type MessageDraft } from "../message-builder.ts";
 import type { ImportOptions } from "../options.ts";
+import { attachmentPlaces } from "../result-part-order.ts";
+import { joinTextParts } from "../text-parts.ts";
 import { decodeToolResultText } from "../tool-result-text.ts";
 import { validatePayload } from "../validate-payload.ts";
 import { ExtrasCollector, extrasOf } from "../item-extras.ts";
@@ -23,18 +25,36 @@ function blocksOf(content: string | readonly ParsedResponsesContent[]): ContentB
   return typeof content === "string" ? [{ type: "text", text: content }] : content.map(contentBlock);
 }
 
-function toolResult(item: ParsedCallOutput, toolNames: ReadonlyMap<string, string>): ToolResultBlock {
-  const parts =
-    typeof item.output === "string" ? [{ type: "input_text" as const, text: item.output }] : item.output;
-  const text = parts.flatMap((part) => (part.type === "input_text" ? [part.text] : [])).join("");
-  const attachments = parts.flatMap((part) => (part.type === "input_text" ? [] : [fromResponsesMedia(part)]));
-  return {
-    type: "tool-result",
+/** The tool message for an output item: text parts joined, media as attachments, their layout in metadata. */
+function toolDraft(item: ParsedCallOutput, toolNames: ReadonlyMap<string, string>): MessageDraft {
+  const result = {
+    type: "tool-result" as const,
     callId: item.call_id,
     toolName: toolNames.get(item.call_id) ?? "",
-    ...decodeToolResultText(text, true),
+  };
+  const extras = new ExtrasCollector(ITEM_EXTRAS_KEY);
+  extras.add("output", extrasOf(item, ["type", "call_id", "output"]));
+  if (typeof item.output === "string") {
+    const metadata = extras.metadata();
+    const block: ToolResultBlock = { ...result, ...decodeToolResultText(item.output, true) };
+    return { role: "tool", content: [block], ...(metadata !== undefined && { metadata }) };
+  }
+  const texts = item.output.flatMap((part) => (part.type === "input_text" ? [part.text] : []));
+  const attachments = item.output.flatMap((part) =>
+    part.type === "input_text" ? [] : [fromResponsesMedia(part)],
+  );
+  const joined = joinTextParts(texts, attachments.length > 0);
+  const layout = {
+    ...joined.metadata,
+    ...attachmentPlaces(item.output.map((part) => part.type !== "input_text")),
+  };
+  const metadata = extras.metadata(Object.keys(layout).length > 0 ? layout : undefined);
+  const block: ToolResultBlock = {
+    ...result,
+    ...decodeToolResultText(joined.text, true),
     ...(attachments.length > 0 && { attachments }),
   };
+  return { role: "tool", content: [block], ...(metadata !== undefined && { metadata }) };
 }
 
 /** The assistant message being assembled from consecutive reasoning, message and call items. */
@@ -73,14 +93,7 @@ export function fromOpenAIResponses(payload: unknown, options: ImportOptions = {
   for (const item of items) {
     if (item.type === "function_call_output" || item.type === "custom_tool_call_output") {
       close();
-      const extras = new ExtrasCollector(ITEM_EXTRAS_KEY);
-      extras.add("output", extrasOf(item, ["type", "call_id", "output"]));
-      const metadata = extras.metadata();
-      drafts.push({
-        role: "tool",
-        content: [toolResult(item, toolNames)],
-        ...(metadata !== undefined && { metadata }),
-      });
+      drafts.push(toolDraft(item, toolNames));
       continue;
     }
     if (isMessageItem(item) && item.role !== "assistant") {

@@ -187,6 +187,37 @@ describe("OpenAI Responses", () => {
     expect(toOpenAIResponses(storedForm(messages))).toEqual(payload);
   });
 
+  it("keeps tool outputs' parts as they were: order, text parts and list form", () => {
+    const image = {
+      type: "input_image" as const,
+      detail: "auto" as const,
+      image_url: "https://x.test/a.png",
+    };
+    const outputs: ResponsesFunctionCallOutput["output"][] = [
+      [image, { type: "input_text", text: "the page" }],
+      [{ type: "input_text", text: "before" }, image, { type: "input_text", text: "after" }, image],
+      [
+        { type: "input_text", text: "one" },
+        { type: "input_text", text: "two" },
+      ],
+      [{ type: "input_text", text: "a list of one" }],
+      "a string",
+    ];
+    const payload: ResponseInputItem[] = [
+      ...outputs.map((_, at) => ({
+        type: "function_call" as const,
+        call_id: `c${at}`,
+        name: "f",
+        arguments: "{}",
+      })),
+      ...outputs.map((output, at) => ({ type: "function_call_output" as const, call_id: `c${at}`, output })),
+    ] as ResponseInputItem[];
+    const messages = fromOpenAIResponses(payload, fixedImportOptions());
+    expect(messages[1]!.content[0]).toMatchObject({ content: "the page", attachments: [{ type: "image" }] });
+    expect(toOpenAIResponses(messages)).toEqual(payload);
+    expect(toOpenAIResponses(storedForm(messages))).toEqual(payload);
+  });
+
   it("produces message, call and output items the official OpenAI SDK types accept", () => {
     const history = buildMessages(
       [

@@ -3,6 +3,8 @@ import { planExport, where, type ToolResultEntry } from "../export-plan.ts";
 import { functionArguments, isCustomToolCall } from "../function-arguments.ts";
 import { unsupportedMediaError } from "../media.ts";
 import type { ExportOptions } from "../options.ts";
+import { orderResultParts } from "../result-part-order.ts";
+import { textLayout } from "../text-parts.ts";
 import { encodeToolResultText } from "../tool-result-text.ts";
 import { storedExtras } from "../item-extras.ts";
 import {
@@ -87,17 +89,22 @@ function outputItem(
   customCalls: ReadonlySet<string>,
   options: ExportOptions,
 ): ResponsesInputItem {
-  const text = encodeToolResultText(block.content, block.isError, true);
   const attachments = block.attachments ?? [];
+  const layout = textLayout(
+    encodeToolResultText(block.content, block.isError, true),
+    message,
+    attachments.length > 0,
+  );
   const output =
-    attachments.length === 0
-      ? text
-      : [
-          ...(text === "" ? [] : [{ type: "input_text", text } as ResponsesInputContent]),
-          ...attachments.map((attachment, position) =>
+    typeof layout === "string"
+      ? layout
+      : orderResultParts(
+          layout.map((text): ResponsesInputContent => ({ type: "input_text", text })),
+          attachments.map((attachment, position) =>
             toResponsesMedia(attachment, `${where(index)}.content[0].attachments[${position}]`, options),
           ),
-        ];
+          message,
+        );
   const type = customCalls.has(block.callId) ? "custom_tool_call_output" : "function_call_output";
   return { ...storedExtras(message, ITEM_EXTRAS_KEY, "output"), type, call_id: block.callId, output };
 }
