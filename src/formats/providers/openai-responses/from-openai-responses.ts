@@ -6,8 +6,8 @@ import { attachmentPlaces } from "../result-part-order.ts";
 import { joinTextParts } from "../text-parts.ts";
 import { decodeToolResultText } from "../tool-result-text.ts";
 import { validatePayload } from "../validate-payload.ts";
-import { ExtrasCollector, extrasOf } from "../item-extras.ts";
-import { ITEM_EXTRAS_KEY } from "./openai-responses-item.ts";
+import { ExtrasCollector, extrasOf, type ItemExtras } from "../item-extras.ts";
+import { ITEM_EXTRAS_KEY, MESSAGE_PARTS_KEY } from "./openai-responses-item.ts";
 import {
   isMessageItem,
   openAIResponsesInputSchema,
@@ -62,7 +62,17 @@ interface OpenAssistant {
   readonly content: ContentBlock[];
   readonly extras: ExtrasCollector;
   readonly rawArguments: RawArguments;
+  /** Part counts of message items with several parts (see `MESSAGE_PARTS_KEY`). */
+  readonly messageParts: { [firstText: string]: number };
   textCount: number;
+}
+
+/** The fields of an assistant text part to send back with it: non-empty `annotations`, and any others. */
+function textPartExtras(part: { [key: string]: unknown }): ItemExtras | undefined {
+  const extras = extrasOf(part, ["type", "text"]);
+  const annotations = extras?.["annotations"];
+  if (Array.isArray(annotations) && annotations.length === 0) delete extras!["annotations"];
+  return extras !== undefined && Object.keys(extras).length > 0 ? extras : undefined;
 }
 
 /**
@@ -82,7 +92,11 @@ export function fromOpenAIResponses(payload: unknown, options: ImportOptions = {
   let assistant: OpenAssistant | undefined;
   const close = (): void => {
     if (assistant === undefined) return;
-    const metadata = assistant.extras.metadata(assistant.rawArguments.metadata());
+    const parts = assistant.messageParts;
+    const base = assistant.rawArguments.metadata();
+    const metadata = assistant.extras.metadata(
+      Object.keys(parts).length > 0 ? { ...base, [MESSAGE_PARTS_KEY]: parts } : base,
+    );
     drafts.push({
       role: "assistant",
       content: assistant.content,
@@ -117,6 +131,7 @@ export function fromOpenAIResponses(payload: unknown, options: ImportOptions = {
       content: [],
       extras: new ExtrasCollector(ITEM_EXTRAS_KEY),
       rawArguments: new RawArguments(),
+      messageParts: {},
       textCount: 0,
     });
     if (item.type === "reasoning") current.content.push(...reasoningBlocksOf(item));
@@ -134,16 +149,20 @@ export function fromOpenAIResponses(payload: unknown, options: ImportOptions = {
       );
       toolNames.set(item.call_id, item.name);
     } else if (isMessageItem(item) && item.role === "assistant") {
-      const texts =
-        typeof item.content === "string"
-          ? [item.content]
-          : item.content.map((part) => ("text" in part ? part.text : part.refusal));
-      // Each text block is sent back as its own message item; only the first may reuse this item's id.
-      const extras = extrasOf(item, ["type", "role", "content"]);
-      texts.forEach((text, position) => {
-        current.extras.add(`message:${current.textCount++}`, position === 0 ? extras : undefined);
-        current.content.push({ type: "text", text });
-      });
+      const parts = typeof item.content === "string" ? [item.content] : item.content;
+      // The item's fields, and its number of parts when several, are kept under the index of its first text.
+      current.extras.add(`message:${current.textCount}`, extrasOf(item, ["type", "role", "content"]));
+      if (parts.length > 1) current.messageParts[String(current.textCount)] = parts.length;
+      for (const part of parts) {
+        const index = current.textCount++;
+        if (typeof part === "string") current.content.push({ type: "text", text: part });
+        else if (part.type === "refusal")
+          current.content.push({ type: "text", text: part.refusal, refusal: true });
+        else {
+          current.content.push({ type: "text", text: part.text });
+          current.extras.add(`part:${index}`, textPartExtras(part));
+        }
+      }
     }
   }
   close();

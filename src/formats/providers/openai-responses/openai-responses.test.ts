@@ -218,6 +218,86 @@ describe("OpenAI Responses", () => {
     expect(toOpenAIResponses(storedForm(messages))).toEqual(payload);
   });
 
+  it("keeps reasoning items without an id and multi-part assistant messages as single items", () => {
+    const payload = [
+      { type: "message", role: "user", content: "Plan it." },
+      {
+        type: "reasoning",
+        summary: [
+          { type: "summary_text", text: "**Plan**" },
+          { type: "summary_text", text: "**Check**" },
+        ],
+        encrypted_content: "gAAAA1",
+      },
+      { type: "reasoning", summary: [], encrypted_content: "gAAAA2" },
+      {
+        type: "message",
+        id: "msg_1",
+        role: "assistant",
+        status: "completed",
+        content: [
+          { type: "output_text", text: "First part.", annotations: [] },
+          { type: "output_text", text: "Second part.", annotations: [] },
+        ],
+      },
+      {
+        type: "message",
+        role: "assistant",
+        content: [{ type: "output_text", text: "Alone.", annotations: [] }],
+      },
+      { type: "function_call", call_id: "c1", name: "f", arguments: "{}" },
+      {
+        type: "message",
+        role: "assistant",
+        content: [
+          { type: "output_text", text: "A", annotations: [] },
+          { type: "output_text", text: "B", annotations: [] },
+          { type: "output_text", text: "C", annotations: [] },
+        ],
+      },
+    ] as ResponseInputItem[];
+    const messages = fromOpenAIResponses(payload, fixedImportOptions());
+    expect(messages[1]!.content.filter((block) => block.type === "text")).toHaveLength(6);
+    expect(toOpenAIResponses(messages)).toEqual(payload);
+    expect(toOpenAIResponses(storedForm(messages))).toEqual(payload);
+  });
+
+  it("keeps refusals and output text annotations", () => {
+    const citation = {
+      type: "url_citation",
+      start_index: 0,
+      end_index: 5,
+      url: "https://example.com/",
+      title: "Example",
+    };
+    const payload = [
+      { type: "message", role: "user", content: "Cite, then refuse." },
+      {
+        type: "message",
+        id: "msg_1",
+        role: "assistant",
+        status: "completed",
+        content: [
+          { type: "output_text", text: "Cited.", annotations: [citation], logprobs: [] },
+          { type: "refusal", refusal: "I can't help with the rest." },
+        ],
+      },
+      {
+        type: "message",
+        role: "assistant",
+        content: [{ type: "refusal", refusal: "No." }],
+      },
+    ] as ResponseInputItem[];
+    const messages = fromOpenAIResponses(payload, fixedImportOptions());
+    expect(messages[1]!.content).toEqual([
+      { type: "text", text: "Cited." },
+      { type: "text", text: "I can't help with the rest.", refusal: true },
+      { type: "text", text: "No.", refusal: true },
+    ]);
+    expect(toOpenAIResponses(messages)).toEqual(payload);
+    expect(toOpenAIResponses(storedForm(messages))).toEqual(payload);
+  });
+
   it("produces message, call and output items the official OpenAI SDK types accept", () => {
     const history = buildMessages(
       [

@@ -1,4 +1,12 @@
-import type { ContentBlock, FileBlock, ImageBlock, Message, ReasoningBlock } from "../../../model/message.ts";
+import type {
+  ContentBlock,
+  FileBlock,
+  ImageBlock,
+  JsonValue,
+  Message,
+  ReasoningBlock,
+  TextBlock,
+} from "../../../model/message.ts";
 import { planExport, where, type ToolResultEntry } from "../export-plan.ts";
 import { functionArguments, isCustomToolCall } from "../function-arguments.ts";
 import { unsupportedMediaError } from "../media.ts";
@@ -9,6 +17,8 @@ import { encodeToolResultText } from "../tool-result-text.ts";
 import { storedExtras } from "../item-extras.ts";
 import {
   ITEM_EXTRAS_KEY,
+  MESSAGE_PARTS_KEY,
+  type ResponsesOutputMessage,
   type ResponsesInputContent,
   type ResponsesInputItem,
   type ResponsesInputMessage,
@@ -38,10 +48,29 @@ function messageContent(
   );
 }
 
+/** The part counts `message` recorded for its multi-part message items (see `MESSAGE_PARTS_KEY`). */
+function messageParts(message: Message): { readonly [firstText: string]: JsonValue } {
+  const parts = message.metadata?.[MESSAGE_PARTS_KEY];
+  return typeof parts === "object" && parts !== null && !Array.isArray(parts) ? parts : {};
+}
+
+function textPart(
+  block: TextBlock,
+  message: Message,
+  index: number,
+): ResponsesOutputMessage["content"][number] {
+  if (block.refusal === true) return { type: "refusal", refusal: block.text };
+  const extras = storedExtras(message, ITEM_EXTRAS_KEY, `part:${index}`);
+  return { type: "output_text", text: block.text, annotations: [], ...extras };
+}
+
 function assistantItems(message: Message, index: number): ResponsesInputItem[] {
   const items: ResponsesInputItem[] = [];
+  const parts = messageParts(message);
   let reasoning: ReasoningBlock[] = [];
   let textCount = 0;
+  // The message item still taking parts, and how many more it takes.
+  let open: { item: ResponsesOutputMessage; more: number } | undefined;
   const flushReasoning = (): void => {
     items.push(...reasoningItemsOf(reasoning));
     reasoning = [];
@@ -49,18 +78,31 @@ function assistantItems(message: Message, index: number): ResponsesInputItem[] {
   for (const [position, block] of message.content.entries()) {
     if (block.type === "reasoning") {
       reasoning.push(block);
+      open = undefined;
       continue;
     }
     flushReasoning();
     if (block.type === "text") {
-      const extras = storedExtras(message, ITEM_EXTRAS_KEY, `message:${textCount++}`);
-      items.push({
-        ...extras,
+      const textIndex = textCount++;
+      const part = textPart(block, message, textIndex);
+      if (open !== undefined && open.more > 0) {
+        open.item.content.push(part);
+        open.more--;
+        continue;
+      }
+      const count = parts[String(textIndex)];
+      const item: ResponsesOutputMessage = {
+        ...storedExtras(message, ITEM_EXTRAS_KEY, `message:${textIndex}`),
         type: "message",
         role: "assistant",
-        content: [{ type: "output_text", text: block.text, annotations: [] }],
-      });
-    } else if (block.type === "tool-call") {
+        content: [part],
+      };
+      items.push(item);
+      open = { item, more: typeof count === "number" ? count - 1 : 0 };
+      continue;
+    }
+    open = undefined;
+    if (block.type === "tool-call") {
       const extras = storedExtras(message, ITEM_EXTRAS_KEY, `call:${block.id}`);
       items.push(
         isCustomToolCall(block)
