@@ -1,10 +1,11 @@
-import type { ContentBlock, Message, ToolResultBlock } from "../../../model/message.ts";
+import type { ContentBlock, Message, TextBlock, ToolResultBlock } from "../../../model/message.ts";
 import { functionCallBlock, RawArguments } from "../function-arguments.ts";
 import { imageDetail, mediaTypeFromUrl, parseDataUrl, providerFileUrl } from "../media.ts";
 import { buildMessages, userDraft, type MessageDraft } from "../message-builder.ts";
 import type { ImportOptions } from "../options.ts";
 import { decodeToolResultText } from "../tool-result-text.ts";
 import { validatePayload } from "../validate-payload.ts";
+import { ANNOTATIONS_KEY, contentListMetadata } from "./assistant-text.ts";
 import { openAIChatMessagesSchema, type ParsedOpenAIChatMessage } from "./openai-chat-schema.ts";
 import { reasoningBlocksOf } from "./reasoning-details.ts";
 import { parseToolAttachmentsNote } from "./tool-attachments-note.ts";
@@ -49,15 +50,28 @@ function textsOf(content: string | readonly { text: string }[]): ContentBlock[] 
   return content.map((part) => ({ type: "text", text: part.text }));
 }
 
-function assistantBlocks(message: Parsed<"assistant">, rawArguments: RawArguments): ContentBlock[] {
-  const blocks: ContentBlock[] = [...reasoningBlocksOf(message)];
+function assistantTexts(message: Parsed<"assistant">): TextBlock[] {
   const content = message.content ?? "";
-  if (typeof content === "string") {
-    if (content !== "") blocks.push({ type: "text", text: content });
-  } else
-    for (const part of content)
-      blocks.push({ type: "text", text: part.type === "text" ? part.text : part.refusal });
-  if (message.refusal) blocks.push({ type: "text", text: message.refusal });
+  const texts: TextBlock[] =
+    typeof content === "string"
+      ? content === ""
+        ? []
+        : [{ type: "text", text: content }]
+      : content.map((part) =>
+          part.type === "text"
+            ? { type: "text", text: part.text }
+            : { type: "text", text: part.refusal, refusal: true },
+        );
+  if (message.refusal) texts.push({ type: "text", text: message.refusal, refusal: true });
+  return texts;
+}
+
+function assistantBlocks(
+  message: Parsed<"assistant">,
+  texts: readonly TextBlock[],
+  rawArguments: RawArguments,
+): ContentBlock[] {
+  const blocks: ContentBlock[] = [...reasoningBlocksOf(message), ...texts];
   for (const call of message.tool_calls ?? []) {
     blocks.push(
       "custom" in call
@@ -137,10 +151,15 @@ export function fromOpenAIChat(payload: unknown, options: ImportOptions = {}): M
       );
     } else if (message.role === "assistant") {
       const rawArguments = new RawArguments();
-      const content = assistantBlocks(message, rawArguments);
+      const texts = assistantTexts(message);
+      const content = assistantBlocks(message, texts, rawArguments);
       for (const block of content) if (block.type === "tool-call") toolNames.set(block.id, block.name);
-      const metadata = rawArguments.metadata();
-      drafts.push({ role: "assistant", content, ...(metadata !== undefined && { metadata }) });
+      const metadata = {
+        ...rawArguments.metadata(),
+        ...(Array.isArray(message.content) && contentListMetadata(texts)),
+        ...(message.annotations && { [ANNOTATIONS_KEY]: message.annotations }),
+      };
+      drafts.push({ role: "assistant", content, ...(Object.keys(metadata).length > 0 && { metadata }) });
     } else {
       drafts.push({
         role: "system",

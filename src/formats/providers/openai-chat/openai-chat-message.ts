@@ -79,10 +79,21 @@ export interface OpenAIChatReasoningDetail {
   [key: string]: JsonValue | undefined;
 }
 
-/** An assistant message; reasoning travels in the widespread `reasoning_content` field. */
+/** The assistant's refusal to answer, as a content part. */
+export interface OpenAIChatRefusalPart {
+  type: "refusal";
+  refusal: string;
+}
+
+/**
+ * An assistant message; reasoning travels in the widespread `reasoning_content` field. A refusal is the
+ * `refusal` field or a refusal part; `annotations` (web search citations) are sent back when imported.
+ */
 export interface OpenAIChatAssistantMessage {
   role: "assistant";
-  content: string | OpenAIChatTextPart[] | null;
+  content: string | (OpenAIChatTextPart | OpenAIChatRefusalPart)[] | null;
+  refusal?: string;
+  annotations?: JsonValue[];
   tool_calls?: (OpenAIChatFunctionToolCall | OpenAIChatCustomToolCall)[];
   reasoning_content?: string;
   reasoning_details?: OpenAIChatReasoningDetail[];

@@ -195,6 +195,39 @@ describe("OpenAI chat", () => {
     });
   });
 
+  it("keeps refusals, content lists and annotations of assistant messages, through ctxkit and its store", () => {
+    const citation = {
+      type: "url_citation",
+      url_citation: { start_index: 0, end_index: 6, url: "https://example.com/", title: "Example" },
+    };
+    const payload: OpenAIChatMessage[] = [
+      { role: "user", content: "Help me with this." },
+      { role: "assistant", content: null, refusal: "I can't help with that." },
+      { role: "user", content: "Then cite something." },
+      {
+        role: "assistant",
+        content: [
+          { type: "text", text: "Here:" },
+          { type: "refusal", refusal: "but not that part." },
+        ],
+      },
+      { role: "user", content: "Once more." },
+      { role: "assistant", content: [{ type: "refusal", refusal: "No." }] },
+      { role: "user", content: "A list of one." },
+      { role: "assistant", content: [{ type: "text", text: "One part." }] },
+      { role: "user", content: "Search." },
+      { role: "assistant", content: "Found it.", annotations: [citation] },
+    ];
+    const messages = fromOpenAIChat(payload, fixedImportOptions());
+    expect(messages[1]!.content).toEqual([{ type: "text", text: "I can't help with that.", refusal: true }]);
+    expect(toOpenAIChat(messages)).toEqual(payload);
+    expect(toOpenAIChat(storedForm(messages))).toEqual(payload);
+    // The Responses API gets refusals as refusal parts.
+    expect(toOpenAIResponses(messages.slice(0, 2))[1]).toMatchObject({
+      content: [{ type: "refusal", refusal: "I can't help with that." }],
+    });
+  });
+
   it("keeps broken function arguments as text and sends them back as the function call they were", () => {
     for (const text of ['{"a":', "", '"abc"']) {
       const call = {

@@ -1,4 +1,11 @@
-import type { ContentBlock, FileBlock, ImageBlock, JsonValue, Message } from "../../../model/message.ts";
+import type {
+  ContentBlock,
+  FileBlock,
+  ImageBlock,
+  JsonValue,
+  Message,
+  TextBlock,
+} from "../../../model/message.ts";
 import { planExport, where, type ExportEntry } from "../export-plan.ts";
 import { functionArguments, isCustomToolCall } from "../function-arguments.ts";
 import {
@@ -17,6 +24,7 @@ import type {
   OpenAIChatTextPart,
   OpenAIChatUserPart,
 } from "./openai-chat-message.ts";
+import { assistantText, storedAnnotations } from "./assistant-text.ts";
 import { reasoningFields } from "./reasoning-details.ts";
 import { toolAttachmentsNote } from "./tool-attachments-note.ts";
 
@@ -90,11 +98,11 @@ function assistantMessage(
   index: number,
   options: OpenAIChatExportOptions,
 ): OpenAIChatAssistantMessage {
-  const texts: string[] = [];
+  const texts: TextBlock[] = [];
   const toolCalls: NonNullable<OpenAIChatAssistantMessage["tool_calls"]> = [];
   const reasoning = [];
   for (const [position, block] of message.content.entries()) {
-    if (block.type === "text") texts.push(block.text);
+    if (block.type === "text") texts.push(block);
     else if (block.type === "tool-call")
       toolCalls.push(
         isCustomToolCall(block)
@@ -114,12 +122,12 @@ function assistantMessage(
         "images or files from the assistant",
       );
   }
-  const content = texts.length > 0 ? textContent(texts) : toolCalls.length > 0 ? null : "";
   return {
     role: "assistant",
-    content,
+    ...assistantText(texts, message, toolCalls.length > 0),
     ...(options.reasoning !== "omit" && reasoningFields(reasoning)),
     ...(toolCalls.length > 0 && { tool_calls: toolCalls }),
+    ...storedAnnotations(message),
   };
 }
 
