@@ -3,6 +3,7 @@ import { functionCallBlock, RawArguments } from "../function-arguments.ts";
 import { imageDetail, mediaTypeFromUrl, parseDataUrl, providerFileUrl } from "../media.ts";
 import { buildMessages, userDraft, type MessageDraft } from "../message-builder.ts";
 import type { ImportOptions } from "../options.ts";
+import { joinTextParts } from "../text-parts.ts";
 import { decodeToolResultText } from "../tool-result-text.ts";
 import { validatePayload } from "../validate-payload.ts";
 import { ANNOTATIONS_KEY, contentListMetadata } from "./assistant-text.ts";
@@ -118,18 +119,22 @@ export function fromOpenAIChat(payload: unknown, options: ImportOptions = {}): M
   let openResults = new Map<string, number>();
   for (const message of parsed) {
     if (message.role === "tool") {
-      const text =
+      // A list of text parts is joined, its part lengths kept so it goes back as the same list.
+      const joined =
         typeof message.content === "string"
-          ? message.content
-          : message.content.map((part) => part.text).join("");
+          ? { text: message.content }
+          : joinTextParts(
+              message.content.map((part) => part.text),
+              false,
+            );
       const block: ToolResultBlock = {
         type: "tool-result",
         callId: message.tool_call_id,
         toolName: toolNames.get(message.tool_call_id) ?? message.name ?? "",
-        ...decodeToolResultText(text, true),
+        ...decodeToolResultText(joined.text, true),
       };
       openResults.set(message.tool_call_id, drafts.length);
-      drafts.push({ role: "tool", content: [block] });
+      drafts.push({ role: "tool", content: [block], ...(joined.metadata && { metadata: joined.metadata }) });
       continue;
     }
     if (message.role === "user") {

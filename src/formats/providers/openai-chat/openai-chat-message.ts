@@ -103,7 +103,8 @@ export interface OpenAIChatAssistantMessage {
 export interface OpenAIChatToolMessage {
   role: "tool";
   tool_call_id: string;
-  content: string;
+  /** The result's text; a list of text parts when it was imported as one. */
+  content: string | OpenAIChatTextPart[];
   /** The tool's name; only sent with `toolMessageNames` (some OpenAI-compatible servers want it). */
   name?: string;
 }

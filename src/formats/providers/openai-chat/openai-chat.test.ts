@@ -228,6 +228,33 @@ describe("OpenAI chat", () => {
     });
   });
 
+  it("sends a tool message's list of text parts back as that list", () => {
+    const payload: OpenAIChatMessage[] = [
+      { role: "user", content: "Run both." },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          { id: "c1", type: "function", function: { name: "run", arguments: "{}" } },
+          { id: "c2", type: "function", function: { name: "run", arguments: "{}" } },
+        ],
+      },
+      {
+        role: "tool",
+        tool_call_id: "c1",
+        content: [
+          { type: "text", text: "stdout: ok" },
+          { type: "text", text: "exit code 0" },
+        ],
+      },
+      { role: "tool", tool_call_id: "c2", content: [{ type: "text", text: "[tool error] one part" }] },
+    ];
+    const messages = fromOpenAIChat(payload, fixedImportOptions());
+    expect(messages[3]!.content[0]).toMatchObject({ content: "one part", isError: true });
+    expect(toOpenAIChat(messages)).toEqual(payload);
+    expect(toOpenAIChat(storedForm(messages))).toEqual(payload);
+  });
+
   it("keeps broken function arguments as text and sends them back as the function call they were", () => {
     for (const text of ['{"a":', "", '"abc"']) {
       const call = {

@@ -17,6 +17,7 @@ import {
 } from "../media.ts";
 import type { ExportOptions } from "../options.ts";
 import { isPartOptionsCarrier } from "../part-options-carrier.ts";
+import { textLayout } from "../text-parts.ts";
 import { encodeToolResultText } from "../tool-result-text.ts";
 import type {
   OpenAIChatAssistantMessage,
@@ -150,8 +151,11 @@ function convert(entry: ExportEntry, options: OpenAIChatExportOptions): OpenAICh
     case "tools": {
       const tools: OpenAIChatMessage[] = [];
       const attachments: OpenAIChatMessage[] = [];
-      for (const { block, index } of entry.results) {
-        const content = encodeToolResultText(block.content, block.isError, true);
+      for (const { block, message, index } of entry.results) {
+        // Attachments travel in a separate user message, so the tool message's own layout ignores them.
+        const layout = textLayout(encodeToolResultText(block.content, block.isError, true), message, false);
+        const content =
+          typeof layout === "string" ? layout : layout.map((text) => ({ type: "text" as const, text }));
         const name =
           options.toolMessageNames === true && block.toolName !== "" ? { name: block.toolName } : {};
         tools.push({ role: "tool", tool_call_id: block.callId, content, ...name });
