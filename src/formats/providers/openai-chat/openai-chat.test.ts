@@ -334,8 +334,14 @@ describe("OpenAI chat", () => {
   });
 
   it("round-trips random valid histories", () => {
+    const shape = {
+      reasoning: signedReasoning,
+      stringToolInputs: true,
+      imageDetails: ["auto", "low", "high"] as const,
+      refusals: true,
+    };
     fc.assert(
-      fc.property(historyArbitrary({ reasoning: signedReasoning, stringToolInputs: true }), (history) => {
+      fc.property(historyArbitrary(shape), (history) => {
         expect(roundTrip(history)).toEqual(history);
       }),
       { numRuns: 150 },

@@ -344,9 +344,17 @@ describe("OpenAI Responses", () => {
 
   it("round-trips random valid histories", () => {
     fc.assert(
-      fc.property(historyArbitrary({ reasoning: openAIReasoning, stringToolInputs: true }), (history) => {
-        expect(roundTrip(history)).toEqual(history);
-      }),
+      fc.property(
+        historyArbitrary({
+          reasoning: openAIReasoning,
+          stringToolInputs: true,
+          imageDetails: ["low", "high", "original"],
+          refusals: true,
+        }),
+        (history) => {
+          expect(roundTrip(history)).toEqual(history);
+        },
+      ),
       { numRuns: 150 },
     );
   });
