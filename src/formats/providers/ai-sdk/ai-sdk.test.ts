@@ -243,6 +243,28 @@ describe("AI SDK", () => {
     expect(toAiSdk(storedForm(messages))).toEqual(payload);
   });
 
+  it("puts an image's detail level where the AI SDK's OpenAI provider reads it, and reads it back", () => {
+    const payload: AiSdkPrompt = {
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "What is this?" },
+            {
+              type: "file",
+              mediaType: "image/png",
+              data: { type: "url", url: new URL("https://x.test/cat.png") },
+              providerOptions: { openai: { imageDetail: "low" } },
+            },
+          ],
+        },
+      ],
+    };
+    const messages = fromAiSdk(payload, fixedImportOptions());
+    expect(messages[0]!.content[1]).toMatchObject({ type: "image", detail: "low" });
+    expect(toAiSdk(messages)).toEqual(payload);
+  });
+
   it("carries a Gemini function-call signature to where the AI SDK Google provider reads it", () => {
     const messages = fromGemini(
       {

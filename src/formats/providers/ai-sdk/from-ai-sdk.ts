@@ -3,6 +3,7 @@ import { buildMessages, userDraft, type MessageDraft } from "../message-builder.
 import type { ImportOptions } from "../options.ts";
 import { partOptionsCarrier } from "../part-options-carrier.ts";
 import { validatePayload } from "../validate-payload.ts";
+import { imageDetail } from "../media.ts";
 import { fromAiSdkFileData } from "./ai-sdk-media.ts";
 import { aiSdkPromptSchema, type ParsedAiSdkMessage, type ParsedFileData } from "./ai-sdk-schema.ts";
 import { reasoningBlockOf } from "./reasoning-options.ts";
@@ -28,8 +29,13 @@ function mediaBlock(
 
 function userBlock(part: UserPart): ContentBlock {
   if (part.type === "text") return { type: "text", text: part.text };
-  if (part.type === "image") return mediaBlock(part.image, part.mediaType, undefined, true);
-  return mediaBlock(part.data, part.mediaType, part.filename, false);
+  const block =
+    part.type === "image"
+      ? mediaBlock(part.image, part.mediaType, undefined, true)
+      : mediaBlock(part.data, part.mediaType, part.filename, false);
+  // The image detail level the AI SDK's OpenAI provider reads.
+  const detail = part.providerOptions?.["openai"]?.["imageDetail"];
+  return block.type === "image" && typeof detail === "string" ? { ...block, ...imageDetail(detail) } : block;
 }
 
 function assistantBlocks(part: AssistantPart, options: AiSdkOptions): ContentBlock[] {

@@ -37,6 +37,9 @@ function mediaPart(block: ImageBlock | FileBlock, at: string, options: ExportOpt
     data,
     mediaType: block.mediaType,
     ...(block.type === "file" && block.filename !== undefined && { filename: block.filename }),
+    // Where the AI SDK's OpenAI provider reads an image's detail level.
+    ...(block.type === "image" &&
+      block.detail !== undefined && { providerOptions: { openai: { imageDetail: block.detail } } }),
   };
 }
 
