@@ -107,7 +107,7 @@ function userDrafts(
 /**
  * Converts an Anthropic Messages payload (`{ system, messages }`, or a whole request body) to ctxkit messages.
  * `system` becomes one system message; a user message is split into one tool message per `tool_result`
- * (`is_error` → `isError`, images and documents in its content → attachments, compact JSON text → JSON), plus a
+ * (`is_error` → `isError`, images and documents in its content → attachments, their places recorded, compact JSON text → JSON), plus a
  * user message for its other blocks; `thinking` and `redacted_thinking` become reasoning with the signature
  * (redacted data is kept as the signature). A system message inside `messages` stays a system message at its place
  * (marked so `toAnthropic` sends it back there). Ids, sequence numbers, turns and times are filled in from `options`.

@@ -106,8 +106,9 @@ function attachmentsTarget(
  * Converts OpenAI Chat Completions `messages` to ctxkit messages, undoing every convention of `toOpenAIChat`:
  * `developer` becomes a system message (remembered in `metadata["openai.role"]`), wrapped summaries become
  * summary messages, `[tool error] ` becomes `isError`, compact JSON results become JSON, attachment notes are
- * folded back into their tool result, and tool names are looked up from the calls. Ids, sequence numbers, turns
- * and times are filled in from `options`.
+ * folded back into their tool result, and tool names are looked up from the calls. Refusals become text blocks
+ * marked `refusal`; image `detail`, an assistant content list and `annotations` are kept. Ids, sequence numbers,
+ * turns and times are filled in from `options`.
  *
  * @example
  * const messages = fromOpenAIChat(body.messages, { sessionId: "imported" });

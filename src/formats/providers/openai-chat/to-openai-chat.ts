@@ -176,10 +176,11 @@ function convert(entry: ExportEntry, options: OpenAIChatExportOptions): OpenAICh
 /**
  * Converts ctxkit messages to OpenAI Chat Completions `messages`. System messages stay in place (role `system`
  * or `developer`); summaries are user text in the summary envelope; markers are left out. Reasoning goes in
- * `reasoning_content` (plus `reasoning_details` when it has signatures or redacted parts). A failed tool result
- * is prefixed `[tool error] `; JSON results are serialised; a tool's images or files follow the tool messages
- * in a user message opened by `[attachments of tool call <id>]`. A tool call whose input is a string is sent as
- * a custom (free-form) tool call.
+ * `reasoning_content` (plus `reasoning_details` when it has signatures or redacted parts). A lone refusal goes
+ * in the `refusal` field, one beside text as a `refusal` part. A failed tool result is prefixed `[tool error] `;
+ * JSON results are serialised; a tool's images or files follow the tool messages in a user message opened by
+ * `[attachments of tool call <id>]`. A tool call whose input is a string is sent as a custom (free-form) tool
+ * call. Images keep their `detail` (except `original`, unknown to openai 6.x's chat types).
  *
  * @example
  * const body = { model: "gpt-4.1", messages: toOpenAIChat(conversation.snapshot().messages) };

@@ -78,9 +78,11 @@ function textPartExtras(part: { [key: string]: unknown }): ItemExtras | undefine
 /**
  * Converts OpenAI Responses `input` items to ctxkit messages. Consecutive `reasoning`, assistant `message` and
  * `function_call` / `custom_tool_call` items form one assistant message; each `function_call_output` becomes a
- * tool message (`[tool error] ` → `isError`, compact JSON → JSON, images and files → attachments). Reasoning
- * keeps its item id and encrypted content in `providerData.openai`; other item fields (`id`, `status`,
- * `phase`) are kept in `metadata["openai.items"]` so the items go back unchanged.
+ * tool message (`[tool error] ` → `isError`, compact JSON → JSON, images and files → attachments, their text
+ * parts and order recorded). Reasoning keeps its item id and encrypted content in `providerData.openai`;
+ * `refusal` parts become text blocks marked `refusal`; other item and part fields (`id`, `status`, `phase`,
+ * `annotations`) are kept in `metadata["openai.items"]`, and the part counts of multi-part assistant messages in
+ * `metadata["openai.messageParts"]`, so the items go back unchanged.
  *
  * @example
  * const messages = fromOpenAIResponses([{ role: "user", content: "Hi" }]);

@@ -154,10 +154,12 @@ function outputItem(
 /**
  * Converts ctxkit messages to OpenAI Responses `input` items. System and user messages become `message` items
  * (system as `system` or `developer`); an assistant message becomes its items in order — `reasoning` (blocks of
- * one item merged back; reasoning without OpenAI material left out), one `message` per text block,
- * `function_call` (or `custom_tool_call` for string input). Tool results become `function_call_output` items:
- * a failure is prefixed `[tool error] `, JSON is serialised, images and files go in the output list. Item fields
- * kept from an import (`id`, `status`, `phase`) are sent back.
+ * one item merged back; reasoning without OpenAI material left out), one `message` per text block (or per
+ * recorded multi-part item; a refusal is a `refusal` part), `function_call` (or `custom_tool_call` for string
+ * input). Tool results become `function_call_output` items: a failure is prefixed `[tool error] `, JSON is
+ * serialised, images and files go in the output list (in their recorded order). An image's `detail` is sent
+ * (`auto` when unknown). Item and part fields kept from an import (`id`, `status`, `phase`, `annotations`) are
+ * sent back.
  *
  * @example
  * await client.responses.create({ model: "gpt-5", input: toOpenAIResponses(history), store: false });
