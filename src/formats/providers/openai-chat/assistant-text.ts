@@ -1,15 +1,10 @@
 import type { JsonValue, Message, TextBlock } from "../../../model/message.ts";
+import { CONTENT_LIST_KEY } from "../content-list.ts";
 import type {
   OpenAIChatAssistantMessage,
   OpenAIChatRefusalPart,
   OpenAIChatTextPart,
 } from "./openai-chat-message.ts";
-
-/**
- * Metadata key set on an assistant message whose `content` was a list of parts where `assistantText` would send a
- * string, `null` or a `refusal` field (one text part, one refusal part, no part), so the list goes back as a list.
- */
-export const CONTENT_LIST_KEY = "openai.contentList";
 
 /** Metadata key under which an assistant message keeps its `annotations` (URL citations of web search). */
 export const ANNOTATIONS_KEY = "openai.annotations";

@@ -1,4 +1,5 @@
 import type { ContentBlock, Message, TextBlock, ToolResultBlock } from "../../../model/message.ts";
+import { listMetadata } from "../content-list.ts";
 import { functionCallBlock, RawArguments } from "../function-arguments.ts";
 import { imageDetail, mediaTypeFromUrl, parseDataUrl, providerFileUrl } from "../media.ts";
 import { buildMessages, userDraft, type MessageDraft } from "../message-builder.ts";
@@ -150,11 +151,10 @@ export function fromOpenAIChat(payload: unknown, options: ImportOptions = {}): M
         drafts[target.draftIndex] = { ...draft, content: [{ ...result, attachments }] };
         continue;
       }
-      drafts.push(
-        userDraft(
-          typeof message.content === "string" ? textsOf(message.content) : message.content.map(userBlock),
-        ),
-      );
+      const blocks =
+        typeof message.content === "string" ? textsOf(message.content) : message.content.map(userBlock);
+      const metadata = listMetadata(message.content, blocks);
+      drafts.push({ ...userDraft(blocks), ...(metadata && { metadata }) });
     } else if (message.role === "assistant") {
       const rawArguments = new RawArguments();
       const texts = assistantTexts(message);
@@ -167,11 +167,12 @@ export function fromOpenAIChat(payload: unknown, options: ImportOptions = {}): M
       };
       drafts.push({ role: "assistant", content, ...(Object.keys(metadata).length > 0 && { metadata }) });
     } else {
-      drafts.push({
-        role: "system",
-        content: textsOf(message.content),
-        ...(message.role === "developer" && { metadata: { "openai.role": "developer" } }),
-      });
+      const content = textsOf(message.content);
+      const metadata = {
+        ...(message.role === "developer" && { "openai.role": "developer" }),
+        ...listMetadata(message.content, content),
+      };
+      drafts.push({ role: "system", content, ...(Object.keys(metadata).length > 0 && { metadata }) });
     }
     openResults = new Map();
   }

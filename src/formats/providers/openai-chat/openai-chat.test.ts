@@ -228,6 +228,19 @@ describe("OpenAI chat", () => {
     });
   });
 
+  it("sends a list of one text part back as a list, not a string", () => {
+    const payload: OpenAIChatMessage[] = [
+      { role: "system", content: [{ type: "text", text: "Be brief." }] },
+      { role: "developer", content: [{ type: "text", text: "Use metric units." }] },
+      { role: "user", content: [{ type: "text", text: "Weather?" }] },
+      { role: "assistant", content: "Sunny." },
+      { role: "user", content: "Thanks." },
+    ];
+    const messages = fromOpenAIChat(payload, fixedImportOptions());
+    expect(toOpenAIChat(messages)).toEqual(payload);
+    expect(toOpenAIChat(storedForm(messages))).toEqual(payload);
+  });
+
   it("sends a tool message's list of text parts back as that list", () => {
     const payload: OpenAIChatMessage[] = [
       { role: "user", content: "Run both." },

@@ -6,6 +6,7 @@ import type {
   Message,
   TextBlock,
 } from "../../../model/message.ts";
+import { cameAsList } from "../content-list.ts";
 import { planExport, where, type ExportEntry } from "../export-plan.ts";
 import { functionArguments, isCustomToolCall } from "../function-arguments.ts";
 import {
@@ -79,19 +80,20 @@ function mediaPart(block: ImageBlock | FileBlock, at: string, options: ExportOpt
 
 function userContent(
   blocks: readonly ContentBlock[],
+  message: Message,
   index: number,
   options: ExportOptions,
 ): string | OpenAIChatUserPart[] {
   const only = blocks[0];
-  if (blocks.length === 1 && only?.type === "text") return only.text;
+  if (blocks.length === 1 && only?.type === "text" && !cameAsList(message)) return only.text;
   return blocks.map((block, position): OpenAIChatUserPart => {
     if (block.type === "text") return { type: "text", text: block.text };
     return mediaPart(block as ImageBlock | FileBlock, `${where(index)}.content[${position}]`, options);
   });
 }
 
-function textContent(texts: readonly string[]): string | OpenAIChatTextPart[] {
-  return texts.length === 1 ? texts[0]! : texts.map((text) => ({ type: "text", text }));
+function textContent(texts: readonly string[], asList = false): string | OpenAIChatTextPart[] {
+  return texts.length === 1 && !asList ? texts[0]! : texts.map((text) => ({ type: "text", text }));
 }
 
 function assistantMessage(
@@ -141,11 +143,14 @@ function convert(entry: ExportEntry, options: OpenAIChatExportOptions): OpenAICh
     case "system": {
       const texts = entry.message.content.flatMap((block) => (block.type === "text" ? [block.text] : []));
       return [
-        { role: systemRole(entry.message, options), content: texts.length === 0 ? "" : textContent(texts) },
+        {
+          role: systemRole(entry.message, options),
+          content: texts.length === 0 ? "" : textContent(texts, cameAsList(entry.message)),
+        },
       ];
     }
     case "user":
-      return [{ role: "user", content: userContent(entry.blocks, entry.index, options) }];
+      return [{ role: "user", content: userContent(entry.blocks, entry.message, entry.index, options) }];
     case "assistant":
       return [assistantMessage(entry.message, entry.index, options)];
     case "tools": {

@@ -1,4 +1,5 @@
 import type { ContentBlock, Message, ToolResultBlock } from "../../../model/message.ts";
+import { listMetadata } from "../content-list.ts";
 import { functionCallBlock, RawArguments } from "../function-arguments.ts";
 import { buildMessages, userDraft, type MessageDraft } from "../message-builder.ts";
 import type { ImportOptions } from "../options.ts";
@@ -117,14 +118,14 @@ export function fromOpenAIResponses(payload: unknown, options: ImportOptions = {
       const extras = new ExtrasCollector(ITEM_EXTRAS_KEY);
       extras.add("message", extrasOf(item, ["type", "role", "content"]));
       const blocks = blocksOf(item.content);
+      const list = listMetadata(item.content, blocks);
       if (item.role === "user") {
         const draft = userDraft(blocks);
-        const metadata = extras.metadata();
+        const metadata = extras.metadata(list);
         drafts.push({ ...draft, ...(metadata !== undefined && { metadata }) });
       } else {
-        const metadata = extras.metadata(
-          item.role === "developer" ? { "openai.role": "developer" } : undefined,
-        );
+        const base = { ...(item.role === "developer" && { "openai.role": "developer" }), ...list };
+        const metadata = extras.metadata(Object.keys(base).length > 0 ? base : undefined);
         drafts.push({ role: "system", content: blocks, ...(metadata !== undefined && { metadata }) });
       }
       continue;

@@ -218,6 +218,18 @@ describe("OpenAI Responses", () => {
     expect(toOpenAIResponses(storedForm(messages))).toEqual(payload);
   });
 
+  it("sends a message's list of one text part back as a list, not a string", () => {
+    const payload: ResponseInputItem[] = [
+      { type: "message", role: "developer", content: [{ type: "input_text", text: "Be brief." }] },
+      { type: "message", role: "system", content: [{ type: "input_text", text: "Metric units." }] },
+      { type: "message", role: "user", content: [{ type: "input_text", text: "Weather?" }] },
+      { type: "message", role: "user", content: "And tomorrow?" },
+    ];
+    const messages = fromOpenAIResponses(payload, fixedImportOptions());
+    expect(toOpenAIResponses(messages)).toEqual(payload);
+    expect(toOpenAIResponses(storedForm(messages))).toEqual(payload);
+  });
+
   it("keeps reasoning items without an id and multi-part assistant messages as single items", () => {
     const payload = [
       { type: "message", role: "user", content: "Plan it." },

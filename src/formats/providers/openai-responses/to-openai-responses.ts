@@ -7,6 +7,7 @@ import type {
   ReasoningBlock,
   TextBlock,
 } from "../../../model/message.ts";
+import { cameAsList } from "../content-list.ts";
 import { planExport, where, type ToolResultEntry } from "../export-plan.ts";
 import { functionArguments, isCustomToolCall } from "../function-arguments.ts";
 import { unsupportedMediaError } from "../media.ts";
@@ -36,11 +37,12 @@ const FORMAT = "OpenAI Responses";
 
 function messageContent(
   blocks: readonly ContentBlock[],
+  message: Message,
   index: number,
   options: ExportOptions,
 ): string | ResponsesInputContent[] {
   const only = blocks[0];
-  if (blocks.length === 1 && only?.type === "text") return only.text;
+  if (blocks.length === 1 && only?.type === "text" && !cameAsList(message)) return only.text;
   return blocks.map((block, position) =>
     block.type === "text"
       ? { type: "input_text", text: block.text }
@@ -185,7 +187,7 @@ export function toOpenAIResponses(
           ...storedExtras(entry.message, ITEM_EXTRAS_KEY, "message"),
           type: "message",
           role,
-          content: messageContent(entry.message.content, entry.index, options),
+          content: messageContent(entry.message.content, entry.message, entry.index, options),
         };
         return [item];
       }
@@ -195,7 +197,7 @@ export function toOpenAIResponses(
             ...storedExtras(entry.message, ITEM_EXTRAS_KEY, "message"),
             type: "message",
             role: "user",
-            content: messageContent(entry.blocks, entry.index, options),
+            content: messageContent(entry.blocks, entry.message, entry.index, options),
           },
         ];
       case "assistant":
