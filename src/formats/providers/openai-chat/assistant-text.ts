@@ -1,5 +1,5 @@
 import type { JsonValue, Message, TextBlock } from "../../../model/message.ts";
-import { CONTENT_LIST_KEY } from "../content-list.ts";
+import { cameAsList, CONTENT_LIST_KEY } from "../content-list.ts";
 import type {
   OpenAIChatAssistantMessage,
   OpenAIChatRefusalPart,
@@ -38,7 +38,7 @@ export function assistantText(
   message: Message,
   hasToolCalls: boolean,
 ): Pick<OpenAIChatAssistantMessage, "content" | "refusal"> {
-  const list = message.metadata?.[CONTENT_LIST_KEY] === true || sentAsList(blocks);
+  const list = cameAsList(message) || sentAsList(blocks);
   if (list)
     return {
       content: blocks.map((block): OpenAIChatTextPart | OpenAIChatRefusalPart =>
