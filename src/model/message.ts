@@ -16,6 +16,11 @@ export type Role = "system" | "user" | "assistant" | "tool";
 export interface TextBlock {
   readonly type: "text";
   readonly text: string;
+  /**
+   * True when the text is the model's refusal to answer (OpenAI's `refusal`), so it goes back to OpenAI as a
+   * refusal; formats without refusals send it as plain text.
+   */
+  readonly refusal?: true;
 }
 
 /**
@@ -50,6 +55,13 @@ export interface ToolCallBlock {
   readonly unparsed?: true;
 }
 
+/**
+ * How closely the model should look at an image (OpenAI's `detail`): `low` costs a fixed, small number of tokens,
+ * `high` reads it tile by tile, `original` (newer OpenAI models) keeps its full resolution, `auto` lets the
+ * provider choose. Formats without such a setting ignore it.
+ */
+export type ImageDetail = "auto" | "low" | "high" | "original";
+
 /** Image content: inline base64 `data`, a `url`, or a `ref` into the blob store. */
 export interface ImageBlock {
   readonly type: "image";
@@ -57,6 +69,8 @@ export interface ImageBlock {
   readonly data?: string;
   readonly url?: string;
   readonly ref?: string;
+  /** The detail level the image was sent with (OpenAI); absent: the provider's default. */
+  readonly detail?: ImageDetail;
 }
 
 /** A file (PDF, audio, …): inline base64 `data`, a `url`, or a `ref` into the blob store. */

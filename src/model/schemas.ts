@@ -90,7 +90,11 @@ export const jsonObjectSchema = jsonValueSchema.refine(
 const mediaType = z.string().min(1).describe("a media type such as image/png");
 
 /** Schema of a text block. */
-export const textBlockSchema = z.object({ type: z.literal("text"), text: z.string() });
+export const textBlockSchema = z.object({
+  type: z.literal("text"),
+  text: z.string(),
+  refusal: z.literal(true).optional(),
+});
 
 /** Schema of a reasoning block. */
 export const reasoningBlockSchema = z.object({
@@ -123,7 +127,12 @@ function hasSource(block: { data?: string | undefined; url?: string | undefined;
 
 /** Schema of an image block (one of data, url or ref is required). */
 export const imageBlockSchema = z
-  .object({ type: z.literal("image"), mediaType, ...sourceFields })
+  .object({
+    type: z.literal("image"),
+    mediaType,
+    ...sourceFields,
+    detail: z.enum(["auto", "low", "high", "original"]).optional(),
+  })
   .refine(hasSource, "an image needs data, url or ref");
 
 /** Schema of a file block (one of data, url or ref is required). */

@@ -30,6 +30,19 @@ describe("imageTokens and fileTokens", () => {
     ).toBe(claudeCosts.defaultImageTokens);
   });
 
+  it("charges OpenAI's flat 85 tokens for a low-detail image, and only under OpenAI's rule", () => {
+    const openaiCosts = estimatorProfile("o200k_base").costs;
+    const low = {
+      type: "image",
+      mediaType: "image/png",
+      url: "https://example.com/a.png",
+      detail: "low",
+    } as const;
+    expect(imageTokens(low, openaiCosts)).toBe(85);
+    expect(imageTokens({ ...low, detail: "high" }, openaiCosts)).toBe(openaiCosts.defaultImageTokens);
+    expect(imageTokens(low, claudeCosts)).toBe(claudeCosts.defaultImageTokens);
+  });
+
   it("counts text files as text and PDFs per page", () => {
     const textFile = { type: "file", mediaType: "text/plain", data: btoa("one two three four") } as const;
     expect(fileTokens(textFile, claudeCosts, countWords)).toBe(4);

@@ -53,13 +53,18 @@ export function imageTokensForSize(dimensions: ImageDimensions, rule: ImageToken
   return Math.max(1, Math.ceil((fitted.width * fitted.height) / 750));
 }
 
+/** What OpenAI bills for an image sent with `detail: "low"` under the 512-pixel tile rule, whatever its size. */
+export const LOW_DETAIL_IMAGE_TOKENS = 85;
+
 /**
- * Tokens of an image block: by its pixel size when the inline data reveals it, else `defaultImageTokens`.
+ * Tokens of an image block: by its pixel size when the inline data reveals it, else `defaultImageTokens`. An
+ * image with `detail: "low"` costs `LOW_DETAIL_IMAGE_TOKENS` under the `tiles-512` (OpenAI) rule.
  *
  * @example
  * imageTokens({ type: "image", mediaType: "image/png", url: "https://…" }, costs); // costs.defaultImageTokens
  */
 export function imageTokens(block: ImageBlock, costs: MediaCosts): number {
+  if (block.detail === "low" && costs.imageRule === "tiles-512") return LOW_DETAIL_IMAGE_TOKENS;
   const dimensions = block.data === undefined ? undefined : imageDimensions(block.data);
   return dimensions === undefined
     ? costs.defaultImageTokens

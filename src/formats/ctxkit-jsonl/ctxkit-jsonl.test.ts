@@ -43,7 +43,10 @@ describe("ctxkit JSONL round trip over the transcript corpus", () => {
 const jsonValue = fc.jsonValue({ maxDepth: 2 }).map((value) => JSON.parse(JSON.stringify(value)) as never);
 const optional = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: undefined });
 const block: fc.Arbitrary<ContentBlock> = fc.oneof(
-  fc.record({ type: fc.constant("text" as const), text: fc.string() }),
+  fc.record(
+    { type: fc.constant("text" as const), text: fc.string(), refusal: fc.constant(true as const) },
+    { requiredKeys: ["type", "text"] },
+  ),
   fc.record(
     {
       type: fc.constant("reasoning" as const),
@@ -68,11 +71,15 @@ const block: fc.Arbitrary<ContentBlock> = fc.oneof(
       content: fc.oneof(fc.string(), jsonValue),
       isError: fc.boolean(),
       attachments: fc.array(
-        fc.record({
-          type: fc.constant("image" as const),
-          mediaType: fc.constant("image/png"),
-          data: fc.base64String(),
-        }),
+        fc.record(
+          {
+            type: fc.constant("image" as const),
+            mediaType: fc.constant("image/png"),
+            data: fc.base64String(),
+            detail: fc.constantFrom("auto" as const, "low" as const, "high" as const, "original" as const),
+          },
+          { requiredKeys: ["type", "mediaType", "data"] },
+        ),
         { maxLength: 2 },
       ),
       compactSummary: fc.string(),

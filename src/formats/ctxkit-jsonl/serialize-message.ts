@@ -22,7 +22,7 @@ const messageKeys = [
 ] as const;
 
 const blockKeys: { readonly [Type in ContentBlock["type"]]: readonly string[] } = {
-  text: ["type", "text"],
+  text: ["type", "text", "refusal"],
   reasoning: ["type", "text", "signature", "signedBy", "redacted", "providerData"],
   "tool-call": ["type", "id", "name", "input"],
   "tool-result": [
@@ -35,7 +35,7 @@ const blockKeys: { readonly [Type in ContentBlock["type"]]: readonly string[] } 
     "compactSummary",
     "offloadRef",
   ],
-  image: ["type", "mediaType", "data", "url", "ref"],
+  image: ["type", "mediaType", "data", "url", "ref", "detail"],
   file: ["type", "mediaType", "filename", "data", "url", "ref"],
 };
 

@@ -1,5 +1,5 @@
 import { UnsupportedError } from "../../errors/errors.ts";
-import type { FileBlock, ImageBlock } from "../../model/message.ts";
+import type { FileBlock, ImageBlock, ImageDetail } from "../../model/message.ts";
 
 /** URL scheme ctxkit uses for files uploaded to a provider and known by id: `provider-file:openai/file-abc`. */
 export const PROVIDER_FILE_SCHEME = "provider-file:";
@@ -88,6 +88,21 @@ export function mediaTypeFromUrl(url: string, fallback: string): string {
   const dot = path.lastIndexOf(".");
   if (dot < 0 || dot < path.lastIndexOf("/")) return fallback;
   return mediaTypeByExtension[path.slice(dot + 1).toLowerCase()] ?? fallback;
+}
+
+const IMAGE_DETAILS: readonly string[] = ["auto", "low", "high", "original"] satisfies ImageDetail[];
+
+/**
+ * The `detail` field for an image block read from a provider's detail setting: kept when ctxkit knows the level,
+ * left out when absent, equal to `omit` (a format's default) or unknown.
+ *
+ * @example
+ * imageDetail("low"); // { detail: "low" }
+ * imageDetail("auto", "auto"); // {}
+ */
+export function imageDetail(value: string | null | undefined, omit?: ImageDetail): { detail?: ImageDetail } {
+  if (value === undefined || value === null || value === omit || !IMAGE_DETAILS.includes(value)) return {};
+  return { detail: value as ImageDetail };
 }
 
 /** Where an image or file's bytes are. */

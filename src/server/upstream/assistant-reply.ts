@@ -48,8 +48,8 @@ export function usageOf(value: unknown): Usage | undefined {
 }
 
 /**
- * The content blocks of a reply: reasoning first, then text, then tool calls (function calls with parsed
- * arguments; custom tools with their raw input).
+ * The content blocks of a reply: reasoning first, then text, then the refusal (a text block marked `refusal`),
+ * then tool calls (function calls with parsed arguments; custom tools with their raw input).
  *
  * @example
  * replyBlocks("", "Done.", []); // [{ type: "text", text: "Done." }]
@@ -58,10 +58,12 @@ export function replyBlocks(
   reasoning: string,
   text: string,
   calls: readonly ToolCallDraft[],
+  refusal = "",
 ): ContentBlock[] {
   const blocks: ContentBlock[] = [];
   if (reasoning !== "") blocks.push({ type: "reasoning", text: reasoning });
   if (text !== "") blocks.push({ type: "text", text });
+  if (refusal !== "") blocks.push({ type: "text", text: refusal, refusal: true });
   for (const call of calls) {
     blocks.push(
       call.custom
@@ -105,7 +107,7 @@ export function replyFromCompletion(completion: unknown): AssistantReply {
   }
   const refusal = typeof message["refusal"] === "string" ? message["refusal"] : "";
   return {
-    content: replyBlocks(reasoning, text || refusal, calls),
+    content: replyBlocks(reasoning, text, calls, refusal),
     usage: usageOf(body["usage"]),
     finishReason: typeof choice["finish_reason"] === "string" ? choice["finish_reason"] : undefined,
     model: typeof body["model"] === "string" ? body["model"] : undefined,

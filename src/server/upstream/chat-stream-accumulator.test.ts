@@ -99,6 +99,30 @@ describe("replyFromCompletion", () => {
     });
   });
 
+  it("keeps a refusal as a refusal, which goes back to OpenAI as one", () => {
+    const reply = replyFromCompletion({
+      choices: [{ index: 0, message: { role: "assistant", content: null, refusal: "I can't help." } }],
+    });
+    expect(reply.content).toEqual([{ type: "text", text: "I can't help.", refusal: true }]);
+    const streamed = new ChatStreamAccumulator();
+    for (const delta of [{ role: "assistant", refusal: "" }, { refusal: "I can't " }, { refusal: "help." }])
+      streamed.add(chunk(delta));
+    expect(streamed.reply().content).toEqual(reply.content);
+    expect(
+      toOpenAIChat([
+        {
+          id: "m",
+          sessionId: "s",
+          seq: 0,
+          turn: 1,
+          role: "assistant",
+          content: reply.content,
+          createdAt: "2026-01-01T00:00:00.000Z",
+        },
+      ]),
+    ).toEqual([{ role: "assistant", content: null, refusal: "I can't help." }]);
+  });
+
   it("gives an empty text block for an empty answer", () => {
     expect(replyFromCompletion({ choices: [] }).content).toEqual([{ type: "text", text: "" }]);
   });

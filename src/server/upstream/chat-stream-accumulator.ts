@@ -15,8 +15,8 @@ export interface ChunkDelta {
 }
 
 /**
- * Rebuilds the assistant message of a streamed chat completion (choice 0) from its chunks: text, reasoning
- * (`reasoning_content` or `reasoning`), tool calls assembled by index, finish reason, model and usage.
+ * Rebuilds the assistant message of a streamed chat completion (choice 0) from its chunks: text, refusal,
+ * reasoning (`reasoning_content` or `reasoning`), tool calls assembled by index, finish reason, model and usage.
  *
  * @example
  * const accumulator = new ChatStreamAccumulator();
@@ -25,6 +25,7 @@ export interface ChunkDelta {
  */
 export class ChatStreamAccumulator {
   #text = "";
+  #refusal = "";
   #reasoning = "";
   readonly #calls = new Map<number, ToolCallDraft>();
   #finishReason: string | undefined;
@@ -55,6 +56,7 @@ export class ChatStreamAccumulator {
     const reasoningField = delta["reasoning_content"] ?? delta["reasoning"];
     const reasoning = typeof reasoningField === "string" ? reasoningField : "";
     this.#text += text;
+    if (typeof delta["refusal"] === "string") this.#refusal += delta["refusal"];
     this.#reasoning += reasoning;
     const calls = Array.isArray(delta["tool_calls"]) ? (delta["tool_calls"] as unknown[]) : [];
     for (const entry of calls) this.#addCall(asRecord(entry) ?? {});
@@ -86,7 +88,7 @@ export class ChatStreamAccumulator {
   reply(): AssistantReply {
     const calls = [...this.#calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
     return {
-      content: replyBlocks(this.#reasoning, this.#text, calls),
+      content: replyBlocks(this.#reasoning, this.#text, calls, this.#refusal),
       usage: usageOf(this.#usage),
       finishReason: this.#finishReason,
       model: this.#model,

@@ -11,9 +11,22 @@ async function richSession(store: SessionStore): Promise<void> {
   await store.appendTurn("rich", [
     {
       role: "user",
-      content: [{ type: "image", mediaType: "image/png", data: Buffer.alloc(3000, 7).toString("base64") }],
+      content: [
+        {
+          type: "image",
+          mediaType: "image/png",
+          data: Buffer.alloc(3000, 7).toString("base64"),
+          detail: "low",
+        },
+      ],
     },
-    reply("an image", { input: 10, output: 5, cacheRead: 2 }),
+    {
+      ...reply("an image", { input: 10, output: 5, cacheRead: 2 }),
+      content: [
+        { type: "text", text: "an image" },
+        { type: "text", text: "I won't describe it.", refusal: true },
+      ],
+    },
   ]);
   await store.appendTurn("rich", fullTurn(3));
   await store.applyCompaction("rich", {
@@ -47,6 +60,10 @@ export function portabilityCases(context: ConformanceContext): void {
     expect(await target.loadMessages("rich", { media: "inline" })).toEqual(
       await store.loadMessages("rich", { media: "inline" }),
     );
+    // Optional block fields (an image's detail, a refusal) are kept through the store and the export.
+    const blocks = (await target.loadMessages("rich")).flatMap((message) => message.content);
+    expect(blocks).toContainEqual(expect.objectContaining({ type: "image", detail: "low" }));
+    expect(blocks).toContainEqual({ type: "text", text: "I won't describe it.", refusal: true });
   });
 
   it("refuses to import over an existing session unless told to replace it", async () => {

@@ -12,6 +12,7 @@ import {
   openAIReasoning,
   sampleHistory,
   signedReasoning,
+  storedForm,
   withoutMarkers,
 } from "../test-support/index.ts";
 import { fromAiSdk } from "./from-ai-sdk.ts";
@@ -198,6 +199,70 @@ describe("AI SDK", () => {
     ]);
     expect(messages[4]!.content[0]).toMatchObject({ content: "no such sheet", isError: true });
     expect(toAiSdk(messages, { signatureProvider: "google" })).toEqual(payload);
+  });
+
+  it("keeps tool content outputs part for part: order of text and files, and text parts", () => {
+    const file = {
+      type: "file" as const,
+      mediaType: "image/png",
+      data: { type: "url" as const, url: new URL("https://x.test/shot.png") },
+    };
+    const outputs = [
+      [file, { type: "text" as const, text: "the page" }],
+      [{ type: "text" as const, text: "before" }, file, { type: "text" as const, text: "after" }],
+      [
+        { type: "text" as const, text: "one" },
+        { type: "text" as const, text: "two" },
+      ],
+    ];
+    const payload: AiSdkPrompt = {
+      messages: [
+        {
+          role: "assistant",
+          content: outputs.map((_, at) => ({
+            type: "tool-call" as const,
+            toolCallId: `c${at}`,
+            toolName: "shot",
+            input: {},
+          })),
+        },
+        {
+          role: "tool",
+          content: outputs.map((value, at) => ({
+            type: "tool-result" as const,
+            toolCallId: `c${at}`,
+            toolName: "shot",
+            output: { type: "content" as const, value },
+          })),
+        },
+      ],
+    };
+    const messages = fromAiSdk(payload, fixedImportOptions());
+    expect(messages[1]!.content[0]).toMatchObject({ content: "the page", attachments: [{ type: "image" }] });
+    expect(toAiSdk(messages)).toEqual(payload);
+    expect(toAiSdk(storedForm(messages))).toEqual(payload);
+  });
+
+  it("puts an image's detail level where the AI SDK's OpenAI provider reads it, and reads it back", () => {
+    const payload: AiSdkPrompt = {
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "What is this?" },
+            {
+              type: "file",
+              mediaType: "image/png",
+              data: { type: "url", url: new URL("https://x.test/cat.png") },
+              providerOptions: { openai: { imageDetail: "low" } },
+            },
+          ],
+        },
+      ],
+    };
+    const messages = fromAiSdk(payload, fixedImportOptions());
+    expect(messages[0]!.content[1]).toMatchObject({ type: "image", detail: "low" });
+    expect(toAiSdk(messages)).toEqual(payload);
   });
 
   it("carries a Gemini function-call signature to where the AI SDK Google provider reads it", () => {

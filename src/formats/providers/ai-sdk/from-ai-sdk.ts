@@ -3,10 +3,11 @@ import { buildMessages, userDraft, type MessageDraft } from "../message-builder.
 import type { ImportOptions } from "../options.ts";
 import { partOptionsCarrier } from "../part-options-carrier.ts";
 import { validatePayload } from "../validate-payload.ts";
+import { imageDetail } from "../media.ts";
 import { fromAiSdkFileData } from "./ai-sdk-media.ts";
 import { aiSdkPromptSchema, type ParsedAiSdkMessage, type ParsedFileData } from "./ai-sdk-schema.ts";
 import { reasoningBlockOf } from "./reasoning-options.ts";
-import { fromToolOutput } from "./tool-output.ts";
+import { fromToolOutput, toolOutputLayout } from "./tool-output.ts";
 import { MESSAGE_PROVIDER_OPTIONS_KEY, type AiSdkOptions } from "./to-ai-sdk.ts";
 
 type Parsed<Role extends ParsedAiSdkMessage["role"]> = Extract<ParsedAiSdkMessage, { role: Role }>;
@@ -28,8 +29,13 @@ function mediaBlock(
 
 function userBlock(part: UserPart): ContentBlock {
   if (part.type === "text") return { type: "text", text: part.text };
-  if (part.type === "image") return mediaBlock(part.image, part.mediaType, undefined, true);
-  return mediaBlock(part.data, part.mediaType, part.filename, false);
+  const block =
+    part.type === "image"
+      ? mediaBlock(part.image, part.mediaType, undefined, true)
+      : mediaBlock(part.data, part.mediaType, part.filename, false);
+  // The image detail level the AI SDK's OpenAI provider reads.
+  const detail = part.providerOptions?.["openai"]?.["imageDetail"];
+  return block.type === "image" && typeof detail === "string" ? { ...block, ...imageDetail(detail) } : block;
 }
 
 function assistantBlocks(part: AssistantPart, options: AiSdkOptions): ContentBlock[] {
@@ -111,7 +117,10 @@ export function fromAiSdk(payload: unknown, options: ImportOptions & AiSdkOption
         break;
       }
       case "tool":
-        for (const part of message.content)
+        for (const part of message.content) {
+          const layout = toolOutputLayout(part.output);
+          const { metadata } = metadataOf(message);
+          const merged = layout === undefined ? metadata : { ...metadata, ...layout };
           drafts.push({
             role: "tool",
             content: [
@@ -122,8 +131,9 @@ export function fromAiSdk(payload: unknown, options: ImportOptions & AiSdkOption
                 ...fromToolOutput(part.output),
               },
             ],
-            ...metadataOf(message),
+            ...(merged !== undefined && { metadata: merged }),
           });
+        }
         break;
     }
   }

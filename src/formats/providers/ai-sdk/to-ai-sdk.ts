@@ -37,6 +37,9 @@ function mediaPart(block: ImageBlock | FileBlock, at: string, options: ExportOpt
     data,
     mediaType: block.mediaType,
     ...(block.type === "file" && block.filename !== undefined && { filename: block.filename }),
+    // Where the AI SDK's OpenAI provider reads an image's detail level.
+    ...(block.type === "image" &&
+      block.detail !== undefined && { providerOptions: { openai: { imageDetail: block.detail } } }),
   };
 }
 
@@ -141,11 +144,11 @@ export function toAiSdk(
       case "tools":
         output.push({
           role: "tool",
-          content: entry.results.map(({ block, index }): ToolResultPart => ({
+          content: entry.results.map(({ block, message, index }): ToolResultPart => ({
             type: "tool-result",
             toolCallId: block.callId,
             toolName: block.toolName,
-            output: toToolOutput(block, `${where(index)}.content[0]`, placeholders),
+            output: toToolOutput(block, message, `${where(index)}.content[0]`, placeholders),
           })),
           ...(entry.results[0] !== undefined && messageOptions(entry.results[0].message)),
         });

@@ -1,5 +1,7 @@
-import type { FileBlock, ImageBlock, JsonValue, ToolResultBlock } from "../../../model/message.ts";
+import type { FileBlock, ImageBlock, JsonValue, Message, ToolResultBlock } from "../../../model/message.ts";
 import { mediaPlaceholder, mediaTypeFromUrl, providerFileUrl } from "../media.ts";
+import { attachmentPlaces, orderResultParts } from "../result-part-order.ts";
+import { joinTextParts, textLayout } from "../text-parts.ts";
 import { decodeToolResultText, encodeToolResultText } from "../tool-result-text.ts";
 import { fromAiSdkFileData, toAiSdkFileData } from "./ai-sdk-media.ts";
 import type { ParsedToolOutput } from "./ai-sdk-schema.ts";
@@ -12,29 +14,37 @@ type ContentOutput = Extract<ToolResultOutput, { type: "content" }>["value"];
  * `content` (text plus files) when the result has attachments — `content` has no error variant, so a failed
  * result with attachments starts its text with `[tool error] `.
  */
-export function toToolOutput(block: ToolResultBlock, at: string, placeholders: boolean): ToolResultOutput {
+export function toToolOutput(
+  block: ToolResultBlock,
+  message: Message,
+  at: string,
+  placeholders: boolean,
+): ToolResultOutput {
   const attachments = block.attachments ?? [];
-  if (attachments.length === 0) {
+  const layout = textLayout(
+    encodeToolResultText(block.content, block.isError, true),
+    message,
+    attachments.length > 0,
+  );
+  if (typeof layout === "string") {
     if (typeof block.content === "string")
       return { type: block.isError === true ? "error-text" : "text", value: block.content };
     return { type: block.isError === true ? "error-json" : "json", value: block.content };
   }
-  const text = encodeToolResultText(block.content, block.isError, true);
-  const value: ContentOutput = text === "" ? [] : [{ type: "text", text }];
-  attachments.forEach((attachment, position) => {
+  const media = attachments.map((attachment, position): ContentOutput[number] => {
     const data = toAiSdkFileData(attachment, `${at}.attachments[${position}]`, placeholders);
     if (data === undefined)
-      value.push({ type: "text", text: mediaPlaceholder(attachment, "stored in the blob store") });
-    else
-      value.push({
-        type: "file",
-        data,
-        mediaType: attachment.mediaType,
-        ...(attachment.type === "file" &&
-          attachment.filename !== undefined && { filename: attachment.filename }),
-      });
+      return { type: "text", text: mediaPlaceholder(attachment, "stored in the blob store") };
+    return {
+      type: "file",
+      data,
+      mediaType: attachment.mediaType,
+      ...(attachment.type === "file" &&
+        attachment.filename !== undefined && { filename: attachment.filename }),
+    };
   });
-  return { type: "content", value };
+  const texts = layout.map((text): ContentOutput[number] => ({ type: "text", text }));
+  return { type: "content", value: orderResultParts(texts, media, message) };
 }
 
 type ContentPart = Extract<ParsedToolOutput, { type: "content" }>["value"][number];
@@ -105,9 +115,25 @@ export function fromToolOutput(output: ParsedToolOutput): {
     case "execution-denied":
       return { content: output.reason ?? "Tool call execution denied.", isError: true };
     case "content": {
-      const text = output.value.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
+      const texts = output.value.flatMap((part) => (part.type === "text" ? [part.text] : []));
       const attachments = output.value.flatMap((part) => (part.type === "text" ? [] : [attachmentOf(part)]));
+      const { text } = joinTextParts(texts, attachments.length > 0);
       return { ...decodeToolResultText(text, true), ...(attachments.length > 0 && { attachments }) };
     }
   }
+}
+
+/**
+ * The metadata a tool message imported from `output` needs to send it back part for part: the lengths of its
+ * text parts and the places of its files (see `joinTextParts`, `attachmentPlaces`), or `undefined` when the
+ * plain layout rebuilds it (and for outputs that are not a `content` list).
+ */
+export function toolOutputLayout(output: ParsedToolOutput): { [key: string]: JsonValue } | undefined {
+  if (output.type !== "content") return undefined;
+  const texts = output.value.flatMap((part) => (part.type === "text" ? [part.text] : []));
+  const layout = {
+    ...joinTextParts(texts, texts.length < output.value.length).metadata,
+    ...attachmentPlaces(output.value.map((part) => part.type !== "text")),
+  };
+  return Object.keys(layout).length > 0 ? layout : undefined;
 }

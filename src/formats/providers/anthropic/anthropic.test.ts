@@ -9,6 +9,7 @@ import {
   sampleHistory,
   signedReasoning,
   signedBy,
+  storedForm,
   withoutMarkers,
 } from "../test-support/index.ts";
 import type { AnthropicPayload } from "./anthropic-message.ts";
@@ -155,6 +156,39 @@ describe("Anthropic", () => {
       isError: true,
     });
     expect(toAnthropic(messages)).toEqual(payload);
+  });
+
+  it("keeps the order of text and media inside a tool result, through ctxkit and its store", () => {
+    const shot = { type: "image" as const, source: { type: "url" as const, url: "https://x.test/shot.png" } };
+    const call = (id: string) => ({ type: "tool_use" as const, id, name: "Screenshot", input: {} });
+    const payload: AnthropicPayload = {
+      messages: [
+        { role: "user", content: "Take screenshots." },
+        { role: "assistant", content: [call("t1"), call("t2"), call("t3")] },
+        {
+          role: "user",
+          content: [
+            { type: "tool_result", tool_use_id: "t1", content: [shot, { type: "text", text: "the page" }] },
+            {
+              type: "tool_result",
+              tool_use_id: "t2",
+              content: [
+                { type: "text", text: "before" },
+                shot,
+                { type: "tool_reference", tool_name: "Browser" },
+                { type: "text", text: "after" },
+                shot,
+              ],
+            },
+            { type: "tool_result", tool_use_id: "t3", content: [shot, shot] },
+          ],
+        },
+      ],
+    };
+    const messages = fromAnthropic(payload, fixedImportOptions());
+    expect(messages[2]!.content[0]).toMatchObject({ content: "the page", attachments: [{ type: "image" }] });
+    expect(toAnthropic(messages)).toEqual(payload);
+    expect(toAnthropic(storedForm(messages))).toEqual(payload);
   });
 
   it("sends a lone user text back in the form it came in: a list stays a list, a string a string", () => {

@@ -8,6 +8,7 @@ import type {
 } from "../../../model/message.ts";
 import { buildMessages, userDraft, type MessageDraft } from "../message-builder.ts";
 import type { ImportOptions } from "../options.ts";
+import { attachmentPlaces } from "../result-part-order.ts";
 import { joinTextParts } from "../text-parts.ts";
 import { decodeToolResultText } from "../tool-result-text.ts";
 import { validatePayload } from "../validate-payload.ts";
@@ -55,8 +56,12 @@ function toolDraft(block: ParsedToolResult, toolNames: ReadonlyMap<string, strin
     part.type === "tool_reference" ? [{ at, block: part as { [key: string]: JsonValue } }] : [],
   );
   const joined = joinTextParts(texts, attachments.length > 0);
+  const media = block.content.flatMap((part) =>
+    part.type === "tool_reference" ? [] : [part.type === "image" || part.type === "document"],
+  );
   const metadata = {
     ...joined.metadata,
+    ...attachmentPlaces(media),
     ...(others.length > 0 && { [RESULT_PARTS_KEY]: others }),
   };
   const content = [toolResult(block, joined.text, attachments, toolNames)];
@@ -102,7 +107,7 @@ function userDrafts(
 /**
  * Converts an Anthropic Messages payload (`{ system, messages }`, or a whole request body) to ctxkit messages.
  * `system` becomes one system message; a user message is split into one tool message per `tool_result`
- * (`is_error` → `isError`, images and documents in its content → attachments, compact JSON text → JSON), plus a
+ * (`is_error` → `isError`, images and documents in its content → attachments, their places recorded, compact JSON text → JSON), plus a
  * user message for its other blocks; `thinking` and `redacted_thinking` become reasoning with the signature
  * (redacted data is kept as the signature). A system message inside `messages` stays a system message at its place
  * (marked so `toAnthropic` sends it back there). Ids, sequence numbers, turns and times are filled in from `options`.

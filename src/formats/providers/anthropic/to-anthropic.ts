@@ -3,6 +3,7 @@ import { UnsupportedError } from "../../../errors/errors.ts";
 import { planExport, where, type ToolResultEntry, type UserEntry } from "../export-plan.ts";
 import type { ExportOptions } from "../options.ts";
 import { isPartOptionsCarrier } from "../part-options-carrier.ts";
+import { orderResultParts } from "../result-part-order.ts";
 import { textLayout } from "../text-parts.ts";
 import { encodeToolResultText } from "../tool-result-text.ts";
 import { storedExtras } from "../item-extras.ts";
@@ -13,6 +14,8 @@ import {
   INLINE_SYSTEM_KEY,
   RESULT_PARTS_KEY,
   type AnthropicAssistantBlock,
+  type AnthropicDocumentBlock,
+  type AnthropicImageBlock,
   type AnthropicMessage,
   type AnthropicPayload,
   type AnthropicTextBlock,
@@ -92,12 +95,13 @@ function toolResult(
   let content: AnthropicToolResultBlock["content"] =
     typeof layout === "string"
       ? layout
-      : [
-          ...layout.map((text): AnthropicTextBlock => ({ type: "text", text })),
-          ...attachments.map((attachment, position) =>
+      : orderResultParts<AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock>(
+          layout.map((text): AnthropicTextBlock => ({ type: "text", text })),
+          attachments.map((attachment, position) =>
             toAnthropicMedia(attachment, `${where(index)}.content[0].attachments[${position}]`, options),
           ),
-        ];
+          message,
+        );
   const others = resultParts(message);
   if (others.length > 0) {
     const parts =

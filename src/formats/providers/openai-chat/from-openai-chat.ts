@@ -1,10 +1,13 @@
-import type { ContentBlock, Message, ToolResultBlock } from "../../../model/message.ts";
+import type { ContentBlock, Message, TextBlock, ToolResultBlock } from "../../../model/message.ts";
+import { listMetadata } from "../content-list.ts";
 import { functionCallBlock, RawArguments } from "../function-arguments.ts";
-import { mediaTypeFromUrl, parseDataUrl, providerFileUrl } from "../media.ts";
+import { imageDetail, mediaTypeFromUrl, parseDataUrl, providerFileUrl } from "../media.ts";
 import { buildMessages, userDraft, type MessageDraft } from "../message-builder.ts";
 import type { ImportOptions } from "../options.ts";
+import { joinTextParts } from "../text-parts.ts";
 import { decodeToolResultText } from "../tool-result-text.ts";
 import { validatePayload } from "../validate-payload.ts";
+import { ANNOTATIONS_KEY, contentListMetadata } from "./assistant-text.ts";
 import { openAIChatMessagesSchema, type ParsedOpenAIChatMessage } from "./openai-chat-schema.ts";
 import { reasoningBlocksOf } from "./reasoning-details.ts";
 import { parseToolAttachmentsNote } from "./tool-attachments-note.ts";
@@ -19,13 +22,11 @@ function userBlock(part: UserPart): ContentBlock {
     case "text":
       return { type: "text", text: part.text };
     case "image_url": {
-      const inline = parseDataUrl(part.image_url.url);
-      if (inline) return { type: "image", mediaType: inline.mediaType, data: inline.data };
-      return {
-        type: "image",
-        mediaType: mediaTypeFromUrl(part.image_url.url, "image/*"),
-        url: part.image_url.url,
-      };
+      const { url } = part.image_url;
+      const detailed = imageDetail(part.image_url.detail);
+      const inline = parseDataUrl(url);
+      if (inline) return { type: "image", mediaType: inline.mediaType, data: inline.data, ...detailed };
+      return { type: "image", mediaType: mediaTypeFromUrl(url, "image/*"), url, ...detailed };
     }
     case "file": {
       const { file_data: data, file_id: fileId, filename } = part.file;
@@ -51,15 +52,28 @@ function textsOf(content: string | readonly { text: string }[]): ContentBlock[] 
   return content.map((part) => ({ type: "text", text: part.text }));
 }
 
-function assistantBlocks(message: Parsed<"assistant">, rawArguments: RawArguments): ContentBlock[] {
-  const blocks: ContentBlock[] = [...reasoningBlocksOf(message)];
+function assistantTexts(message: Parsed<"assistant">): TextBlock[] {
   const content = message.content ?? "";
-  if (typeof content === "string") {
-    if (content !== "") blocks.push({ type: "text", text: content });
-  } else
-    for (const part of content)
-      blocks.push({ type: "text", text: part.type === "text" ? part.text : part.refusal });
-  if (message.refusal) blocks.push({ type: "text", text: message.refusal });
+  const texts: TextBlock[] =
+    typeof content === "string"
+      ? content === ""
+        ? []
+        : [{ type: "text", text: content }]
+      : content.map((part) =>
+          part.type === "text"
+            ? { type: "text", text: part.text }
+            : { type: "text", text: part.refusal, refusal: true },
+        );
+  if (message.refusal) texts.push({ type: "text", text: message.refusal, refusal: true });
+  return texts;
+}
+
+function assistantBlocks(
+  message: Parsed<"assistant">,
+  texts: readonly TextBlock[],
+  rawArguments: RawArguments,
+): ContentBlock[] {
+  const blocks: ContentBlock[] = [...reasoningBlocksOf(message), ...texts];
   for (const call of message.tool_calls ?? []) {
     blocks.push(
       "custom" in call
@@ -93,8 +107,9 @@ function attachmentsTarget(
  * Converts OpenAI Chat Completions `messages` to ctxkit messages, undoing every convention of `toOpenAIChat`:
  * `developer` becomes a system message (remembered in `metadata["openai.role"]`), wrapped summaries become
  * summary messages, `[tool error] ` becomes `isError`, compact JSON results become JSON, attachment notes are
- * folded back into their tool result, and tool names are looked up from the calls. Ids, sequence numbers, turns
- * and times are filled in from `options`.
+ * folded back into their tool result, and tool names are looked up from the calls. Refusals become text blocks
+ * marked `refusal`; image `detail`, an assistant content list and `annotations` are kept. Ids, sequence numbers,
+ * turns and times are filled in from `options`.
  *
  * @example
  * const messages = fromOpenAIChat(body.messages, { sessionId: "imported" });
@@ -106,18 +121,22 @@ export function fromOpenAIChat(payload: unknown, options: ImportOptions = {}): M
   let openResults = new Map<string, number>();
   for (const message of parsed) {
     if (message.role === "tool") {
-      const text =
+      // A list of text parts is joined, its part lengths kept so it goes back as the same list.
+      const joined =
         typeof message.content === "string"
-          ? message.content
-          : message.content.map((part) => part.text).join("");
+          ? { text: message.content }
+          : joinTextParts(
+              message.content.map((part) => part.text),
+              false,
+            );
       const block: ToolResultBlock = {
         type: "tool-result",
         callId: message.tool_call_id,
         toolName: toolNames.get(message.tool_call_id) ?? message.name ?? "",
-        ...decodeToolResultText(text, true),
+        ...decodeToolResultText(joined.text, true),
       };
       openResults.set(message.tool_call_id, drafts.length);
-      drafts.push({ role: "tool", content: [block] });
+      drafts.push({ role: "tool", content: [block], ...(joined.metadata && { metadata: joined.metadata }) });
       continue;
     }
     if (message.role === "user") {
@@ -132,23 +151,28 @@ export function fromOpenAIChat(payload: unknown, options: ImportOptions = {}): M
         drafts[target.draftIndex] = { ...draft, content: [{ ...result, attachments }] };
         continue;
       }
-      drafts.push(
-        userDraft(
-          typeof message.content === "string" ? textsOf(message.content) : message.content.map(userBlock),
-        ),
-      );
+      const blocks =
+        typeof message.content === "string" ? textsOf(message.content) : message.content.map(userBlock);
+      const metadata = listMetadata(message.content, blocks);
+      drafts.push({ ...userDraft(blocks), ...(metadata && { metadata }) });
     } else if (message.role === "assistant") {
       const rawArguments = new RawArguments();
-      const content = assistantBlocks(message, rawArguments);
+      const texts = assistantTexts(message);
+      const content = assistantBlocks(message, texts, rawArguments);
       for (const block of content) if (block.type === "tool-call") toolNames.set(block.id, block.name);
-      const metadata = rawArguments.metadata();
-      drafts.push({ role: "assistant", content, ...(metadata !== undefined && { metadata }) });
+      const metadata = {
+        ...rawArguments.metadata(),
+        ...(Array.isArray(message.content) && contentListMetadata(texts)),
+        ...(message.annotations && { [ANNOTATIONS_KEY]: message.annotations }),
+      };
+      drafts.push({ role: "assistant", content, ...(Object.keys(metadata).length > 0 && { metadata }) });
     } else {
-      drafts.push({
-        role: "system",
-        content: textsOf(message.content),
-        ...(message.role === "developer" && { metadata: { "openai.role": "developer" } }),
-      });
+      const content = textsOf(message.content);
+      const metadata = {
+        ...(message.role === "developer" && { "openai.role": "developer" }),
+        ...listMetadata(message.content, content),
+      };
+      drafts.push({ role: "system", content, ...(Object.keys(metadata).length > 0 && { metadata }) });
     }
     openResults = new Map();
   }

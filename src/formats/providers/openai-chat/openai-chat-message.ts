@@ -79,10 +79,21 @@ export interface OpenAIChatReasoningDetail {
   [key: string]: JsonValue | undefined;
 }
 
-/** An assistant message; reasoning travels in the widespread `reasoning_content` field. */
+/** The assistant's refusal to answer, as a content part. */
+export interface OpenAIChatRefusalPart {
+  type: "refusal";
+  refusal: string;
+}
+
+/**
+ * An assistant message; reasoning travels in the widespread `reasoning_content` field. A refusal is the
+ * `refusal` field or a refusal part; `annotations` (web search citations) are sent back when imported.
+ */
 export interface OpenAIChatAssistantMessage {
   role: "assistant";
-  content: string | OpenAIChatTextPart[] | null;
+  content: string | (OpenAIChatTextPart | OpenAIChatRefusalPart)[] | null;
+  refusal?: string;
+  annotations?: JsonValue[];
   tool_calls?: (OpenAIChatFunctionToolCall | OpenAIChatCustomToolCall)[];
   reasoning_content?: string;
   reasoning_details?: OpenAIChatReasoningDetail[];
@@ -92,7 +103,8 @@ export interface OpenAIChatAssistantMessage {
 export interface OpenAIChatToolMessage {
   role: "tool";
   tool_call_id: string;
-  content: string;
+  /** The result's text; a list of text parts when it was imported as one. */
+  content: string | OpenAIChatTextPart[];
   /** The tool's name; only sent with `toolMessageNames` (some OpenAI-compatible servers want it). */
   name?: string;
 }

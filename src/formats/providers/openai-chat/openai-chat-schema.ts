@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { jsonValueSchema } from "../../../model/schemas.ts";
 
 const textPart = z.object({ type: z.literal("text"), text: z.string() });
 const refusalPart = z.object({ type: z.literal("refusal"), refusal: z.string() });
@@ -61,6 +62,7 @@ export const openAIChatMessagesSchema = z.array(
       role: z.literal("assistant"),
       content: z.union([z.string(), z.array(z.union([textPart, refusalPart]))]).nullish(),
       refusal: z.string().nullish(),
+      annotations: z.array(jsonValueSchema).nullish(),
       tool_calls: z.array(toolCall).nullish(),
       reasoning_content: z.string().nullish(),
       reasoning: z.string().nullish(),

@@ -12,6 +12,7 @@ import {
   historyArbitrary,
   sampleHistory,
   signedReasoning,
+  storedForm,
   withoutMarkers,
 } from "../test-support/index.ts";
 import { fromOpenAIChat } from "./from-openai-chat.ts";
@@ -159,6 +160,114 @@ describe("OpenAI chat", () => {
     });
   });
 
+  it("keeps image detail levels, in user messages and in tool attachments, through ctxkit and its store", () => {
+    const payload: OpenAIChatMessage[] = [
+      {
+        role: "user",
+        content: [
+          { type: "image_url", image_url: { url: "https://example.com/a.png", detail: "low" } },
+          { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=", detail: "high" } },
+          { type: "image_url", image_url: { url: "https://example.com/b.png", detail: "auto" } },
+          { type: "image_url", image_url: { url: "https://example.com/c.png" } },
+        ],
+      },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "c1", type: "function", function: { name: "shot", arguments: "{}" } }],
+      },
+      { role: "tool", tool_call_id: "c1", content: "taken" },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "[attachments of tool call c1]" },
+          { type: "image_url", image_url: { url: "https://example.com/shot.png", detail: "low" } },
+        ],
+      },
+    ];
+    const messages = fromOpenAIChat(payload, fixedImportOptions());
+    expect(messages[0]!.content[0]).toMatchObject({ type: "image", detail: "low" });
+    expect(toOpenAIChat(messages)).toEqual(payload);
+    expect(toOpenAIChat(storedForm(messages))).toEqual(payload);
+    // Detail goes to the Responses API too, where "auto" is its default.
+    expect(toOpenAIResponses(messages)[0]).toMatchObject({
+      content: [{ detail: "low" }, { detail: "high" }, { detail: "auto" }, { detail: "auto" }],
+    });
+  });
+
+  it("keeps refusals, content lists and annotations of assistant messages, through ctxkit and its store", () => {
+    const citation = {
+      type: "url_citation",
+      url_citation: { start_index: 0, end_index: 6, url: "https://example.com/", title: "Example" },
+    };
+    const payload: OpenAIChatMessage[] = [
+      { role: "user", content: "Help me with this." },
+      { role: "assistant", content: null, refusal: "I can't help with that." },
+      { role: "user", content: "Then cite something." },
+      {
+        role: "assistant",
+        content: [
+          { type: "text", text: "Here:" },
+          { type: "refusal", refusal: "but not that part." },
+        ],
+      },
+      { role: "user", content: "Once more." },
+      { role: "assistant", content: [{ type: "refusal", refusal: "No." }] },
+      { role: "user", content: "A list of one." },
+      { role: "assistant", content: [{ type: "text", text: "One part." }] },
+      { role: "user", content: "Search." },
+      { role: "assistant", content: "Found it.", annotations: [citation] },
+    ];
+    const messages = fromOpenAIChat(payload, fixedImportOptions());
+    expect(messages[1]!.content).toEqual([{ type: "text", text: "I can't help with that.", refusal: true }]);
+    expect(toOpenAIChat(messages)).toEqual(payload);
+    expect(toOpenAIChat(storedForm(messages))).toEqual(payload);
+    // The Responses API gets refusals as refusal parts.
+    expect(toOpenAIResponses(messages.slice(0, 2))[1]).toMatchObject({
+      content: [{ type: "refusal", refusal: "I can't help with that." }],
+    });
+  });
+
+  it("sends a list of one text part back as a list, not a string", () => {
+    const payload: OpenAIChatMessage[] = [
+      { role: "system", content: [{ type: "text", text: "Be brief." }] },
+      { role: "developer", content: [{ type: "text", text: "Use metric units." }] },
+      { role: "user", content: [{ type: "text", text: "Weather?" }] },
+      { role: "assistant", content: "Sunny." },
+      { role: "user", content: "Thanks." },
+    ];
+    const messages = fromOpenAIChat(payload, fixedImportOptions());
+    expect(toOpenAIChat(messages)).toEqual(payload);
+    expect(toOpenAIChat(storedForm(messages))).toEqual(payload);
+  });
+
+  it("sends a tool message's list of text parts back as that list", () => {
+    const payload: OpenAIChatMessage[] = [
+      { role: "user", content: "Run both." },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          { id: "c1", type: "function", function: { name: "run", arguments: "{}" } },
+          { id: "c2", type: "function", function: { name: "run", arguments: "{}" } },
+        ],
+      },
+      {
+        role: "tool",
+        tool_call_id: "c1",
+        content: [
+          { type: "text", text: "stdout: ok" },
+          { type: "text", text: "exit code 0" },
+        ],
+      },
+      { role: "tool", tool_call_id: "c2", content: [{ type: "text", text: "[tool error] one part" }] },
+    ];
+    const messages = fromOpenAIChat(payload, fixedImportOptions());
+    expect(messages[3]!.content[0]).toMatchObject({ content: "one part", isError: true });
+    expect(toOpenAIChat(messages)).toEqual(payload);
+    expect(toOpenAIChat(storedForm(messages))).toEqual(payload);
+  });
+
   it("keeps broken function arguments as text and sends them back as the function call they were", () => {
     for (const text of ['{"a":', "", '"abc"']) {
       const call = {
@@ -238,8 +347,14 @@ describe("OpenAI chat", () => {
   });
 
   it("round-trips random valid histories", () => {
+    const shape = {
+      reasoning: signedReasoning,
+      stringToolInputs: true,
+      imageDetails: ["auto", "low", "high"] as const,
+      refusals: true,
+    };
     fc.assert(
-      fc.property(historyArbitrary({ reasoning: signedReasoning, stringToolInputs: true }), (history) => {
+      fc.property(historyArbitrary(shape), (history) => {
         expect(roundTrip(history)).toEqual(history);
       }),
       { numRuns: 150 },

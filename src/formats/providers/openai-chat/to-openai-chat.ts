@@ -1,4 +1,12 @@
-import type { ContentBlock, FileBlock, ImageBlock, JsonValue, Message } from "../../../model/message.ts";
+import type {
+  ContentBlock,
+  FileBlock,
+  ImageBlock,
+  JsonValue,
+  Message,
+  TextBlock,
+} from "../../../model/message.ts";
+import { cameAsList } from "../content-list.ts";
 import { planExport, where, type ExportEntry } from "../export-plan.ts";
 import { functionArguments, isCustomToolCall } from "../function-arguments.ts";
 import {
@@ -10,6 +18,7 @@ import {
 } from "../media.ts";
 import type { ExportOptions } from "../options.ts";
 import { isPartOptionsCarrier } from "../part-options-carrier.ts";
+import { textLayout } from "../text-parts.ts";
 import { encodeToolResultText } from "../tool-result-text.ts";
 import type {
   OpenAIChatAssistantMessage,
@@ -17,6 +26,7 @@ import type {
   OpenAIChatTextPart,
   OpenAIChatUserPart,
 } from "./openai-chat-message.ts";
+import { assistantText, storedAnnotations } from "./assistant-text.ts";
 import { reasoningFields } from "./reasoning-details.ts";
 import { toolAttachmentsNote } from "./tool-attachments-note.ts";
 
@@ -48,9 +58,11 @@ function mediaPart(block: ImageBlock | FileBlock, at: string, options: ExportOpt
     return { type: "text", text: mediaPlaceholder(block, `stored as ${source.ref}`) };
   }
   if (block.type === "image") {
+    // "original" is left out: openai 6.x's chat types do not know it (see `OpenAIChatImageDetail`).
+    const detail = block.detail === undefined || block.detail === "original" ? {} : { detail: block.detail };
     if (source.kind === "data")
-      return { type: "image_url", image_url: { url: toDataUrl(block.mediaType, source.data) } };
-    if (source.kind === "url") return { type: "image_url", image_url: { url: source.url } };
+      return { type: "image_url", image_url: { url: toDataUrl(block.mediaType, source.data), ...detail } };
+    if (source.kind === "url") return { type: "image_url", image_url: { url: source.url, ...detail } };
     throw unsupportedMediaError(at, FORMAT, "an image given by provider file id");
   }
   const filename = block.filename === undefined ? {} : { filename: block.filename };
@@ -68,19 +80,20 @@ function mediaPart(block: ImageBlock | FileBlock, at: string, options: ExportOpt
 
 function userContent(
   blocks: readonly ContentBlock[],
+  message: Message,
   index: number,
   options: ExportOptions,
 ): string | OpenAIChatUserPart[] {
   const only = blocks[0];
-  if (blocks.length === 1 && only?.type === "text") return only.text;
+  if (blocks.length === 1 && only?.type === "text" && !cameAsList(message)) return only.text;
   return blocks.map((block, position): OpenAIChatUserPart => {
     if (block.type === "text") return { type: "text", text: block.text };
     return mediaPart(block as ImageBlock | FileBlock, `${where(index)}.content[${position}]`, options);
   });
 }
 
-function textContent(texts: readonly string[]): string | OpenAIChatTextPart[] {
-  return texts.length === 1 ? texts[0]! : texts.map((text) => ({ type: "text", text }));
+function textContent(texts: readonly string[], asList = false): string | OpenAIChatTextPart[] {
+  return texts.length === 1 && !asList ? texts[0]! : texts.map((text) => ({ type: "text", text }));
 }
 
 function assistantMessage(
@@ -88,11 +101,11 @@ function assistantMessage(
   index: number,
   options: OpenAIChatExportOptions,
 ): OpenAIChatAssistantMessage {
-  const texts: string[] = [];
+  const texts: TextBlock[] = [];
   const toolCalls: NonNullable<OpenAIChatAssistantMessage["tool_calls"]> = [];
   const reasoning = [];
   for (const [position, block] of message.content.entries()) {
-    if (block.type === "text") texts.push(block.text);
+    if (block.type === "text") texts.push(block);
     else if (block.type === "tool-call")
       toolCalls.push(
         isCustomToolCall(block)
@@ -112,12 +125,12 @@ function assistantMessage(
         "images or files from the assistant",
       );
   }
-  const content = texts.length > 0 ? textContent(texts) : toolCalls.length > 0 ? null : "";
   return {
     role: "assistant",
-    content,
+    ...assistantText(texts, message, toolCalls.length > 0),
     ...(options.reasoning !== "omit" && reasoningFields(reasoning)),
     ...(toolCalls.length > 0 && { tool_calls: toolCalls }),
+    ...storedAnnotations(message),
   };
 }
 
@@ -130,18 +143,24 @@ function convert(entry: ExportEntry, options: OpenAIChatExportOptions): OpenAICh
     case "system": {
       const texts = entry.message.content.flatMap((block) => (block.type === "text" ? [block.text] : []));
       return [
-        { role: systemRole(entry.message, options), content: texts.length === 0 ? "" : textContent(texts) },
+        {
+          role: systemRole(entry.message, options),
+          content: texts.length === 0 ? "" : textContent(texts, cameAsList(entry.message)),
+        },
       ];
     }
     case "user":
-      return [{ role: "user", content: userContent(entry.blocks, entry.index, options) }];
+      return [{ role: "user", content: userContent(entry.blocks, entry.message, entry.index, options) }];
     case "assistant":
       return [assistantMessage(entry.message, entry.index, options)];
     case "tools": {
       const tools: OpenAIChatMessage[] = [];
       const attachments: OpenAIChatMessage[] = [];
-      for (const { block, index } of entry.results) {
-        const content = encodeToolResultText(block.content, block.isError, true);
+      for (const { block, message, index } of entry.results) {
+        // Attachments travel in a separate user message, so the tool message's own layout ignores them.
+        const layout = textLayout(encodeToolResultText(block.content, block.isError, true), message, false);
+        const content =
+          typeof layout === "string" ? layout : layout.map((text) => ({ type: "text" as const, text }));
         const name =
           options.toolMessageNames === true && block.toolName !== "" ? { name: block.toolName } : {};
         tools.push({ role: "tool", tool_call_id: block.callId, content, ...name });
@@ -162,10 +181,11 @@ function convert(entry: ExportEntry, options: OpenAIChatExportOptions): OpenAICh
 /**
  * Converts ctxkit messages to OpenAI Chat Completions `messages`. System messages stay in place (role `system`
  * or `developer`); summaries are user text in the summary envelope; markers are left out. Reasoning goes in
- * `reasoning_content` (plus `reasoning_details` when it has signatures or redacted parts). A failed tool result
- * is prefixed `[tool error] `; JSON results are serialised; a tool's images or files follow the tool messages
- * in a user message opened by `[attachments of tool call <id>]`. A tool call whose input is a string is sent as
- * a custom (free-form) tool call.
+ * `reasoning_content` (plus `reasoning_details` when it has signatures or redacted parts). A lone refusal goes
+ * in the `refusal` field, one beside text as a `refusal` part. A failed tool result is prefixed `[tool error] `;
+ * JSON results are serialised; a tool's images or files follow the tool messages in a user message opened by
+ * `[attachments of tool call <id>]`. A tool call whose input is a string is sent as a custom (free-form) tool
+ * call. Images keep their `detail` (except `original`, unknown to openai 6.x's chat types).
  *
  * @example
  * const body = { model: "gpt-4.1", messages: toOpenAIChat(conversation.snapshot().messages) };

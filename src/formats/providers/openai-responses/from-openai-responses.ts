@@ -1,11 +1,14 @@
 import type { ContentBlock, Message, ToolResultBlock } from "../../../model/message.ts";
+import { listMetadata } from "../content-list.ts";
 import { functionCallBlock, RawArguments } from "../function-arguments.ts";
 import { buildMessages, userDraft, type MessageDraft } from "../message-builder.ts";
 import type { ImportOptions } from "../options.ts";
+import { attachmentPlaces } from "../result-part-order.ts";
+import { joinTextParts } from "../text-parts.ts";
 import { decodeToolResultText } from "../tool-result-text.ts";
 import { validatePayload } from "../validate-payload.ts";
-import { ExtrasCollector, extrasOf } from "../item-extras.ts";
-import { ITEM_EXTRAS_KEY } from "./openai-responses-item.ts";
+import { ExtrasCollector, extrasOf, type ItemExtras } from "../item-extras.ts";
+import { ITEM_EXTRAS_KEY, MESSAGE_PARTS_KEY } from "./openai-responses-item.ts";
 import {
   isMessageItem,
   openAIResponsesInputSchema,
@@ -23,18 +26,36 @@ function blocksOf(content: string | readonly ParsedResponsesContent[]): ContentB
   return typeof content === "string" ? [{ type: "text", text: content }] : content.map(contentBlock);
 }
 
-function toolResult(item: ParsedCallOutput, toolNames: ReadonlyMap<string, string>): ToolResultBlock {
-  const parts =
-    typeof item.output === "string" ? [{ type: "input_text" as const, text: item.output }] : item.output;
-  const text = parts.flatMap((part) => (part.type === "input_text" ? [part.text] : [])).join("");
-  const attachments = parts.flatMap((part) => (part.type === "input_text" ? [] : [fromResponsesMedia(part)]));
-  return {
-    type: "tool-result",
+/** The tool message for an output item: text parts joined, media as attachments, their layout in metadata. */
+function toolDraft(item: ParsedCallOutput, toolNames: ReadonlyMap<string, string>): MessageDraft {
+  const result = {
+    type: "tool-result" as const,
     callId: item.call_id,
     toolName: toolNames.get(item.call_id) ?? "",
-    ...decodeToolResultText(text, true),
+  };
+  const extras = new ExtrasCollector(ITEM_EXTRAS_KEY);
+  extras.add("output", extrasOf(item, ["type", "call_id", "output"]));
+  if (typeof item.output === "string") {
+    const metadata = extras.metadata();
+    const block: ToolResultBlock = { ...result, ...decodeToolResultText(item.output, true) };
+    return { role: "tool", content: [block], ...(metadata !== undefined && { metadata }) };
+  }
+  const texts = item.output.flatMap((part) => (part.type === "input_text" ? [part.text] : []));
+  const attachments = item.output.flatMap((part) =>
+    part.type === "input_text" ? [] : [fromResponsesMedia(part)],
+  );
+  const joined = joinTextParts(texts, attachments.length > 0);
+  const layout = {
+    ...joined.metadata,
+    ...attachmentPlaces(item.output.map((part) => part.type !== "input_text")),
+  };
+  const metadata = extras.metadata(Object.keys(layout).length > 0 ? layout : undefined);
+  const block: ToolResultBlock = {
+    ...result,
+    ...decodeToolResultText(joined.text, true),
     ...(attachments.length > 0 && { attachments }),
   };
+  return { role: "tool", content: [block], ...(metadata !== undefined && { metadata }) };
 }
 
 /** The assistant message being assembled from consecutive reasoning, message and call items. */
@@ -42,15 +63,27 @@ interface OpenAssistant {
   readonly content: ContentBlock[];
   readonly extras: ExtrasCollector;
   readonly rawArguments: RawArguments;
+  /** Part counts of message items with several parts (see `MESSAGE_PARTS_KEY`). */
+  readonly messageParts: { [firstText: string]: number };
   textCount: number;
+}
+
+/** The fields of an assistant text part to send back with it: non-empty `annotations`, and any others. */
+function textPartExtras(part: { [key: string]: unknown }): ItemExtras | undefined {
+  const extras = extrasOf(part, ["type", "text"]);
+  const annotations = extras?.["annotations"];
+  if (Array.isArray(annotations) && annotations.length === 0) delete extras!["annotations"];
+  return extras !== undefined && Object.keys(extras).length > 0 ? extras : undefined;
 }
 
 /**
  * Converts OpenAI Responses `input` items to ctxkit messages. Consecutive `reasoning`, assistant `message` and
  * `function_call` / `custom_tool_call` items form one assistant message; each `function_call_output` becomes a
- * tool message (`[tool error] ` → `isError`, compact JSON → JSON, images and files → attachments). Reasoning
- * keeps its item id and encrypted content in `providerData.openai`; other item fields (`id`, `status`,
- * `phase`) are kept in `metadata["openai.items"]` so the items go back unchanged.
+ * tool message (`[tool error] ` → `isError`, compact JSON → JSON, images and files → attachments, their text
+ * parts and order recorded). Reasoning keeps its item id and encrypted content in `providerData.openai`;
+ * `refusal` parts become text blocks marked `refusal`; other item and part fields (`id`, `status`, `phase`,
+ * `annotations`) are kept in `metadata["openai.items"]`, and the part counts of multi-part assistant messages in
+ * `metadata["openai.messageParts"]`, so the items go back unchanged.
  *
  * @example
  * const messages = fromOpenAIResponses([{ role: "user", content: "Hi" }]);
@@ -62,7 +95,11 @@ export function fromOpenAIResponses(payload: unknown, options: ImportOptions = {
   let assistant: OpenAssistant | undefined;
   const close = (): void => {
     if (assistant === undefined) return;
-    const metadata = assistant.extras.metadata(assistant.rawArguments.metadata());
+    const parts = assistant.messageParts;
+    const base = assistant.rawArguments.metadata();
+    const metadata = assistant.extras.metadata(
+      Object.keys(parts).length > 0 ? { ...base, [MESSAGE_PARTS_KEY]: parts } : base,
+    );
     drafts.push({
       role: "assistant",
       content: assistant.content,
@@ -73,14 +110,7 @@ export function fromOpenAIResponses(payload: unknown, options: ImportOptions = {
   for (const item of items) {
     if (item.type === "function_call_output" || item.type === "custom_tool_call_output") {
       close();
-      const extras = new ExtrasCollector(ITEM_EXTRAS_KEY);
-      extras.add("output", extrasOf(item, ["type", "call_id", "output"]));
-      const metadata = extras.metadata();
-      drafts.push({
-        role: "tool",
-        content: [toolResult(item, toolNames)],
-        ...(metadata !== undefined && { metadata }),
-      });
+      drafts.push(toolDraft(item, toolNames));
       continue;
     }
     if (isMessageItem(item) && item.role !== "assistant") {
@@ -88,14 +118,14 @@ export function fromOpenAIResponses(payload: unknown, options: ImportOptions = {
       const extras = new ExtrasCollector(ITEM_EXTRAS_KEY);
       extras.add("message", extrasOf(item, ["type", "role", "content"]));
       const blocks = blocksOf(item.content);
+      const list = listMetadata(item.content, blocks);
       if (item.role === "user") {
         const draft = userDraft(blocks);
-        const metadata = extras.metadata();
+        const metadata = extras.metadata(list);
         drafts.push({ ...draft, ...(metadata !== undefined && { metadata }) });
       } else {
-        const metadata = extras.metadata(
-          item.role === "developer" ? { "openai.role": "developer" } : undefined,
-        );
+        const base = { ...(item.role === "developer" && { "openai.role": "developer" }), ...list };
+        const metadata = extras.metadata(Object.keys(base).length > 0 ? base : undefined);
         drafts.push({ role: "system", content: blocks, ...(metadata !== undefined && { metadata }) });
       }
       continue;
@@ -104,6 +134,7 @@ export function fromOpenAIResponses(payload: unknown, options: ImportOptions = {
       content: [],
       extras: new ExtrasCollector(ITEM_EXTRAS_KEY),
       rawArguments: new RawArguments(),
+      messageParts: {},
       textCount: 0,
     });
     if (item.type === "reasoning") current.content.push(...reasoningBlocksOf(item));
@@ -121,16 +152,20 @@ export function fromOpenAIResponses(payload: unknown, options: ImportOptions = {
       );
       toolNames.set(item.call_id, item.name);
     } else if (isMessageItem(item) && item.role === "assistant") {
-      const texts =
-        typeof item.content === "string"
-          ? [item.content]
-          : item.content.map((part) => ("text" in part ? part.text : part.refusal));
-      // Each text block is sent back as its own message item; only the first may reuse this item's id.
-      const extras = extrasOf(item, ["type", "role", "content"]);
-      texts.forEach((text, position) => {
-        current.extras.add(`message:${current.textCount++}`, position === 0 ? extras : undefined);
-        current.content.push({ type: "text", text });
-      });
+      const parts = typeof item.content === "string" ? [item.content] : item.content;
+      // The item's fields, and its number of parts when several, are kept under the index of its first text.
+      current.extras.add(`message:${current.textCount}`, extrasOf(item, ["type", "role", "content"]));
+      if (parts.length > 1) current.messageParts[String(current.textCount)] = parts.length;
+      for (const part of parts) {
+        const index = current.textCount++;
+        if (typeof part === "string") current.content.push({ type: "text", text: part });
+        else if (part.type === "refusal")
+          current.content.push({ type: "text", text: part.refusal, refusal: true });
+        else {
+          current.content.push({ type: "text", text: part.text });
+          current.extras.add(`part:${index}`, textPartExtras(part));
+        }
+      }
     }
   }
   close();

@@ -37,11 +37,32 @@ export interface ResponsesInputMessage {
   [extra: string]: unknown;
 }
 
-/** An assistant message (one per text block). */
+/**
+ * Metadata key under which an assistant message keeps how many content parts each of its Responses message items
+ * had, keyed by the index (among the message's text blocks) of the item's first text block; only items with more
+ * than one part are listed. `{ "0": 2 }`: the first two text blocks go back as one item.
+ */
+export const MESSAGE_PARTS_KEY = "openai.messageParts";
+
+/** Text the assistant wrote; `annotations` holds citations (`url_citation`, `file_citation`, …). */
+export interface ResponsesOutputText {
+  type: "output_text";
+  text: string;
+  annotations: JsonValue[];
+  [extra: string]: unknown;
+}
+
+/** The assistant's refusal to answer. */
+export interface ResponsesRefusal {
+  type: "refusal";
+  refusal: string;
+}
+
+/** An assistant message: one item per text block, unless the message recorded items of several parts. */
 export interface ResponsesOutputMessage {
   type: "message";
   role: "assistant";
-  content: { type: "output_text"; text: string; annotations: JsonValue[] }[];
+  content: (ResponsesOutputText | ResponsesRefusal)[];
   [extra: string]: unknown;
 }
 

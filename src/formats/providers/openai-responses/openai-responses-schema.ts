@@ -26,7 +26,7 @@ const inputFile = z
   );
 const inputContent = z.discriminatedUnion("type", [inputText, inputImage, inputFile]);
 
-const outputText = z.object({ type: z.literal("output_text"), text: z.string() });
+const outputText = z.looseObject({ type: z.literal("output_text"), text: z.string() });
 const refusal = z.object({ type: z.literal("refusal"), refusal: z.string() });
 
 const message = z.looseObject({

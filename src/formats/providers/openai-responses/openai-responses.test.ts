@@ -9,6 +9,7 @@ import {
   historyArbitrary,
   openAIReasoning,
   sampleHistory,
+  storedForm,
   withoutMarkers,
 } from "../test-support/index.ts";
 import { fromOpenAIResponses } from "./from-openai-responses.ts";
@@ -158,6 +159,157 @@ describe("OpenAI Responses", () => {
     expect(toOpenAIResponses(messages)).toEqual(payload);
   });
 
+  it("keeps image detail levels, in messages and in tool outputs, through ctxkit and its store", () => {
+    const payload: ResponseInputItem[] = [
+      {
+        type: "message",
+        role: "user",
+        content: [
+          { type: "input_image", detail: "low", image_url: "https://example.com/a.png" },
+          { type: "input_image", detail: "high", image_url: "data:image/png;base64,iVBORw0KGgo=" },
+          { type: "input_image", detail: "original", file_id: "file-1" },
+          { type: "input_image", detail: "auto", image_url: "https://example.com/b.png" },
+        ],
+      },
+      { type: "function_call", call_id: "c1", name: "shot", arguments: "{}" },
+      {
+        type: "function_call_output",
+        call_id: "c1",
+        output: [
+          { type: "input_text", text: "taken" },
+          { type: "input_image", detail: "low", image_url: "https://example.com/shot.png" },
+        ],
+      },
+    ];
+    const messages = fromOpenAIResponses(payload, fixedImportOptions());
+    expect(messages[0]!.content[0]).toMatchObject({ type: "image", detail: "low" });
+    expect(toOpenAIResponses(messages)).toEqual(payload);
+    expect(toOpenAIResponses(storedForm(messages))).toEqual(payload);
+  });
+
+  it("keeps tool outputs' parts as they were: order, text parts and list form", () => {
+    const image = {
+      type: "input_image" as const,
+      detail: "auto" as const,
+      image_url: "https://x.test/a.png",
+    };
+    const outputs: ResponsesFunctionCallOutput["output"][] = [
+      [image, { type: "input_text", text: "the page" }],
+      [{ type: "input_text", text: "before" }, image, { type: "input_text", text: "after" }, image],
+      [
+        { type: "input_text", text: "one" },
+        { type: "input_text", text: "two" },
+      ],
+      [{ type: "input_text", text: "a list of one" }],
+      "a string",
+    ];
+    const payload: ResponseInputItem[] = [
+      ...outputs.map((_, at) => ({
+        type: "function_call" as const,
+        call_id: `c${at}`,
+        name: "f",
+        arguments: "{}",
+      })),
+      ...outputs.map((output, at) => ({ type: "function_call_output" as const, call_id: `c${at}`, output })),
+    ] as ResponseInputItem[];
+    const messages = fromOpenAIResponses(payload, fixedImportOptions());
+    expect(messages[1]!.content[0]).toMatchObject({ content: "the page", attachments: [{ type: "image" }] });
+    expect(toOpenAIResponses(messages)).toEqual(payload);
+    expect(toOpenAIResponses(storedForm(messages))).toEqual(payload);
+  });
+
+  it("sends a message's list of one text part back as a list, not a string", () => {
+    const payload: ResponseInputItem[] = [
+      { type: "message", role: "developer", content: [{ type: "input_text", text: "Be brief." }] },
+      { type: "message", role: "system", content: [{ type: "input_text", text: "Metric units." }] },
+      { type: "message", role: "user", content: [{ type: "input_text", text: "Weather?" }] },
+      { type: "message", role: "user", content: "And tomorrow?" },
+    ];
+    const messages = fromOpenAIResponses(payload, fixedImportOptions());
+    expect(toOpenAIResponses(messages)).toEqual(payload);
+    expect(toOpenAIResponses(storedForm(messages))).toEqual(payload);
+  });
+
+  it("keeps reasoning items without an id and multi-part assistant messages as single items", () => {
+    const payload = [
+      { type: "message", role: "user", content: "Plan it." },
+      {
+        type: "reasoning",
+        summary: [
+          { type: "summary_text", text: "**Plan**" },
+          { type: "summary_text", text: "**Check**" },
+        ],
+        encrypted_content: "gAAAA1",
+      },
+      { type: "reasoning", summary: [], encrypted_content: "gAAAA2" },
+      {
+        type: "message",
+        id: "msg_1",
+        role: "assistant",
+        status: "completed",
+        content: [
+          { type: "output_text", text: "First part.", annotations: [] },
+          { type: "output_text", text: "Second part.", annotations: [] },
+        ],
+      },
+      {
+        type: "message",
+        role: "assistant",
+        content: [{ type: "output_text", text: "Alone.", annotations: [] }],
+      },
+      { type: "function_call", call_id: "c1", name: "f", arguments: "{}" },
+      {
+        type: "message",
+        role: "assistant",
+        content: [
+          { type: "output_text", text: "A", annotations: [] },
+          { type: "output_text", text: "B", annotations: [] },
+          { type: "output_text", text: "C", annotations: [] },
+        ],
+      },
+    ] as ResponseInputItem[];
+    const messages = fromOpenAIResponses(payload, fixedImportOptions());
+    expect(messages[1]!.content.filter((block) => block.type === "text")).toHaveLength(6);
+    expect(toOpenAIResponses(messages)).toEqual(payload);
+    expect(toOpenAIResponses(storedForm(messages))).toEqual(payload);
+  });
+
+  it("keeps refusals and output text annotations", () => {
+    const citation = {
+      type: "url_citation",
+      start_index: 0,
+      end_index: 5,
+      url: "https://example.com/",
+      title: "Example",
+    };
+    const payload = [
+      { type: "message", role: "user", content: "Cite, then refuse." },
+      {
+        type: "message",
+        id: "msg_1",
+        role: "assistant",
+        status: "completed",
+        content: [
+          { type: "output_text", text: "Cited.", annotations: [citation], logprobs: [] },
+          { type: "refusal", refusal: "I can't help with the rest." },
+        ],
+      },
+      {
+        type: "message",
+        role: "assistant",
+        content: [{ type: "refusal", refusal: "No." }],
+      },
+    ] as ResponseInputItem[];
+    const messages = fromOpenAIResponses(payload, fixedImportOptions());
+    expect(messages[1]!.content).toEqual([
+      { type: "text", text: "Cited." },
+      { type: "text", text: "I can't help with the rest.", refusal: true },
+      { type: "text", text: "No.", refusal: true },
+    ]);
+    expect(toOpenAIResponses(messages)).toEqual(payload);
+    expect(toOpenAIResponses(storedForm(messages))).toEqual(payload);
+  });
+
   it("produces message, call and output items the official OpenAI SDK types accept", () => {
     const history = buildMessages(
       [
@@ -204,9 +356,17 @@ describe("OpenAI Responses", () => {
 
   it("round-trips random valid histories", () => {
     fc.assert(
-      fc.property(historyArbitrary({ reasoning: openAIReasoning, stringToolInputs: true }), (history) => {
-        expect(roundTrip(history)).toEqual(history);
-      }),
+      fc.property(
+        historyArbitrary({
+          reasoning: openAIReasoning,
+          stringToolInputs: true,
+          imageDetails: ["low", "high", "original"],
+          refusals: true,
+        }),
+        (history) => {
+          expect(roundTrip(history)).toEqual(history);
+        },
+      ),
       { numRuns: 150 },
     );
   });

@@ -1,5 +1,6 @@
 import type { FileBlock, ImageBlock } from "../../../model/message.ts";
 import {
+  imageDetail,
   mediaPlaceholder,
   mediaSource,
   mediaTypeFromUrl,
@@ -28,10 +29,11 @@ export function toResponsesMedia(
   if (source.kind === "provider-file" && fileId === undefined)
     throw unsupportedMediaError(at, "OpenAI Responses", "a file uploaded to another provider");
   if (block.type === "image") {
+    const detail = block.detail ?? "auto";
     if (source.kind === "data")
-      return { type: "input_image", detail: "auto", image_url: toDataUrl(block.mediaType, source.data) };
-    if (source.kind === "url") return { type: "input_image", detail: "auto", image_url: source.url };
-    return { type: "input_image", detail: "auto", file_id: fileId! };
+      return { type: "input_image", detail, image_url: toDataUrl(block.mediaType, source.data) };
+    if (source.kind === "url") return { type: "input_image", detail, image_url: source.url };
+    return { type: "input_image", detail, file_id: fileId! };
   }
   const named = block.filename === undefined ? {} : { filename: block.filename };
   if (source.kind === "data")
@@ -45,12 +47,24 @@ export function fromResponsesMedia(
   part: Exclude<ParsedResponsesContent, { type: "input_text" }>,
 ): ImageBlock | FileBlock {
   if (part.type === "input_image") {
+    // "auto" is the API's default and what `toResponsesMedia` sends when no detail is known.
+    const detail = imageDetail(part.detail, "auto");
     if (part.image_url) {
       const inline = parseDataUrl(part.image_url);
-      if (inline) return { type: "image", mediaType: inline.mediaType, data: inline.data };
-      return { type: "image", mediaType: mediaTypeFromUrl(part.image_url, "image/*"), url: part.image_url };
+      if (inline) return { type: "image", mediaType: inline.mediaType, data: inline.data, ...detail };
+      return {
+        type: "image",
+        mediaType: mediaTypeFromUrl(part.image_url, "image/*"),
+        url: part.image_url,
+        ...detail,
+      };
     }
-    return { type: "image", mediaType: "image/*", url: providerFileUrl({ openai: part.file_id ?? "" }) };
+    return {
+      type: "image",
+      mediaType: "image/*",
+      url: providerFileUrl({ openai: part.file_id ?? "" }),
+      ...detail,
+    };
   }
   const named = part.filename === undefined ? {} : { filename: part.filename };
   if (part.file_data !== undefined) {

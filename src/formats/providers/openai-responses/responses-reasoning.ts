@@ -1,3 +1,4 @@
+import { canonicalJson } from "../../../model/blocks.ts";
 import type { JsonValue, ReasoningBlock } from "../../../model/message.ts";
 import { extrasOf } from "../item-extras.ts";
 import type { ResponsesReasoning } from "./openai-responses-item.ts";
@@ -47,22 +48,33 @@ export function reasoningBlocksOf(item: {
 }
 
 /**
- * Reasoning items for consecutive reasoning blocks: blocks of one item (same `itemId`) are merged back; blocks
- * without OpenAI material are left out, because OpenAI rejects reasoning it did not produce.
+ * Reasoning items for consecutive reasoning blocks: blocks of one item (same `itemId`, or for items without an id
+ * the same encrypted content and other fields) are merged back; blocks without OpenAI material are left out,
+ * because OpenAI rejects reasoning it did not produce.
  */
 export function reasoningItemsOf(blocks: readonly ReasoningBlock[]): ResponsesReasoning[] {
   const items: ResponsesReasoning[] = [];
   let previousId: string | undefined;
+  let previousMaterial: OpenAIMaterial | undefined;
   for (const block of blocks) {
     const material = openAIMaterial(block);
     if (material === undefined) {
       previousId = undefined;
+      previousMaterial = undefined;
       continue;
     }
     const { itemId, reasoningEncryptedContent, ...extras } = material;
     const id = typeof itemId === "string" ? itemId : undefined;
     const last = items.at(-1);
-    if (id !== undefined && id === previousId && last !== undefined) {
+    // Blocks of one item share its id; an item without id is known by its (unique) encrypted content.
+    const sameItem =
+      id !== undefined
+        ? id === previousId
+        : previousId === undefined &&
+          previousMaterial !== undefined &&
+          canonicalJson(material) === canonicalJson(previousMaterial);
+    previousMaterial = material;
+    if (sameItem && last !== undefined) {
       // The item's first block had empty text and so no summary part; a second block needs it back.
       if (last.summary.length === 0) last.summary.push({ type: "summary_text", text: "" });
       last.summary.push({ type: "summary_text", text: block.text });

@@ -1,12 +1,25 @@
-import type { ContentBlock, FileBlock, ImageBlock, Message, ReasoningBlock } from "../../../model/message.ts";
+import type {
+  ContentBlock,
+  FileBlock,
+  ImageBlock,
+  JsonValue,
+  Message,
+  ReasoningBlock,
+  TextBlock,
+} from "../../../model/message.ts";
+import { cameAsList } from "../content-list.ts";
 import { planExport, where, type ToolResultEntry } from "../export-plan.ts";
 import { functionArguments, isCustomToolCall } from "../function-arguments.ts";
 import { unsupportedMediaError } from "../media.ts";
 import type { ExportOptions } from "../options.ts";
+import { orderResultParts } from "../result-part-order.ts";
+import { textLayout } from "../text-parts.ts";
 import { encodeToolResultText } from "../tool-result-text.ts";
 import { storedExtras } from "../item-extras.ts";
 import {
   ITEM_EXTRAS_KEY,
+  MESSAGE_PARTS_KEY,
+  type ResponsesOutputMessage,
   type ResponsesInputContent,
   type ResponsesInputItem,
   type ResponsesInputMessage,
@@ -24,11 +37,12 @@ const FORMAT = "OpenAI Responses";
 
 function messageContent(
   blocks: readonly ContentBlock[],
+  message: Message,
   index: number,
   options: ExportOptions,
 ): string | ResponsesInputContent[] {
   const only = blocks[0];
-  if (blocks.length === 1 && only?.type === "text") return only.text;
+  if (blocks.length === 1 && only?.type === "text" && !cameAsList(message)) return only.text;
   return blocks.map((block, position) =>
     block.type === "text"
       ? { type: "input_text", text: block.text }
@@ -36,10 +50,29 @@ function messageContent(
   );
 }
 
+/** The part counts `message` recorded for its multi-part message items (see `MESSAGE_PARTS_KEY`). */
+function messageParts(message: Message): { readonly [firstText: string]: JsonValue } {
+  const parts = message.metadata?.[MESSAGE_PARTS_KEY];
+  return typeof parts === "object" && parts !== null && !Array.isArray(parts) ? parts : {};
+}
+
+function textPart(
+  block: TextBlock,
+  message: Message,
+  index: number,
+): ResponsesOutputMessage["content"][number] {
+  if (block.refusal === true) return { type: "refusal", refusal: block.text };
+  const extras = storedExtras(message, ITEM_EXTRAS_KEY, `part:${index}`);
+  return { type: "output_text", text: block.text, annotations: [], ...extras };
+}
+
 function assistantItems(message: Message, index: number): ResponsesInputItem[] {
   const items: ResponsesInputItem[] = [];
+  const parts = messageParts(message);
   let reasoning: ReasoningBlock[] = [];
   let textCount = 0;
+  // The message item still taking parts, and how many more it takes.
+  let open: { item: ResponsesOutputMessage; more: number } | undefined;
   const flushReasoning = (): void => {
     items.push(...reasoningItemsOf(reasoning));
     reasoning = [];
@@ -47,18 +80,31 @@ function assistantItems(message: Message, index: number): ResponsesInputItem[] {
   for (const [position, block] of message.content.entries()) {
     if (block.type === "reasoning") {
       reasoning.push(block);
+      open = undefined;
       continue;
     }
     flushReasoning();
     if (block.type === "text") {
-      const extras = storedExtras(message, ITEM_EXTRAS_KEY, `message:${textCount++}`);
-      items.push({
-        ...extras,
+      const textIndex = textCount++;
+      const part = textPart(block, message, textIndex);
+      if (open !== undefined && open.more > 0) {
+        open.item.content.push(part);
+        open.more--;
+        continue;
+      }
+      const count = parts[String(textIndex)];
+      const item: ResponsesOutputMessage = {
+        ...storedExtras(message, ITEM_EXTRAS_KEY, `message:${textIndex}`),
         type: "message",
         role: "assistant",
-        content: [{ type: "output_text", text: block.text, annotations: [] }],
-      });
-    } else if (block.type === "tool-call") {
+        content: [part],
+      };
+      items.push(item);
+      open = { item, more: typeof count === "number" ? count - 1 : 0 };
+      continue;
+    }
+    open = undefined;
+    if (block.type === "tool-call") {
       const extras = storedExtras(message, ITEM_EXTRAS_KEY, `call:${block.id}`);
       items.push(
         isCustomToolCall(block)
@@ -87,17 +133,22 @@ function outputItem(
   customCalls: ReadonlySet<string>,
   options: ExportOptions,
 ): ResponsesInputItem {
-  const text = encodeToolResultText(block.content, block.isError, true);
   const attachments = block.attachments ?? [];
+  const layout = textLayout(
+    encodeToolResultText(block.content, block.isError, true),
+    message,
+    attachments.length > 0,
+  );
   const output =
-    attachments.length === 0
-      ? text
-      : [
-          ...(text === "" ? [] : [{ type: "input_text", text } as ResponsesInputContent]),
-          ...attachments.map((attachment, position) =>
+    typeof layout === "string"
+      ? layout
+      : orderResultParts(
+          layout.map((text): ResponsesInputContent => ({ type: "input_text", text })),
+          attachments.map((attachment, position) =>
             toResponsesMedia(attachment, `${where(index)}.content[0].attachments[${position}]`, options),
           ),
-        ];
+          message,
+        );
   const type = customCalls.has(block.callId) ? "custom_tool_call_output" : "function_call_output";
   return { ...storedExtras(message, ITEM_EXTRAS_KEY, "output"), type, call_id: block.callId, output };
 }
@@ -105,10 +156,12 @@ function outputItem(
 /**
  * Converts ctxkit messages to OpenAI Responses `input` items. System and user messages become `message` items
  * (system as `system` or `developer`); an assistant message becomes its items in order — `reasoning` (blocks of
- * one item merged back; reasoning without OpenAI material left out), one `message` per text block,
- * `function_call` (or `custom_tool_call` for string input). Tool results become `function_call_output` items:
- * a failure is prefixed `[tool error] `, JSON is serialised, images and files go in the output list. Item fields
- * kept from an import (`id`, `status`, `phase`) are sent back.
+ * one item merged back; reasoning without OpenAI material left out), one `message` per text block (or per
+ * recorded multi-part item; a refusal is a `refusal` part), `function_call` (or `custom_tool_call` for string
+ * input). Tool results become `function_call_output` items: a failure is prefixed `[tool error] `, JSON is
+ * serialised, images and files go in the output list (in their recorded order). An image's `detail` is sent
+ * (`auto` when unknown). Item and part fields kept from an import (`id`, `status`, `phase`, `annotations`) are
+ * sent back.
  *
  * @example
  * await client.responses.create({ model: "gpt-5", input: toOpenAIResponses(history), store: false });
@@ -134,7 +187,7 @@ export function toOpenAIResponses(
           ...storedExtras(entry.message, ITEM_EXTRAS_KEY, "message"),
           type: "message",
           role,
-          content: messageContent(entry.message.content, entry.index, options),
+          content: messageContent(entry.message.content, entry.message, entry.index, options),
         };
         return [item];
       }
@@ -144,7 +197,7 @@ export function toOpenAIResponses(
             ...storedExtras(entry.message, ITEM_EXTRAS_KEY, "message"),
             type: "message",
             role: "user",
-            content: messageContent(entry.blocks, entry.index, options),
+            content: messageContent(entry.blocks, entry.message, entry.index, options),
           },
         ];
       case "assistant":

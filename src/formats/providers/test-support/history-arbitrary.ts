@@ -3,6 +3,7 @@ import type {
   ContentBlock,
   FileBlock,
   ImageBlock,
+  ImageDetail,
   JsonValue,
   Message,
   ReasoningBlock,
@@ -27,6 +28,10 @@ export interface HistoryShape {
   readonly stringToolInputs?: boolean;
   /** Generate file names on files (Gemini has no place for them). */
   readonly filenames?: boolean;
+  /** Image detail levels to put on some images (formats that carry one; none by default). */
+  readonly imageDetails?: readonly ImageDetail[];
+  /** Mark some assistant texts as refusals (formats that carry them). */
+  readonly refusals?: boolean;
 }
 
 const word = fc.stringMatching(/^[a-z]{1,8}$/);
@@ -39,7 +44,7 @@ const base64 = fc
   .map((bytes) => Buffer.from(bytes).toString("base64"));
 const signature = base64;
 
-const image: fc.Arbitrary<ImageBlock> = fc.oneof(
+const plainImage: fc.Arbitrary<ImageBlock> = fc.oneof(
   base64.map((data): ImageBlock => ({ type: "image", mediaType: "image/png", data })),
   word.map((name): ImageBlock => ({
     type: "image",
@@ -47,6 +52,14 @@ const image: fc.Arbitrary<ImageBlock> = fc.oneof(
     url: `https://example.com/images/${name}.jpg`,
   })),
 );
+
+function image(shape: HistoryShape): fc.Arbitrary<ImageBlock> {
+  const details = shape.imageDetails ?? [];
+  if (details.length === 0) return plainImage;
+  return fc
+    .record({ image: plainImage, detail: fc.option(fc.constantFrom(...details), { nil: undefined }) })
+    .map(({ image, detail }) => (detail === undefined ? image : { ...image, detail }));
+}
 
 function file(shape: HistoryShape): fc.Arbitrary<FileBlock> {
   return fc.record({ data: base64, name: word }).map(({ data, name }): FileBlock => ({
@@ -106,7 +119,7 @@ function toolResult(call: ToolCallBlock, shape: HistoryShape): fc.Arbitrary<Tool
     .record({
       content: fc.oneof(freeText, jsonObject, fc.array(fc.integer(), { maxLength: 3 })),
       isError: fc.boolean(),
-      attachments: fc.option(fc.array(fc.oneof(image, file(shape)), { minLength: 1, maxLength: 2 }), {
+      attachments: fc.option(fc.array(fc.oneof(image(shape), file(shape)), { minLength: 1, maxLength: 2 }), {
         nil: undefined,
         freq: 4,
       }),
@@ -130,7 +143,10 @@ function step(
   return fc
     .record({
       reasoning: fc.option(shape.reasoning, { nil: undefined }),
-      texts: fc.array(freeText, { maxLength: 2 }),
+      texts: fc.array(
+        fc.record({ text: freeText, refusal: shape.refusals === true ? fc.boolean() : fc.constant(false) }),
+        { maxLength: 2 },
+      ),
       calls: fc.array(fc.record({ name: word, input: toolInput(shape) }), {
         minLength: withCalls ? 1 : 0,
         maxLength: withCalls ? 3 : 0,
@@ -146,7 +162,11 @@ function step(
       }));
       const content: ContentBlock[] = [
         ...(reasoning ?? []),
-        ...texts.map((text): ContentBlock => ({ type: "text", text })),
+        ...texts.map(({ text, refusal }): ContentBlock => ({
+          type: "text",
+          text,
+          ...(refusal && { refusal }),
+        })),
         ...toolCalls,
       ];
       const results = toolCalls.map((call) => toolResult(call, shape));
@@ -164,7 +184,7 @@ function userMessage(shape: HistoryShape): fc.Arbitrary<MessageDraft> {
     .array(
       fc.oneof(
         { weight: 3, arbitrary: freeText.map((text): ContentBlock => ({ type: "text", text })) },
-        image,
+        image(shape),
         file(shape),
       ),
       {
