@@ -19,7 +19,7 @@ export function anchorPositions<Source, Converted>(
 ): { readonly message: number; readonly parts: number }[] {
   const positions: { message: number; parts: number }[] = [];
   for (const index of indices) {
-    if (!Number.isInteger(index) || index < 0 || index >= messages.length - 1) continue;
+    if (!Number.isInteger(index) || index < 0 || index >= messages.length) continue;
     const prefix = convert(messages.slice(0, index + 1));
     const at = prefix.length - 1;
     const last = prefix[at];

@@ -1,6 +1,8 @@
+import { anchorPositions } from "../../formats/providers/anchor-positions.ts";
 import {
   toAnthropic,
   withAnthropicBreakpoints,
+  type AnthropicAnchor,
   type AnthropicCacheableRequest,
   type AnthropicMessage,
 } from "../../formats/providers/anthropic/index.ts";
@@ -11,7 +13,18 @@ export interface GovernedView {
   readonly messages: readonly Message[];
   /** For each message, the index of the history message it is unchanged from (undefined: rewritten or new). */
   readonly sources: readonly (number | undefined)[];
+  /** The governor's cache anchors, indices in `messages` (`GovernedRequest.cacheAnchors`). */
+  readonly cacheAnchors?: readonly number[];
 }
+
+/** The `messages` to send and where the governor's cache anchors fall in them. */
+export interface GovernedAnthropicMessages {
+  readonly messages: AnthropicMessage[];
+  readonly anchors: AnthropicAnchor[];
+}
+
+const blocksOf = (message: AnthropicMessage): readonly unknown[] =>
+  typeof message.content === "string" ? [message.content] : message.content;
 
 type ClientMessage = { readonly role?: unknown; readonly content?: unknown };
 
@@ -28,15 +41,16 @@ function importedCount(message: ClientMessage): number {
  * governance left as they were are sent as the client sent them — byte for byte, with their `cache_control`
  * markers, signatures and any field ctxkit does not model — and everything before them is the governed view
  * converted with `toAnthropic` (summaries, offloaded outputs; unchanged messages convert back to the client's
- * bytes apart from markers). Without any such tail (a notice ends the view) the whole view is converted.
+ * bytes apart from markers). Without any such tail (a notice ends the view) the whole view is converted. The
+ * governor's cache anchors in the converted part are placed for `withCompletedBreakpoints`.
  *
  * @example
- * const messages = governedAnthropicMessages(request.messages, governed);
+ * const { messages, anchors } = governedAnthropicMessages(request.messages, governed);
  */
 export function governedAnthropicMessages(
   client: readonly unknown[],
   governed: GovernedView,
-): AnthropicMessage[] {
+): GovernedAnthropicMessages {
   const counts = client.map((message) => importedCount(message as ClientMessage));
   const ends: number[] = [];
   counts.reduce((end, count) => (ends.push(end + count), end + count), 0);
@@ -61,7 +75,15 @@ export function governedAnthropicMessages(
     kept--;
     head = toAnthropic(messages.slice(0, cut)).messages;
   }
-  return [...head, ...(client.slice(client.length - kept) as AnthropicMessage[])];
+  const converted = messages.slice(0, cut);
+  const anchors = anchorPositions(
+    converted,
+    (governed.cacheAnchors ?? []).filter((anchor) => anchor < cut),
+    (prefix) => toAnthropic(prefix).messages,
+    blocksOf,
+    head,
+  ).map(({ message, parts }) => ({ message, blocks: parts }));
+  return { messages: [...head, ...(client.slice(client.length - kept) as AnthropicMessage[])], anchors };
 }
 
 /** A client's messages with the system messages of its opening taken out (see `splitOpeningSystem`). */
@@ -93,34 +115,66 @@ export function splitOpeningSystem(client: readonly unknown[]): OpeningSplit {
 
 /**
  * Puts the opening system messages back after the first message of the governed messages (the task, or the
- * summary that replaced it), as the client sent them.
+ * summary that replaced it), as the client sent them; the anchors after it move with their messages.
  *
  * @example
- * const messages = withOpeningSystem(governedAnthropicMessages(rest, governed), opening);
+ * const { messages, anchors } = withOpeningSystem(governedAnthropicMessages(rest, governed), opening);
  */
 export function withOpeningSystem(
-  messages: readonly AnthropicMessage[],
+  governed: GovernedAnthropicMessages,
   opening: readonly AnthropicMessage[],
-): AnthropicMessage[] {
-  if (opening.length === 0 || messages.length === 0) return [...opening, ...messages];
-  return [messages[0]!, ...opening, ...messages.slice(1)];
+): GovernedAnthropicMessages {
+  const { messages, anchors } = governed;
+  if (opening.length === 0) return governed;
+  if (messages.length === 0) return { messages: [...opening], anchors: [] };
+  return {
+    messages: [messages[0]!, ...opening, ...messages.slice(1)],
+    anchors: anchors.map((anchor) =>
+      anchor.message === 0 ? anchor : { ...anchor, message: anchor.message + opening.length },
+    ),
+  };
 }
 
 /**
  * Completes a Messages request's prompt-cache breakpoints: the client's own (on tools, system blocks and the
  * messages sent as they came) are kept and counted, and ctxkit adds its own where `withAnthropicBreakpoints`
  * puts them — never more than four in all. `ephemeralBlocks` are blocks at the end that exist in this request
- * only (a budget-exit notice): no breakpoint goes on them.
+ * only (a budget-exit notice): no breakpoint goes on them; `anchors` are the governor's cache anchors.
  *
  * @example
  * const body = withCompletedBreakpoints({ ...request, messages }, { model: request.model, ephemeralBlocks: 0 });
  */
 export function withCompletedBreakpoints<Request extends { messages: AnthropicMessage[] }>(
   request: Request,
-  options: { readonly model?: string; readonly ephemeralBlocks: number },
+  options: {
+    readonly model?: string;
+    readonly ephemeralBlocks: number;
+    readonly anchors?: readonly AnthropicAnchor[];
+  },
 ): Request {
   return withAnthropicBreakpoints(request as Request & AnthropicCacheableRequest, {
     ...(options.model !== undefined && { model: options.model }),
     ephemeralBlocks: options.ephemeralBlocks,
+    ...(options.anchors !== undefined && { anchors: options.anchors }),
   });
+}
+
+/**
+ * Where the governor's cache anchors (`anchors`, indices in `messages`) fall in `toAnthropic(messages)`.
+ *
+ * @example
+ * withCompletedBreakpoints(body, { model, ephemeralBlocks: 0, anchors: anthropicAnchorsOf(view, prepared.cacheAnchors) });
+ */
+export function anthropicAnchorsOf(
+  messages: readonly Message[],
+  anchors: readonly number[],
+  converted: readonly AnthropicMessage[] = toAnthropic(messages).messages,
+): AnthropicAnchor[] {
+  return anchorPositions(
+    messages,
+    anchors,
+    (prefix) => toAnthropic(prefix).messages,
+    blocksOf,
+    converted,
+  ).map(({ message, parts }) => ({ message, blocks: parts }));
 }

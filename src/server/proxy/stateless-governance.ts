@@ -28,6 +28,8 @@ export interface StatelessResult {
   readonly tokens: RequestTokens;
   readonly events: readonly GovernanceEvent[];
   readonly checkpoint: boolean;
+  /** The governor's cache anchors, indices in `messages` (`GovernedRequest.cacheAnchors`). */
+  readonly cacheAnchors: readonly number[];
   /** How the governor's state was found: the exact request seen before, a shorter history, or nothing. */
   readonly continued: "repeat" | "prefix" | "fresh";
 }
@@ -168,6 +170,7 @@ export class StatelessGovernance {
       tokens: governed.tokens,
       events,
       checkpoint: governed.checkpoint,
+      cacheAnchors: governed.cacheAnchors ?? [],
       continued,
     };
     this.#results.set(key, result, JSON.stringify(result.messages).length);

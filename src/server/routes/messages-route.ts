@@ -15,6 +15,7 @@ import { HttpError } from "../http/http-error.ts";
 import { readJson } from "../http/json-body.ts";
 import { sessionHeaderValue, sessionIdFromHeader } from "../http/session-header.ts";
 import {
+  anthropicAnchorsOf,
   governedAnthropicMessages,
   splitOpeningSystem,
   withCompletedBreakpoints,
@@ -107,11 +108,11 @@ async function governStatelessBody(
     settings,
     (event) => context.metrics.governanceEvents.inc({ type: event.type }),
   );
-  const messages = withOpeningSystem(governedAnthropicMessages(rest, governed), opening);
+  const { messages, anchors } = withOpeningSystem(governedAnthropicMessages(rest, governed), opening);
   return {
     body: withCompletedBreakpoints(
       { ...request, model, messages },
-      { model, ephemeralBlocks: ephemeralBlocksOf(governed.messages) },
+      { model, ephemeralBlocks: ephemeralBlocksOf(governed.messages), anchors },
     ),
     tokens: governed.tokens.total,
     checkpoint: governed.checkpoint,
@@ -262,7 +263,8 @@ async function stateful(
       path: upstreamPath(c, "messages"),
       headers: anthropicHeaders((name) => c.req.header(name)),
       body: async (_chat, prepared: PreparedRequest) => {
-        const { messages } = toAnthropic(await inlineMedia(prepared.messages, blobs));
+        const view = await inlineMedia(prepared.messages, blobs);
+        const { messages } = toAnthropic(view);
         // The client's blocks as sent (their markers kept), then what ctxkit's assembly added (core memories).
         const added = prepared.system.startsWith(turn.system ?? "")
           ? prepared.system.slice((turn.system ?? "").length).trim()
@@ -270,7 +272,11 @@ async function stateful(
         const sent = [...system, ...(added === "" ? [] : [{ type: "text" as const, text: added }])];
         return withCompletedBreakpoints(
           { ...request, model, ...(sent.length > 0 && { system: sent }), messages },
-          { model, ephemeralBlocks: ephemeralBlocksOf(prepared.messages) },
+          {
+            model,
+            ephemeralBlocks: ephemeralBlocksOf(prepared.messages),
+            anchors: anthropicAnchorsOf(view, prepared.cacheAnchors, messages),
+          },
         );
       },
       onUpstream: (status) => context.metrics.upstreamRequests.inc({ status }),
