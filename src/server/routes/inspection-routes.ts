@@ -71,7 +71,8 @@ export function registerInspectionRoutes(app: Hono<ServerEnv>, context: ServerCo
     const answer = await engines.withSession(tenant, storeId, async (lease) => {
       const last = lease.memo.lastRequest;
       if (last !== undefined) return contextJson(tenant, id, "last-request", last.prepared, last.at);
-      const prepared = await lease.session.prepare(clientSystemPrompt(lease.memo.system));
+      // Looking changes nothing: the next real request sends what it would have sent without this view.
+      const prepared = await lease.session.preview(clientSystemPrompt(lease.memo.system));
       return contextJson(tenant, id, "prepared", prepared, context.clock().toISOString());
     });
     return c.json(answer);
