@@ -270,8 +270,13 @@ describe("web inspector in Chromium", () => {
 
   it("shows a session governed by the engine: its stored summaries and its current context", async () => {
     const page = await openPage();
+    const asked: string[] = [];
+    page.on("request", (request) => asked.push(request.url()));
     await openSession(page, governedId);
     await page.getByRole("heading", { name: /^Summaries stored in the session \(\d+\)$/ }).waitFor();
+    // The summaries alone: opening a session never downloads its whole stored history.
+    const messages = asked.filter((url) => url.includes("/messages"));
+    expect(messages).toEqual([`${server.url}/v1/sessions/${governedId}/messages?strategy=summaries`]);
     await page.getByRole("button", { name: "Show the current context" }).click();
     await page.getByRole("heading", { name: /^Current context/ }).waitFor();
     await page.locator(".context-panel .payload article.message").first().waitFor();

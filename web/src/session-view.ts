@@ -391,7 +391,7 @@ export async function renderSession(main: HTMLElement, sessionId: string): Promi
   const [{ session }, timeline, stored] = await Promise.all([
     getJson<{ session: Session }>(`/v1/sessions/${id}`),
     getJson<Timeline>(`/v1/sessions/${id}/timeline`),
-    getJson<{ messages: Message[] }>(`/v1/sessions/${id}/messages?strategy=all`),
+    getJson<{ messages: Message[] }>(`/v1/sessions/${id}/messages?strategy=summaries`),
   ]);
   const requests = timeline.requests;
   const sum = (pick: (request: TimelineRequest) => number) =>
