@@ -58,7 +58,8 @@ function cacheModelJson(cache: CacheProfile) {
 /**
  * Routes the web inspector reads a session's history through: the per-request timeline (governed and raw
  * tokens by channel, the cache model's bill, next-step grounding with the spans each view lacked, governance
- * events) and its totals, the exact governed payload of any request, and the outputs governance offloaded in it.
+ * events) and its totals, the replayed governed payload of any request, and the outputs governance offloaded in
+ * it. These are a replay of the stored history now, not a recording of the requests sent.
  * The stored history is replayed as `ctxkit replay` replays it (`sessionReplaySettings`: the recorded model's
  * window, tokenizer and cache) with the extractive summarizer (viewing never calls a model); nothing is written.
  * The replay gives the event loop a turn every few milliseconds; a session over the server's replay limits
