@@ -5,7 +5,7 @@ const all = ["src/**/*.test.ts", "test/**/*.test.ts"];
 /** Test files that change process-wide state that worker threads cannot have (process.chdir). */
 const ownProcess = ["src/cli/commands/config.test.ts"];
 /** Test files that assert the event loop stays responsive: they run alone, after the others, not competing for CPU. */
-const alone = ["src/server/huge-request.test.ts"];
+const alone = ["src/server/huge-request.test.ts", "test/inspector/timeline-limits.test.ts"];
 
 // Most test files share a few long-lived worker threads (no process or module graph per file); tests that spawn
 // the CLI, PostgreSQL or Chromium spend much of their time waiting, so three workers share the machine's two cores.

@@ -9,7 +9,8 @@ import { contextStats, type ContextStats } from "../assembly/context-stats.ts";
 import { Conversation, type AssistantInput, type ToolResultInput } from "../conversation/conversation.ts";
 import { NotFoundError, ValidationError } from "../errors/errors.ts";
 import type { GovernanceEvent } from "../governance/events.ts";
-import { Governor, type RequestTokens } from "../governance/governor.ts";
+import { Governor, type GovernorOptions, type RequestTokens } from "../governance/governor.ts";
+import { MemoryOffloadStore } from "../governance/offload-store.ts";
 import { parseGovernorState, type GovernorState } from "../governance/governor-state.ts";
 import { GovernorStateCodec } from "./stored-governor-state.ts";
 import { isContextOverflowError } from "../errors/overflow-recognition.ts";
@@ -19,6 +20,7 @@ import type { CompactionInput, LoadStrategy, SessionRecord, SessionStore } from 
 import { sessionOffloadStore, type BlobStore } from "../store/blob-store.ts";
 import { resolvePolicy, type GovernancePolicyInput } from "../governance/policy.ts";
 import { createRecallTool } from "../governance/recall-tool.ts";
+import { createExtractiveSummarizer } from "../summarize/index.ts";
 import type { EngineSettings } from "./engine-settings.ts";
 import type { EngineTool } from "./engine-tool.ts";
 import { PreparedRequest, type ToolDefinition } from "./prepared-request.ts";
@@ -117,20 +119,13 @@ export class EngineSession {
     this.#committedLength = conversation.length;
     const saved = record ? await this.#store.loadGovernorState(this.id) : undefined;
     const governor = new Governor({
-      contextWindow: settings.contextWindow,
-      reservedOutputTokens: settings.reservedOutputTokens,
-      counter: settings.counter,
-      summarizer: settings.summarizer,
-      policy: settings.policy,
+      ...this.#governorOptions(),
       offloadStore: sessionOffloadStore(this.#store.blobs, this.id),
-      recall: settings.recall,
       ...(settings.memory !== undefined && { memorySink: (entry) => settings.memory!.remember(entry) }),
       onEvent: (event) => {
         this.#captured?.push(event);
         settings.onEvent?.(event, this.id);
       },
-      ids: settings.ids,
-      clock: settings.clock,
     });
     // The governor as it was after the last commit: the same view and cache arithmetic, so the provider's cached
     // prefix survives the restart. A state another version wrote, or one that does not fit, is rebuilt instead.
@@ -140,6 +135,21 @@ export class EngineSession {
       if (state !== undefined) governor.restore(state, messages);
     }
     return { conversation, governor };
+  }
+
+  /** The governor settings of this session, without its side effects (offload store, memory sink, events). */
+  #governorOptions() {
+    const settings = this.#settings;
+    return {
+      contextWindow: settings.contextWindow,
+      reservedOutputTokens: settings.reservedOutputTokens,
+      counter: settings.counter,
+      summarizer: settings.summarizer,
+      policy: settings.policy,
+      recall: settings.recall,
+      ids: settings.ids,
+      clock: settings.clock,
+    } satisfies GovernorOptions;
   }
 
   /** Opens a turn with the user's message. */
@@ -155,6 +165,45 @@ export class EngineSession {
    */
   async prepare(options: PrepareRequestOptions = {}): Promise<PreparedRequest> {
     const { conversation, governor } = await this.#ready();
+    const { prepared, fixedTokens } = await this.#prepareWith(governor, conversation, options);
+    this.#lastFixedTokens = fixedTokens;
+    this.#lastPrepared = prepared.tokens;
+    return prepared;
+  }
+
+  /**
+   * What `prepare` would send now, governed by a copy of the session's governor: nothing of the session changes
+   * (the governor's state and so the next request, its stored state, events, offloaded outputs, memories). A
+   * checkpoint due now is made with the extractive summarizer, so looking at a session never calls a model: its
+   * summaries may read differently from those the next request will carry.
+   *
+   * @example
+   * const next = await session.preview({ system: "You are terse." });
+   * next.inspection.channels;
+   */
+  async preview(options: Omit<PrepareRequestOptions, "signal"> = {}): Promise<PreparedRequest> {
+    const { conversation, governor } = await this.#ready();
+    const sessionOffloads = sessionOffloadStore(this.#store.blobs, this.id);
+    const offloads = new MemoryOffloadStore();
+    const copy = new Governor({
+      ...this.#governorOptions(),
+      summarizer: createExtractiveSummarizer({ counter: this.#settings.counter }),
+      // Reads the session's offloads; what the copy offloads stays in memory.
+      offloadStore: {
+        putText: (content) => offloads.putText(content),
+        getText: async (ref, range) =>
+          (await offloads.getText(ref, range)) ?? sessionOffloads.getText(ref, range),
+      },
+    });
+    copy.restore(governor.snapshot(), conversation.snapshot().messages);
+    return (await this.#prepareWith(copy, conversation, options)).prepared;
+  }
+
+  async #prepareWith(
+    governor: Governor,
+    conversation: Conversation,
+    options: PrepareRequestOptions,
+  ): Promise<{ prepared: PreparedRequest; fixedTokens: number }> {
     const settings = this.#settings;
     const sections: PromptSection[] =
       typeof options.system === "string"
@@ -170,14 +219,12 @@ export class EngineSession {
     const tools = options.tools ?? [];
     const fixedTokens =
       system.tokens + (tools.length > 0 ? settings.counter.countText(JSON.stringify(tools)) : 0);
-    this.#lastFixedTokens = fixedTokens;
     const governed = await governor.prepare(conversation.snapshot(), {
       fixedTokens,
       ...(options.signal !== undefined && { signal: options.signal }),
     });
-    this.#lastPrepared = governed.tokens;
     const payload = assemblePayload(system, governed.messages);
-    return new PreparedRequest({
+    const prepared = new PreparedRequest({
       sessionId: this.id,
       payload,
       tools,
@@ -188,6 +235,7 @@ export class EngineSession {
       loop: governed.loop,
       ...(governed.cacheAnchors !== undefined && { cacheAnchors: governed.cacheAnchors }),
     });
+    return { prepared, fixedTokens };
   }
 
   /** Records the assistant's reply (text, reasoning, tool calls) with its usage. */

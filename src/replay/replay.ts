@@ -5,6 +5,7 @@ import type { Message } from "../model/message.ts";
 import { cacheProfiles, type CacheProfile } from "../pricing/cache-profile.ts";
 import type { SummarizerPrice } from "../summarize/summarizer.ts";
 import type { BreakpointPlacement } from "./breakpoint-placement.ts";
+import { eventLoopYielder } from "./event-loop-yielder.ts";
 import { meteredSummarizer } from "./metered-summarizer.ts";
 import { ReplayMeter, type MeteredRequest, type SummaryCall } from "./replay-meter.ts";
 
@@ -219,7 +220,8 @@ export interface GovernedReplayOptions extends Omit<GovernorOptions, "onEvent"> 
 /**
  * The requests of a recorded conversation passed through a governor, one per recorded assistant reply, with the
  * times and replies a meter needs. `fixedTokens` (the system prompt and tools) are resolved once, before the
- * first step, and reported by `fixed()`.
+ * first step, and reported by `fixed()`. The steps give the event loop a turn whenever ~15 ms of work (theirs and
+ * the caller's between them) have passed, so a server replaying a big session keeps answering its other clients.
  *
  * @example
  * const replay = governedReplay(messages, { contextWindow, counter, summarizer });
@@ -251,7 +253,9 @@ export function governedReplay(
   async function* steps(): AsyncGenerator<GovernedStep> {
     let rawRunning = 0;
     const history: Message[] = [];
+    const breathe = eventLoopYielder();
     for (const [index, end] of points.entries()) {
+      await breathe();
       for (let next = history.length; next < end; next++) {
         history.push(messages[next]!);
         rawRunning += governor.tokensOf(messages[next]!);

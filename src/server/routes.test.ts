@@ -154,6 +154,18 @@ describe("session routes", () => {
     );
     expect(all.messages.length).toBeGreaterThan(20);
     expect(Object.keys(all.summarizedBy).length).toBeGreaterThanOrEqual(20);
+    // Only the summaries, superseded ones too, without the history they replaced (what the inspector lists).
+    const summaries = await harness.call("/v1/sessions/s3/messages?strategy=summaries");
+    expect(summaries.status).toBe(200);
+    const summaryMessages = ((await summaries.json()) as { messages: Message[] }).messages;
+    expect(summaryMessages.length).toBeGreaterThanOrEqual(2);
+    expect(summaryMessages).toEqual(all.messages.filter((message) => message.kind === "summary"));
+    expect(summaryMessages.every((message) => message.sessionId === "s3")).toBe(true);
+    const foreign = await harness.call("/v1/sessions/s3/messages?strategy=summaries", {
+      key: harness.globex,
+    });
+    expect(foreign.status).toBe(404);
+    expect((await harness.call("/v1/sessions/s3/messages?strategy=nope")).status).toBe(400);
     const fresh = await json<{ source: string }>(harness.call("/v1/sessions/s3/context"));
     expect(fresh.source).toBe("prepared");
   });

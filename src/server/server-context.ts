@@ -31,7 +31,10 @@ export interface ServerContext {
    * The limits no key or tenant changes. The others (rate, body size, upstream timeout) are the request's own:
    * `c.get("limits")`, its key's and tenant's over the server's.
    */
-  readonly limits: Pick<ServerLimits, "requestTimeoutMs" | "maxLiveSessions">;
+  readonly limits: Pick<
+    ServerLimits,
+    "requestTimeoutMs" | "maxLiveSessions" | "maxReplayMessages" | "maxReplayCharacters"
+  >;
   readonly auth: boolean;
   readonly log: (line: string) => void;
   readonly clock: Clock;

@@ -23,6 +23,13 @@ export interface ServerLimits {
   readonly requestTimeoutMs: number;
   /** Sessions kept loaded in memory. Default 1,000. */
   readonly maxLiveSessions: number;
+  /**
+   * Largest stored session the inspector's timeline and `/v1/sessions/:id/replay` replay, in stored messages
+   * (422 `session_too_large` beyond; `ctxkit replay` replays any size offline). Default 4,000.
+   */
+  readonly maxReplayMessages: number;
+  /** The same in characters of stored message text (tool outputs included). Default 16,000,000. */
+  readonly maxReplayCharacters: number;
 }
 
 /** The default limits. */
@@ -32,6 +39,8 @@ export const DEFAULT_LIMITS: ServerLimits = {
   upstreamTimeoutMs: 120_000,
   requestTimeoutMs: 60_000,
   maxLiveSessions: 1_000,
+  maxReplayMessages: 4_000,
+  maxReplayCharacters: 16_000_000,
 };
 
 /** Options of `createServer`. */

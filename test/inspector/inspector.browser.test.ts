@@ -27,6 +27,8 @@ const IMPORTED = transcriptFiles.find((file) => file.includes("codemie-code/clau
 const HOSTILE_PROMPT =
   `Look at this page: <script>window.__pwned = "script"</script> and ` +
   `<img src=x onerror="window.__pwned = 'img'"> \u001b[31mred\u001b[0m`;
+/** Control characters past the 4,000-character preview of a long text. */
+const LATE_CONTROLS = "\u001b[32mlate\u0007bell";
 
 let directory: string;
 let server: RunningServer;
@@ -107,7 +109,7 @@ beforeAll(async () => {
   await writeFile(
     hostileFile,
     JSON.stringify([
-      { role: "user", content: HOSTILE_PROMPT },
+      { role: "user", content: `${HOSTILE_PROMPT} ${"filler ".repeat(700)}${LATE_CONTROLS}` },
       {
         role: "assistant",
         content: null,
@@ -270,11 +272,19 @@ describe("web inspector in Chromium", () => {
 
   it("shows a session governed by the engine: its stored summaries and its current context", async () => {
     const page = await openPage();
+    const asked: string[] = [];
+    page.on("request", (request) => asked.push(request.url()));
     await openSession(page, governedId);
     await page.getByRole("heading", { name: /^Summaries stored in the session \(\d+\)$/ }).waitFor();
+    // The summaries alone: opening a session never downloads its whole stored history.
+    const messages = asked.filter((url) => url.includes("/messages"));
+    expect(messages).toEqual([`${server.url}/v1/sessions/${governedId}/messages?strategy=summaries`]);
     await page.getByRole("button", { name: "Show the current context" }).click();
     await page.getByRole("heading", { name: /^Current context/ }).waitFor();
     await page.locator(".context-panel .payload article.message").first().waitFor();
+    await page
+      .getByRole("heading", { name: "Payload of the last request sent (governed messages)" })
+      .waitFor();
     expect(await page.locator(".context-panel article.message.summary").count()).toBeGreaterThan(0);
     await page.screenshot({ path: join(ARTIFACTS, "engine-governed.png"), fullPage: true });
     expect(problemsOf(page)).toEqual([]);
@@ -319,7 +329,20 @@ describe("web inspector in Chromium", () => {
     expect(shown).toContain(`<script>window.__pwned = "script"</script>`);
     expect(shown).toContain(`<img src=x onerror="window.__pwned = 'tool'">`);
     expect(shown).toContain("␛[31mred");
-    await page.getByText("OpenAI chat JSON (as sent)").click();
+    // "Show all" shows the rest of a long text with its control characters made visible too.
+    const prompt = page.locator(".payload .messages article.message.role-user").first();
+    await prompt.getByRole("button", { name: /^Show all [\d,]+ characters$/ }).click();
+    const whole = await prompt.locator("pre").first().textContent();
+    expect(whole).toContain("␛[32mlate\\u0007bell");
+    expect(whole).not.toContain("\u001b");
+    expect(whole).not.toContain("\u0007");
+    // The request's payload is a replay, and says so.
+    await page.getByRole("heading", { name: "Replayed payload" }).waitFor();
+    expect(await page.locator(".payload-note").textContent()).toContain(
+      "not a recording of the request sent",
+    );
+    expect(await page.getByText("Exact payload").count()).toBe(0);
+    await page.getByText("OpenAI chat JSON (of this replay)").click();
     expect(await page.locator("details.openai pre").textContent()).toContain("onerror");
     await page.screenshot({ path: join(ARTIFACTS, "hostile.png"), fullPage: true });
     expect(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();

@@ -1,4 +1,4 @@
-import { el } from "./dom.ts";
+import { el, visible } from "./dom.ts";
 import type { ContentBlock, Message } from "./types.ts";
 
 const PREVIEW_CHARS = 4_000;
@@ -23,7 +23,7 @@ export function longText(text: string, className = "text"): HTMLElement {
     text: `Show all ${text.length.toLocaleString()} characters`,
     on: {
       click: () => {
-        pre.textContent = text;
+        pre.textContent = visible(text);
         more.remove();
       },
     },
@@ -127,19 +127,21 @@ export function messageView(message: Message, open: OffloadOpener, note?: string
 }
 
 /**
- * A payload: its messages in order, and the same payload as OpenAI chat JSON (exactly as sent) on demand.
- * `notes` (by message id) highlight the messages that stand for history the reply needed and the view lacked.
+ * A payload: its messages in order, and the same messages as OpenAI chat JSON on demand, under `jsonLabel` (which
+ * says what the payload is: a replay, or the request sent). `notes` (by message id) highlight the messages that
+ * stand for history the reply needed and the view lacked.
  *
  * @example
- * panel.append(payloadView(payload.messages, payload.openai, opener));
+ * panel.append(payloadView(payload.messages, payload.openai, opener, "OpenAI chat JSON (of this replay)"));
  */
 export function payloadView(
   messages: readonly Message[],
   openai: readonly unknown[],
   open: OffloadOpener,
+  jsonLabel: string,
   notes: ReadonlyMap<string, string> = new Map(),
 ): HTMLElement {
-  const raw = el("details", { className: "openai" }, el("summary", { text: "OpenAI chat JSON (as sent)" }));
+  const raw = el("details", { className: "openai" }, el("summary", { text: jsonLabel }));
   raw.addEventListener("toggle", () => {
     if (raw.open && raw.childElementCount === 1)
       raw.append(longText(JSON.stringify(openai, null, 2), "text json"));

@@ -224,8 +224,22 @@ async function showRequest(panel: HTMLElement, sessionId: string, index: number)
     ...groundingSection(request, panel),
     payload.summaries.length > 0 && el("h3", { text: "Summary in this payload" }),
     ...payload.summaries.map((summary) => el("div", { className: "summary-text" }, longText(summary.text))),
-    el("h3", { text: "Exact payload" }),
-    payloadView(payload.messages, payload.openai, open, missingNotes(request.grounding?.missing ?? [])),
+    el("h3", { text: "Replayed payload" }),
+    el("p", {
+      className: "muted payload-note",
+      text:
+        "What ctxkit's governance makes of the stored history now — a fresh governor with the window above, " +
+        "this server's current policy and the extractive summarizer — not a recording of the request sent: " +
+        "summaries are made again, stored summaries and /clear markers are not replayed, and the system " +
+        "prompt and tools are not stored.",
+    }),
+    payloadView(
+      payload.messages,
+      payload.openai,
+      open,
+      "OpenAI chat JSON (of this replay)",
+      missingNotes(request.grounding?.missing ?? []),
+    ),
   );
 }
 
@@ -260,8 +274,13 @@ async function showContext(panel: HTMLElement, sessionId: string): Promise<void>
         longText(message.content.map((block) => (block.type === "text" ? block.text : "")).join("\n")),
       ),
     ),
-    el("h3", { text: "Exact payload" }),
-    payloadView(context.messages, context.openai, open),
+    el("h3", {
+      text:
+        context.source === "last-request"
+          ? "Payload of the last request sent (governed messages)"
+          : "Payload the next request would send (preview)",
+    }),
+    payloadView(context.messages, context.openai, open, "OpenAI chat JSON (the governed messages)"),
   );
 }
 
@@ -379,7 +398,7 @@ function requestTable(requests: readonly TimelineRequest[], onSelect: (index: nu
 /**
  * A session's view: its figures (cost as billed by the session's prompt-cache model, with summaries and re-reads;
  * grounding), the per-request chart (governed tokens by channel vs raw, cache reads, events, grounding) and table,
- * the list of governance events, the selected request's exact payload with its summary and offloaded outputs,
+ * the list of governance events, the selected request's replayed payload with its summary and offloaded outputs,
  * the current context, and the summaries stored in the session.
  *
  * @example
@@ -391,7 +410,7 @@ export async function renderSession(main: HTMLElement, sessionId: string): Promi
   const [{ session }, timeline, stored] = await Promise.all([
     getJson<{ session: Session }>(`/v1/sessions/${id}`),
     getJson<Timeline>(`/v1/sessions/${id}/timeline`),
-    getJson<{ messages: Message[] }>(`/v1/sessions/${id}/messages?strategy=all`),
+    getJson<{ messages: Message[] }>(`/v1/sessions/${id}/messages?strategy=summaries`),
   ]);
   const requests = timeline.requests;
   const sum = (pick: (request: TimelineRequest) => number) =>

@@ -10,6 +10,7 @@ import { readJson } from "../http/json-body.ts";
 import { clientSystemPrompt } from "../proxy/session-inputs.ts";
 import type { ServerContext, ServerEnv } from "../server-context.ts";
 import { publicMessages } from "../tenancy/tenant-session-id.ts";
+import { checkReplayCharacters, checkReplayMessages } from "./replay-size-limit.ts";
 import { storedSessionJson } from "./session-json.ts";
 
 const compactSchema = z.object({ focus: z.string().max(2_000).optional() });
@@ -70,7 +71,8 @@ export function registerInspectionRoutes(app: Hono<ServerEnv>, context: ServerCo
     const answer = await engines.withSession(tenant, storeId, async (lease) => {
       const last = lease.memo.lastRequest;
       if (last !== undefined) return contextJson(tenant, id, "last-request", last.prepared, last.at);
-      const prepared = await lease.session.prepare(clientSystemPrompt(lease.memo.system));
+      // Looking changes nothing: the next real request sends what it would have sent without this view.
+      const prepared = await lease.session.preview(clientSystemPrompt(lease.memo.system));
       return contextJson(tenant, id, "prepared", prepared, context.clock().toISOString());
     });
     return c.json(answer);
@@ -78,7 +80,7 @@ export function registerInspectionRoutes(app: Hono<ServerEnv>, context: ServerCo
 
   app.get("/v1/sessions/:id/replay", async (c) => {
     const tenant = c.get("tenant");
-    const { storeId } = await directory.requireStored(tenant, c.req.param("id"));
+    const { id, record, storeId } = await directory.requireStored(tenant, c.req.param("id"));
     const pricing = c.req.query("pricing");
     if (pricing !== undefined && !Object.hasOwn(cacheProfiles, pricing)) {
       throw new HttpError(
@@ -87,8 +89,10 @@ export function registerInspectionRoutes(app: Hono<ServerEnv>, context: ServerCo
         `pricing must be one of ${Object.keys(cacheProfiles).join(", ")}`,
       );
     }
+    checkReplayMessages(id, record.messageCount, context.limits);
     const rows = (await store.dumpSession(storeId)).rows;
     const messages = rows.map((row) => row.message).sort((a, b) => a.seq - b.seq);
+    checkReplayCharacters(id, messages, context.limits);
     // The same settings as the inspector's timeline, so both agree with `ctxkit replay` on this session.
     const settings = await sessionReplaySettings(
       messages,

@@ -7,6 +7,7 @@ import { publicMessages } from "../tenancy/tenant-session-id.ts";
 import type { CacheProfile } from "../../pricing/cache-profile.ts";
 import { sessionReplaySettings, type SessionReplaySettings } from "./inspector-replay-settings.ts";
 import { buildTimeline, type Timeline } from "./inspector-timeline.ts";
+import { checkReplayCharacters, checkReplayMessages } from "./replay-size-limit.ts";
 
 /** A session's timeline and the model it was replayed as. */
 type SessionTimeline = Timeline & Pick<SessionReplaySettings, "model" | "settingsFrom">;
@@ -57,24 +58,29 @@ function cacheModelJson(cache: CacheProfile) {
 /**
  * Routes the web inspector reads a session's history through: the per-request timeline (governed and raw
  * tokens by channel, the cache model's bill, next-step grounding with the spans each view lacked, governance
- * events) and its totals, the exact governed payload of any request, and the outputs governance offloaded in it.
+ * events) and its totals, the replayed governed payload of any request, and the outputs governance offloaded in
+ * it. These are a replay of the stored history now, not a recording of the requests sent.
  * The stored history is replayed as `ctxkit replay` replays it (`sessionReplaySettings`: the recorded model's
  * window, tokenizer and cache) with the extractive summarizer (viewing never calls a model); nothing is written.
+ * The replay gives the event loop a turn every few milliseconds; a session over the server's replay limits
+ * (`maxReplayMessages`, `maxReplayCharacters`) is refused with 422 `session_too_large`.
  *
  * @example
  * registerInspectorRoutes(app, context);
  */
 export function registerInspectorRoutes(app: Hono<ServerEnv>, context: ServerContext): void {
-  const { store, directory, engines, upstream } = context;
+  const { store, directory, engines, upstream, limits } = context;
   const cache = new TimelineCache();
 
   const timelineOf = async (tenant: string, id: string): Promise<SessionTimeline> => {
     const { record, storeId } = await directory.requireStored(tenant, id);
+    checkReplayMessages(id, record.messageCount, limits);
     const version = `${record.updatedAt}|${record.messageCount}|${record.nextSeq}`;
     return cache.get(`${tenant}\u0000${storeId}`, version, async () => {
       const settings = (await engines.engine(tenant)).settings;
       const rows = (await store.dumpSession(storeId)).rows;
       const messages = rows.map((row) => row.message).sort((a, b) => a.seq - b.seq);
+      checkReplayCharacters(id, messages, limits);
       const replay = await sessionReplaySettings(messages, settings, upstream?.model);
       const timeline = await buildTimeline(messages, replay);
       return {

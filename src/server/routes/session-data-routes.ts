@@ -6,11 +6,14 @@ import { HttpError, notFound } from "../http/http-error.ts";
 import type { ServerContext, ServerEnv } from "../server-context.ts";
 import { publicDump, publicMessages } from "../tenancy/tenant-session-id.ts";
 
-const STRATEGIES: readonly LoadStrategy[] = ["full", "recent", "all"];
+/** The stores' load strategies, and `summaries`: only the summaries stored in the session (superseded ones too). */
+type MessagesStrategy = LoadStrategy | "summaries";
+const STRATEGIES: readonly MessagesStrategy[] = ["full", "recent", "all", "summaries"];
 
 /**
- * Routes that read a session's stored data: its ctxkit JSONL export, its messages in view order, and the blobs
- * linked to it (a blob of another session — of any tenant — answers 404).
+ * Routes that read a session's stored data: its ctxkit JSONL export, its messages in view order (or only its
+ * summaries, without the history they replaced), and the blobs linked to it (a blob of another session — of any
+ * tenant — answers 404).
  *
  * @example
  * registerSessionDataRoutes(app, context);
@@ -36,11 +39,20 @@ export function registerSessionDataRoutes(app: Hono<ServerEnv>, context: ServerC
   app.get("/v1/sessions/:id/messages", async (c) => {
     const tenant = c.get("tenant");
     const owned = await directory.require(tenant, c.req.param("id"));
-    const strategy = (c.req.query("strategy") ?? "full") as LoadStrategy;
+    const strategy = (c.req.query("strategy") ?? "full") as MessagesStrategy;
     if (!STRATEGIES.includes(strategy)) {
       throw new HttpError(400, "invalid_input", `strategy must be one of ${STRATEGIES.join(", ")}`);
     }
     if (owned.kind === "reserved") return c.json({ messages: [] });
+    if (strategy === "summaries") {
+      const stored = await store.loadMessages(owned.storeId, { strategy: "all" });
+      return c.json({
+        messages: publicMessages(
+          tenant,
+          stored.filter((message) => message.kind === "summary"),
+        ),
+      });
+    }
     const load = async (loading: LoadStrategy) =>
       publicMessages(tenant, await store.loadMessages(owned.storeId, { strategy: loading }));
     if (strategy !== "all") return c.json({ messages: await load(strategy) });
