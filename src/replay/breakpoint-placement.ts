@@ -38,7 +38,9 @@ export function breakpointIndices(
   // The cache model bills prefixes too short to cache as uncached; the planner need not skip them.
   const planned = planAnthropicBreakpoints({
     messageCount: view.length,
-    newestAssistantIndex: view.findLastIndex((message, index) => index <= newest && message.role === "assistant"),
+    newestAssistantIndex: view.findLastIndex(
+      (message, index) => index <= newest && message.role === "assistant",
+    ),
     ephemeralTail: view.length - 1 - newest,
     hasTools: false,
     hasSystem: offset > 0,
