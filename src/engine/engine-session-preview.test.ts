@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { GovernanceEvent } from "../governance/events.ts";
-import { randomIds } from "../model/ids.ts";
+import { randomIds, sequentialIds } from "../model/ids.ts";
 import { MemorySessionStore } from "../store/memory/index.ts";
 import { FakeSummarizer } from "../test/fake-summarizer.ts";
 import { FakeTokenCounter } from "../test/fake-token-counter.ts";
@@ -69,5 +69,33 @@ describe("EngineSession.preview", () => {
     expect(prepared.events.map((event) => event.type)).toContain("compaction-end");
     expect(summarizer.requests.length).toBeGreaterThan(0);
     expect(events.map((event) => event.type)).toContain("compaction-end");
+  });
+
+  it("takes none of the session's ids: what the session writes next is named as without the preview", async () => {
+    const run = async (withPreview: boolean) => {
+      const engine = await createContextEngine({
+        store: new MemorySessionStore(),
+        policy: { compactionTrigger: 0.5 },
+        contextWindow: 16_000,
+        maxOutputTokens: 2_000,
+        tokenCounter: new FakeTokenCounter(),
+        summarizer: new FakeSummarizer(),
+        ids: sequentialIds(),
+        clock,
+      });
+      const session = engine.session("s");
+      for (let turn = 0; turn < 5; turn++) {
+        await session.addUser(`question ${turn} ${"q".repeat(2_400)}`);
+        await session.prepare({ system: SYSTEM });
+        await session.recordAssistant({ content: `answer ${turn}`, usage: { input: 1_000, output: 5 } });
+        await session.commit();
+      }
+      await session.addUser(`a long question ${"x".repeat(28_000)}`);
+      if (withPreview) await session.preview({ system: SYSTEM });
+      const prepared = await session.prepare({ system: SYSTEM });
+      const reply = await session.recordAssistant({ content: "ok" });
+      return [...prepared.messages.map((message) => message.id), reply.id];
+    };
+    expect(await run(true)).toEqual(await run(false));
   });
 });

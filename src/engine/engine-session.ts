@@ -8,6 +8,8 @@ import { inspectPayload } from "../assembly/inspect.ts";
 import { contextStats, type ContextStats } from "../assembly/context-stats.ts";
 import { Conversation, type AssistantInput, type ToolResultInput } from "../conversation/conversation.ts";
 import { NotFoundError, ValidationError } from "../errors/errors.ts";
+import { remapAnchors } from "../governance/anchor-remap.ts";
+import { randomIds } from "../model/ids.ts";
 import type { GovernanceEvent } from "../governance/events.ts";
 import { Governor, type GovernorOptions, type RequestTokens } from "../governance/governor.ts";
 import { MemoryOffloadStore } from "../governance/offload-store.ts";
@@ -188,6 +190,8 @@ export class EngineSession {
     const copy = new Governor({
       ...this.#governorOptions(),
       summarizer: createExtractiveSummarizer({ counter: this.#settings.counter }),
+      // Its own ids: taking the session's would change the ids of what the session writes next.
+      ids: randomIds,
       // Reads the session's offloads; what the copy offloads stays in memory.
       offloadStore: {
         putText: (content) => offloads.putText(content),
@@ -233,7 +237,10 @@ export class EngineSession {
       inspection: inspectPayload(payload, system.sections, governor.tokensOf, governed.events),
       checkpoint: governed.checkpoint,
       loop: governed.loop,
-      ...(governed.cacheAnchors !== undefined && { cacheAnchors: governed.cacheAnchors }),
+      // Positions in the governed view; the payload leaves out its system messages.
+      ...(governed.cacheAnchors !== undefined && {
+        cacheAnchors: remapAnchors(governed.cacheAnchors, governed.messages, payload.messages),
+      }),
     });
     return { prepared, fixedTokens };
   }

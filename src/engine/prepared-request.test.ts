@@ -4,7 +4,11 @@ import type { LanguageModelV4GenerateResult } from "@ai-sdk/provider";
 import { generateText, streamText } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { afterEach, describe, expect, it } from "vitest";
+import type OpenAI from "openai";
 import { toAnthropic } from "../formats/providers/anthropic/to-anthropic.ts";
+import { fromOpenAIChat } from "../formats/providers/openai-chat/index.ts";
+import { DEFAULT_PRICES } from "../pricing/model-prices.ts";
+import { conversationDump } from "../store/jsonl/conversation-dump.ts";
 import { breakpointIndices } from "../replay/breakpoint-placement.ts";
 import { sequentialIds } from "../model/ids.ts";
 import { resolveModel } from "../providers/resolve-model.ts";
@@ -146,6 +150,50 @@ describe("PreparedRequest.toAnthropic", () => {
     expect(aiSdk[4]!.role).toBe("tool");
     expect(aiSdk[4]!.providerOptions?.["anthropic"]?.["cacheControl"]).toEqual({ type: "ephemeral" });
     expect(aiSdk[5]!.providerOptions?.["anthropic"]?.["cacheControl"]).toBeUndefined();
+  });
+
+  it("keeps the anchor on its message when the stored history holds system messages (the payload leaves them out)", async () => {
+    const anchored = async (withSystem: boolean) => {
+      const chat: OpenAI.ChatCompletionMessageParam[] = [
+        ...(withSystem ? [{ role: "system" as const, content: "You are a coding agent." }] : []),
+        { role: "user", content: "Fix the failing test" },
+      ];
+      for (let index = 0; index < 3; index++) {
+        chat.push({
+          role: "assistant",
+          content: null,
+          tool_calls: [
+            {
+              id: `c${index}`,
+              type: "function",
+              function: { name: "read_file", arguments: `{"i":${index}}` },
+            },
+          ],
+        });
+        chat.push({ role: "tool", tool_call_id: `c${index}`, content: `const v${index} = 1;\n`.repeat(100) });
+      }
+      const store = new MemorySessionStore();
+      const messages = fromOpenAIChat(chat, { sessionId: "x" });
+      await store.restoreSession(
+        conversationDump(
+          { id: "x", format: "openai-chat", source: "test", messages },
+          { now: "2026-03-01T12:00:00Z", prices: DEFAULT_PRICES },
+        ),
+      );
+      const engine = await createContextEngine({
+        store,
+        contextWindow: 100_000,
+        maxOutputTokens: 2_000,
+        tokenCounter: new FakeTokenCounter(),
+        summarizer: new FakeSummarizer(),
+        ids: sequentialIds(),
+        clock: () => new Date("2026-03-01T12:00:00Z"),
+      });
+      const request = await engine.session("x").prepare({ system: SYSTEM });
+      expect(request.cacheAnchors.length).toBeGreaterThan(0);
+      return request.cacheAnchors.map((anchor) => request.messages[anchor]!.content);
+    };
+    expect(await anchored(true)).toEqual(await anchored(false));
   });
 
   it("without breakpoints is exactly the converter's payload plus the tools", async () => {

@@ -4,6 +4,7 @@ import { toolResultIndex, withCompactSummary } from "../model/compact-summary.ts
 import type { Message } from "../model/message.ts";
 import { currentTurnStart, opensTurn } from "../model/turns.ts";
 import { repairOrphans } from "../conversation/orphan-repair.ts";
+import { remapAnchors } from "./anchor-remap.ts";
 import type { Summarizer } from "../summarize/summarizer.ts";
 import type { TokenCounter } from "../tokens/token-counter.ts";
 import { UsageAnchor } from "./usage-anchor.ts";
@@ -353,7 +354,9 @@ export class Governor {
         }),
       },
       checkpoint,
-      ...(anchors.length > 0 && { cacheAnchors: anchors.filter((anchor) => anchor < messages.length) }),
+      // The anchors are positions in the view; `messages` went through orphan repair (results inserted, orphans
+      // dropped), so each is moved onto its message there.
+      ...(anchors.length > 0 && { cacheAnchors: remapAnchors(anchors, this.#state.view, messages) }),
       ...(loop !== undefined && { loop }),
     };
   }

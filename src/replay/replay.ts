@@ -101,11 +101,15 @@ export interface ReplayOptions extends Omit<GovernorOptions, "onEvent"> {
   /** The summarizing model's prices, in units of the session model's input price (default: the same model). */
   readonly summaryPrices?: SummarizerPrice;
   readonly retention?: RetentionScorer;
-  /** Called with each governed request (e.g. to dump it) and what it measured. */
+  /**
+   * Called with each governed request (e.g. to dump it), what it measured, and the governor's cache anchors
+   * (indices in `view`; the replay priced breakpoints there).
+   */
   readonly onRequest?: (
     index: number,
     view: readonly Message[],
     measured: MeteredRequest,
+    cacheAnchors: readonly number[],
   ) => void | Promise<void>;
   readonly onProgress?: (done: number, total: number) => void;
   /**
@@ -358,7 +362,7 @@ export async function replayConversation(
       totals.maxGovernedTokens = Math.max(totals.maxGovernedTokens, step.governedTokens);
       totals.compactions += events.filter((type) => type === "compaction-end").length;
       options.retention?.observe(history, step.view);
-      await options.onRequest?.(index, step.view, measured);
+      await options.onRequest?.(index, step.view, measured, step.cacheAnchors ?? []);
       const grounding = measured.grounding;
       requests.push({
         index,

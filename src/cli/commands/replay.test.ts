@@ -5,6 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCliChild } from "../../../test/support/run-cli-child.ts";
+import { preset } from "../../governance/presets.ts";
+import { replayPolicy } from "./run-replay.ts";
 import { transcriptPath } from "../../../test/support/transcripts.ts";
 
 const home = mkdtempSync(join(tmpdir(), "ctxkit-replay-dump-"));
@@ -79,5 +81,18 @@ describe("ctxkit replay with a window too small", () => {
     const fits = await runCliChild(["replay", spotter, "--window", "48000"], { home });
     expect(fits.stdout).toMatch(/, 0 refused\./);
     expect(fits.stdout).toMatch(/\(\d+\.\d% below no governance\)/);
+  });
+});
+
+describe("replayPolicy", () => {
+  it("puts the flags' pricing and cache TTL over a preset that filled in every default", () => {
+    const aggressive = preset("aggressive");
+    expect(aggressive.pricing).toBe("anthropic");
+    const policy = replayPolicy(aggressive, "openai", "1h");
+    expect(policy).toMatchObject({
+      pricing: "openai",
+      cacheTtl: "1h",
+      groundingTarget: aggressive.groundingTarget,
+    });
   });
 });

@@ -7,6 +7,7 @@ import { fromFileSystemError } from "../../errors/file-access-error.ts";
 import { governancePolicySchema, type GovernancePolicyInput } from "../../governance/policy.ts";
 import { preset } from "../../governance/presets.ts";
 import { validate } from "../../model/schemas.ts";
+import { anchorPositions } from "../../formats/providers/anchor-positions.ts";
 import { toAnthropic, withAnthropicBreakpoints } from "../../formats/providers/anthropic/index.ts";
 import { toOpenAIChatJson } from "../../formats/providers/index.ts";
 import { importTranscriptFile, type ImportedConversation } from "../../formats/transcripts/index.ts";
@@ -84,6 +85,22 @@ async function policyFrom(options: z.output<typeof optionsSchema>): Promise<Gove
   return options.preset !== undefined ? preset(options.preset, overrides) : overrides;
 }
 
+/**
+ * The replay's governance policy: the preset's or config file's (which come with every default filled in), with
+ * what the flags decide on top: the prices the replay bills (`--pricing`, or the model's provider) and the cache
+ * TTL (`--cache-ttl`), so governance weighs the cache the meter bills.
+ *
+ * @example
+ * replayPolicy(preset("aggressive"), "openai", "1h"); // { ...aggressive, pricing: "openai", cacheTtl: "1h" }
+ */
+export function replayPolicy(
+  policy: GovernancePolicyInput,
+  pricing: NonNullable<GovernancePolicyInput["pricing"]>,
+  cacheTtl: NonNullable<GovernancePolicyInput["cacheTtl"]>,
+): GovernancePolicyInput {
+  return { ...policy, pricing, cacheTtl };
+}
+
 /** Writes one dumped request; a failure stops the replay with a typed error naming the file. */
 async function dump(folder: string, name: string, body: object): Promise<void> {
   const path = join(folder, name);
@@ -121,20 +138,30 @@ export async function runReplay(file: string, raw: Record<string, unknown>, io: 
     reservedOutputTokens: reservedOutputTokens({ contextWindow, maxOutputTokens: model.maxOutputTokens }),
     counter,
     summarizer: createExtractiveSummarizer({ counter }),
-    policy: { pricing: cache.provider, cacheTtl: options.cacheTtl, ...policy },
+    policy: replayPolicy(policy, cache.provider, options.cacheTtl),
     cache,
     breakpoints: options.breakpoints,
     longTtl: options.cacheTtl === "1h",
     retention,
     onProgress: (done, total) => progress.update(done, total),
     ...(options.dump !== undefined && {
-      onRequest: async (index, view) => {
+      onRequest: async (index, view, _measured, cacheAnchors) => {
         await dump(options.dump!, `request-${index}.json`, { index, messages: toOpenAIChatJson(view) });
         if (options.dumpProvider === "anthropic") {
-          // What ctxkit would send Claude: the Anthropic payload with its cache breakpoints.
-          const payload = withAnthropicBreakpoints(toAnthropic(view), {
+          // What ctxkit would send Claude: the Anthropic payload with its cache breakpoints, on the governor's
+          // anchors too (as the replay priced them).
+          const converted = toAnthropic(view);
+          const anchors = anchorPositions(
+            view,
+            cacheAnchors,
+            (prefix) => toAnthropic(prefix).messages,
+            (message) => (typeof message.content === "string" ? [message.content] : message.content),
+            converted.messages,
+          );
+          const payload = withAnthropicBreakpoints(converted, {
             model: modelId,
             ...(options.cacheTtl === "1h" && { ttl: "1h" as const }),
+            anchors: anchors.map(({ message, parts }) => ({ message, blocks: parts })),
           });
           await dump(options.dump!, `request-${index}.anthropic.json`, { index, ...payload });
         }
