@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { GovernanceEvent } from "../governance/events.ts";
-import { randomIds, sequentialIds } from "../model/ids.ts";
+import { randomIds, sequentialIds, type IdGenerator } from "../model/ids.ts";
 import { MemorySessionStore } from "../store/memory/index.ts";
 import { FakeSummarizer } from "../test/fake-summarizer.ts";
 import { FakeTokenCounter } from "../test/fake-token-counter.ts";
@@ -9,7 +9,12 @@ import { createContextEngine } from "./context-engine.ts";
 const clock = () => new Date("2026-03-01T12:00:00Z");
 const SYSTEM = "You are a test agent.";
 
-function engineOver(store: MemorySessionStore, summarizer: FakeSummarizer, events: GovernanceEvent[] = []) {
+function engineOver(
+  store: MemorySessionStore,
+  summarizer: FakeSummarizer,
+  events: GovernanceEvent[] = [],
+  ids: IdGenerator = randomIds,
+) {
   return createContextEngine({
     store,
     policy: { compactionTrigger: 0.5 },
@@ -18,21 +23,22 @@ function engineOver(store: MemorySessionStore, summarizer: FakeSummarizer, event
     tokenCounter: new FakeTokenCounter(),
     summarizer,
     // Two engines over one store (before and after a restart) must not make the same ids.
-    ids: randomIds,
+    ids,
     clock,
     onEvent: (event) => events.push(event),
   });
 }
 
-/** A session of `turns` committed turns of ~600 tokens each. */
-async function storedSession(store: MemorySessionStore, turns: number): Promise<void> {
-  const session = (await engineOver(store, new FakeSummarizer())).session("s");
+/** A session of `turns` committed turns of ~600 tokens each (the live session that stored them). */
+async function storedSession(store: MemorySessionStore, turns: number, ids?: IdGenerator) {
+  const session = (await engineOver(store, new FakeSummarizer(), [], ids)).session("s");
   for (let turn = 0; turn < turns; turn++) {
     await session.addUser(`question ${turn} ${"q".repeat(2_400)}`);
     await session.prepare({ system: SYSTEM });
     await session.recordAssistant({ content: `answer ${turn}`, usage: { input: 1_000, output: 5 } });
     await session.commit();
   }
+  return session;
 }
 
 describe("EngineSession.preview", () => {
@@ -73,23 +79,7 @@ describe("EngineSession.preview", () => {
 
   it("takes none of the session's ids: what the session writes next is named as without the preview", async () => {
     const run = async (withPreview: boolean) => {
-      const engine = await createContextEngine({
-        store: new MemorySessionStore(),
-        policy: { compactionTrigger: 0.5 },
-        contextWindow: 16_000,
-        maxOutputTokens: 2_000,
-        tokenCounter: new FakeTokenCounter(),
-        summarizer: new FakeSummarizer(),
-        ids: sequentialIds(),
-        clock,
-      });
-      const session = engine.session("s");
-      for (let turn = 0; turn < 5; turn++) {
-        await session.addUser(`question ${turn} ${"q".repeat(2_400)}`);
-        await session.prepare({ system: SYSTEM });
-        await session.recordAssistant({ content: `answer ${turn}`, usage: { input: 1_000, output: 5 } });
-        await session.commit();
-      }
+      const session = await storedSession(new MemorySessionStore(), 5, sequentialIds());
       await session.addUser(`a long question ${"x".repeat(28_000)}`);
       if (withPreview) await session.preview({ system: SYSTEM });
       const prepared = await session.prepare({ system: SYSTEM });

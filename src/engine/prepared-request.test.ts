@@ -24,9 +24,9 @@ const TOOLS: ToolDefinition[] = [
   { name: "bash", inputSchema: { type: "object", properties: { command: { type: "string" } } } },
 ];
 
-async function engine(policy = {}) {
+async function engine(policy = {}, store = new MemorySessionStore()) {
   return createContextEngine({
-    store: new MemorySessionStore(),
+    store,
     policy,
     contextWindow: 100_000,
     maxOutputTokens: 2_000,
@@ -180,16 +180,7 @@ describe("PreparedRequest.toAnthropic", () => {
           { now: "2026-03-01T12:00:00Z", prices: DEFAULT_PRICES },
         ),
       );
-      const engine = await createContextEngine({
-        store,
-        contextWindow: 100_000,
-        maxOutputTokens: 2_000,
-        tokenCounter: new FakeTokenCounter(),
-        summarizer: new FakeSummarizer(),
-        ids: sequentialIds(),
-        clock: () => new Date("2026-03-01T12:00:00Z"),
-      });
-      const request = await engine.session("x").prepare({ system: SYSTEM });
+      const request = await (await engine({}, store)).session("x").prepare({ system: SYSTEM });
       expect(request.cacheAnchors.length).toBeGreaterThan(0);
       return request.cacheAnchors.map((anchor) => request.messages[anchor]!.content);
     };

@@ -11,6 +11,7 @@ import type { AnthropicRequestPayload } from "../formats/providers/anthropic/ant
 import { toAnthropicTools } from "../formats/providers/anthropic/anthropic-tools.ts";
 import type { CacheTtl } from "../formats/providers/anthropic/cache-breakpoints.ts";
 import { ephemeralTail } from "../formats/providers/anthropic/ephemeral-tail.ts";
+import { anthropicAnchors } from "../formats/providers/anthropic/anthropic-anchors.ts";
 import { toAnthropic } from "../formats/providers/anthropic/to-anthropic.ts";
 import { withAnthropicBreakpoints } from "../formats/providers/anthropic/with-anthropic-breakpoints.ts";
 import { toGemini } from "../formats/providers/gemini/index.ts";
@@ -129,18 +130,11 @@ export class PreparedRequest {
     const tail = this.payload.messages.slice(
       this.payload.messages.length - ephemeralTail(this.payload.messages),
     );
-    const anchors = anchorPositions(
-      messages,
-      this.#anchorIndices(messages),
-      (prefix) => toAnthropic(prefix).messages,
-      (message) => (typeof message.content === "string" ? [message.content] : message.content),
-      converted.messages,
-    );
     return withAnthropicBreakpoints(payload, {
       ...(options.model !== undefined && { model: options.model }),
       ...(options.cacheTtl !== undefined && { ttl: options.cacheTtl }),
       ephemeralBlocks: tail.reduce((sum, message) => sum + message.content.length, 0),
-      anchors: anchors.map(({ message, parts }) => ({ message, blocks: parts })),
+      anchors: anthropicAnchors(messages, this.#anchorIndices(messages), converted.messages),
     });
   }
 

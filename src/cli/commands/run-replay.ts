@@ -7,8 +7,11 @@ import { fromFileSystemError } from "../../errors/file-access-error.ts";
 import { governancePolicySchema, type GovernancePolicyInput } from "../../governance/policy.ts";
 import { preset } from "../../governance/presets.ts";
 import { validate } from "../../model/schemas.ts";
-import { anchorPositions } from "../../formats/providers/anchor-positions.ts";
-import { toAnthropic, withAnthropicBreakpoints } from "../../formats/providers/anthropic/index.ts";
+import {
+  anthropicAnchors,
+  toAnthropic,
+  withAnthropicBreakpoints,
+} from "../../formats/providers/anthropic/index.ts";
 import { toOpenAIChatJson } from "../../formats/providers/index.ts";
 import { importTranscriptFile, type ImportedConversation } from "../../formats/transcripts/index.ts";
 import { replayConversation, type ReplayRequest, type ReplayTotals } from "../../replay/replay.ts";
@@ -151,17 +154,10 @@ export async function runReplay(file: string, raw: Record<string, unknown>, io: 
           // What ctxkit would send Claude: the Anthropic payload with its cache breakpoints, on the governor's
           // anchors too (as the replay priced them).
           const converted = toAnthropic(view);
-          const anchors = anchorPositions(
-            view,
-            cacheAnchors,
-            (prefix) => toAnthropic(prefix).messages,
-            (message) => (typeof message.content === "string" ? [message.content] : message.content),
-            converted.messages,
-          );
           const payload = withAnthropicBreakpoints(converted, {
             model: modelId,
             ...(options.cacheTtl === "1h" && { ttl: "1h" as const }),
-            anchors: anchors.map(({ message, parts }) => ({ message, blocks: parts })),
+            anchors: anthropicAnchors(view, cacheAnchors, converted.messages),
           });
           await dump(options.dump!, `request-${index}.anthropic.json`, { index, ...payload });
         }

@@ -41,6 +41,20 @@ describe("API keys", () => {
   });
 });
 
+/** A key file as written before keys had limits or permissions: one key of tenant acme. */
+function legacyKeyFile(): { path: string; old: ReturnType<typeof generateApiKey> } {
+  const path = join(folder(), "keys.json");
+  const old = generateApiKey();
+  writeFileSync(
+    path,
+    JSON.stringify({
+      version: 1,
+      keys: [{ id: old.id, tenant: "acme", hash: old.hash, createdAt: "2026-01-01T00:00:00.000Z" }],
+    }),
+  );
+  return { path, old };
+}
+
 describe("JsonFileKeyStore", () => {
   it("stores only hashes, in a file only its owner can read, and sees keys another process adds", async () => {
     const path = join(folder(), "nested", "keys.json");
@@ -59,15 +73,7 @@ describe("JsonFileKeyStore", () => {
   });
 
   it("keeps a key's own limits, and loads a file written before keys had limits", async () => {
-    const path = join(folder(), "keys.json");
-    const old = generateApiKey();
-    writeFileSync(
-      path,
-      JSON.stringify({
-        version: 1,
-        keys: [{ id: old.id, tenant: "acme", hash: old.hash, createdAt: "2026-01-01T00:00:00.000Z" }],
-      }),
-    );
+    const { path, old } = legacyKeyFile();
     const keys = new JsonFileKeyStore(path);
     expect(await keys.verify(old.key)).toEqual({ keyId: old.id, tenant: "acme" });
     const limits = {
@@ -86,15 +92,7 @@ describe("JsonFileKeyStore", () => {
   });
 
   it("keeps a key's permissions, and loads a file written before keys had permissions (they have none)", async () => {
-    const path = join(folder(), "keys.json");
-    const old = generateApiKey();
-    writeFileSync(
-      path,
-      JSON.stringify({
-        version: 1,
-        keys: [{ id: old.id, tenant: "acme", hash: old.hash, createdAt: "2026-01-01T00:00:00.000Z" }],
-      }),
-    );
+    const { path, old } = legacyKeyFile();
     const keys = new JsonFileKeyStore(path);
     const { key, record } = await keys.create("monitoring", "prometheus", undefined, ["metrics", "metrics"]);
     expect(record.permissions).toEqual(["metrics"]);

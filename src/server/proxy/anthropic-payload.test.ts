@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import {
+  anthropicAnchors,
   fromAnthropic,
   toAnthropic,
   type AnthropicMessage,
 } from "../../formats/providers/anthropic/index.ts";
-import { anthropicAnchorsOf, governedAnthropicMessages, withOpeningSystem } from "./anthropic-payload.ts";
+import { governedAnthropicMessages, withOpeningSystem } from "./anthropic-payload.ts";
 
 /** A client's Anthropic history: the task, two tool rounds, then a new user turn after the last result. */
 const client: AnthropicMessage[] = [
@@ -51,7 +52,7 @@ describe("the Messages proxy's cache anchors", () => {
   it("leaves out an anchor whose prefix does not convert to a prefix of the request", () => {
     const history = fromAnthropic({ messages: client });
     const converted = toAnthropic(history).messages;
-    expect(anthropicAnchorsOf(history, [0, 3], converted)).toEqual([
+    expect(anthropicAnchors(history, [0, 3], converted)).toEqual([
       { message: 0, blocks: 1 },
       { message: 3, blocks: 1 },
     ]);
@@ -59,6 +60,6 @@ describe("the Messages proxy's cache anchors", () => {
     const reordered = converted.map((message, index) =>
       index === 3 ? { ...message, content: [{ type: "text" as const, text: "moved" }] } : message,
     );
-    expect(anthropicAnchorsOf(history, [3], reordered)).toEqual([]);
+    expect(anthropicAnchors(history, [3], reordered)).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
-import { anchorPositions } from "../../formats/providers/anchor-positions.ts";
 import {
+  anthropicAnchors,
   toAnthropic,
   withAnthropicBreakpoints,
   type AnthropicAnchor,
@@ -22,9 +22,6 @@ export interface GovernedAnthropicMessages {
   readonly messages: AnthropicMessage[];
   readonly anchors: AnthropicAnchor[];
 }
-
-const blocksOf = (message: AnthropicMessage): readonly unknown[] =>
-  typeof message.content === "string" ? [message.content] : message.content;
 
 type ClientMessage = { readonly role?: unknown; readonly content?: unknown };
 
@@ -75,14 +72,11 @@ export function governedAnthropicMessages(
     kept--;
     head = toAnthropic(messages.slice(0, cut)).messages;
   }
-  const converted = messages.slice(0, cut);
-  const anchors = anchorPositions(
-    converted,
+  const anchors = anthropicAnchors(
+    messages.slice(0, cut),
     (governed.cacheAnchors ?? []).filter((anchor) => anchor < cut),
-    (prefix) => toAnthropic(prefix).messages,
-    blocksOf,
     head,
-  ).map(({ message, parts }) => ({ message, blocks: parts }));
+  );
   return { messages: [...head, ...(client.slice(client.length - kept) as AnthropicMessage[])], anchors };
 }
 
@@ -157,24 +151,4 @@ export function withCompletedBreakpoints<Request extends { messages: AnthropicMe
     ephemeralBlocks: options.ephemeralBlocks,
     ...(options.anchors !== undefined && { anchors: options.anchors }),
   });
-}
-
-/**
- * Where the governor's cache anchors (`anchors`, indices in `messages`) fall in `toAnthropic(messages)`.
- *
- * @example
- * withCompletedBreakpoints(body, { model, ephemeralBlocks: 0, anchors: anthropicAnchorsOf(view, prepared.cacheAnchors) });
- */
-export function anthropicAnchorsOf(
-  messages: readonly Message[],
-  anchors: readonly number[],
-  converted: readonly AnthropicMessage[] = toAnthropic(messages).messages,
-): AnthropicAnchor[] {
-  return anchorPositions(
-    messages,
-    anchors,
-    (prefix) => toAnthropic(prefix).messages,
-    blocksOf,
-    converted,
-  ).map(({ message, parts }) => ({ message, blocks: parts }));
 }

@@ -2,6 +2,7 @@ import type { Context, Hono } from "hono";
 import type { PreparedRequest } from "../../engine/prepared-request.ts";
 import { CtxkitError } from "../../errors/ctxkit-error.ts";
 import {
+  anthropicAnchors,
   ephemeralTail,
   fromAnthropic,
   toAnthropic,
@@ -15,7 +16,6 @@ import { HttpError } from "../http/http-error.ts";
 import { readJson } from "../http/json-body.ts";
 import { sessionHeaderValue, sessionIdFromHeader } from "../http/session-header.ts";
 import {
-  anthropicAnchorsOf,
   governedAnthropicMessages,
   splitOpeningSystem,
   withCompletedBreakpoints,
@@ -275,7 +275,7 @@ async function stateful(
           {
             model,
             ephemeralBlocks: ephemeralBlocksOf(prepared.messages),
-            anchors: anthropicAnchorsOf(view, prepared.cacheAnchors, messages),
+            anchors: anthropicAnchors(view, prepared.cacheAnchors, messages),
           },
         );
       },

@@ -106,12 +106,7 @@ export async function readDumpExtras(
       .where("l.session_id", "=", sessionId)
       .orderBy(dialect.bytewise("b.ref")),
   );
-  const blobs = blobRows.map((row) => ({
-    ref: row.ref,
-    mediaType: row.media_type,
-    isText: flagOf(row.is_text),
-    bytes: bytesOf(row.content),
-  }));
+  const blobs = blobRows.map(blobDataOf);
   const syncRows = await queries.all<SyncRow>(
     syncSelect(database).where("x.session_id", "=", sessionId).orderBy(dialect.bytewise("x.agent")),
   );
@@ -130,14 +125,16 @@ export async function readBlob(
       .select(["b.ref", "b.media_type", "b.is_text", "b.content"])
       .where("b.ref", "=", ref),
   );
-  return (
-    row && {
-      ref: row.ref,
-      mediaType: row.media_type,
-      isText: flagOf(row.is_text),
-      bytes: bytesOf(row.content),
-    }
-  );
+  return row && blobDataOf(row);
+}
+
+function blobDataOf(row: BlobRow): BlobData {
+  return {
+    ref: row.ref,
+    mediaType: row.media_type,
+    isText: flagOf(row.is_text),
+    bytes: bytesOf(row.content),
+  };
 }
 
 const currentGovernorState = preparedQuery<{ session_id: string }, { state: string }>(

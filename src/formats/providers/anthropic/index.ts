@@ -15,6 +15,7 @@ export {
   DEFAULT_MIN_CACHEABLE_TOKENS,
   anthropicMinimumCacheableTokens,
 } from "../../../pricing/cache-minimums.ts";
+export { anthropicAnchors } from "./anthropic-anchors.ts";
 export { ephemeralTail } from "./ephemeral-tail.ts";
 export {
   anthropicBreakpointsOf,
