@@ -13,7 +13,17 @@ import type { GovernancePolicyInput } from "../src/governance/policy.ts";
 import { createExtractiveSummarizer } from "../src/summarize/index.ts";
 import type { TokenCounter } from "../src/tokens/token-counter.ts";
 import { calibrateCache, type CacheCalibration } from "./support/cache-calibration.ts";
-import { AGE_BUCKETS, countReuse, emptyReuseCounts, reuseRates } from "./support/reuse-rates.ts";
+import { DEFAULT_REUSE_RATES } from "../src/governance/reuse-rates.ts";
+import type { ContextKind } from "../src/metrics/context-kind.ts";
+import {
+  AGE_BUCKETS,
+  countReuse,
+  emptyReuseCounts,
+  fittedReuseRates,
+  reuseRates,
+  withoutCounts,
+  type ReuseCounts,
+} from "./support/reuse-rates.ts";
 import { summaryCoverage } from "./support/summary-coverage.ts";
 import { agentOf, recordedWindow, sharedCorpus, type CorpusConversation } from "./support/corpus.ts";
 import { PROVIDERS, runPolicy, type BenchProvider, type PolicyRun } from "./support/policy-runs.ts";
@@ -229,8 +239,16 @@ function verdicts(totals: readonly Total[]): string[] {
 }
 
 /** ctxkit's default with one setting changed: what each default buys (documented in docs/policy.md). */
-const VARIANTS: readonly { readonly label: string; readonly policy: GovernancePolicyInput }[] = [
+/** A variant's policy: the same for every session, or one made for each (held-out reuse rates). */
+type VariantPolicy = GovernancePolicyInput | ((entry: CorpusConversation) => GovernancePolicyInput);
+
+const VARIANTS: readonly { readonly label: string; readonly policy: VariantPolicy }[] = [
   { label: "default", policy: {} },
+  {
+    label: "reuse rates measured on the other sessions (held out)",
+    policy: (entry) => ({ reuseRates: heldOutRates(entry) }),
+  },
+
   { label: "groundingTarget 0.99", policy: { groundingTarget: 0.99 } },
   { label: "groundingTarget 0.9", policy: { groundingTarget: 0.9 } },
   { label: "groundingTarget 0 (keep nothing for grounding)", policy: { groundingTarget: 0 } },
@@ -250,7 +268,13 @@ async function variantsTable(corpus: readonly CorpusConversation[], counter: Tok
       runs.push(
         await runPolicy(
           entry,
-          { kind: "governor", name: variant.label, policy: variant.policy, ctxkit: true, window: "recorded" },
+          {
+            kind: "governor",
+            name: variant.label,
+            policy: typeof variant.policy === "function" ? variant.policy(entry) : variant.policy,
+            ctxkit: true,
+            window: "recorded",
+          },
           { window: recordedWindow(entry.name), counter, asRun: false },
         ),
       );
@@ -274,11 +298,31 @@ async function variantsTable(corpus: readonly CorpusConversation[], counter: Tok
   );
 }
 
-/** The measured reuse rates behind governance's "still needed" rule (src/governance/reuse-rates.ts). */
-function reuseTable(corpus: readonly CorpusConversation[]): string {
-  const counts = emptyReuseCounts();
-  for (const entry of corpus) countReuse(entry.messages, counts);
+/** Each session's reuse counts, and the corpus's (set by `countCorpusReuse`). */
+const reuseCounts = new Map<CorpusConversation, ReuseCounts>();
+let corpusReuse = emptyReuseCounts();
+
+/** Counts what the agent used again in each session of `corpus`. */
+function countCorpusReuse(corpus: readonly CorpusConversation[]): void {
+  corpusReuse = emptyReuseCounts();
+  for (const entry of corpus) {
+    const counts = emptyReuseCounts();
+    countReuse(entry.messages, counts);
+    countReuse(entry.messages, corpusReuse);
+    reuseCounts.set(entry, counts);
+  }
+}
+
+/** The fitted rates of every session but `entry`: what governance would use had `entry` not been measured. */
+function heldOutRates(entry: CorpusConversation): Record<ContextKind, number[]> {
+  return fittedReuseRates(withoutCounts(corpusReuse, reuseCounts.get(entry)!));
+}
+
+/** The measured reuse rates behind governance's "still needed" rule, and their fit (src/governance/reuse-rates.ts). */
+function reuseTable(): string {
+  const counts = corpusReuse;
   const rates = reuseRates(counts);
+  const fitted = fittedReuseRates(counts);
   const label = (bucket: (typeof AGE_BUCKETS)[number]) =>
     bucket.to === Number.POSITIVE_INFINITY
       ? `${bucket.from}+`
@@ -287,10 +331,18 @@ function reuseTable(corpus: readonly CorpusConversation[]): string {
         : `${bucket.from}–${bucket.to}`;
   return markdownTable(
     ["kind of context (pieces)", ...AGE_BUCKETS.map((bucket) => `age ${label(bucket)}`)],
-    Object.entries(rates).map(([kind, row]) => [
-      `${kind} (${counts[kind as keyof typeof counts].pieces})`,
-      ...row.map((rate) => pct(rate)),
+    Object.entries(rates).flatMap(([kind, row]) => [
+      [`${kind} (${counts[kind as ContextKind].pieces})`, ...row.map((rate) => pct(rate))],
+      [`${kind}, fitted`, ...fitted[kind as ContextKind].map((rate) => pct(rate))],
     ]),
+  );
+}
+
+/** Whether the rates governance ships are today's fit (to their three decimals). */
+function shippedRatesAreTodays(): boolean {
+  const fitted = fittedReuseRates(corpusReuse);
+  return Object.entries(DEFAULT_REUSE_RATES).every(([kind, row]) =>
+    row.every((rate, bucket) => Math.abs(rate - fitted[kind as ContextKind][bucket]!) < 0.0005 + 1e-9),
   );
 }
 
@@ -369,6 +421,7 @@ export default async function policies(): Promise<BenchSection> {
   const corpus = (await sharedCorpus(counter)).filter(
     (entry) => entry.tokens >= MIN_TOKENS && entry.requests >= MIN_REQUESTS,
   );
+  countCorpusReuse(corpus);
   const real = await replayAll(corpus, realWindow, counter, true, "real windows");
   const same = await replayAll(corpus, () => SAME_WINDOW, counter, false, `${SAME_WINDOW / 1000}k`);
   const realTotals = benchPolicies.map((policy, index) =>
@@ -515,20 +568,26 @@ export default async function policies(): Promise<BenchSection> {
     "",
     "### What each default buys",
     "",
-    "ctxkit's default at the recorded agents' windows with one setting changed (docs/policy.md explains each):",
+    "ctxkit's default at the recorded agents' windows with one setting changed (docs/policy.md explains each). " +
+      "The default's reuse rates were measured on these sessions; the held-out row gives each session the rates " +
+      "fitted on the 18 others (`reuseRates`), as a session ctxkit has never seen gets them:",
     "",
     await variantsTable(corpus, counter),
     "",
     "### What the agent uses again: the rates behind `groundingTarget`",
     "",
     "Of the requests a piece of context was in the history for, at each age (requests since it arrived), the share " +
-      "whose reply used it — copied a span no newer message held (bench/support/reuse-rates.ts). ctxkit keeps a " +
-      "piece verbatim while this rate is at least 1 − `groundingTarget` (2% by default) or keeping it costs less " +
-      "than the rate times reading it again. The rates it uses (src/governance/reuse-rates.ts) were measured in " +
-      "this way when they were set, by an earlier version of this count: they differ from this table by up to " +
-      "about a point, and they come from the same sessions this section scores (in-sample).",
+      "whose reply used it — copied a span no newer message held (bench/support/reuse-rates.ts) — and below each " +
+      "kind its fit: the closest sequence that does not rise with age, each age weighted by the requests it counted " +
+      "(a piece cannot grow likelier to be used with age; governance relies on it, letting a piece go for good once " +
+      "its chance falls). ctxkit keeps a piece verbatim while this rate is at least 1 − `groundingTarget` (2% by " +
+      "default) or keeping it costs less than the rate times reading it again. " +
+      (shippedRatesAreTodays()
+        ? "The rates governance ships (src/governance/reuse-rates.ts) are this fit, so they come from the sessions " +
+          "this section scores (in-sample): the held-out row above shows what that is worth."
+        : "**The rates governance ships (src/governance/reuse-rates.ts) differ from this fit: update them.**"),
     "",
-    reuseTable(corpus),
+    reuseTable(),
     "",
     "### Summaries against Claude Code's own",
     "",

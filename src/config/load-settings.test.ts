@@ -161,6 +161,31 @@ describe("loadSettings", () => {
   });
 });
 
+describe("loadSettings: settings whose value is an object", () => {
+  const rates = [0.5, 0.2, 0.1, 0.05, 0.03, 0.02, 0.01, 0.005, 0.001, 0];
+
+  it("reads the policy's reuse rates from a file and, as JSON, from a variable", () => {
+    const { cwd, home, projectFile, write } = sandbox();
+    write(projectFile, { policy: { reuseRates: { read: rates } } });
+    expect(loadSettings({ cwd, home, env: {} }).settings.policy).toEqual({ reuseRates: { read: rates } });
+    const fromEnv = loadSettings({
+      cwd,
+      home,
+      env: { CTXKIT_POLICY_REUSE_RATES: JSON.stringify({ shell: rates }) },
+    });
+    expect(fromEnv.settings.policy).toEqual({ reuseRates: { shell: rates } });
+  });
+
+  it("names the rule a bad value breaks, and says a JSON object is expected", () => {
+    const { cwd, home } = sandbox();
+    const rising = JSON.stringify({ read: rates.toReversed() });
+    const error = thrown(() => loadSettings({ cwd, home, env: { CTXKIT_POLICY_REUSE_RATES: rising } }));
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error.message).toContain("must not rise with age");
+    expect(error.message).toContain("expected a JSON object");
+  });
+});
+
 describe("loadSettings errors", () => {
   it("a bad value in a file names the setting, the file and the allowed values", () => {
     const { cwd, home, projectFile, write } = sandbox();

@@ -38,6 +38,8 @@ export function allowedValues(definition: SettingDefinition): string {
       return range(node, "a whole number");
     case "number":
       return range(node, "a number");
+    case "object":
+      return "a JSON object";
     default:
       return "text";
   }

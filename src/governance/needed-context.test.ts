@@ -102,6 +102,20 @@ describe("neededContext", () => {
     expect(Math.max(...needed)).toBe(messages.findLastIndex((message) => message.role === "tool"));
   });
 
+  it("follows the policy's own reuse rates for the kinds it gives, the measured ones for the rest", () => {
+    const messages = readThen(12);
+    const rarelyReread = [0.5, 0.1, 0.05, 0.03, 0.01, 0.001, 0, 0, 0, 0];
+    // The agent's own rates say a read of 12 requests ago is used 0.1% of the time: let go (large, so keeping it
+    // costs more than that chance of reading it again).
+    expect(
+      neededContext(messages, context({ reuseRates: { read: rarelyReread } })).has(readIndex(messages)),
+    ).toBe(false);
+    // Rates for another kind leave reads on the measured defaults.
+    expect(
+      neededContext(messages, context({ reuseRates: { shell: rarelyReread } })).has(readIndex(messages)),
+    ).toBe(true);
+  });
+
   it("tells reads, searches and other commands apart by tool and by the shell command", () => {
     expect(outputKind({ name: "Read", input: { file_path: "a.ts" } })).toBe("read");
     expect(outputKind({ name: "exec_command", input: { cmd: "sed -n '1,80p' a.ts" } })).toBe("read");

@@ -45,7 +45,7 @@ export function neededContext(
     if (message.role === "assistant") repliesAfter++;
     const kind = contextKind(message, calls);
     if (kind === undefined || message.kind !== undefined) continue;
-    const rate = reuseRate(kind, age);
+    const rate = reuseRate(kind, age, context.policy.reuseRates);
     const tokens = context.tokensOf(message);
     const readAgain = payload * pricing.read + (tokens + REREAD_CALL_TOKENS) * pricing.write;
     if (rate >= missRate || rate * readAgain >= tokens * pricing.read)

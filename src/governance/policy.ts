@@ -1,9 +1,20 @@
 import { z } from "zod";
 import { validate } from "../model/schemas.ts";
 import { cacheProfiles, type CacheProfile } from "../pricing/cache-profile.ts";
+import { REUSE_AGE_LIMITS } from "./reuse-rates.ts";
 
 const fraction = z.number().min(0).max(1);
 const tokens = z.number().int().nonnegative();
+
+/** One kind's reuse rates: a chance per age bucket, not rising with age. */
+const reuseRow = z
+  .array(fraction)
+  .length(REUSE_AGE_LIMITS.length, `give one rate per age bucket (${REUSE_AGE_LIMITS.length})`)
+  .refine((rates) => rates.every((rate, bucket) => bucket === 0 || rate <= rates[bucket - 1]!), {
+    message:
+      "rates must not rise with age (governance lets a piece go for good once its chance falls): pool a bucket " +
+      "with the younger one it exceeds",
+  });
 
 /**
  * Every governance setting, with its default. A value of 0 (or `false`) disables the feature it controls.
@@ -46,6 +57,23 @@ export const governancePolicySchema = z.object({
    * chance of getting it back (see `neededContext`, and the measured rates in `reuse-rates.ts`). 0 disables.
    */
   groundingTarget: fraction.default(0.98),
+  /**
+   * Your agent's own reuse rates for `groundingTarget`, by kind of context (`read`, `search`, `edit`, `shell`,
+   * `other`, `written`): for each, the chance that the next reply uses such a piece at ages 0, 1, 2, 3–4, 5–7,
+   * 8–12, 13–20, 21–33, 34–54 and 55+ requests, not rising with age. Kinds left out keep the measured defaults
+   * (`DEFAULT_REUSE_RATES`).
+   */
+  reuseRates: z
+    .object({
+      read: reuseRow.optional(),
+      search: reuseRow.optional(),
+      edit: reuseRow.optional(),
+      shell: reuseRow.optional(),
+      other: reuseRow.optional(),
+      written: reuseRow.optional(),
+    })
+    .strict()
+    .optional(),
   /** Trim the oldest half of complete turns above this many turns. 0 disables. */
   maxTurns: tokens.default(0),
   /**

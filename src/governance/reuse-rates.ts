@@ -1,33 +1,41 @@
 import type { ContextKind } from "../metrics/context-kind.ts";
 
-/** Upper ends of the age buckets the rates are given for, in requests since a piece of context arrived. */
-const AGE_LIMITS = [0, 1, 2, 4, 7, 12, 20, 33, 54, Number.POSITIVE_INFINITY] as const;
+/**
+ * Upper ends of the age buckets reuse rates are given for, in requests since a piece of context arrived: ages 0,
+ * 1, 2, 3–4, 5–7, 8–12, 13–20, 21–33, 34–54 and 55 or more.
+ */
+export const REUSE_AGE_LIMITS: readonly number[] = [0, 1, 2, 4, 7, 12, 20, 33, 54, Number.POSITIVE_INFINITY];
+
+/** Reuse rates by kind of context: one chance per age bucket of `REUSE_AGE_LIMITS`, not rising with age. */
+export type ReuseRates = Readonly<Record<ContextKind, readonly number[]>>;
 
 /**
  * The chance that the agent's next reply uses a piece of context (copies a line, path, identifier or literal
  * from it that no newer message holds), by what the piece is and its age in requests. Measured on the 19 long
- * real sessions of the shared corpus (Claude Code, Codex, Gemini CLI, SWE-agent, tau-bench) in November 2026 by
- * `npm run bench`, section 4 (bench/support/reuse-rates.ts), which prints today's table from the data; a later
- * version of that count differs from these by up to about a point. They are rates of agent behaviour, not thresholds: governance compares them
- * with the miss rate the user accepts (`groundingTarget`) and with prices.
+ * real sessions of the shared corpus (Claude Code, Codex, Gemini CLI, SWE-agent, tau-bench) by `npm run bench`,
+ * section 4 (bench/support/reuse-rates.ts), which prints the measured rates and this fit of them: per kind, the
+ * closest sequence that does not rise with age, each bucket weighted by the requests it counted (a bucket that
+ * measured more uses than a younger one did so by a few uses). They are rates of agent behaviour, not
+ * thresholds: governance compares them with the miss rate the user accepts (`groundingTarget`) and with prices.
  */
-const RATES: Readonly<Record<ContextKind, readonly number[]>> = {
-  read: [0.484, 0.167, 0.17, 0.089, 0.069, 0.022, 0.019, 0.013, 0.008, 0.002],
-  search: [0.167, 0.058, 0.034, 0.026, 0.035, 0.015, 0.003, 0.002, 0, 0],
-  edit: [0.595, 0.223, 0.159, 0.092, 0.047, 0.048, 0.014, 0.007, 0.006, 0.002],
-  shell: [0.195, 0.068, 0.027, 0.022, 0.017, 0.011, 0.004, 0.001, 0, 0.001],
-  other: [0.065, 0.037, 0.019, 0.04, 0.01, 0.002, 0.009, 0.009, 0.009, 0.001],
-  written: [0.346, 0.141, 0.099, 0.048, 0.045, 0.027, 0.017, 0.005, 0.001, 0.003],
+export const DEFAULT_REUSE_RATES: ReuseRates = {
+  read: [0.484, 0.169, 0.169, 0.089, 0.069, 0.022, 0.019, 0.013, 0.008, 0.002],
+  search: [0.167, 0.067, 0.034, 0.031, 0.031, 0.015, 0.003, 0.002, 0, 0],
+  edit: [0.595, 0.223, 0.159, 0.092, 0.048, 0.048, 0.014, 0.007, 0.006, 0.002],
+  shell: [0.207, 0.068, 0.027, 0.022, 0.018, 0.012, 0.004, 0.002, 0.001, 0.001],
+  other: [0.065, 0.037, 0.033, 0.033, 0.01, 0.007, 0.007, 0.007, 0.007, 0.001],
+  written: [0.346, 0.141, 0.099, 0.048, 0.045, 0.027, 0.017, 0.005, 0.002, 0.002],
 };
 
 /**
- * The measured chance that the next reply uses a piece of context of `kind` that arrived `age` requests ago
- * (0: the request that first sees it).
+ * The chance that the next reply uses a piece of context of `kind` that arrived `age` requests ago
+ * (0: the request that first sees it), from `rates` (the policy's `reuseRates`) or else the measured defaults.
  *
  * @example
  * reuseRate("read", 3) // 0.089: a file read 3 requests ago is used by the next reply about 9% of the time
  */
-export function reuseRate(kind: ContextKind, age: number): number {
-  const bucket = AGE_LIMITS.findIndex((limit) => age <= limit);
-  return RATES[kind][bucket < 0 ? AGE_LIMITS.length - 1 : bucket]!;
+export function reuseRate(kind: ContextKind, age: number, rates?: Partial<ReuseRates>): number {
+  const bucket = REUSE_AGE_LIMITS.findIndex((limit) => age <= limit);
+  const row = rates?.[kind] ?? DEFAULT_REUSE_RATES[kind];
+  return row[bucket < 0 ? REUSE_AGE_LIMITS.length - 1 : bucket]!;
 }
