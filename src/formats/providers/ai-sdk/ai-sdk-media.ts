@@ -1,8 +1,15 @@
 import { ValidationError } from "../../../errors/errors.ts";
-import type { FileBlock, ImageBlock } from "../../../model/message.ts";
-import { mediaSource, parseDataUrl, providerFileUrl, unresolvedReferenceError } from "../media.ts";
+import type { FileBlock, ImageBlock, ImageDetail } from "../../../model/message.ts";
+import {
+  imageDetail,
+  mediaPlaceholder,
+  mediaSource,
+  parseDataUrl,
+  providerFileUrl,
+  unresolvedReferenceError,
+} from "../media.ts";
 import type { ParsedFileData } from "./ai-sdk-schema.ts";
-import type { TaggedFileData } from "./ai-sdk-types.ts";
+import type { ProviderOptions, TaggedFileData } from "./ai-sdk-types.ts";
 
 function base64(bytes: Uint8Array | ArrayBuffer): string {
   return Buffer.from(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes)).toString("base64");
@@ -34,6 +41,57 @@ export function toAiSdkFileData(
         );
       return { type: "url", url: new URL(source.url) };
   }
+}
+
+/**
+ * An image's detail level from a part's `providerOptions`, where the AI SDK's OpenAI provider reads it
+ * (`openai.imageDetail`, in user content and tool output content alike).
+ *
+ * @example
+ * detailFromOptions({ openai: { imageDetail: "low" } }); // { detail: "low" }
+ */
+export function detailFromOptions(
+  providerOptions: { readonly [provider: string]: { readonly [key: string]: unknown } } | undefined,
+): { detail?: ImageDetail } {
+  const detail = providerOptions?.["openai"]?.["imageDetail"];
+  return typeof detail === "string" ? imageDetail(detail) : {};
+}
+
+/** An image or file as an AI SDK part: a `file` part, or a text placeholder for media kept in the blob store. */
+export type AiSdkMediaPart =
+  | {
+      type: "file";
+      data: TaggedFileData;
+      mediaType: string;
+      filename?: string;
+      providerOptions?: ProviderOptions;
+    }
+  | { type: "text"; text: string };
+
+/**
+ * The AI SDK part for an image or file block, fit for user, assistant and tool output content: a `file` part with
+ * tagged data, its file name, and an image's detail level in `providerOptions.openai.imageDetail`; a text
+ * placeholder for a blob-store reference when placeholders are allowed.
+ *
+ * @example
+ * toAiSdkMediaPart({ type: "image", mediaType: "image/png", url: "https://x.test/a.png", detail: "low" }, at, false);
+ * // { type: "file", data: { type: "url", url }, mediaType: "image/png", providerOptions: { openai: { imageDetail: "low" } } }
+ */
+export function toAiSdkMediaPart(
+  block: ImageBlock | FileBlock,
+  at: string,
+  placeholders: boolean,
+): AiSdkMediaPart {
+  const data = toAiSdkFileData(block, at, placeholders);
+  if (data === undefined) return { type: "text", text: mediaPlaceholder(block, "stored in the blob store") };
+  return {
+    type: "file",
+    data,
+    mediaType: block.mediaType,
+    ...(block.type === "file" && block.filename !== undefined && { filename: block.filename }),
+    ...(block.type === "image" &&
+      block.detail !== undefined && { providerOptions: { openai: { imageDetail: block.detail } } }),
+  };
 }
 
 type TaggedData = Extract<ParsedFileData, { type: "data" | "url" | "reference" | "text" }>;

@@ -47,23 +47,35 @@ const outputFile = z.object({
   data: taggedData,
   mediaType: z.string().min(1),
   filename: z.string().optional(),
+  providerOptions,
 });
 const outputContent = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("text"), text: z.string() }),
+  z.object({ type: z.literal("text"), text: z.string(), providerOptions }),
   outputFile,
   z.object({
     type: z.literal("file-data"),
     data: z.string(),
     mediaType: z.string().min(1),
     filename: z.string().optional(),
+    providerOptions,
   }),
-  z.object({ type: z.literal("image-data"), data: z.string(), mediaType: z.string().min(1) }),
-  z.object({ type: z.literal("file-url"), url: z.string(), mediaType: z.string().optional() }),
-  z.object({ type: z.literal("image-url"), url: z.string() }),
-  z.object({ type: z.literal("file-id"), fileId: z.union([z.string(), reference]) }),
-  z.object({ type: z.literal("image-file-id"), fileId: z.union([z.string(), reference]) }),
-  z.object({ type: z.literal("file-reference"), providerReference: reference }),
-  z.object({ type: z.literal("image-file-reference"), providerReference: reference }),
+  z.object({
+    type: z.literal("image-data"),
+    data: z.string(),
+    mediaType: z.string().min(1),
+    providerOptions,
+  }),
+  z.object({
+    type: z.literal("file-url"),
+    url: z.string(),
+    mediaType: z.string().optional(),
+    providerOptions,
+  }),
+  z.object({ type: z.literal("image-url"), url: z.string(), providerOptions }),
+  z.object({ type: z.literal("file-id"), fileId: z.union([z.string(), reference]), providerOptions }),
+  z.object({ type: z.literal("image-file-id"), fileId: z.union([z.string(), reference]), providerOptions }),
+  z.object({ type: z.literal("file-reference"), providerReference: reference, providerOptions }),
+  z.object({ type: z.literal("image-file-reference"), providerReference: reference, providerOptions }),
 ]);
 
 const output = z.discriminatedUnion("type", [

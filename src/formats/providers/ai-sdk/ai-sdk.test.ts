@@ -6,6 +6,10 @@ import { describe, expect, it } from "vitest";
 import { ValidationError } from "../../../errors/errors.ts";
 import type { Message, ReasoningBlock } from "../../../model/message.ts";
 import { fromGemini } from "../gemini/from-gemini.ts";
+import { buildMessages } from "../message-builder.ts";
+import { fromOpenAIChat } from "../openai-chat/from-openai-chat.ts";
+import { fromOpenAIResponses } from "../openai-responses/from-openai-responses.ts";
+import { partOptionsCarrier } from "../part-options-carrier.ts";
 import {
   fixedImportOptions,
   historyArbitrary,
@@ -265,6 +269,141 @@ describe("AI SDK", () => {
     expect(toAiSdk(messages)).toEqual(payload);
   });
 
+  it("keeps a content list of one text part a list, and an assistant's string content a string", () => {
+    const payload: AiSdkPrompt = {
+      messages: [
+        { role: "user", content: [{ type: "text", text: "List the files." }] },
+        { role: "assistant", content: "Which folder?" },
+        { role: "user", content: "src" },
+        { role: "assistant", content: [{ type: "text", text: "Listing src." }] },
+        { role: "user", content: [{ type: "text", text: "Thanks." }], providerOptions: { x: { y: 1 } } },
+        { role: "assistant", content: "" },
+      ],
+    };
+    const messages = fromAiSdk(payload, fixedImportOptions());
+    expect(toAiSdk(messages)).toEqual(payload);
+    expect(toAiSdk(storedForm(messages))).toEqual(payload);
+  });
+
+  it("keeps an image's detail level in tool output content, as in user content", () => {
+    const shot = {
+      type: "file" as const,
+      mediaType: "image/png",
+      data: { type: "url" as const, url: new URL("https://x.test/shot.png") },
+      providerOptions: { openai: { imageDetail: "high" } },
+    };
+    const payload: AiSdkPrompt = {
+      messages: [
+        {
+          role: "assistant",
+          content: [{ type: "tool-call", toolCallId: "c1", toolName: "shot", input: {} }],
+        },
+        {
+          role: "tool",
+          content: [
+            {
+              type: "tool-result",
+              toolCallId: "c1",
+              toolName: "shot",
+              output: { type: "content", value: [{ type: "text", text: "taken" }, shot] },
+            },
+          ],
+        },
+      ],
+    };
+    const messages = fromAiSdk(payload, fixedImportOptions());
+    expect(messages[1]!.content[0]).toMatchObject({ attachments: [{ type: "image", detail: "high" }] });
+    expect(toAiSdk(messages)).toEqual(payload);
+    expect(toAiSdk(storedForm(messages))).toEqual(payload);
+    // The deprecated tool-output image parts carry it the same way.
+    const deprecated = fromAiSdk(
+      [
+        {
+          role: "tool",
+          content: [
+            {
+              type: "tool-result",
+              toolCallId: "c1",
+              toolName: "shot",
+              output: {
+                type: "content",
+                value: [
+                  {
+                    type: "image-url",
+                    url: "https://x.test/shot.png",
+                    providerOptions: { openai: { imageDetail: "low" } },
+                  },
+                ],
+              },
+            },
+          ],
+        },
+      ],
+      fixedImportOptions(),
+    );
+    expect(deprecated[0]!.content[0]).toMatchObject({ attachments: [{ type: "image", detail: "low" }] });
+  });
+
+  it("adds an assistant image's carried provider options to its detail level instead of replacing it", () => {
+    const [message] = buildMessages(
+      [
+        {
+          role: "assistant",
+          content: [
+            partOptionsCarrier({ google: { thoughtSignature: "c2ln" } }),
+            { type: "image", mediaType: "image/png", url: "https://x.test/chart.png", detail: "high" },
+          ],
+        },
+      ],
+      fixedImportOptions(),
+    );
+    expect(toAiSdk([message!]).messages[0]!.content).toEqual([
+      {
+        type: "file",
+        mediaType: "image/png",
+        data: { type: "url", url: new URL("https://x.test/chart.png") },
+        providerOptions: { google: { thoughtSignature: "c2ln" }, openai: { imageDetail: "high" } },
+      },
+    ]);
+  });
+
+  it("hands the AI SDK the detail of images imported from OpenAI, in user and tool output content", () => {
+    const detailOf = (part: unknown): unknown =>
+      (part as { providerOptions?: { openai?: { imageDetail?: unknown } } }).providerOptions?.openai
+        ?.imageDetail;
+    const chat = fromOpenAIChat(
+      [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "What is this?" },
+            { type: "image_url", image_url: { url: "https://x.test/cat.png", detail: "low" } },
+          ],
+        },
+      ],
+      fixedImportOptions(),
+    );
+    const user = toAiSdk(chat).messages[0]!;
+    expect(Array.isArray(user.content) && detailOf(user.content[1])).toBe("low");
+    const responses = fromOpenAIResponses(
+      [
+        { type: "function_call", call_id: "c1", name: "shot", arguments: "{}" },
+        {
+          type: "function_call_output",
+          call_id: "c1",
+          output: [
+            { type: "input_text", text: "taken" },
+            { type: "input_image", detail: "high", image_url: "https://x.test/shot.png" },
+          ],
+        },
+      ],
+      fixedImportOptions(),
+    );
+    const tool = toAiSdk(responses).messages[1]!;
+    const output = tool.role === "tool" && tool.content[0]?.type === "tool-result" && tool.content[0].output;
+    expect(output && output.type === "content" && detailOf(output.value[1])).toBe("high");
+  });
+
   it("carries a Gemini function-call signature to where the AI SDK Google provider reads it", () => {
     const messages = fromGemini(
       {
@@ -315,11 +454,18 @@ describe("AI SDK", () => {
   it("round-trips random valid histories, and every payload passes modelMessageSchema", () => {
     const reasoningKinds = fc.oneof(signedReasoning, openAIReasoning);
     fc.assert(
-      fc.property(historyArbitrary({ reasoning: reasoningKinds, stringToolInputs: true }), (history) => {
-        const payload = toAiSdk(history);
-        expectValidModelMessages(payload);
-        expect(fromAiSdk(payload, fixedImportOptions())).toEqual(history);
-      }),
+      fc.property(
+        historyArbitrary({
+          reasoning: reasoningKinds,
+          stringToolInputs: true,
+          imageDetails: ["auto", "low", "high", "original"],
+        }),
+        (history) => {
+          const payload = toAiSdk(history);
+          expectValidModelMessages(payload);
+          expect(fromAiSdk(payload, fixedImportOptions())).toEqual(history);
+        },
+      ),
       { numRuns: 150 },
     );
   });

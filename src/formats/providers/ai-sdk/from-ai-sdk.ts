@@ -2,10 +2,11 @@ import type { ContentBlock, FileBlock, ImageBlock, JsonValue, Message } from "..
 import { buildMessages, userDraft, type MessageDraft } from "../message-builder.ts";
 import type { ImportOptions } from "../options.ts";
 import { partOptionsCarrier } from "../part-options-carrier.ts";
+import { listMetadata } from "../content-list.ts";
 import { validatePayload } from "../validate-payload.ts";
-import { imageDetail } from "../media.ts";
-import { fromAiSdkFileData } from "./ai-sdk-media.ts";
+import { detailFromOptions, fromAiSdkFileData } from "./ai-sdk-media.ts";
 import { aiSdkPromptSchema, type ParsedAiSdkMessage, type ParsedFileData } from "./ai-sdk-schema.ts";
+import { AI_SDK_CONTENT_LIST_KEY, stringMetadata } from "./content-form.ts";
 import { reasoningBlockOf } from "./reasoning-options.ts";
 import { fromToolOutput, toolOutputLayout } from "./tool-output.ts";
 import { MESSAGE_PROVIDER_OPTIONS_KEY, type AiSdkOptions } from "./to-ai-sdk.ts";
@@ -34,8 +35,7 @@ function userBlock(part: UserPart): ContentBlock {
       ? mediaBlock(part.image, part.mediaType, undefined, true)
       : mediaBlock(part.data, part.mediaType, part.filename, false);
   // The image detail level the AI SDK's OpenAI provider reads.
-  const detail = part.providerOptions?.["openai"]?.["imageDetail"];
-  return block.type === "image" && typeof detail === "string" ? { ...block, ...imageDetail(detail) } : block;
+  return block.type === "image" ? { ...block, ...detailFromOptions(part.providerOptions) } : block;
 }
 
 function assistantBlocks(part: AssistantPart, options: AiSdkOptions): ContentBlock[] {
@@ -53,12 +53,18 @@ function assistantBlocks(part: AssistantPart, options: AiSdkOptions): ContentBlo
   }
 }
 
-function metadataOf(message: ParsedAiSdkMessage): Pick<MessageDraft, "metadata"> {
-  return message.providerOptions === undefined
-    ? {}
-    : {
-        metadata: { [MESSAGE_PROVIDER_OPTIONS_KEY]: message.providerOptions as { [key: string]: JsonValue } },
-      };
+/** The draft metadata of `message`: its message-level `providerOptions`, and `form` (how its content came). */
+function metadataOf(
+  message: ParsedAiSdkMessage,
+  form?: { [key: string]: JsonValue },
+): Pick<MessageDraft, "metadata"> {
+  const metadata = {
+    ...(message.providerOptions !== undefined && {
+      [MESSAGE_PROVIDER_OPTIONS_KEY]: message.providerOptions as { [key: string]: JsonValue },
+    }),
+    ...form,
+  };
+  return Object.keys(metadata).length > 0 ? { metadata } : {};
 }
 
 /**
@@ -66,9 +72,12 @@ function metadataOf(message: ParsedAiSdkMessage): Pick<MessageDraft, "metadata">
  * `ModelMessage[]` (system messages allowed) — to ctxkit messages; `instructions` come first as system messages. Every part form the SDK accepts is read (tagged or
  * bare file data, the deprecated `image` part, deprecated tool-output content parts). Reasoning keeps its
  * signature (from `providerOptions.anthropic` or `.google`) and other provider options as `providerData`; the
- * `providerOptions` of text, tool-call and file parts travel on a carrier block before them; message-level
- * `providerOptions` are kept in `metadata["aiSdk.providerOptions"]`. A `tool` message becomes one tool message
- * per result. Provider-executed tool calls and approvals are rejected.
+ * `providerOptions` of assistant text, tool-call and file parts travel on a carrier block before them; an
+ * image's `providerOptions.openai.imageDetail` (in user content or tool output content) becomes its `detail`;
+ * message-level `providerOptions` are kept in `metadata["aiSdk.providerOptions"]`, and a user message's list of
+ * one text part (`aiSdk.contentList`) or an assistant's string content (`aiSdk.contentString`) is recorded so
+ * `toAiSdk` sends it back in that form. A `tool` message becomes one tool message per result.
+ * Provider-executed tool calls and approvals are rejected.
  *
  * @example
  * const messages = fromAiSdk(result.response.messages, { sessionId: conversation.sessionId, startSeq: 12 });
@@ -103,7 +112,8 @@ export function fromAiSdk(payload: unknown, options: ImportOptions & AiSdkOption
           typeof message.content === "string"
             ? [{ type: "text" as const, text: message.content }]
             : message.content.map(userBlock);
-        drafts.push({ ...userDraft(blocks), ...metadataOf(message) });
+        const form = listMetadata(message.content, blocks, AI_SDK_CONTENT_LIST_KEY);
+        drafts.push({ ...userDraft(blocks), ...metadataOf(message, form) });
         break;
       }
       case "assistant": {
@@ -113,7 +123,7 @@ export function fromAiSdk(payload: unknown, options: ImportOptions & AiSdkOption
               ? []
               : [{ type: "text" as const, text: message.content }]
             : message.content.flatMap((part) => assistantBlocks(part, options));
-        drafts.push({ role: "assistant", content, ...metadataOf(message) });
+        drafts.push({ role: "assistant", content, ...metadataOf(message, stringMetadata(message.content)) });
         break;
       }
       case "tool":

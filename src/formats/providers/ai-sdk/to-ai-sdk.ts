@@ -1,19 +1,12 @@
-import type {
-  AssistantContent,
-  FilePart,
-  ModelMessage,
-  SystemModelMessage,
-  TextPart,
-  ToolResultPart,
-  UserContent,
-} from "ai";
+import type { AssistantContent, ModelMessage, SystemModelMessage, ToolResultPart, UserContent } from "ai";
 import type { ContentBlock, FileBlock, ImageBlock, Message } from "../../../model/message.ts";
+import { cameAsList } from "../content-list.ts";
 import { planExport, where } from "../export-plan.ts";
-import { mediaPlaceholder } from "../media.ts";
 import type { ExportOptions } from "../options.ts";
 import { withPartOptions, type PartOptions } from "../part-options-carrier.ts";
-import { toAiSdkFileData } from "./ai-sdk-media.ts";
+import { toAiSdkMediaPart } from "./ai-sdk-media.ts";
 import type { ProviderOptions } from "./ai-sdk-types.ts";
+import { AI_SDK_CONTENT_LIST_KEY, assistantString } from "./content-form.ts";
 import { reasoningProviderOptions, type SignatureProvider } from "./reasoning-options.ts";
 import { toToolOutput } from "./tool-output.ts";
 
@@ -29,32 +22,34 @@ export interface AiSdkOptions {
   readonly signatureProvider?: SignatureProvider;
 }
 
-function mediaPart(block: ImageBlock | FileBlock, at: string, options: ExportOptions): FilePart | TextPart {
-  const data = toAiSdkFileData(block, at, options.references === "placeholder");
-  if (data === undefined) return { type: "text", text: mediaPlaceholder(block, "stored in the blob store") };
-  return {
-    type: "file",
-    data,
-    mediaType: block.mediaType,
-    ...(block.type === "file" && block.filename !== undefined && { filename: block.filename }),
-    // Where the AI SDK's OpenAI provider reads an image's detail level.
-    ...(block.type === "image" &&
-      block.detail !== undefined && { providerOptions: { openai: { imageDetail: block.detail } } }),
-  };
-}
-
-function userContent(blocks: readonly ContentBlock[], index: number, options: ExportOptions): UserContent {
+function userContent(
+  blocks: readonly ContentBlock[],
+  message: Message,
+  index: number,
+  options: ExportOptions,
+): UserContent {
   const only = blocks[0];
-  if (blocks.length === 1 && only?.type === "text") return only.text;
+  if (blocks.length === 1 && only?.type === "text" && !cameAsList(message, AI_SDK_CONTENT_LIST_KEY))
+    return only.text;
   return blocks.map((block, position) =>
     block.type === "text"
       ? { type: "text", text: block.text }
-      : mediaPart(block as ImageBlock | FileBlock, `${where(index)}.content[${position}]`, options),
+      : toAiSdkMediaPart(
+          block as ImageBlock | FileBlock,
+          `${where(index)}.content[${position}]`,
+          options.references === "placeholder",
+        ),
   );
 }
 
 function withOptions<Part extends object>(part: Part, options: PartOptions | undefined): Part {
-  return options === undefined ? part : { ...part, providerOptions: options as ProviderOptions };
+  if (options === undefined) return part;
+  // Carried options add to the part's own (an image's detail level) rather than replace them.
+  const own = "providerOptions" in part ? (part.providerOptions as ProviderOptions | undefined) : undefined;
+  const providerOptions: ProviderOptions = { ...own };
+  for (const [provider, values] of Object.entries(options as ProviderOptions))
+    providerOptions[provider] = { ...providerOptions[provider], ...values };
+  return { ...part, providerOptions };
 }
 
 function assistantContent(
@@ -62,6 +57,9 @@ function assistantContent(
   index: number,
   options: ExportOptions & AiSdkOptions,
 ): AssistantContent {
+  // A string stays a string while the message still holds just its text.
+  const string = assistantString(message);
+  if (string !== undefined) return string;
   const provider = options.signatureProvider ?? "anthropic";
   return withPartOptions(message.content).map(({ block, options: carried }, position) => {
     const at = `${where(index)}.content[${position}]`;
@@ -80,7 +78,7 @@ function assistantContent(
         );
       case "image":
       case "file":
-        return withOptions(mediaPart(block, at, options), carried);
+        return withOptions(toAiSdkMediaPart(block, at, options.references === "placeholder"), carried);
       case "tool-result":
         throw new Error("unreachable: planExport keeps tool results out of assistant messages");
     }
@@ -102,8 +100,10 @@ export interface AiSdkPrompt {
 
 /**
  * Converts ctxkit messages to an AI SDK v7 prompt: system messages become `instructions` (v7 rejects system
- * messages inside `messages`), the rest `ModelMessage[]`. Images and files become `file` parts with tagged
- * data; reasoning becomes `reasoning` parts whose `providerOptions` carry the signature and provider material;
+ * messages inside `messages`), the rest `ModelMessage[]`. User content of one text is a string and assistant
+ * content a list of parts, unless the message was imported in the other form. Images and files become `file`
+ * parts with tagged data, an image's detail level in `providerOptions.openai.imageDetail` (in tool outputs too);
+ * reasoning becomes `reasoning` parts whose `providerOptions` carry the signature and provider material;
  * part-options carriers become the `providerOptions` of the part after them. Consecutive tool messages become one
  * `tool` message; outputs are `text` / `json` / `error-text` / `error-json`, or `content` when there are
  * attachments. Summaries are user text in the summary envelope; markers are left out.
@@ -130,7 +130,7 @@ export function toAiSdk(
       case "user":
         output.push({
           role: "user",
-          content: userContent(entry.blocks, entry.index, options),
+          content: userContent(entry.blocks, entry.message, entry.index, options),
           ...messageOptions(entry.message),
         });
         break;

@@ -1,9 +1,9 @@
 import type { FileBlock, ImageBlock, JsonValue, Message, ToolResultBlock } from "../../../model/message.ts";
-import { mediaPlaceholder, mediaTypeFromUrl, providerFileUrl } from "../media.ts";
+import { mediaTypeFromUrl, providerFileUrl } from "../media.ts";
 import { attachmentPlaces, orderResultParts } from "../result-part-order.ts";
 import { joinTextParts, textLayout } from "../text-parts.ts";
 import { decodeToolResultText, encodeToolResultText } from "../tool-result-text.ts";
-import { fromAiSdkFileData, toAiSdkFileData } from "./ai-sdk-media.ts";
+import { detailFromOptions, fromAiSdkFileData, toAiSdkMediaPart } from "./ai-sdk-media.ts";
 import type { ParsedToolOutput } from "./ai-sdk-schema.ts";
 import type { ToolResultOutput } from "./ai-sdk-types.ts";
 
@@ -31,18 +31,9 @@ export function toToolOutput(
       return { type: block.isError === true ? "error-text" : "text", value: block.content };
     return { type: block.isError === true ? "error-json" : "json", value: block.content };
   }
-  const media = attachments.map((attachment, position): ContentOutput[number] => {
-    const data = toAiSdkFileData(attachment, `${at}.attachments[${position}]`, placeholders);
-    if (data === undefined)
-      return { type: "text", text: mediaPlaceholder(attachment, "stored in the blob store") };
-    return {
-      type: "file",
-      data,
-      mediaType: attachment.mediaType,
-      ...(attachment.type === "file" &&
-        attachment.filename !== undefined && { filename: attachment.filename }),
-    };
-  });
+  const media = attachments.map((attachment, position): ContentOutput[number] =>
+    toAiSdkMediaPart(attachment, `${at}.attachments[${position}]`, placeholders),
+  );
   const texts = layout.map((text): ContentOutput[number] => ({ type: "text", text }));
   return { type: "content", value: orderResultParts(texts, media, message) };
 }
@@ -99,7 +90,10 @@ function attachmentOf(part: Exclude<ContentPart, { type: "text" }>): ImageBlock 
   }
 }
 
-/** Reads an AI SDK tool `output` back into a ctxkit tool result's content, error flag and attachments. */
+/**
+ * Reads an AI SDK tool `output` back into a ctxkit tool result's content, error flag and attachments (an image
+ * part's `providerOptions.openai.imageDetail` becomes the attachment's detail level).
+ */
 export function fromToolOutput(output: ParsedToolOutput): {
   content: string | JsonValue;
   isError?: true;
@@ -116,7 +110,16 @@ export function fromToolOutput(output: ParsedToolOutput): {
       return { content: output.reason ?? "Tool call execution denied.", isError: true };
     case "content": {
       const texts = output.value.flatMap((part) => (part.type === "text" ? [part.text] : []));
-      const attachments = output.value.flatMap((part) => (part.type === "text" ? [] : [attachmentOf(part)]));
+      const attachments = output.value.flatMap((part) => {
+        if (part.type === "text") return [];
+        const attachment = attachmentOf(part);
+        // An image keeps its detail level as a user message's image does.
+        return [
+          attachment.type === "image"
+            ? { ...attachment, ...detailFromOptions(part.providerOptions) }
+            : attachment,
+        ];
+      });
       const { text } = joinTextParts(texts, attachments.length > 0);
       return { ...decodeToolResultText(text, true), ...(attachments.length > 0 && { attachments }) };
     }
