@@ -13,7 +13,7 @@ import type { GovernancePolicyInput } from "../src/governance/policy.ts";
 import { createExtractiveSummarizer } from "../src/summarize/index.ts";
 import type { TokenCounter } from "../src/tokens/token-counter.ts";
 import { calibrateCache, type CacheCalibration } from "./support/cache-calibration.ts";
-import { DEFAULT_REUSE_RATES } from "../src/governance/reuse-rates.ts";
+import { DEFAULT_REUSE_RATES, DEFAULT_REUSE_RATES_WEIGHT } from "../src/governance/reuse-rates.ts";
 import type { ContextKind } from "../src/metrics/context-kind.ts";
 import {
   AGE_BUCKETS,
@@ -21,6 +21,7 @@ import {
   emptyReuseCounts,
   fittedReuseRates,
   reuseRates,
+  reuseRatesWeight,
   withoutCounts,
   type ReuseCounts,
 } from "./support/reuse-rates.ts";
@@ -239,14 +240,22 @@ function verdicts(totals: readonly Total[]): string[] {
 }
 
 /** ctxkit's default with one setting changed: what each default buys (documented in docs/policy.md). */
+/** A weight that keeps the reuse rates fixed: no session counts that many replies. */
+const FIXED = 1e12;
+
 /** A variant's policy: the same for every session, or one made for each (held-out reuse rates). */
 type VariantPolicy = GovernancePolicyInput | ((entry: CorpusConversation) => GovernancePolicyInput);
 
 const VARIANTS: readonly { readonly label: string; readonly policy: VariantPolicy }[] = [
   { label: "default", policy: {} },
   {
-    label: "reuse rates measured on the other sessions (held out)",
-    policy: (entry) => ({ reuseRates: heldOutRates(entry) }),
+    label: "reuse rates and their weight measured on the other sessions (held out)",
+    policy: (entry) => heldOutPolicy(entry),
+  },
+  { label: "reuse rates fixed (no learning from the session)", policy: { reuseRatesWeight: FIXED } },
+  {
+    label: "reuse rates fixed, measured on the other sessions (held out)",
+    policy: (entry) => ({ reuseRates: heldOutPolicy(entry).reuseRates, reuseRatesWeight: FIXED }),
   },
 
   { label: "groundingTarget 0.99", policy: { groundingTarget: 0.99 } },
@@ -313,9 +322,16 @@ function countCorpusReuse(corpus: readonly CorpusConversation[]): void {
   }
 }
 
-/** The fitted rates of every session but `entry`: what governance would use had `entry` not been measured. */
-function heldOutRates(entry: CorpusConversation): Record<ContextKind, number[]> {
-  return fittedReuseRates(withoutCounts(corpusReuse, reuseCounts.get(entry)!));
+/** The reuse rates and their weight measured on every session but `entry`, as if `entry` had never been seen. */
+function heldOutPolicy(entry: CorpusConversation): {
+  reuseRates: Record<ContextKind, number[]>;
+  reuseRatesWeight: number;
+} {
+  const others = [...reuseCounts].filter(([other]) => other !== entry).map(([, counts]) => counts);
+  return {
+    reuseRates: fittedReuseRates(withoutCounts(corpusReuse, reuseCounts.get(entry)!)),
+    reuseRatesWeight: Math.min(FIXED, reuseRatesWeight(others)),
+  };
 }
 
 /** The measured reuse rates behind governance's "still needed" rule, and their fit (src/governance/reuse-rates.ts). */
@@ -338,11 +354,13 @@ function reuseTable(): string {
   );
 }
 
-/** Whether the rates governance ships are today's fit (to their three decimals). */
+/** Whether the rates governance ships are today's fit (to their three decimals), and their weight today's. */
 function shippedRatesAreTodays(): boolean {
   const fitted = fittedReuseRates(corpusReuse);
-  return Object.entries(DEFAULT_REUSE_RATES).every(([kind, row]) =>
-    row.every((rate, bucket) => Math.abs(rate - fitted[kind as ContextKind][bucket]!) < 0.0005 + 1e-9),
+  return (
+    Object.entries(DEFAULT_REUSE_RATES).every(([kind, row]) =>
+      row.every((rate, bucket) => Math.abs(rate - fitted[kind as ContextKind][bucket]!) < 0.0005 + 1e-9),
+    ) && Math.round(reuseRatesWeight([...reuseCounts.values()])) === DEFAULT_REUSE_RATES_WEIGHT
   );
 }
 
@@ -569,8 +587,10 @@ export default async function policies(): Promise<BenchSection> {
     "### What each default buys",
     "",
     "ctxkit's default at the recorded agents' windows with one setting changed (docs/policy.md explains each). " +
-      "The default's reuse rates were measured on these sessions; the held-out row gives each session the rates " +
-      "fitted on the 18 others (`reuseRates`), as a session ctxkit has never seen gets them:",
+      "The default's reuse rates and their weight were measured on these sessions, and by default governance also " +
+      "learns from each session what its agent uses again (`reuseRatesWeight`); the held-out rows give each " +
+      "session the rates and weight measured on the 18 others, as a session ctxkit has never seen gets them, and " +
+      "the fixed rows turn the learning off:",
     "",
     await variantsTable(corpus, counter),
     "",
@@ -582,10 +602,16 @@ export default async function policies(): Promise<BenchSection> {
       "(a piece cannot grow likelier to be used with age; governance relies on it, letting a piece go for good once " +
       "its chance falls). ctxkit keeps a piece verbatim while this rate is at least 1 − `groundingTarget` (2% by " +
       "default) or keeping it costs less than the rate times reading it again. " +
+      "Governance blends these rates with the session's own count (the same count, made as the session goes): per " +
+      "kind and age they weigh as many requests as the sessions' spread says one corpus-wide rate is worth — " +
+      `${reuseRatesWeight([...reuseCounts.values()]).toFixed(1)} here (the size of the beta prior that matches how ` +
+      "much the sessions' rates differ beyond their sampling noise, pooled over kinds and ages). " +
       (shippedRatesAreTodays()
-        ? "The rates governance ships (src/governance/reuse-rates.ts) are this fit, so they come from the sessions " +
-          "this section scores (in-sample): the held-out row above shows what that is worth."
-        : "**The rates governance ships (src/governance/reuse-rates.ts) differ from this fit: update them.**"),
+        ? "The rates and weight governance ships (src/governance/reuse-rates.ts) are this fit and this weight, so " +
+          "they come from the sessions this section scores (in-sample): the held-out rows above show what that is " +
+          "worth."
+        : "**The rates or weight governance ships (src/governance/reuse-rates.ts) differ from this fit: update " +
+          "them.**"),
     "",
     reuseTable(),
     "",

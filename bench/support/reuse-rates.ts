@@ -2,7 +2,7 @@
 // ago it arrived: the rates behind governance's "still needed" rule (src/governance/reuse-rates.ts). A piece is
 // used by a reply when the reply copies a span (src/metrics/reply-spans.ts) whose newest holder in the history
 // is that piece — an older copy does not count, since the newer one would serve.
-import { REUSE_AGE_LIMITS } from "../../src/governance/reuse-rates.ts";
+import { nonIncreasingFit, REUSE_AGE_LIMITS } from "../../src/governance/reuse-rates.ts";
 import { contextKind, type ContextKind } from "../../src/metrics/context-kind.ts";
 import { messageUnits, type GroundingUnit } from "../../src/metrics/grounding-units.ts";
 import { replySpans } from "../../src/metrics/reply-spans.ts";
@@ -103,24 +103,29 @@ export function fittedReuseRates(counts: ReuseCounts): Record<ContextKind, numbe
 }
 
 /**
- * Pool-adjacent-violators on used/alive ratios. A bucket nothing was alive in carries no weight: it joins the
- * block before it (the first ones, the block after).
+ * How many requests the corpus's rates are worth against one session's own counts: the size of the beta prior
+ * whose spread matches how much the sessions' rates differ beyond what their sample sizes explain
+ * (method of moments, pooled over every kind and followed age a rate was measured for in three sessions or more).
  */
-function nonIncreasingFit(used: readonly number[], alive: readonly number[]): number[] {
-  const rate = (block: { used: number; alive: number }) => (block.alive === 0 ? 0 : block.used / block.alive);
-  const blocks: { used: number; alive: number; size: number }[] = [];
-  for (const [bucket, count] of alive.entries()) {
-    blocks.push({ used: used[bucket]!, alive: count, size: 1 });
-    while (blocks.length > 1) {
-      const last = blocks.at(-1)!;
-      const before = blocks.at(-2)!;
-      if (last.alive > 0 && rate(before) >= rate(last)) break;
-      blocks.splice(-2, 2, {
-        used: before.used + last.used,
-        alive: before.alive + last.alive,
-        size: before.size + last.size,
-      });
+export function reuseRatesWeight(sessions: readonly ReuseCounts[]): number {
+  let spread = 0;
+  let excess = 0;
+  for (const kind of KINDS) {
+    for (let bucket = 0; bucket < AGE_BUCKETS.length - 1; bucket++) {
+      const cells = sessions
+        .map((counts) => ({ used: counts[kind].used[bucket]!, alive: counts[kind].alive[bucket]! }))
+        .filter((cell) => cell.alive > 0);
+      const alive = cells.reduce((total, cell) => total + cell.alive, 0);
+      const rate = cells.reduce((total, cell) => total + cell.used, 0) / alive;
+      if (cells.length < 3 || rate === 0) continue;
+      const between = cells.reduce(
+        (total, cell) => total + cell.alive * (cell.used / cell.alive - rate) ** 2,
+        0,
+      );
+      const sampling = cells.length * rate * (1 - rate);
+      spread += alive * rate * (1 - rate);
+      excess += between - sampling;
     }
   }
-  return blocks.flatMap((block) => Array.from({ length: block.size }, () => rate(block)));
+  return excess <= 0 ? Number.POSITIVE_INFINITY : spread / excess - 1;
 }

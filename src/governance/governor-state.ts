@@ -3,6 +3,8 @@ import type { Message } from "../model/message.ts";
 import { messageSchema, validate } from "../model/schemas.ts";
 import type { CachedPrefix } from "./cached-prefix.ts";
 import type { LoopCall } from "./loop-detector.ts";
+import { REUSE_AGE_LIMITS } from "./reuse-rates.ts";
+import type { SessionReuseCounts } from "./session-reuse.ts";
 import type { CompactionGuard } from "./processor.ts";
 
 /** One message of a persisted governed view: a history message by id, or the message governance put in its place. */
@@ -123,9 +125,20 @@ export interface GovernorState {
   readonly recentCalls: readonly LoopCall[];
   readonly cached?: CachedPrefix;
   readonly anchor?: number;
+  /** What the session's agent used again so far (absent in states stored before it was kept: counted again). */
+  readonly reuse?: SessionReuseCounts;
 }
 
 const count = z.number().int().nonnegative();
+const reuseRow = z.array(z.number().nonnegative()).length(REUSE_AGE_LIMITS.length);
+const reuseRows = z.object({
+  read: reuseRow,
+  search: reuseRow,
+  edit: reuseRow,
+  shell: reuseRow,
+  other: reuseRow,
+  written: reuseRow,
+});
 
 const stateSchema = z.object({
   version: z.literal(1),
@@ -156,6 +169,13 @@ const stateSchema = z.object({
   ),
   cached: z.object({ at: z.number(), ends: z.array(z.number().int()) }).optional(),
   anchor: z.number().int().optional(),
+  reuse: z
+    .object({
+      replies: count,
+      alive: reuseRows,
+      used: reuseRows,
+    })
+    .optional(),
 });
 
 /**

@@ -1,4 +1,6 @@
 import { ContextOverflowError, ValidationError } from "../errors/errors.ts";
+import { DEFAULT_REUSE_RATES, type ReuseRates } from "./reuse-rates.ts";
+import { SessionReuse } from "./session-reuse.ts";
 import { randomIds, systemClock, type Clock, type IdGenerator } from "../model/ids.ts";
 import { toolResultIndex, withCompactSummary } from "../model/compact-summary.ts";
 import type { Message } from "../model/message.ts";
@@ -172,6 +174,9 @@ export class Governor {
   #state: GovernorLiveState = initialGovernorLiveState();
   readonly #tokenCache = new WeakMap<Message, number>();
   #tokenizerCalls = 0;
+  /** What this session's agent used again so far, and the reuse rates governance weighs this request. */
+  #reuse = new SessionReuse();
+  #reuseRates: ReuseRates = DEFAULT_REUSE_RATES;
   /** View messages that are history messages as they came (a snapshot stores only their ids). */
   readonly #unchanged = new WeakSet<Message>();
 
@@ -285,6 +290,12 @@ export class Governor {
     if (rebuilt) this.#resetView();
     // Only what is new since the last request is copied: per-request work does not grow with the history.
     const fresh = "tail" in history ? history.tail(this.#state.covered) : history.slice(this.#state.covered);
+    if (rebuilt) this.#reuse = new SessionReuse();
+    for (const message of fresh) this.#reuse.observe(message);
+    this.#reuseRates = this.#reuse.rates(
+      { ...DEFAULT_REUSE_RATES, ...this.policy.reuseRates },
+      this.policy.reuseRatesWeight,
+    );
     this.#state.covered = history.length;
     this.#state.lastCoveredId = history.at(-1)?.id;
     const counted = options.fixedTokens ?? 0;
@@ -494,7 +505,10 @@ export class Governor {
    * would have.
    */
   snapshot(): GovernorState {
-    return persistedGovernorState(this.#state, (message) => this.#unchanged.has(message));
+    return {
+      ...persistedGovernorState(this.#state, (message) => this.#unchanged.has(message)),
+      reuse: this.#reuse.counts(),
+    };
   }
 
   /**
@@ -527,6 +541,7 @@ export class Governor {
     this.#state.recentCalls = [...this.#loopDetector(state.recentCalls).recentCalls];
     this.#state.cached = state.cached;
     this.#state.anchor = state.anchor;
+    this.#reuse = SessionReuse.resume(state.reuse, history, covered);
     return true;
   }
 
@@ -840,6 +855,7 @@ export class Governor {
       guard: this.#state.guard,
       force,
       requestsSoFar: this.#state.requests,
+      reuseRates: this.#reuseRates,
       rewriteStart: this.#rewriteStart,
       freshTokens: this.#state.freshTokens,
       ids: this.#ids,

@@ -25,7 +25,7 @@ const REREAD_CALL_TOKENS = 60;
  */
 export function neededContext(
   messages: readonly Message[],
-  context: Pick<ProcessorContext, "policy" | "window" | "tokensOf" | "fixedTokens">,
+  context: Pick<ProcessorContext, "policy" | "window" | "tokensOf" | "fixedTokens" | "reuseRates">,
 ): Set<number> {
   const needed = new Set<number>();
   const missRate = 1 - context.policy.groundingTarget;
@@ -45,7 +45,7 @@ export function neededContext(
     if (message.role === "assistant") repliesAfter++;
     const kind = contextKind(message, calls);
     if (kind === undefined || message.kind !== undefined) continue;
-    const rate = reuseRate(kind, age, context.policy.reuseRates);
+    const rate = reuseRate(kind, age, context.reuseRates ?? context.policy.reuseRates);
     const tokens = context.tokensOf(message);
     const readAgain = payload * pricing.read + (tokens + REREAD_CALL_TOKENS) * pricing.write;
     if (rate >= missRate || rate * readAgain >= tokens * pricing.read)

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { validate } from "../model/schemas.ts";
 import { cacheProfiles, type CacheProfile } from "../pricing/cache-profile.ts";
-import { REUSE_AGE_LIMITS } from "./reuse-rates.ts";
+import { DEFAULT_REUSE_RATES_WEIGHT, REUSE_AGE_LIMITS } from "./reuse-rates.ts";
 
 const fraction = z.number().min(0).max(1);
 const tokens = z.number().int().nonnegative();
@@ -74,6 +74,13 @@ export const governancePolicySchema = z.object({
     })
     .strict()
     .optional(),
+  /**
+   * How far the reuse rates are trusted against what the session's own agent does: per kind and age, they count
+   * as this many replies beside the replies the session has counted, so a session's own reuse takes over as it
+   * accumulates. Default: measured (how much the bench's sessions differ, `DEFAULT_REUSE_RATES_WEIGHT`); a very
+   * large value keeps the rates fixed.
+   */
+  reuseRatesWeight: z.number().positive().default(DEFAULT_REUSE_RATES_WEIGHT),
   /** Trim the oldest half of complete turns above this many turns. 0 disables. */
   maxTurns: tokens.default(0),
   /**

@@ -1,3 +1,4 @@
+import type { ReuseRates } from "./reuse-rates.ts";
 import type { Clock, IdGenerator } from "../model/ids.ts";
 import type { Message } from "../model/message.ts";
 import type { Summarizer } from "../summarize/summarizer.ts";
@@ -69,6 +70,11 @@ export interface ProcessorContext {
   readonly force: boolean;
   /** Set for a user-initiated compaction (`/compact [focus]`): runs whatever the thresholds say. */
   readonly manual?: { readonly focus?: string };
+  /**
+   * The reuse rates `groundingTarget` weighs: the policy's (or the measured defaults) blended with what this
+   * session's agent used again so far. Absent: the policy's.
+   */
+  readonly reuseRates?: ReuseRates;
   /** Requests this governor has prepared so far, this one included (for the prompt-cache arithmetic). */
   readonly requestsSoFar?: number;
   /**

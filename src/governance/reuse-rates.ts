@@ -28,6 +28,14 @@ export const DEFAULT_REUSE_RATES: ReuseRates = {
 };
 
 /**
+ * How many replies the reuse rates count for, per age bucket, against what a session's own agent did
+ * (`reuseRatesWeight`): the sessions of the same corpus differ from one another about as much as samples of this
+ * size (the method-of-moments estimate of a beta-binomial's prior size, pooled over kinds and ages; the bench
+ * prints it). A session's own reuse takes over from the corpus's once it has counted about as many.
+ */
+export const DEFAULT_REUSE_RATES_WEIGHT = 17;
+
+/**
  * The chance that the next reply uses a piece of context of `kind` that arrived `age` requests ago
  * (0: the request that first sees it), from `rates` (the policy's `reuseRates`) or else the measured defaults.
  *
@@ -38,4 +46,31 @@ export function reuseRate(kind: ContextKind, age: number, rates?: Partial<ReuseR
   const bucket = REUSE_AGE_LIMITS.findIndex((limit) => age <= limit);
   const row = rates?.[kind] ?? DEFAULT_REUSE_RATES[kind];
   return row[bucket < 0 ? REUSE_AGE_LIMITS.length - 1 : bucket]!;
+}
+
+/**
+ * The non-increasing rates closest to `used[b] / alive[b]`, each bucket weighted by `alive[b]`
+ * (pool-adjacent-violators): a bucket that measured more uses than a younger one is pooled with it. A bucket
+ * nothing was alive in carries no weight: it joins the block before it (the first ones, the block after).
+ *
+ * @example
+ * nonIncreasingFit([5, 1, 3], [10, 10, 10]) // [0.5, 0.2, 0.2]
+ */
+export function nonIncreasingFit(used: readonly number[], alive: readonly number[]): number[] {
+  const rate = (block: { used: number; alive: number }) => (block.alive === 0 ? 0 : block.used / block.alive);
+  const blocks: { used: number; alive: number; size: number }[] = [];
+  for (const [bucket, count] of alive.entries()) {
+    blocks.push({ used: used[bucket]!, alive: count, size: 1 });
+    while (blocks.length > 1) {
+      const last = blocks.at(-1)!;
+      const before = blocks.at(-2)!;
+      if (last.alive > 0 && rate(before) >= rate(last)) break;
+      blocks.splice(-2, 2, {
+        used: before.used + last.used,
+        alive: before.alive + last.alive,
+        size: before.size + last.size,
+      });
+    }
+  }
+  return blocks.flatMap((block) => Array.from({ length: block.size }, () => rate(block)));
 }
