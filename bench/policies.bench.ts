@@ -314,6 +314,7 @@ let corpusReuse = emptyReuseCounts();
 /** Counts what the agent used again in each session of `corpus`. */
 function countCorpusReuse(corpus: readonly CorpusConversation[]): void {
   corpusReuse = emptyReuseCounts();
+  reuseCounts.clear();
   for (const entry of corpus) {
     const counts = emptyReuseCounts();
     countReuse(entry.messages, counts);

@@ -94,7 +94,7 @@ export function withoutCounts(counts: ReuseCounts, left: ReuseCounts): ReuseCoun
  * The rates as governance takes them: per kind, the non-increasing sequence closest to the measured rates
  * (weighted least squares, each bucket weighted by the requests it counted: pool-adjacent-violators). A piece
  * cannot grow more likely to be used with age — a bucket that measured more uses than a younger one is noise of a
- * few uses — and governance relies on it: a piece once let go is never needed again.
+ * few uses — and governance relies on it: a piece it let go is not needed again while the rates stand.
  */
 export function fittedReuseRates(counts: ReuseCounts): Record<ContextKind, number[]> {
   return Object.fromEntries(
@@ -104,8 +104,9 @@ export function fittedReuseRates(counts: ReuseCounts): Record<ContextKind, numbe
 
 /**
  * How many requests the corpus's rates are worth against one session's own counts: the size of the beta prior
- * whose spread matches how much the sessions' rates differ beyond what their sample sizes explain
- * (method of moments, pooled over every kind and followed age a rate was measured for in three sessions or more).
+ * whose spread matches how much the sessions' rates differ beyond what their sample sizes explain (the
+ * method-of-moments estimate of a beta-binomial, with its degrees-of-freedom corrections, pooled over every kind
+ * and followed age a rate was measured for in three sessions or more).
  */
 export function reuseRatesWeight(sessions: readonly ReuseCounts[]): number {
   let spread = 0;
@@ -118,13 +119,14 @@ export function reuseRatesWeight(sessions: readonly ReuseCounts[]): number {
       const alive = cells.reduce((total, cell) => total + cell.alive, 0);
       const rate = cells.reduce((total, cell) => total + cell.used, 0) / alive;
       if (cells.length < 3 || rate === 0) continue;
+      const variance = rate * (1 - rate);
       const between = cells.reduce(
         (total, cell) => total + cell.alive * (cell.used / cell.alive - rate) ** 2,
         0,
       );
-      const sampling = cells.length * rate * (1 - rate);
-      spread += alive * rate * (1 - rate);
-      excess += between - sampling;
+      const squares = cells.reduce((total, cell) => total + cell.alive ** 2, 0);
+      spread += (alive - squares / alive) * variance;
+      excess += between - (cells.length - 1) * variance;
     }
   }
   return excess <= 0 ? Number.POSITIVE_INFINITY : spread / excess - 1;

@@ -72,4 +72,22 @@ describe("Governor snapshot and restore", () => {
     expect(fresh.view).toEqual([]);
     expect(() => parseGovernorState({ ...state, version: 2 })).toThrow(/governor state/);
   });
+
+  it("keeps the session's reuse counts, and counts them again when the stored ones cannot be read", async () => {
+    const messages = await session();
+    const counter = new FakeTokenCounter();
+    const options = { contextWindow: 24_000, counter, summarizer: createExtractiveSummarizer({ counter }) };
+    const governor = createGovernor(options);
+    const history = messages.slice(0, 120);
+    await governor.prepare(history);
+    const state = parseGovernorState(JSON.parse(JSON.stringify(governor.snapshot())));
+    expect(state.reuse?.replies).toBeGreaterThan(10);
+    // Counts of another shape (another version's buckets): the rest of the state stays, the counts are redone.
+    const odd = parseGovernorState({ ...state, reuse: { ...state.reuse, alive: { read: [1, 2] } } });
+    expect(odd.reuse).toBeUndefined();
+    expect(odd.view).toEqual(state.view);
+    const restored = createGovernor(options);
+    expect(restored.restore(odd, history)).toBe(true);
+    expect(restored.snapshot().reuse).toEqual(governor.snapshot().reuse);
+  });
 });

@@ -131,13 +131,14 @@ export interface GovernorState {
 
 const count = z.number().int().nonnegative();
 const reuseRow = z.array(z.number().nonnegative()).length(REUSE_AGE_LIMITS.length);
-const reuseRows = z.object({
-  read: reuseRow,
-  search: reuseRow,
-  edit: reuseRow,
-  shell: reuseRow,
-  other: reuseRow,
-  written: reuseRow,
+const kinds = <T extends z.ZodType>(value: T) =>
+  z.object({ read: value, search: value, edit: value, shell: value, other: value, written: value });
+const reuseSchema = z.object({
+  replies: count,
+  alive: kinds(reuseRow),
+  used: kinds(reuseRow),
+  births: z.array(z.tuple([count, kinds(count.optional()).partial()])).optional(),
+  recent: z.array(z.tuple([z.string(), count])).optional(),
 });
 
 const stateSchema = z.object({
@@ -169,13 +170,8 @@ const stateSchema = z.object({
   ),
   cached: z.object({ at: z.number(), ends: z.array(z.number().int()) }).optional(),
   anchor: z.number().int().optional(),
-  reuse: z
-    .object({
-      replies: count,
-      alive: reuseRows,
-      used: reuseRows,
-    })
-    .optional(),
+  // Checked on its own (reuseSchema): counts of another shape are counted again, the rest of the state stays.
+  reuse: z.unknown().optional(),
 });
 
 /**
@@ -189,5 +185,8 @@ export function parseGovernorState(value: unknown): GovernorState {
   validate(stateSchema, value, "governor state");
   // The value as written, not zod's copy: a parsed copy orders each message's keys by the schema, and a restored
   // view must serialise byte for byte as the one that was saved.
-  return value as GovernorState;
+  const state = value as GovernorState;
+  if (state.reuse === undefined || reuseSchema.safeParse(state.reuse).success) return state;
+  const { reuse: _unreadable, ...rest } = state;
+  return rest;
 }

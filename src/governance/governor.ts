@@ -1,6 +1,7 @@
 import { ContextOverflowError, ValidationError } from "../errors/errors.ts";
 import { DEFAULT_REUSE_RATES, type ReuseRates } from "./reuse-rates.ts";
 import { SessionReuse } from "./session-reuse.ts";
+import type { ContextKind } from "../metrics/context-kind.ts";
 import { randomIds, systemClock, type Clock, type IdGenerator } from "../model/ids.ts";
 import { toolResultIndex, withCompactSummary } from "../model/compact-summary.ts";
 import type { Message } from "../model/message.ts";
@@ -176,7 +177,7 @@ export class Governor {
   #tokenizerCalls = 0;
   /** What this session's agent used again so far, and the reuse rates governance weighs this request. */
   #reuse = new SessionReuse();
-  #reuseRates: ReuseRates = DEFAULT_REUSE_RATES;
+  #reuseRates: ReuseRates;
   /** View messages that are history messages as they came (a snapshot stores only their ids). */
   readonly #unchanged = new WeakSet<Message>();
 
@@ -192,6 +193,7 @@ export class Governor {
     }
     this.pipeline = options.pipeline ?? pipelineFromPolicy(options.policy ?? {}, options.processors);
     this.policy = this.pipeline.settings;
+    this.#reuseRates = this.#learnedRates();
     const reservedOutput =
       options.reservedOutputTokens ??
       Math.min(20_000, options.maxOutputTokens ?? 8_192, Math.floor(options.contextWindow / 4));
@@ -292,10 +294,7 @@ export class Governor {
     const fresh = "tail" in history ? history.tail(this.#state.covered) : history.slice(this.#state.covered);
     if (rebuilt) this.#reuse = new SessionReuse();
     for (const message of fresh) this.#reuse.observe(message);
-    this.#reuseRates = this.#reuse.rates(
-      { ...DEFAULT_REUSE_RATES, ...this.policy.reuseRates },
-      this.policy.reuseRatesWeight,
-    );
+    this.#reuseRates = this.#learnedRates();
     this.#state.covered = history.length;
     this.#state.lastCoveredId = history.at(-1)?.id;
     const counted = options.fixedTokens ?? 0;
@@ -542,12 +541,25 @@ export class Governor {
     this.#state.cached = state.cached;
     this.#state.anchor = state.anchor;
     this.#reuse = SessionReuse.resume(state.reuse, history, covered);
+    this.#reuseRates = this.#learnedRates();
     return true;
   }
 
   /** Call after a successful model response: ends an emergency sequence. */
   recordSuccess(): void {
     this.#state.emergencyStage = 0;
+  }
+
+  /** The policy's reuse rates (the measured ones for kinds it leaves out) blended with this session's counts. */
+  #learnedRates(): ReuseRates {
+    const given = this.policy.reuseRates;
+    const prior = Object.fromEntries(
+      Object.entries(DEFAULT_REUSE_RATES).map(([kind, rates]) => [
+        kind,
+        given?.[kind as ContextKind] ?? rates,
+      ]),
+    ) as unknown as ReuseRates;
+    return this.#reuse.rates(prior, this.policy.reuseRatesWeight);
   }
 
   /** A loop detector remembering `recentCalls` (the newest of them its window holds). */

@@ -15,5 +15,11 @@ export {
   pricingForProvider,
 } from "./cache-economics.ts";
 export * from "./processors/index.ts";
-export { DEFAULT_REUSE_RATES, REUSE_AGE_LIMITS, reuseRate, type ReuseRates } from "./reuse-rates.ts";
+export {
+  DEFAULT_REUSE_RATES,
+  DEFAULT_REUSE_RATES_WEIGHT,
+  REUSE_AGE_LIMITS,
+  reuseRate,
+  type ReuseRates,
+} from "./reuse-rates.ts";
 export type { ContextKind } from "../metrics/context-kind.ts";

@@ -16,7 +16,9 @@ const REREAD_CALL_TOKENS = 60;
  * - keeping it one more request (its tokens at the cache read price) costs less than that chance times getting it
  *   back (one more request over the payload, read from cache, plus the piece written anew) — small pieces stay
  *   long because they are cheap to keep.
- * Both fall with age, so a piece once let go is never needed again. The newest step (age 0) is protected anyway.
+ * Both fall with age (the rates are fitted not to rise), so a piece let go is not needed again while the rates
+ * stand; as the session's own reuse moves them (`SessionReuse`), one may be — an offloaded output stays
+ * recallable. The newest step (age 0) is protected anyway.
  * The pieces kept are at most what compaction keeps as its tail (`tailShare` of the usable window): the most
  * likely needed first.
  *
@@ -42,7 +44,7 @@ export function neededContext(
   for (let index = messages.length - 1; index >= 0; index--) {
     const message = messages[index]!;
     const age = repliesAfter;
-    if (message.role === "assistant") repliesAfter++;
+    if (message.role === "assistant" && message.kind === undefined) repliesAfter++;
     const kind = contextKind(message, calls);
     if (kind === undefined || message.kind !== undefined) continue;
     const rate = reuseRate(kind, age, context.reuseRates ?? context.policy.reuseRates);

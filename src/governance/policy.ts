@@ -12,7 +12,7 @@ const reuseRow = z
   .length(REUSE_AGE_LIMITS.length, `give one rate per age bucket (${REUSE_AGE_LIMITS.length})`)
   .refine((rates) => rates.every((rate, bucket) => bucket === 0 || rate <= rates[bucket - 1]!), {
     message:
-      "rates must not rise with age (governance lets a piece go for good once its chance falls): pool a bucket " +
+      "rates must not rise with age (governance lets a piece go once its chance falls): pool a bucket " +
       "with the younger one it exceeds",
   });
 
@@ -75,10 +75,10 @@ export const governancePolicySchema = z.object({
     .strict()
     .optional(),
   /**
-   * How far the reuse rates are trusted against what the session's own agent does: per kind and age, they count
-   * as this many replies beside the replies the session has counted, so a session's own reuse takes over as it
-   * accumulates. Default: measured (how much the bench's sessions differ, `DEFAULT_REUSE_RATES_WEIGHT`); a very
-   * large value keeps the rates fixed.
+   * How far the reuse rates are trusted against what the session's own agent does: per kind and age bucket, they
+   * weigh as much as this many of the session's own piece-replies (replies a piece was in the history for), so a
+   * session's own reuse takes over as it accumulates. Default: measured (how much the bench's sessions differ,
+   * `DEFAULT_REUSE_RATES_WEIGHT`); a very large value keeps the rates fixed.
    */
   reuseRatesWeight: z.number().positive().default(DEFAULT_REUSE_RATES_WEIGHT),
   /** Trim the oldest half of complete turns above this many turns. 0 disables. */

@@ -28,12 +28,13 @@ export const DEFAULT_REUSE_RATES: ReuseRates = {
 };
 
 /**
- * How many replies the reuse rates count for, per age bucket, against what a session's own agent did
- * (`reuseRatesWeight`): the sessions of the same corpus differ from one another about as much as samples of this
- * size (the method-of-moments estimate of a beta-binomial's prior size, pooled over kinds and ages; the bench
- * prints it). A session's own reuse takes over from the corpus's once it has counted about as many.
+ * What the reuse rates weigh, per kind and age bucket, against what a session's own agent did
+ * (`reuseRatesWeight`), in the unit of the session's count: replies a piece was in the history for (a piece
+ * that lived through ages 13–20 counts 8). The sessions of the corpus differ from one another about as much as
+ * samples of this size do (the method-of-moments estimate of a beta-binomial's prior size, pooled over kinds and
+ * ages; the bench prints it). A session's own reuse takes over from the corpus's once it has counted about as much.
  */
-export const DEFAULT_REUSE_RATES_WEIGHT = 17;
+export const DEFAULT_REUSE_RATES_WEIGHT = 14;
 
 /**
  * The chance that the next reply uses a piece of context of `kind` that arrived `age` requests ago

@@ -123,4 +123,39 @@ describe("SessionReuse", () => {
     );
     expect(live.used.read.some((used) => used > 0)).toBe(true);
   });
+
+  it("resumed on a history where a summary replaced followed messages, keeps every piece's age", async () => {
+    const messages = await realSession();
+    const split = messages.length - 40;
+    const first = tracked(messages.slice(0, split));
+    // The store's history: 20 messages inside the followed window replaced by their summary.
+    const summary: Message = { ...messages[split - 30]!, id: "summary-1", kind: "summary" };
+    const stored = [...messages.slice(0, split - 30), summary, ...messages.slice(split - 10)];
+    const resumed = SessionReuse.resume(first.counts(), stored, split - 30 + 1 + 10);
+    const live = tracked(messages);
+    for (const message of messages.slice(split)) resumed.observe(message);
+    expect(resumed.counts().alive).toEqual(live.counts().alive);
+    expect(resumed.counts().replies).toBe(live.counts().replies);
+  });
+
+  it("counts a piece too large to index as alive, never as used, and stays fast on it", () => {
+    const lines = fileLines("huge", 9_000);
+    const messages = new HistoryBuilder()
+      .user("look at the dump")
+      .step([{ name: "Read", input: { file_path: "dump.ts" }, output: lines.join("\n") }])
+      .step([
+        {
+          name: "Edit",
+          input: { file_path: "dump.ts", old_string: lines[7]!.trim(), new_string: "x" },
+          output: "ok",
+        },
+      ])
+      .build();
+    expect(messages[2]!.content.length).toBeGreaterThan(0);
+    const counts = tracked(messages).counts();
+    expect(counts.alive.read[0]).toBe(1);
+    expect(counts.used.read.every((used) => used === 0)).toBe(true);
+    // The same edit after a read of indexable size is counted.
+    expect(tracked(editsFromOldReads(1, 0)).counts().used.read[0]).toBe(1);
+  });
 });

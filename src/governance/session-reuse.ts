@@ -1,22 +1,35 @@
 import { contextKind, type ContextKind } from "../metrics/context-kind.ts";
-import { messageUnits, type GroundingUnit } from "../metrics/grounding-units.ts";
+import { messageUnits, readableTexts, type GroundingUnit } from "../metrics/grounding-units.ts";
 import { replySpans } from "../metrics/reply-spans.ts";
 import type { Message, ToolCallBlock } from "../model/message.ts";
 import { nonIncreasingFit, REUSE_AGE_LIMITS, type ReuseRates } from "./reuse-rates.ts";
 
 const KINDS: readonly ContextKind[] = ["read", "search", "edit", "shell", "other", "written"];
 const BUCKETS = REUSE_AGE_LIMITS.length;
-/** Ages below the last bucket's: older pieces are not followed (that bucket keeps the prior's rate). */
+/** Ages below the last bucket's: older pieces are not followed (that bucket has only the prior's counts). */
 const WINDOW = REUSE_AGE_LIMITS.at(-2)! + 1;
+/**
+ * Messages with more readable text than this are pieces (their arrival counts) but their words are not indexed
+ * nor a reply of that size searched: a pathological payload must not stall the governor, and so large a piece is
+ * governed by its size anyway.
+ */
+const MAX_TEXT_CHARS = 256 * 1024;
 
 /** What a session's agent used again so far, as a governor state keeps it (see `SessionReuse`). */
 export interface SessionReuseCounts {
   /** Assistant replies seen. */
   readonly replies: number;
-  /** Per kind and age bucket: replies the pieces of that kind and age were in the history for… */
+  /**
+   * Per kind and age bucket: the replies each piece of that kind was in the history for at an age of the bucket,
+   * summed over the pieces (a piece that lived through ages 13–20 adds 8)…
+   */
   readonly alive: Readonly<Record<ContextKind, readonly number[]>>;
-  /** …and how many of those replies used them. */
+  /** …and how many of those replies used it. */
   readonly used: Readonly<Record<ContextKind, readonly number[]>>;
+  /** The pieces still followed: per reply count they arrived after, how many of each kind. */
+  readonly births?: readonly (readonly [number, Partial<Record<ContextKind, number>>])[];
+  /** The messages still followed (by id), each with the reply count it arrived after. */
+  readonly recent?: readonly (readonly [string, number])[];
 }
 
 type Rows = Record<ContextKind, number[]>;
@@ -30,6 +43,13 @@ const emptyRows = (): Rows =>
   Object.fromEntries(KINDS.map((kind) => [kind, Array.from({ length: BUCKETS }, () => 0)])) as Rows;
 const copyRows = (rows: Readonly<Record<ContextKind, readonly number[]>>): Rows =>
   Object.fromEntries(KINDS.map((kind) => [kind, [...rows[kind]]])) as Rows;
+
+/** Whether a message's units are indexed and, for a reply, its spans looked for (see `MAX_TEXT_CHARS`). */
+function isIndexed(message: Message): boolean {
+  let chars = 0;
+  for (const text of readableTexts(message)) if ((chars += text.length) > MAX_TEXT_CHARS) return false;
+  return true;
+}
 
 function bucketOf(age: number): number {
   const bucket = REUSE_AGE_LIMITS.findIndex((limit) => age <= limit);
@@ -50,46 +70,47 @@ export class SessionReuse {
   readonly #used: Rows;
   /** Per kind, pieces born at each reply count (index: replies seen before them). */
   readonly #births = new Map<number, Partial<Record<ContextKind, number>>>();
+  /** The followed messages' ids and births, oldest first (what a resumed tracker re-reads). */
+  #recent: (readonly [string, number])[] = [];
   readonly #holders = new Map<GroundingUnit, Holder>();
   /** Tool calls whose results have not arrived (they say what kind a result is). */
-  readonly #calls = new Map<string, Pick<ToolCallBlock, "name" | "input">>();
+  readonly #calls = new Map<string, Pick<ToolCallBlock, "name" | "input"> & { readonly born: number }>();
 
   constructor(saved?: SessionReuseCounts) {
     this.#alive = saved === undefined ? emptyRows() : copyRows(saved.alive);
     this.#used = saved === undefined ? emptyRows() : copyRows(saved.used);
     this.#replies = saved?.replies ?? 0;
+    for (const [born, births] of saved?.births ?? []) this.#births.set(born, { ...births });
   }
 
   /**
    * A tracker carrying on from `saved` after the messages it had seen, the first `covered` of `history`: the
-   * recent messages whose pieces it still follows are read again (bounded by the followed ages, not the
-   * history). Without `saved` (a state stored before it was kept) the whole covered history is counted again.
+   * messages whose pieces it still follows are read again (found by id, so a summary that replaced some of them
+   * changes nothing else; bounded by the followed ages, not the history). Without `saved` (a state stored before
+   * it was kept) the whole covered history is counted again.
    */
   static resume(
     saved: SessionReuseCounts | undefined,
     history: readonly Message[],
     covered: number,
   ): SessionReuse {
-    if (saved === undefined) {
-      const tracker = new SessionReuse();
-      for (const message of history.slice(0, covered)) tracker.observe(message);
-      return tracker;
-    }
     const tracker = new SessionReuse(saved);
-    // Back to the oldest message whose pieces are still followed: fewer than WINDOW replies after it.
-    let start = covered;
-    for (let after = 0; start > 0 && after < WINDOW; start--) {
-      const message = history[start - 1]!;
-      if (message.kind === undefined && message.role === "assistant") after++;
+    if (saved?.births === undefined || saved.recent === undefined) {
+      const fresh = new SessionReuse();
+      for (const message of history.slice(0, covered)) fresh.observe(message);
+      return fresh;
     }
-    let replies = saved.replies;
-    for (let index = start; index < covered; index++)
-      if (history[index]!.kind === undefined && history[index]!.role === "assistant") replies--;
-    for (let index = start; index < covered; index++) {
-      const message = history[index]!;
-      if (message.kind !== undefined) continue;
-      if (message.role === "assistant") replies++;
-      tracker.#register(message, replies);
+    const bornById = new Map(saved.recent);
+    let start = covered;
+    while (start > 0) {
+      const message = history[start - 1]!;
+      if (message.kind === undefined && !bornById.has(message.id)) break;
+      start--;
+    }
+    for (const message of history.slice(start, covered)) {
+      const born = bornById.get(message.id);
+      if (born !== undefined && message.kind === undefined)
+        tracker.#register(message, born, false, isIndexed(message));
     }
     return tracker;
   }
@@ -97,61 +118,81 @@ export class SessionReuse {
   /** Takes in the next message of the session (importer markers and summaries are not the agent's context). */
   observe(message: Message): void {
     if (message.kind !== undefined) return;
-    if (message.role === "assistant") this.#reply(message);
-    this.#register(message, this.#replies);
+    const indexed = isIndexed(message);
+    if (message.role === "assistant") this.#reply(message, indexed);
+    this.#register(message, this.#replies, true, indexed);
   }
 
   /** The counts so far, as a governor state keeps them. */
   counts(): SessionReuseCounts {
-    return { replies: this.#replies, alive: copyRows(this.#alive), used: copyRows(this.#used) };
+    return {
+      replies: this.#replies,
+      alive: copyRows(this.#alive),
+      used: copyRows(this.#used),
+      births: [...this.#births].map(([born, births]) => [born, { ...births }] as const),
+      recent: this.#recent.filter(([, born]) => this.#replies - born < WINDOW),
+    };
   }
 
   /**
-   * `prior` blended with this session's counts: per kind and age bucket, the prior counts as `weight` replies at
-   * its rate beside the replies this session counted; the whole is then fitted not to rise with age.
+   * `prior` blended with this session's counts: per kind and age bucket, the prior counts as `weight` of
+   * `alive` (piece-replies) at its rate beside what this session counted; the whole is then fitted not to rise
+   * with age.
    */
   rates(prior: ReuseRates, weight: number): ReuseRates {
     return Object.fromEntries(
       KINDS.map((kind) => {
-        const used = this.#used[kind].map((count, bucket) => count + prior[kind][bucket]! * weight);
+        const rates = prior[kind];
+        const used = this.#used[kind].map((count, bucket) => count + rates[bucket]! * weight);
         const alive = this.#alive[kind].map((count) => count + weight);
         return [kind, nonIncreasingFit(used, alive)];
       }),
     ) as Record<ContextKind, number[]>;
   }
 
-  /** A message as a holder of its units, a piece of context when it is one, seen after `replies` replies. */
-  #register(message: Message, replies: number): void {
-    for (const block of message.content) if (block.type === "tool-call") this.#calls.set(block.id, block);
+  /**
+   * A message as a holder of its units (when `indexed`), a piece of context when it is one, seen after `replies`
+   * replies; `arrives` counts its birth (a resumed tracker has the births already).
+   */
+  #register(message: Message, replies: number, arrives: boolean, indexed: boolean): void {
+    for (const block of message.content)
+      if (block.type === "tool-call")
+        this.#calls.set(block.id, { name: block.name, input: block.input, born: replies });
     const kind = contextKind(message, this.#calls);
     for (const block of message.content) if (block.type === "tool-result") this.#calls.delete(block.callId);
-    if (kind !== undefined) {
+    if (kind !== undefined && arrives) {
       const births = this.#births.get(replies) ?? {};
       births[kind] = (births[kind] ?? 0) + 1;
       this.#births.set(replies, births);
     }
+    this.#recent.push([message.id, replies]);
+    if (!indexed) return;
     const holder: Holder = { kind, born: replies };
     for (const unit of messageUnits(message)) this.#holders.set(unit, holder);
   }
 
   /** A reply: every followed piece is in the history at its age; those holding what the reply copied were used. */
-  #reply(message: Message): void {
+  #reply(message: Message, indexed: boolean): void {
     const now = this.#replies;
     for (const [born, births] of this.#births) {
       const bucket = bucketOf(now - born);
       for (const kind of KINDS) this.#alive[kind][bucket]! += births[kind] ?? 0;
     }
     const sources = new Set<Holder>();
-    for (const span of replySpans([message])) {
+    for (const span of indexed ? replySpans([message]) : []) {
       const holder = this.#holders.get(span.unit);
       if (holder?.kind !== undefined && now - holder.born < WINDOW) sources.add(holder);
     }
     for (const holder of sources) this.#used[holder.kind!][bucketOf(now - holder.born)]!++;
     this.#replies++;
     this.#births.delete(this.#replies - WINDOW);
-    // Holders too old to be followed go, a window's worth at a time: memory stays that of the recent messages.
-    if (this.#replies % WINDOW === 0)
+    // What is too old to be followed goes, a window's worth at a time: memory stays that of the recent messages.
+    if (this.#replies % WINDOW === 0) {
+      const followed = ([, born]: readonly [unknown, number]) => this.#replies - born < WINDOW;
       for (const [unit, holder] of this.#holders)
-        if (this.#replies - holder.born >= WINDOW) this.#holders.delete(unit);
+        if (!followed([unit, holder.born])) this.#holders.delete(unit);
+      for (const [id, call] of this.#calls) if (!followed([id, call.born])) this.#calls.delete(id);
+      this.#recent = this.#recent.filter(followed);
+    }
   }
 }
