@@ -50,6 +50,8 @@ export function filePathsIn(text: string): string[] {
   for (const match of text.matchAll(PATH_TOKEN)) {
     // `</code>` is a closing tag, not a path.
     if (text[match.index - 1] === "<") continue;
+    // Cleaning only removes characters, and a path has a separator.
+    if (!match[0].includes("/") && !match[0].includes("\\")) continue;
     const path = cleanPathToken(match[0]);
     if (path !== undefined && isFilePath(path)) found.add(path);
   }

@@ -18,7 +18,10 @@ const LINE_GUTTER = /^\s*\d+(?:→|\t)|^[^\s:]+:\d+[:-]|^\d+[:-](?=\S)/;
 
 /** A line is worth matching when it has this many non-space characters, of which this many letters or digits. */
 const MIN_LINE_CHARS = 8;
-const MIN_LINE_ALNUM = 3;
+// The two counts as tests that allocate nothing (lines are the bulk of what governance and the metrics read).
+// Anchored, with each repetition followed by its complement, so they never backtrack.
+const ENOUGH_CHARS = new RegExp(`^\\s*(?:\\S\\s*){${MIN_LINE_CHARS}}`);
+const ENOUGH_ALNUM = /^[^A-Za-z0-9]*(?:[A-Za-z0-9][^A-Za-z0-9]*){3}/;
 
 /**
  * A source line as an anchor is compared: gutter removed, ends trimmed. Undefined for lines too short or too
@@ -29,9 +32,9 @@ const MIN_LINE_ALNUM = 3;
  * anchorLine("  });") // undefined
  */
 export function anchorLine(line: string): string | undefined {
+  if (line.length < MIN_LINE_CHARS) return undefined;
   const text = line.replace(LINE_GUTTER, "").trim();
-  if (text.replace(/\s/g, "").length < MIN_LINE_CHARS) return undefined;
-  if ((text.match(/[A-Za-z0-9]/g)?.length ?? 0) < MIN_LINE_ALNUM) return undefined;
+  if (!ENOUGH_CHARS.test(text) || !ENOUGH_ALNUM.test(text)) return undefined;
   return text;
 }
 
@@ -43,6 +46,7 @@ const HEX = /^(?=.*\d)(?=.*[a-f])[0-9a-f]{7,64}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const LONG_NUMBER = /^\d{5,}$/;
 const MIN_IDENTIFIER = 4;
+const PLAIN_WORD = /^[A-Z]?[a-z]+$/;
 
 /**
  * True for an identifier distinctive enough that seeing it in a reply means it was taken from somewhere:
@@ -77,6 +81,8 @@ export function distinctiveTokens(text: string): [string, TokenKind][] {
   for (const path of filePathsIn(text)) found.set(path, "path");
   for (const match of text.matchAll(URL)) found.set(match[0].replace(/[.,;:!?]+$/, ""), "literal");
   for (const match of text.matchAll(TOKEN_RUN)) {
+    // Shorter than any distinctive token, or a plain word: neither a literal nor a distinctive identifier.
+    if (match[0].length < MIN_IDENTIFIER || PLAIN_WORD.test(match[0])) continue;
     const token = match[0].replace(/^[.-]+|[.,:;!?-]+$/g, "");
     if (found.has(token)) continue;
     if (HEX.test(token) || UUID.test(token) || LONG_NUMBER.test(token)) found.set(token, "literal");

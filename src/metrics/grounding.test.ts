@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Message } from "../model/message.ts";
 import { HistoryBuilder } from "../test/history-builder.ts";
@@ -79,6 +80,46 @@ describe("reply spans", () => {
     expect(distinctiveTokens("see https://example.com/x and 0a1b2c3d4e")).toEqual([
       ["https://example.com/x", "literal"],
       ["0a1b2c3d4e", "literal"],
+    ]);
+  });
+});
+
+describe("units without allocation", () => {
+  // The definitions the fast tests of anchorLine and distinctiveTokens stand for.
+  const plainAnchorLine = (line: string) => {
+    const text = line.replace(/^\s*\d+(?:→|\t)|^[^\s:]+:\d+[:-]|^\d+[:-](?=\S)/, "").trim();
+    if (text.replace(/\s/g, "").length < 8) return undefined;
+    if ((text.match(/[A-Za-z0-9]/g)?.length ?? 0) < 3) return undefined;
+    return text;
+  };
+  const line = fc.array(
+    fc.constantFrom(" ", "\t", "\u00a0", "a", "Z", "7", "_", ".", "}", ";", "→", ":", "-", "1"),
+    {
+      maxLength: 40,
+    },
+  );
+
+  it("keeps the lines the plain counts keep (8 non-space characters, 3 letters or digits)", () => {
+    fc.assert(
+      fc.property(line, (chars) => {
+        const text = chars.join("");
+        expect(anchorLine(text)).toBe(plainAnchorLine(text));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it("finds no distinctive token in short runs and plain words, and still finds the rest", () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^(?:[A-Z]?[a-z]+|[\w.$-]{1,3})$/), (word) => {
+        expect(distinctiveTokens(word)).toEqual([]);
+      }),
+    );
+    expect(distinctiveTokens("Summary of parseConfig, a1b2 and deadbeef1 in src/a.ts")).toEqual([
+      ["src/a.ts", "path"],
+      ["parseConfig", "identifier"],
+      ["a1b2", "identifier"],
+      ["deadbeef1", "literal"],
     ]);
   });
 });
