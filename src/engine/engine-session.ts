@@ -13,7 +13,11 @@ import { randomIds } from "../model/ids.ts";
 import type { GovernanceEvent } from "../governance/events.ts";
 import { Governor, type GovernorOptions, type RequestTokens } from "../governance/governor.ts";
 import { MemoryOffloadStore } from "../governance/offload-store.ts";
-import { parseGovernorState, type GovernorState } from "../governance/governor-state.ts";
+import {
+  governorStateNeedsOriginals,
+  parseGovernorState,
+  type GovernorState,
+} from "../governance/governor-state.ts";
 import { GovernorStateCodec } from "./stored-governor-state.ts";
 import { isContextOverflowError } from "../errors/overflow-recognition.ts";
 import { toolResultIndex, withCompactSummary } from "../model/compact-summary.ts";
@@ -134,7 +138,12 @@ export class EngineSession {
     const decoded = saved === undefined ? undefined : await this.#stateCodec.decode(saved, messages);
     if (decoded !== undefined) {
       const state = safeGovernorState(decoded);
-      if (state !== undefined) governor.restore(state, messages);
+      // The reuse count follows recent messages, some of which a summary may have replaced in `messages`.
+      const originals =
+        state !== undefined && governorStateNeedsOriginals(state, messages)
+          ? await this.#store.loadMessages(this.id, { strategy: "all" })
+          : [];
+      if (state !== undefined) governor.restore(state, messages, originals);
     }
     return { conversation, governor };
   }

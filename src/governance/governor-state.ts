@@ -5,6 +5,7 @@ import type { CachedPrefix } from "./cached-prefix.ts";
 import type { LoopCall } from "./loop-detector.ts";
 import { REUSE_AGE_LIMITS } from "./reuse-rates.ts";
 import type { SessionReuseCounts } from "./session-reuse.ts";
+import { CONTEXT_KINDS } from "../metrics/context-kind.ts";
 import type { CompactionGuard } from "./processor.ts";
 
 /** One message of a persisted governed view: a history message by id, or the message governance put in its place. */
@@ -138,7 +139,7 @@ const reuseSchema = z.object({
   alive: kinds(reuseRow),
   used: kinds(reuseRow),
   births: z.array(z.tuple([count, kinds(count.optional()).partial()])).optional(),
-  recent: z.array(z.tuple([z.string(), count])).optional(),
+  recent: z.array(z.tuple([z.string(), count, z.enum(CONTEXT_KINDS).nullable()])).optional(),
 });
 
 const stateSchema = z.object({
@@ -189,4 +190,18 @@ export function parseGovernorState(value: unknown): GovernorState {
   if (state.reuse === undefined || reuseSchema.safeParse(state.reuse).success) return state;
   const { reuse: _unreadable, ...rest } = state;
   return rest;
+}
+
+/**
+ * Whether restoring `state` on `history` needs the stored messages summaries replaced (`Governor.restore`'s
+ * `originals`): the state's reuse count still follows messages the history no longer holds.
+ *
+ * @example
+ * const originals = governorStateNeedsOriginals(state, history) ? await store.loadMessages(id, { strategy: "all" }) : [];
+ */
+export function governorStateNeedsOriginals(state: GovernorState, history: readonly Message[]): boolean {
+  const recent = state.reuse?.recent;
+  if (recent === undefined || recent.length === 0) return false;
+  const ids = new Set(history.map((message) => message.id));
+  return recent.some(([id]) => !ids.has(id));
 }

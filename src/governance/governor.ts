@@ -514,8 +514,10 @@ export class Governor {
    * Takes back a `snapshot` for `history`, the session's history as loaded again (summarised ranges replaced by
    * their summaries). Returns false, changing nothing, when the state does not fit that history (a message it
    * names is gone, or the history no longer holds what it covered): the next request then rebuilds the view.
+   * `originals` are the stored messages summaries replaced, when the state's reuse count still follows some of
+   * them (`governorStateNeedsOriginals`); without them that count goes on without those messages.
    */
-  restore(state: GovernorState, history: readonly Message[]): boolean {
+  restore(state: GovernorState, history: readonly Message[], originals: readonly Message[] = []): boolean {
     const byId = new Map(history.map((message) => [message.id, message]));
     const view: Message[] = [];
     for (const entry of state.view) {
@@ -540,7 +542,13 @@ export class Governor {
     this.#state.recentCalls = [...this.#loopDetector(state.recentCalls).recentCalls];
     this.#state.cached = state.cached;
     this.#state.anchor = state.anchor;
-    this.#reuse = SessionReuse.resume(state.reuse, history, covered);
+    const originalsById = new Map(originals.map((message) => [message.id, message]));
+    this.#reuse = SessionReuse.resume(
+      state.reuse,
+      history,
+      covered,
+      (id) => byId.get(id) ?? originalsById.get(id),
+    );
     this.#reuseRates = this.#learnedRates();
     return true;
   }

@@ -106,12 +106,13 @@ describe("SessionReuse", () => {
 
   it("resumed from its counts and the stored history, counts the rest of a real session as if it never stopped", async () => {
     const messages = await realSession();
+    const byId = new Map(messages.map((message) => [message.id, message]));
     const live = tracked(messages).counts();
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 0, max: messages.length }), async (split) => {
         const first = tracked(messages.slice(0, split));
-        const resumed = SessionReuse.resume(first.counts(), messages, split);
-        const recounted = SessionReuse.resume(undefined, messages, split);
+        const resumed = SessionReuse.resume(first.counts(), messages, split, (id) => byId.get(id));
+        const recounted = SessionReuse.resume(undefined, messages, split, () => undefined);
         for (const message of messages.slice(split)) {
           resumed.observe(message);
           recounted.observe(message);
@@ -124,21 +125,33 @@ describe("SessionReuse", () => {
     expect(live.used.read.some((used) => used > 0)).toBe(true);
   });
 
-  it("resumed on a history where a summary replaced followed messages, keeps every piece's age", async () => {
+  it("resumed on a history where a summary replaced followed messages, goes on as if it never stopped", async () => {
     const messages = await realSession();
     const split = messages.length - 40;
     const first = tracked(messages.slice(0, split));
     // The store's history: 20 messages inside the followed window replaced by their summary.
     const summary: Message = { ...messages[split - 30]!, id: "summary-1", kind: "summary" };
-    const stored = [...messages.slice(0, split - 30), summary, ...messages.slice(split - 10)];
-    const resumed = SessionReuse.resume(first.counts(), stored, split - 30 + 1 + 10);
-    const live = tracked(messages);
+    const stored = [...messages.slice(0, split - 30), summary, ...messages.slice(split - 10, split)];
+    const live = tracked(messages).counts();
+    const storedById = new Map(stored.map((message) => [message.id, message]));
+    const originalsById = new Map(messages.map((message) => [message.id, message]));
+    // Given the stored messages the summary replaced, exactly as if it never stopped.
+    const resumed = SessionReuse.resume(
+      first.counts(),
+      stored,
+      stored.length,
+      (id) => storedById.get(id) ?? originalsById.get(id),
+    );
     for (const message of messages.slice(split)) resumed.observe(message);
-    expect(resumed.counts().alive).toEqual(live.counts().alive);
-    expect(resumed.counts().replies).toBe(live.counts().replies);
+    expect(resumed.counts()).toEqual(live);
+    // Without them, every piece keeps its age (the replaced messages only stop holding what they held).
+    const partial = SessionReuse.resume(first.counts(), stored, stored.length, (id) => storedById.get(id));
+    for (const message of messages.slice(split)) partial.observe(message);
+    expect(partial.counts().alive).toEqual(live.alive);
+    expect(partial.counts().replies).toBe(live.replies);
   });
 
-  it("counts a piece too large to index as alive, never as used, and stays fast on it", () => {
+  it("leaves a piece too large to read out of the count (it could never count as used)", () => {
     const lines = fileLines("huge", 9_000);
     const messages = new HistoryBuilder()
       .user("look at the dump")
@@ -153,8 +166,9 @@ describe("SessionReuse", () => {
       .build();
     expect(messages[2]!.content.length).toBeGreaterThan(0);
     const counts = tracked(messages).counts();
-    expect(counts.alive.read[0]).toBe(1);
+    expect(counts.alive.read.every((alive) => alive === 0)).toBe(true);
     expect(counts.used.read.every((used) => used === 0)).toBe(true);
+    expect(counts.replies).toBe(2);
     // The same edit after a read of indexable size is counted.
     expect(tracked(editsFromOldReads(1, 0)).counts().used.read[0]).toBe(1);
   });

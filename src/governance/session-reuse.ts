@@ -28,8 +28,8 @@ export interface SessionReuseCounts {
   readonly used: Readonly<Record<ContextKind, readonly number[]>>;
   /** The pieces still followed: per reply count they arrived after, how many of each kind. */
   readonly births?: readonly (readonly [number, Partial<Record<ContextKind, number>>])[];
-  /** The messages still followed (by id), each with the reply count it arrived after. */
-  readonly recent?: readonly (readonly [string, number])[];
+  /** The messages still followed, in the order seen: id, the reply count it arrived after, its kind of context. */
+  readonly recent?: readonly (readonly [string, number, ContextKind | null])[];
 }
 
 type Rows = Record<ContextKind, number[]>;
@@ -70,8 +70,8 @@ export class SessionReuse {
   readonly #used: Rows;
   /** Per kind, pieces born at each reply count (index: replies seen before them). */
   readonly #births = new Map<number, Partial<Record<ContextKind, number>>>();
-  /** The followed messages' ids and births, oldest first (what a resumed tracker re-reads). */
-  #recent: (readonly [string, number])[] = [];
+  /** The followed messages' ids, births and kinds, oldest first (what a resumed tracker re-reads). */
+  #recent: (readonly [string, number, ContextKind | null])[] = [];
   readonly #holders = new Map<GroundingUnit, Holder>();
   /** Tool calls whose results have not arrived (they say what kind a result is). */
   readonly #calls = new Map<string, Pick<ToolCallBlock, "name" | "input"> & { readonly born: number }>();
@@ -84,33 +84,28 @@ export class SessionReuse {
   }
 
   /**
-   * A tracker carrying on from `saved` after the messages it had seen, the first `covered` of `history`: the
-   * messages whose pieces it still follows are read again (found by id, so a summary that replaced some of them
-   * changes nothing else; bounded by the followed ages, not the history). Without `saved` (a state stored before
-   * it was kept) the whole covered history is counted again.
+   * A tracker carrying on from `saved`, which had seen the first `covered` messages of `history`: the messages it
+   * still follows are registered again in the order it saw them, each found by id with `find` (in the history, or
+   * among the stored messages a summary replaced), so it goes on exactly as the tracker that saved the counts
+   * would. Bounded by the followed ages, not the history. Without what to re-read (a state stored before it was
+   * kept) the whole covered history is counted again.
    */
   static resume(
     saved: SessionReuseCounts | undefined,
     history: readonly Message[],
     covered: number,
+    find: (id: string) => Message | undefined,
   ): SessionReuse {
-    const tracker = new SessionReuse(saved);
     if (saved?.births === undefined || saved.recent === undefined) {
       const fresh = new SessionReuse();
       for (const message of history.slice(0, covered)) fresh.observe(message);
       return fresh;
     }
-    const bornById = new Map(saved.recent);
-    let start = covered;
-    while (start > 0) {
-      const message = history[start - 1]!;
-      if (message.kind === undefined && !bornById.has(message.id)) break;
-      start--;
-    }
-    for (const message of history.slice(start, covered)) {
-      const born = bornById.get(message.id);
-      if (born !== undefined && message.kind === undefined)
-        tracker.#register(message, born, false, isIndexed(message));
+    const tracker = new SessionReuse(saved);
+    for (const [id, born, kind] of saved.recent) {
+      const message = find(id);
+      if (message === undefined) tracker.#recent.push([id, born, kind]);
+      else tracker.#register(message, born, { kind: kind ?? undefined });
     }
     return tracker;
   }
@@ -118,9 +113,8 @@ export class SessionReuse {
   /** Takes in the next message of the session (importer markers and summaries are not the agent's context). */
   observe(message: Message): void {
     if (message.kind !== undefined) return;
-    const indexed = isIndexed(message);
-    if (message.role === "assistant") this.#reply(message, indexed);
-    this.#register(message, this.#replies, true, indexed);
+    if (message.role === "assistant") this.#reply(message, isIndexed(message));
+    this.#register(message, this.#replies);
   }
 
   /** The counts so far, as a governor state keeps them. */
@@ -151,22 +145,23 @@ export class SessionReuse {
   }
 
   /**
-   * A message as a holder of its units (when `indexed`), a piece of context when it is one, seen after `replies`
-   * replies; `arrives` counts its birth (a resumed tracker has the births already).
+   * A message seen after `replies` replies: a holder of its units and, when it is one, a piece of context whose
+   * arrival counts — unless it is too large to read (`MAX_TEXT_CHARS`), or `resumed` (its kind as recorded then;
+   * a resumed tracker has its birth already).
    */
-  #register(message: Message, replies: number, arrives: boolean, indexed: boolean): void {
+  #register(message: Message, replies: number, resumed?: { readonly kind: ContextKind | undefined }): void {
     for (const block of message.content)
       if (block.type === "tool-call")
         this.#calls.set(block.id, { name: block.name, input: block.input, born: replies });
-    const kind = contextKind(message, this.#calls);
+    const kind = resumed === undefined ? contextKind(message, this.#calls) : resumed.kind;
     for (const block of message.content) if (block.type === "tool-result") this.#calls.delete(block.callId);
-    if (kind !== undefined && arrives) {
+    this.#recent.push([message.id, replies, kind ?? null]);
+    if (!isIndexed(message)) return;
+    if (kind !== undefined && resumed === undefined) {
       const births = this.#births.get(replies) ?? {};
       births[kind] = (births[kind] ?? 0) + 1;
       this.#births.set(replies, births);
     }
-    this.#recent.push([message.id, replies]);
-    if (!indexed) return;
     const holder: Holder = { kind, born: replies };
     for (const unit of messageUnits(message)) this.#holders.set(unit, holder);
   }
@@ -174,21 +169,24 @@ export class SessionReuse {
   /** A reply: every followed piece is in the history at its age; those holding what the reply copied were used. */
   #reply(message: Message, indexed: boolean): void {
     const now = this.#replies;
-    for (const [born, births] of this.#births) {
-      const bucket = bucketOf(now - born);
-      for (const kind of KINDS) this.#alive[kind][bucket]! += births[kind] ?? 0;
+    // A reply too large to read is not counted (it would count every piece as unused).
+    if (indexed) {
+      for (const [born, births] of this.#births) {
+        const bucket = bucketOf(now - born);
+        for (const kind of KINDS) this.#alive[kind][bucket]! += births[kind] ?? 0;
+      }
+      const sources = new Set<Holder>();
+      for (const span of replySpans([message])) {
+        const holder = this.#holders.get(span.unit);
+        if (holder?.kind !== undefined && now - holder.born < WINDOW) sources.add(holder);
+      }
+      for (const holder of sources) this.#used[holder.kind!][bucketOf(now - holder.born)]!++;
     }
-    const sources = new Set<Holder>();
-    for (const span of indexed ? replySpans([message]) : []) {
-      const holder = this.#holders.get(span.unit);
-      if (holder?.kind !== undefined && now - holder.born < WINDOW) sources.add(holder);
-    }
-    for (const holder of sources) this.#used[holder.kind!][bucketOf(now - holder.born)]!++;
     this.#replies++;
     this.#births.delete(this.#replies - WINDOW);
     // What is too old to be followed goes, a window's worth at a time: memory stays that of the recent messages.
     if (this.#replies % WINDOW === 0) {
-      const followed = ([, born]: readonly [unknown, number]) => this.#replies - born < WINDOW;
+      const followed = ([, born]: readonly [unknown, number, ...unknown[]]) => this.#replies - born < WINDOW;
       for (const [unit, holder] of this.#holders)
         if (!followed([unit, holder.born])) this.#holders.delete(unit);
       for (const [id, call] of this.#calls) if (!followed([id, call.born])) this.#calls.delete(id);

@@ -11,6 +11,16 @@ import type { JsonValue, Message, ToolCallBlock } from "../model/message.ts";
  */
 export type ContextKind = "read" | "search" | "edit" | "shell" | "other" | "written";
 
+/** Every kind of context, in the order tables list them. */
+export const CONTEXT_KINDS = [
+  "read",
+  "search",
+  "edit",
+  "shell",
+  "other",
+  "written",
+] as const satisfies readonly ContextKind[];
+
 const READ_TOOLS = /^(?:read|read_?file|view|open|cat|view_file|read_many_files)$/i;
 const SEARCH_TOOLS = /^(?:grep|glob|ls|find|find_?file|search\w*|list_?dir\w*|list_files|codebase_search)$/i;
 const EDIT_TOOLS =

@@ -14,20 +14,29 @@ import { openSqliteSessionStore } from "../../src/store/sqlite/index.ts";
 import { FakeTokenCounter } from "../../src/test/fake-token-counter.ts";
 import { transcriptPath } from "../support/transcripts.ts";
 
-const TRANSCRIPT =
-  "claude-code__daaain-claude-code-log/-Users-dain-workspace-JSSoundRecorder/7acd37a8-2745-4b58-a8a9-46164b22ad9e.jsonl";
-const WINDOW = 24_000;
+/**
+ * The sessions replayed, each in a window it outgrows. The second compacts often in 16k, so that summaries replace
+ * messages governance still follows for what the agent uses again (a restart must find them in the store).
+ */
+const CASES = [
+  {
+    transcript:
+      "claude-code__daaain-claude-code-log/-Users-dain-workspace-JSSoundRecorder/7acd37a8-2745-4b58-a8a9-46164b22ad9e.jsonl",
+    window: 24_000,
+  },
+  { transcript: "claude-code__marot-spotter/4d5611e5-241a-462a-8d15-5122611a9569.jsonl", window: 16_000 },
+] as const;
 const SESSION = "replayed";
 
 const directory = mkdtempSync(join(tmpdir(), "ctxkit-restart-replay-"));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
 /** A session over `path` as a freshly started process has it. */
-async function open(path: string) {
+async function open(path: string, window: number) {
   const store = await openSqliteSessionStore({ path });
   const engine = await createContextEngine({
     store,
-    contextWindow: WINDOW,
+    contextWindow: window,
     maxOutputTokens: 2_000,
     tokenCounter: new FakeTokenCounter(),
     clock: () => new Date("2026-01-01T00:00:00Z"),
@@ -40,15 +49,15 @@ async function open(path: string) {
  * store and engine before each request. Returns every request as the Anthropic wire payload (breakpoints
  * included) and how many of them were checkpoints.
  */
-async function replay(messages: readonly Message[], path: string, restart: boolean) {
-  let current = await open(path);
+async function replay(messages: readonly Message[], path: string, window: number, restart: boolean) {
+  let current = await open(path, window);
   const payloads: string[] = [];
   let checkpoints = 0;
   const next = async (): Promise<EngineSession> => {
     await current.session.commit();
     if (restart) {
       await current.store.close();
-      current = await open(path);
+      current = await open(path, window);
     }
     return current.session;
   };
@@ -78,17 +87,20 @@ async function replay(messages: readonly Message[], path: string, restart: boole
 }
 
 describe("a shared transcript replayed with a restart before every request", () => {
-  it("sends every request byte for byte as the run without restarts does", async () => {
-    const [conversation] = await importTranscriptFile(transcriptPath(TRANSCRIPT));
-    const messages = conversation!.messages.filter((message) => message.role !== "system");
-    const steady = await replay(messages, join(directory, "steady.db"), false);
-    const restarted = await replay(messages, join(directory, "restarted.db"), true);
-    expect(steady.payloads.length).toBeGreaterThan(20);
-    // Governance acted: the history outgrew the window and checkpoints rewrote the view.
-    expect(steady.checkpoints).toBeGreaterThan(0);
-    expect(restarted.checkpoints).toBe(steady.checkpoints);
-    restarted.payloads.forEach((payload, index) =>
-      expect(payload, `request ${index}`).toBe(steady.payloads[index]),
-    );
-  });
+  for (const { transcript, window } of CASES) {
+    it(`sends every request byte for byte as the run without restarts does (${transcript.split("/")[0]}, ${window / 1000}k)`, async () => {
+      const [conversation] = await importTranscriptFile(transcriptPath(transcript));
+      const messages = conversation!.messages.filter((message) => message.role !== "system");
+      const name = transcript.split("/")[0]!;
+      const steady = await replay(messages, join(directory, `${name}-steady.db`), window, false);
+      const restarted = await replay(messages, join(directory, `${name}-restarted.db`), window, true);
+      expect(steady.payloads.length).toBeGreaterThan(20);
+      // Governance acted: the history outgrew the window and checkpoints rewrote the view.
+      expect(steady.checkpoints).toBeGreaterThan(0);
+      expect(restarted.checkpoints).toBe(steady.checkpoints);
+      restarted.payloads.forEach((payload, index) =>
+        expect(payload, `request ${index}`).toBe(steady.payloads[index]),
+      );
+    }, 180_000);
+  }
 });

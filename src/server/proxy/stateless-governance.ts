@@ -111,17 +111,10 @@ class Recent<Value> {
 export class StatelessGovernance {
   readonly #states: Recent<GovernorState>;
   readonly #results: Recent<StatelessResult>;
-  /**
-   * The message objects of recent requests by their place in a conversation (its chain hash): the next request
-   * of the conversation reuses them, so what is derived once per message object (token counts, the words
-   * governance follows for what the agent uses again) is not derived again at every request.
-   */
-  readonly #messages: Recent<Message>;
 
   constructor(options: StatelessGovernanceOptions = {}) {
     this.#states = new Recent(options.maxStates ?? 2_000, options.maxStateCharacters ?? 128 * 1024 * 1024);
     this.#results = new Recent(options.maxResults ?? 32, options.maxResultCharacters ?? 64 * 1024 * 1024);
-    this.#messages = new Recent(50_000, options.maxStateCharacters ?? 128 * 1024 * 1024);
   }
 
   /**
@@ -135,17 +128,9 @@ export class StatelessGovernance {
   ): Promise<StatelessResult> {
     // Positional ids: the same message has the same id in every request of the conversation, so a kept state
     // (which names history messages by id) fits the next request's history.
+    const history = request.history.map((message, index) => ({ ...message, id: `h${index}` }));
     const chain = [hash(JSON.stringify([request.scope, request.fixed, request.fixedTokens]))];
-    const history = request.history.map((message, index) => {
-      const content = contentOf(message);
-      const place = hash(chain.at(-1)! + content);
-      chain.push(place);
-      const known = this.#messages.get(place);
-      if (known !== undefined) return known;
-      const positioned = { ...message, id: `h${index}` };
-      this.#messages.set(place, positioned, content.length);
-      return positioned;
-    });
+    for (const message of history) chain.push(hash(chain.at(-1)! + contentOf(message)));
     const key = chain.at(-1)!;
 
     const repeated = this.#results.get(key);
