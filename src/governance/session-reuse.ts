@@ -44,6 +44,18 @@ const emptyRows = (): Rows =>
 const copyRows = (rows: Readonly<Record<ContextKind, readonly number[]>>): Rows =>
   Object.fromEntries(KINDS.map((kind) => [kind, [...rows[kind]]])) as Rows;
 
+const texts = new WeakMap<Message, string>();
+
+/** A message's readable texts, joined (each unit of the message is a substring of it). */
+function textOf(message: Message): string {
+  let text = texts.get(message);
+  if (text === undefined) {
+    text = readableTexts(message).join("\n");
+    texts.set(message, text);
+  }
+  return text;
+}
+
 /** Whether a message's units are indexed and, for a reply, its spans looked for (see `MAX_TEXT_CHARS`). */
 function isIndexed(message: Message): boolean {
   let chars = 0;
@@ -73,6 +85,11 @@ export class SessionReuse {
   /** The followed messages' ids, births and kinds, oldest first (what a resumed tracker re-reads). */
   #recent: (readonly [string, number, ContextKind | null])[] = [];
   readonly #holders = new Map<GroundingUnit, Holder>();
+  /**
+   * Followed messages a resumed tracker has not read yet, oldest first: older than every holder in `#holders`, so
+   * a unit missing there is looked for in them, newest first, reading only those whose text contains it.
+   */
+  #unread: { readonly message: Message; readonly holder: Holder }[] = [];
   /** Tool calls whose results have not arrived (they say what kind a result is). */
   readonly #calls = new Map<string, Pick<ToolCallBlock, "name" | "input"> & { readonly born: number }>();
 
@@ -163,7 +180,21 @@ export class SessionReuse {
       this.#births.set(replies, births);
     }
     const holder: Holder = { kind, born: replies };
-    for (const unit of messageUnits(message)) this.#holders.set(unit, holder);
+    if (resumed !== undefined) this.#unread.push({ message, holder });
+    else for (const unit of messageUnits(message)) this.#holders.set(unit, holder);
+  }
+
+  /** The newest followed message holding `unit`: in `#holders`, else among the unread messages of a resume. */
+  #holderOf(unit: GroundingUnit): Holder | undefined {
+    const known = this.#holders.get(unit);
+    if (known !== undefined || this.#unread.length === 0) return known;
+    // Every unit of a message is a substring of one of its texts: only those that contain it are read.
+    const needle = unit.slice(unit.indexOf(":") + 1);
+    for (let index = this.#unread.length - 1; index >= 0; index--) {
+      const { message, holder } = this.#unread[index]!;
+      if (textOf(message).includes(needle) && messageUnits(message).has(unit)) return holder;
+    }
+    return undefined;
   }
 
   /** A reply: every followed piece is in the history at its age; those holding what the reply copied were used. */
@@ -177,7 +208,7 @@ export class SessionReuse {
       }
       const sources = new Set<Holder>();
       for (const span of replySpans([message])) {
-        const holder = this.#holders.get(span.unit);
+        const holder = this.#holderOf(span.unit);
         if (holder?.kind !== undefined && now - holder.born < WINDOW) sources.add(holder);
       }
       for (const holder of sources) this.#used[holder.kind!][bucketOf(now - holder.born)]!++;
@@ -191,6 +222,7 @@ export class SessionReuse {
         if (!followed([unit, holder.born])) this.#holders.delete(unit);
       for (const [id, call] of this.#calls) if (!followed([id, call.born])) this.#calls.delete(id);
       this.#recent = this.#recent.filter(followed);
+      this.#unread = this.#unread.filter(({ holder }) => followed([undefined, holder.born]));
     }
   }
 }
