@@ -9,8 +9,8 @@ const BUCKETS = REUSE_AGE_LIMITS.length;
 /** Ages below the last bucket's: older pieces are not followed (that bucket has only the prior's counts). */
 const WINDOW = REUSE_AGE_LIMITS.at(-2)! + 1;
 /**
- * Messages with more readable text than this are pieces (their arrival counts) but their words are not indexed
- * nor a reply of that size searched: a pathological payload must not stall the governor, and so large a piece is
+ * Messages with more readable text than this are left out of the count (not pieces, not holders, and a reply
+ * that large is not counted): a pathological payload must not stall the governor, and so large a piece is
  * governed by its size anyway.
  */
 const MAX_TEXT_CHARS = 256 * 1024;
@@ -103,8 +103,8 @@ export class SessionReuse {
   /**
    * A tracker carrying on from `saved`, which had seen the first `covered` messages of `history`: the messages it
    * still follows are registered again in the order it saw them, each found by id with `find` (in the history, or
-   * among the stored messages a summary replaced), so it goes on exactly as the tracker that saved the counts
-   * would. Bounded by the followed ages, not the history. Without what to re-read (a state stored before it was
+   * among the stored messages a summary replaced), their words read only when a reply quotes something they may
+   * hold, so it goes on exactly as the tracker that saved the counts would. Bounded by the followed ages, not the history. Without what to re-read (a state stored before it was
    * kept) the whole covered history is counted again.
    */
   static resume(
