@@ -2,8 +2,8 @@
 // ago it arrived: the rates behind governance's "still needed" rule (src/governance/reuse-rates.ts). A piece is
 // used by a reply when the reply copies a span (src/metrics/reply-spans.ts) whose newest holder in the history
 // is that piece — an older copy does not count, since the newer one would serve.
-import { nonIncreasingFit, REUSE_AGE_LIMITS } from "../../src/governance/reuse-rates.ts";
-import { contextKind, type ContextKind } from "../../src/metrics/context-kind.ts";
+import { nonIncreasingFit, REUSE_AGE_LIMITS, reuseBucket } from "../../src/governance/reuse-rates.ts";
+import { CONTEXT_KINDS, contextKind, type ContextKind } from "../../src/metrics/context-kind.ts";
 import { messageUnits, type GroundingUnit } from "../../src/metrics/grounding-units.ts";
 import { replySpans } from "../../src/metrics/reply-spans.ts";
 import type { Message, ToolCallBlock } from "../../src/model/message.ts";
@@ -17,20 +17,14 @@ export const AGE_BUCKETS: readonly { readonly from: number; readonly to: number 
 /** Per kind and age bucket: requests a piece was alive for, and how many of them used it. */
 export type ReuseCounts = Record<ContextKind, { alive: number[]; used: number[]; pieces: number }>;
 
-const KINDS: readonly ContextKind[] = ["read", "search", "edit", "shell", "other", "written"];
-
 /** Empty counts. */
 export function emptyReuseCounts(): ReuseCounts {
   return Object.fromEntries(
-    KINDS.map((kind) => [
+    CONTEXT_KINDS.map((kind) => [
       kind,
       { alive: AGE_BUCKETS.map(() => 0), used: AGE_BUCKETS.map(() => 0), pieces: 0 },
     ]),
   ) as ReuseCounts;
-}
-
-function bucketOf(age: number): number {
-  return AGE_BUCKETS.findIndex((bucket) => age >= bucket.from && age <= bucket.to);
 }
 
 /** Adds one conversation (its replayable messages) to `counts`. */
@@ -59,7 +53,7 @@ export function countReuse(messages: readonly Message[], counts: ReuseCounts): v
     const entry = counts[piece.kind];
     entry.pieces++;
     for (let request = piece.born; request < points.length; request++) {
-      const bucket = bucketOf(request - piece.born);
+      const bucket = reuseBucket(request - piece.born);
       entry.alive[bucket]!++;
       if (piece.uses.has(request)) entry.used[bucket]!++;
     }
@@ -69,7 +63,7 @@ export function countReuse(messages: readonly Message[], counts: ReuseCounts): v
 /** The measured rates: per kind, the share of requests at each age whose reply used the piece. */
 export function reuseRates(counts: ReuseCounts): Record<ContextKind, number[]> {
   return Object.fromEntries(
-    KINDS.map((kind) => [
+    CONTEXT_KINDS.map((kind) => [
       kind,
       counts[kind].alive.map((alive, bucket) => (alive === 0 ? 0 : counts[kind].used[bucket]! / alive)),
     ]),
@@ -79,7 +73,7 @@ export function reuseRates(counts: ReuseCounts): Record<ContextKind, number[]> {
 /** `counts` less one conversation's counts: what the other conversations measured (leave-one-out). */
 export function withoutCounts(counts: ReuseCounts, left: ReuseCounts): ReuseCounts {
   return Object.fromEntries(
-    KINDS.map((kind) => [
+    CONTEXT_KINDS.map((kind) => [
       kind,
       {
         alive: counts[kind].alive.map((alive, bucket) => alive - left[kind].alive[bucket]!),
@@ -98,7 +92,7 @@ export function withoutCounts(counts: ReuseCounts, left: ReuseCounts): ReuseCoun
  */
 export function fittedReuseRates(counts: ReuseCounts): Record<ContextKind, number[]> {
   return Object.fromEntries(
-    KINDS.map((kind) => [kind, nonIncreasingFit(counts[kind].used, counts[kind].alive)]),
+    CONTEXT_KINDS.map((kind) => [kind, nonIncreasingFit(counts[kind].used, counts[kind].alive)]),
   ) as Record<ContextKind, number[]>;
 }
 
@@ -111,7 +105,7 @@ export function fittedReuseRates(counts: ReuseCounts): Record<ContextKind, numbe
 export function reuseRatesWeight(sessions: readonly ReuseCounts[]): number {
   let spread = 0;
   let excess = 0;
-  for (const kind of KINDS) {
+  for (const kind of CONTEXT_KINDS) {
     for (let bucket = 0; bucket < AGE_BUCKETS.length - 1; bucket++) {
       const cells = sessions
         .map((counts) => ({ used: counts[kind].used[bucket]!, alive: counts[kind].alive[bucket]! }))

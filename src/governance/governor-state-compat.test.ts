@@ -3,12 +3,10 @@
 // stored sessions keep governing as if the process had never stopped.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { importTranscriptFile } from "../formats/transcripts/index.ts";
-import type { Message } from "../model/message.ts";
-import { replayableMessages, requestPoints } from "../replay/replay.ts";
+import { requestPoints } from "../replay/replay.ts";
 import { createExtractiveSummarizer } from "../summarize/index.ts";
 import { FakeTokenCounter } from "../test/fake-token-counter.ts";
-import { transcriptPath } from "../../test/support/transcripts.ts";
+import { SOUND_RECORDER_SESSION, transcriptMessages } from "../../test/support/transcripts.ts";
 import { createGovernor, type GovernorOptions } from "./governor.ts";
 import { parseGovernorState } from "./governor-state.ts";
 import { MemoryOffloadStore } from "./offload-store.ts";
@@ -17,18 +15,9 @@ const fixture = JSON.parse(
   readFileSync(new URL("./fixtures/governor-state-v1.json", import.meta.url), "utf8"),
 ) as { requests: number; now: number; state: unknown };
 
-async function session(): Promise<Message[]> {
-  const [conversation] = await importTranscriptFile(
-    transcriptPath(
-      "claude-code__daaain-claude-code-log/-Users-dain-workspace-JSSoundRecorder/7acd37a8-2745-4b58-a8a9-46164b22ad9e.jsonl",
-    ),
-  );
-  return replayableMessages(conversation!.messages);
-}
-
 describe("a governor state stored by the earlier governor", () => {
   it("is the state this governor computes, and restored, governs the rest of the session identically", async () => {
-    const messages = await session();
+    const messages = await transcriptMessages(SOUND_RECORDER_SESSION);
     const counter = new FakeTokenCounter();
     let now = Date.parse("2026-01-01T00:00:00Z");
     const options: GovernorOptions = {

@@ -2,28 +2,17 @@
 // prepares: the same messages, byte for byte, the same checkpoints — on a real session, with compaction forced
 // by a small window and the provider's usage fed back.
 import { describe, expect, it } from "vitest";
-import { importTranscriptFile } from "../formats/transcripts/index.ts";
-import type { Message } from "../model/message.ts";
-import { replayableMessages, requestPoints } from "../replay/replay.ts";
+import { requestPoints } from "../replay/replay.ts";
 import { createExtractiveSummarizer } from "../summarize/index.ts";
 import { FakeTokenCounter } from "../test/fake-token-counter.ts";
-import { transcriptPath } from "../../test/support/transcripts.ts";
+import { SOUND_RECORDER_SESSION, transcriptMessages } from "../../test/support/transcripts.ts";
 import { createGovernor, type GovernorOptions } from "./governor.ts";
 import { parseGovernorState } from "./governor-state.ts";
 import { MemoryOffloadStore } from "./offload-store.ts";
 
-async function session(): Promise<Message[]> {
-  const [conversation] = await importTranscriptFile(
-    transcriptPath(
-      "claude-code__daaain-claude-code-log/-Users-dain-workspace-JSSoundRecorder/7acd37a8-2745-4b58-a8a9-46164b22ad9e.jsonl",
-    ),
-  );
-  return replayableMessages(conversation!.messages);
-}
-
 describe("Governor snapshot and restore", () => {
   it("restored before every request, prepares byte-identical payloads and takes the same checkpoints", async () => {
-    const messages = await session();
+    const messages = await transcriptMessages(SOUND_RECORDER_SESSION);
     const counter = new FakeTokenCounter();
     const offloadStore = new MemoryOffloadStore();
     let now = Date.parse("2026-01-01T00:00:00Z");
@@ -60,7 +49,7 @@ describe("Governor snapshot and restore", () => {
   });
 
   it("refuses a state that does not fit the history, and changes nothing then", async () => {
-    const messages = await session();
+    const messages = await transcriptMessages(SOUND_RECORDER_SESSION);
     const counter = new FakeTokenCounter();
     const options = { contextWindow: 24_000, counter, summarizer: createExtractiveSummarizer({ counter }) };
     const governor = createGovernor(options);
@@ -74,7 +63,7 @@ describe("Governor snapshot and restore", () => {
   });
 
   it("keeps the session's reuse counts, and counts them again when the stored ones cannot be read", async () => {
-    const messages = await session();
+    const messages = await transcriptMessages(SOUND_RECORDER_SESSION);
     const counter = new FakeTokenCounter();
     const options = { contextWindow: 24_000, counter, summarizer: createExtractiveSummarizer({ counter }) };
     const governor = createGovernor(options);

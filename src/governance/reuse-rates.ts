@@ -44,9 +44,18 @@ export const DEFAULT_REUSE_RATES_WEIGHT = 14;
  * reuseRate("read", 3) // 0.089: a file read 3 requests ago is used by the next reply about 9% of the time
  */
 export function reuseRate(kind: ContextKind, age: number, rates?: Partial<ReuseRates>): number {
+  return (rates?.[kind] ?? DEFAULT_REUSE_RATES[kind])[reuseBucket(age)]!;
+}
+
+/**
+ * The age bucket (index into `REUSE_AGE_LIMITS`) of a piece `age` requests old.
+ *
+ * @example
+ * reuseBucket(3) // 3: ages 3–4
+ */
+export function reuseBucket(age: number): number {
   const bucket = REUSE_AGE_LIMITS.findIndex((limit) => age <= limit);
-  const row = rates?.[kind] ?? DEFAULT_REUSE_RATES[kind];
-  return row[bucket < 0 ? REUSE_AGE_LIMITS.length - 1 : bucket]!;
+  return bucket < 0 ? REUSE_AGE_LIMITS.length - 1 : bucket;
 }
 
 /**

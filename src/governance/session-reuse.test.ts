@@ -1,11 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { importTranscriptFile } from "../formats/transcripts/index.ts";
 import type { Message } from "../model/message.ts";
-import { replayableMessages } from "../replay/replay.ts";
 import { FakeTokenCounter } from "../test/fake-token-counter.ts";
 import { HistoryBuilder } from "../test/history-builder.ts";
-import { transcriptPath } from "../../test/support/transcripts.ts";
+import { SOUND_RECORDER_SESSION, transcriptMessages } from "../../test/support/transcripts.ts";
 import { neededContext } from "./needed-context.ts";
 import { resolvePolicy } from "./policy.ts";
 import { DEFAULT_REUSE_RATES, DEFAULT_REUSE_RATES_WEIGHT, reuseRate } from "./reuse-rates.ts";
@@ -47,15 +45,6 @@ function tracked(messages: readonly Message[]): SessionReuse {
   const tracker = new SessionReuse();
   for (const message of messages) tracker.observe(message);
   return tracker;
-}
-
-async function realSession(): Promise<Message[]> {
-  const [conversation] = await importTranscriptFile(
-    transcriptPath(
-      "claude-code__daaain-claude-code-log/-Users-dain-workspace-JSSoundRecorder/7acd37a8-2745-4b58-a8a9-46164b22ad9e.jsonl",
-    ),
-  );
-  return replayableMessages(conversation!.messages);
 }
 
 describe("SessionReuse", () => {
@@ -105,7 +94,7 @@ describe("SessionReuse", () => {
   });
 
   it("resumed from its counts and the stored history, counts the rest of a real session as if it never stopped", async () => {
-    const messages = await realSession();
+    const messages = await transcriptMessages(SOUND_RECORDER_SESSION);
     const byId = new Map(messages.map((message) => [message.id, message]));
     const live = tracked(messages).counts();
     await fc.assert(
@@ -126,7 +115,7 @@ describe("SessionReuse", () => {
   });
 
   it("resumed on a history where a summary replaced followed messages, goes on as if it never stopped", async () => {
-    const messages = await realSession();
+    const messages = await transcriptMessages(SOUND_RECORDER_SESSION);
     const split = messages.length - 40;
     const first = tracked(messages.slice(0, split));
     // The store's history: 20 messages inside the followed window replaced by their summary.

@@ -1,10 +1,9 @@
-import { contextKind, type ContextKind } from "../metrics/context-kind.ts";
+import { CONTEXT_KINDS, contextKind, type ContextKind } from "../metrics/context-kind.ts";
 import { messageUnits, readableTexts, type GroundingUnit } from "../metrics/grounding-units.ts";
 import { replySpans } from "../metrics/reply-spans.ts";
 import type { Message, ToolCallBlock } from "../model/message.ts";
-import { nonIncreasingFit, REUSE_AGE_LIMITS, type ReuseRates } from "./reuse-rates.ts";
+import { nonIncreasingFit, REUSE_AGE_LIMITS, reuseBucket, type ReuseRates } from "./reuse-rates.ts";
 
-const KINDS: readonly ContextKind[] = ["read", "search", "edit", "shell", "other", "written"];
 const BUCKETS = REUSE_AGE_LIMITS.length;
 /** Ages below the last bucket's: older pieces are not followed (that bucket has only the prior's counts). */
 const WINDOW = REUSE_AGE_LIMITS.at(-2)! + 1;
@@ -40,9 +39,9 @@ interface Holder {
 }
 
 const emptyRows = (): Rows =>
-  Object.fromEntries(KINDS.map((kind) => [kind, Array.from({ length: BUCKETS }, () => 0)])) as Rows;
+  Object.fromEntries(CONTEXT_KINDS.map((kind) => [kind, Array.from({ length: BUCKETS }, () => 0)])) as Rows;
 const copyRows = (rows: Readonly<Record<ContextKind, readonly number[]>>): Rows =>
-  Object.fromEntries(KINDS.map((kind) => [kind, [...rows[kind]]])) as Rows;
+  Object.fromEntries(CONTEXT_KINDS.map((kind) => [kind, [...rows[kind]]])) as Rows;
 
 const texts = new WeakMap<Message, string>();
 
@@ -61,11 +60,6 @@ function isIndexed(message: Message): boolean {
   let chars = 0;
   for (const text of readableTexts(message)) if ((chars += text.length) > MAX_TEXT_CHARS) return false;
   return true;
-}
-
-function bucketOf(age: number): number {
-  const bucket = REUSE_AGE_LIMITS.findIndex((limit) => age <= limit);
-  return bucket < 0 ? BUCKETS - 1 : bucket;
 }
 
 /**
@@ -152,7 +146,7 @@ export class SessionReuse {
    */
   rates(prior: ReuseRates, weight: number): ReuseRates {
     return Object.fromEntries(
-      KINDS.map((kind) => {
+      CONTEXT_KINDS.map((kind) => {
         const rates = prior[kind];
         const used = this.#used[kind].map((count, bucket) => count + rates[bucket]! * weight);
         const alive = this.#alive[kind].map((count) => count + weight);
@@ -203,15 +197,15 @@ export class SessionReuse {
     // A reply too large to read is not counted (it would count every piece as unused).
     if (indexed) {
       for (const [born, births] of this.#births) {
-        const bucket = bucketOf(now - born);
-        for (const kind of KINDS) this.#alive[kind][bucket]! += births[kind] ?? 0;
+        const bucket = reuseBucket(now - born);
+        for (const kind of CONTEXT_KINDS) this.#alive[kind][bucket]! += births[kind] ?? 0;
       }
       const sources = new Set<Holder>();
       for (const span of replySpans([message])) {
         const holder = this.#holderOf(span.unit);
         if (holder?.kind !== undefined && now - holder.born < WINDOW) sources.add(holder);
       }
-      for (const holder of sources) this.#used[holder.kind!][bucketOf(now - holder.born)]!++;
+      for (const holder of sources) this.#used[holder.kind!][reuseBucket(now - holder.born)]!++;
     }
     this.#replies++;
     this.#births.delete(this.#replies - WINDOW);

@@ -1,6 +1,9 @@
 import { readdirSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { importTranscriptFile } from "../../src/formats/transcripts/index.ts";
+import type { Message } from "../../src/model/message.ts";
+import { replayableMessages } from "../../src/replay/replay.ts";
 
 /** Absolute path of the shared transcript corpus (`../shared/data/transcripts` beside the repository). */
 export const transcriptsRoot: string = fileURLToPath(
@@ -45,4 +48,19 @@ export function transcriptName(path: string): string {
  */
 export function transcriptPath(name: string): string {
   return join(transcriptsRoot, ...name.split("/"));
+}
+
+/** A real Claude Code session that outgrows small windows (compactions, offloads, edits from earlier reads). */
+export const SOUND_RECORDER_SESSION =
+  "claude-code__daaain-claude-code-log/-Users-dain-workspace-JSSoundRecorder/7acd37a8-2745-4b58-a8a9-46164b22ad9e.jsonl";
+
+/**
+ * The replayable messages (see `replayableMessages`) of a transcript's first conversation.
+ *
+ * @example
+ * const messages = await transcriptMessages(SOUND_RECORDER_SESSION);
+ */
+export async function transcriptMessages(name: string): Promise<Message[]> {
+  const [conversation] = await importTranscriptFile(transcriptPath(name));
+  return replayableMessages(conversation!.messages);
 }
