@@ -57,6 +57,32 @@ function conversation(steps: number): Json[] {
   return messages;
 }
 
+/** A reply that used Anthropic's web search: the server tool's call and result, then the answer. */
+const webSearchReply = [
+  {
+    type: "server_tool_use",
+    id: "srvtoolu_1",
+    name: "web_search",
+    input: { query: "paris weather" },
+    caller: { type: "direct" },
+  },
+  {
+    type: "web_search_tool_result",
+    tool_use_id: "srvtoolu_1",
+    content: [
+      {
+        type: "web_search_result",
+        url: "https://weather.example/paris",
+        title: "Paris weather",
+        encrypted_content: "EqQBCkYIBxgCIkA",
+        page_age: null,
+      },
+    ],
+  },
+  { type: "text", text: "It is sunny." },
+];
+const webSearchTools = [{ type: "web_search_20250305", name: "web_search", max_uses: 3 }] as never;
+
 const withoutMarkers = (value: unknown): unknown =>
   JSON.parse(JSON.stringify(value), (key, inner: unknown) => (key === "cache_control" ? undefined : inner));
 
@@ -243,19 +269,26 @@ describe("the Anthropic Messages proxy, with the official @anthropic-ai/sdk clie
     await expect(limited).rejects.toBeInstanceOf(Anthropic.RateLimitError);
   });
 
-  it("forwards a history holding blocks ctxkit does not model, ungoverned, instead of failing the agent", async () => {
+  it("governs a stateless history holding server-tool blocks and sends it back as the client sent it", async () => {
     const { harness, client } = await setup({ responses: [{ text: "ok" }] });
     const messages = [
       { role: "user", content: "What is new in Node 24?" },
-      {
-        role: "assistant",
-        content: [
-          { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "Node 24" } },
-          { type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [] },
-          { type: "text", text: "Searching found nothing." },
-        ],
-      },
+      { role: "assistant", content: webSearchReply },
       { role: "user", content: "Try again." },
+    ];
+    const response = await client()
+      .messages.create({ model: "m", max_tokens: 10, tools: webSearchTools, messages: messages as never })
+      .withResponse();
+    expect(response.response.headers.get("x-ctxkit-governed")).toBe("true");
+    expect(withoutMarkers(harness.upstream.requests[0]!.body.messages)).toEqual(messages);
+  });
+
+  it("forwards a history holding a block ctxkit cannot read, ungoverned, instead of failing the agent", async () => {
+    const { harness, client } = await setup({ responses: [{ text: "ok" }] });
+    const messages = [
+      { role: "user", content: [{ type: "image", source: { type: "hologram", frames: 3 } }] },
+      { role: "assistant", content: [{ type: "text", text: "A hologram." }] },
+      { role: "user", content: "Describe it." },
     ];
     const response = await client()
       .messages.create({ model: "m", max_tokens: 10, messages: messages as never })
@@ -263,6 +296,97 @@ describe("the Anthropic Messages proxy, with the official @anthropic-ai/sdk clie
     expect(response.response.headers.get("x-ctxkit-governed")).toBe("false");
     expect(harness.upstream.requests[0]!.body.messages).toEqual(messages);
     expect(harness.logs.some((line) => line.startsWith("ungoverned "))).toBe(true);
+  });
+
+  it("with X-Ctxkit-Session takes in a history holding server-tool blocks, stores them, and sends them back in place", async () => {
+    const store = new MemorySessionStore();
+    const { harness, client } = await setup({
+      store,
+      responses: [{ text: "Rain." }, { text: "Still rain." }],
+    });
+    const headers = { "X-Ctxkit-Session": "search-1" };
+    const messages = [
+      { role: "user", content: "What's the weather in Paris? Search the web." },
+      { role: "assistant", content: webSearchReply },
+      { role: "user", content: [{ type: "search_result", source: "https://x", title: "t", content: [] }] },
+      { role: "assistant", content: [{ type: "text", text: "Noted." }] },
+      { role: "user", content: "And tomorrow?" },
+    ];
+    const create = (list: unknown[]) =>
+      client(headers).messages.create({
+        model: "claude-sonnet-4-5",
+        max_tokens: 100,
+        tools: webSearchTools,
+        messages: list as never,
+      });
+    const first = await create(messages);
+    expect(first.content).toEqual([{ type: "text", text: "Rain." }]);
+    expect(withoutMarkers(harness.upstream.requests[0]!.body.messages)).toEqual(messages);
+    // The next request resends everything: nothing is stored twice, and the blocks go back where they were.
+    const more = [
+      ...messages,
+      { role: "assistant", content: first.content },
+      { role: "user", content: "Sure?" },
+    ];
+    await create(more);
+    expect(withoutMarkers(harness.upstream.requests[1]!.body.messages)).toEqual(more);
+    const stored = await store.loadMessages("acme/search-1", { strategy: "all" });
+    expect(stored.map((message) => message.role)).toEqual([
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+    ]);
+    expect(stored[1]!.content.map((block) => block.type)).toEqual(["opaque", "opaque", "text"]);
+  });
+
+  it("with X-Ctxkit-Session records a reply holding server-tool blocks and sends it back whole next time", async () => {
+    const store = new MemorySessionStore();
+    const reply = {
+      id: "msg_search",
+      type: "message",
+      role: "assistant",
+      model: "claude-sonnet-4-5",
+      content: webSearchReply,
+      stop_reason: "end_turn",
+      stop_sequence: null,
+      usage: { input_tokens: 30, output_tokens: 20, server_tool_use: { web_search_requests: 1 } },
+    };
+    const { harness, client } = await setup({ store, responses: [{ status: 200, body: reply }, "Sunny."] });
+    const headers = { "X-Ctxkit-Session": "search-2" };
+    const ask = { role: "user", content: "What's the weather in Paris? Search the web." };
+    const answer = await client(headers).messages.create({
+      model: "claude-sonnet-4-5",
+      max_tokens: 100,
+      tools: webSearchTools,
+      messages: [ask] as never,
+    });
+    expect(answer.content).toEqual(webSearchReply);
+    const stored = await store.loadMessages("acme/search-2", { strategy: "all" });
+    expect(stored[1]!.content).toEqual([
+      { type: "opaque", provider: "anthropic", data: webSearchReply[0] },
+      { type: "opaque", provider: "anthropic", data: webSearchReply[1] },
+      { type: "text", text: "It is sunny." },
+    ]);
+    // An SDK app resends its history with the reply as it came: 200, the reply goes back whole and in order.
+    const messages = [
+      ask,
+      { role: "assistant", content: answer.content },
+      { role: "user", content: "Tomorrow?" },
+    ];
+    const next = await client(headers).messages.create({
+      model: "claude-sonnet-4-5",
+      max_tokens: 100,
+      tools: webSearchTools,
+      messages: messages as never,
+    });
+    expect(next.content).toEqual([{ type: "text", text: "Sunny." }]);
+    expect(withoutMarkers(harness.upstream.requests[1]!.body.messages)).toEqual(messages);
+    expect(await store.loadMessages("acme/search-2", { strategy: "all" })).toHaveLength(4);
   });
 
   it("with X-Ctxkit-Session and memory in context, sends the client's system blocks, then the tenant's memories", async () => {

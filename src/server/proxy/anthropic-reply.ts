@@ -1,7 +1,9 @@
 import type { ContentBlock, JsonValue, Usage } from "../../model/message.ts";
+import { ANTHROPIC_PROVIDER } from "../../formats/providers/anthropic/anthropic-message.ts";
 import type { AssistantReply } from "../upstream/assistant-reply.ts";
 
 type JsonRecord = Record<string, unknown>;
+type JsonObject = { [key: string]: JsonValue };
 const asRecord = (value: unknown): JsonRecord | undefined =>
   typeof value === "object" && value !== null && !Array.isArray(value) ? (value as JsonRecord) : undefined;
 const asNumber = (value: unknown): number => (typeof value === "number" ? value : 0);
@@ -51,14 +53,18 @@ function replyBlock(value: unknown): ContentBlock | undefined {
         input: (asRecord(block["input"]) ?? {}) as JsonValue,
       };
     default:
-      // Server tool blocks (web search and its results) are the provider's own: not part of the session.
-      return undefined;
+      // A server tool's call or result (web search, code execution, MCP, …) or a newer block: kept as it came,
+      // so the next request sends the whole reply back (a server_tool_use must stay next to its result).
+      return typeof block?.["type"] === "string" && block["type"] !== ""
+        ? { type: "opaque", provider: ANTHROPIC_PROVIDER, data: block as JsonObject }
+        : undefined;
   }
 }
 
 /**
  * The assistant reply of an Anthropic Messages answer (a `message` object): its content blocks, usage, stop
- * reason and model.
+ * reason and model. Blocks ctxkit does not model (a server tool's call and result, …) are kept as opaque blocks
+ * of provider `anthropic`, at their place.
  *
  * @example
  * const reply = replyFromAnthropic(JSON.parse(await upstream.text()));

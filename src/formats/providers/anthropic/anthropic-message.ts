@@ -56,6 +56,9 @@ export interface AnthropicRedactedThinkingBlock {
   data: string;
 }
 
+/** The `provider` of the opaque blocks that hold Anthropic's own blocks (`OpaqueBlock`). */
+export const ANTHROPIC_PROVIDER = "anthropic";
+
 /** Metadata key under which a message keeps the fields of its `tool_use` blocks that are not interpreted. */
 export const BLOCK_EXTRAS_KEY = "anthropic.blocks";
 
@@ -89,7 +92,8 @@ export interface AnthropicToolReferenceBlock {
 
 /**
  * Metadata key under which a tool message keeps the parts of its `tool_result` content that are neither text nor
- * media (tool references), with their positions, so they are sent back where they were.
+ * media (tool references, search results, newer kinds), with their positions, so they are sent back where they
+ * were.
  */
 export const RESULT_PARTS_KEY = "anthropic.resultParts";
 
@@ -99,18 +103,43 @@ export interface AnthropicToolResultBlock {
   tool_use_id: string;
   content:
     | string
-    | (AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock | AnthropicToolReferenceBlock)[];
+    | (
+        | AnthropicTextBlock
+        | AnthropicImageBlock
+        | AnthropicDocumentBlock
+        | AnthropicToolReferenceBlock
+        | AnthropicOtherBlock
+      )[];
   is_error?: boolean;
   cache_control?: AnthropicCacheControl;
 }
 
+/**
+ * A block ctxkit does not model, sent back as it came: a server tool's call and result (`server_tool_use`,
+ * `web_search_tool_result`, `code_execution_tool_result`, `mcp_tool_use`, …), a `search_result`, a document ctxkit
+ * cannot read, or a newer block type. ctxkit keeps it as an opaque block of provider `anthropic`.
+ */
+export interface AnthropicOtherBlock {
+  type: string;
+  cache_control?: AnthropicCacheControl;
+  [field: string]: unknown;
+}
+
 /** Blocks of a user message. */
 export type AnthropicUserBlock =
-  AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock | AnthropicToolResultBlock;
+  | AnthropicTextBlock
+  | AnthropicImageBlock
+  | AnthropicDocumentBlock
+  | AnthropicToolResultBlock
+  | AnthropicOtherBlock;
 
 /** Blocks of an assistant message. */
 export type AnthropicAssistantBlock =
-  AnthropicTextBlock | AnthropicThinkingBlock | AnthropicRedactedThinkingBlock | AnthropicToolUseBlock;
+  | AnthropicTextBlock
+  | AnthropicThinkingBlock
+  | AnthropicRedactedThinkingBlock
+  | AnthropicToolUseBlock
+  | AnthropicOtherBlock;
 
 /** A user message. */
 export interface AnthropicUserMessage {

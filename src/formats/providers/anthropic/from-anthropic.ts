@@ -4,6 +4,7 @@ import type {
   ImageBlock,
   JsonValue,
   Message,
+  OpaqueBlock,
   ToolResultBlock,
 } from "../../../model/message.ts";
 import { buildMessages, userDraft, type MessageDraft } from "../message-builder.ts";
@@ -15,6 +16,7 @@ import { validatePayload } from "../validate-payload.ts";
 import { ExtrasCollector, extrasOf } from "../item-extras.ts";
 import { fromAnthropicMedia } from "./anthropic-media.ts";
 import {
+  ANTHROPIC_PROVIDER,
   BLOCK_EXTRAS_KEY,
   CONTENT_LIST_KEY,
   INLINE_SYSTEM_KEY,
@@ -41,7 +43,22 @@ function assistantBlock(block: ParsedAssistantBlock): ContentBlock {
       return { type: "reasoning", text: "", redacted: true, signature: block.data, signedBy: "anthropic" };
     case "tool_use":
       return { type: "tool-call", id: block.id, name: block.name, input: block.input };
+    case "opaque":
+      return opaqueBlock(block.data);
   }
+}
+
+/**
+ * A block ctxkit does not model (a server tool's call or result, …), kept as it came but for its `cache_control`,
+ * which directs one request's caching (ctxkit places its own breakpoints).
+ */
+function opaqueBlock(data: { readonly [key: string]: JsonValue }): OpaqueBlock {
+  return { type: "opaque", provider: ANTHROPIC_PROVIDER, data: withoutMarker(data) };
+}
+
+function withoutMarker(data: { readonly [key: string]: JsonValue }): { [key: string]: JsonValue } {
+  const { cache_control: _marker, ...kept } = data;
+  return kept;
 }
 
 function toolDraft(block: ParsedToolResult, toolNames: ReadonlyMap<string, string>): MessageDraft {
@@ -51,13 +68,14 @@ function toolDraft(block: ParsedToolResult, toolNames: ReadonlyMap<string, strin
     part.type === "image" || part.type === "document" ? [fromAnthropicMedia(part)] : [],
   );
   const texts = block.content.flatMap((part) => (part.type === "text" ? [part.text] : []));
-  // Tool references (a tool search's answer) are neither text nor media: kept as they came, with their places.
+  // Parts that are neither text nor media (a tool search's tool references, search results, newer kinds) are
+  // kept as they came, with their places.
   const others = block.content.flatMap((part, at) =>
-    part.type === "tool_reference" ? [{ at, block: part as { [key: string]: JsonValue } }] : [],
+    part.type === "opaque" ? [{ at, block: withoutMarker(part.data) }] : [],
   );
   const joined = joinTextParts(texts, attachments.length > 0);
   const media = block.content.flatMap((part) =>
-    part.type === "tool_reference" ? [] : [part.type === "image" || part.type === "document"],
+    part.type === "opaque" ? [] : [part.type === "image" || part.type === "document"],
   );
   const metadata = {
     ...joined.metadata,
@@ -94,6 +112,7 @@ function userDrafts(
   const rest: (ContentBlock | ImageBlock | FileBlock)[] = [];
   for (const block of message.content) {
     if (block.type === "tool_result") drafts.push(toolDraft(block, toolNames));
+    else if (block.type === "opaque") rest.push(opaqueBlock(block.data));
     else rest.push(block.type === "text" ? { type: "text", text: block.text } : fromAnthropicMedia(block));
   }
   if (rest.length === 0) return drafts;
@@ -109,7 +128,11 @@ function userDrafts(
  * `system` becomes one system message; a user message is split into one tool message per `tool_result`
  * (`is_error` → `isError`, images and documents in its content → attachments, their places recorded, compact JSON text → JSON), plus a
  * user message for its other blocks; `thinking` and `redacted_thinking` become reasoning with the signature
- * (redacted data is kept as the signature). A system message inside `messages` stays a system message at its place
+ * (redacted data is kept as the signature). Blocks ctxkit does not model — a server tool's call and result
+ * (`server_tool_use`, `web_search_tool_result`, code execution, MCP, …), `search_result`, a document with a `content`
+ * source, newer types — become opaque blocks (provider `anthropic`) at their place, kept as they came but for
+ * `cache_control`; such parts of a `tool_result`'s content are kept in the tool message's metadata with their
+ * places. A system message inside `messages` stays a system message at its place
  * (marked so `toAnthropic` sends it back there). Ids, sequence numbers, turns and times are filled in from `options`.
  *
  * @example

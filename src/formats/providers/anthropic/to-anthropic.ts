@@ -1,4 +1,11 @@
-import type { ContentBlock, FileBlock, ImageBlock, JsonValue, Message } from "../../../model/message.ts";
+import type {
+  ContentBlock,
+  FileBlock,
+  ImageBlock,
+  JsonValue,
+  Message,
+  OpaqueBlock,
+} from "../../../model/message.ts";
 import { UnsupportedError } from "../../../errors/errors.ts";
 import { planExport, where, type ToolResultEntry, type UserEntry } from "../export-plan.ts";
 import type { ExportOptions } from "../options.ts";
@@ -9,6 +16,7 @@ import { encodeToolResultText } from "../tool-result-text.ts";
 import { storedExtras } from "../item-extras.ts";
 import { toAnthropicMedia } from "./anthropic-media.ts";
 import {
+  ANTHROPIC_PROVIDER,
   BLOCK_EXTRAS_KEY,
   CONTENT_LIST_KEY,
   INLINE_SYSTEM_KEY,
@@ -17,29 +25,36 @@ import {
   type AnthropicDocumentBlock,
   type AnthropicImageBlock,
   type AnthropicMessage,
+  type AnthropicOtherBlock,
   type AnthropicPayload,
   type AnthropicTextBlock,
-  type AnthropicToolReferenceBlock,
   type AnthropicToolResultBlock,
   type AnthropicUserBlock,
 } from "./anthropic-message.ts";
+
+/** An opaque block back as Anthropic sent it (a fresh copy: breakpoints may be added to it). */
+function otherBlock(block: OpaqueBlock): AnthropicOtherBlock {
+  return { ...block.data } as AnthropicOtherBlock;
+}
 
 function userBlocks(entry: UserEntry, options: ExportOptions): AnthropicUserBlock[] {
   return entry.blocks.map((block, position) =>
     block.type === "text"
       ? { type: "text", text: block.text }
-      : toAnthropicMedia(
-          block as ImageBlock | FileBlock,
-          `${where(entry.index)}.content[${position}]`,
-          options,
-        ),
+      : block.type === "opaque"
+        ? otherBlock(block)
+        : toAnthropicMedia(
+            block as ImageBlock | FileBlock,
+            `${where(entry.index)}.content[${position}]`,
+            options,
+          ),
   );
 }
 
 function userContent(blocks: AnthropicUserBlock[], message: Message): string | AnthropicUserBlock[] {
   const only = blocks[0];
   const listed = message.metadata?.[CONTENT_LIST_KEY] === true;
-  return blocks.length === 1 && only?.type === "text" && !listed ? only.text : blocks;
+  return blocks.length === 1 && only?.type === "text" && !listed ? (only as AnthropicTextBlock).text : blocks;
 }
 
 function toolInput(input: JsonValue): { [key: string]: JsonValue } {
@@ -75,6 +90,9 @@ function assistantBlock(
       return block.signature === undefined
         ? undefined
         : { type: "thinking", thinking: block.text, signature: block.signature };
+    case "opaque":
+      // planExport passes only Anthropic's own; a server tool's call and its result stay side by side.
+      return otherBlock(block);
     default:
       throw new UnsupportedError(
         `${at}: Anthropic assistant messages cannot hold ${block.type} blocks; drop them first`,
@@ -127,12 +145,10 @@ function inlineSystemContent(message: Message): string | AnthropicTextBlock[] {
   return texts.map((text) => ({ type: "text", text }));
 }
 
-/** The tool references a tool message was imported with, and their places in its content. */
-function resultParts(message: Message): { at: number; block: AnthropicToolReferenceBlock }[] {
+/** The parts other than text and media a tool message was imported with, and their places in its content. */
+function resultParts(message: Message): { at: number; block: AnthropicOtherBlock }[] {
   const parts = message.metadata?.[RESULT_PARTS_KEY];
-  return Array.isArray(parts)
-    ? (parts as unknown as { at: number; block: AnthropicToolReferenceBlock }[])
-    : [];
+  return Array.isArray(parts) ? (parts as unknown as { at: number; block: AnthropicOtherBlock }[]) : [];
 }
 
 function systemOf(messages: readonly Message[]): AnthropicPayload["system"] {
@@ -159,7 +175,12 @@ function systemOf(messages: readonly Message[]): AnthropicPayload["system"] {
 export function toAnthropic(messages: readonly Message[], options: ExportOptions = {}): AnthropicPayload {
   const systems: Message[] = [];
   const output: AnthropicMessage[] = [];
-  for (const entry of planExport(messages, { ...options, format: "Anthropic", mergeFollowingUser: true })) {
+  for (const entry of planExport(messages, {
+    ...options,
+    format: "Anthropic",
+    mergeFollowingUser: true,
+    opaqueProvider: ANTHROPIC_PROVIDER,
+  })) {
     if (entry.kind === "system" && entry.message.metadata?.[INLINE_SYSTEM_KEY] === true)
       output.push({ role: "system", content: inlineSystemContent(entry.message) });
     else if (entry.kind === "system") systems.push(entry.message);
