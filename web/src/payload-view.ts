@@ -91,6 +91,14 @@ function block(content: ContentBlock, open: OffloadOpener): HTMLElement {
         longText(stringify(content.content)),
         content.offloadRef !== undefined && offloadButton(content.offloadRef, open),
       );
+    case "opaque":
+      // A provider's own block (a server tool's call or result), kept as it came.
+      return el(
+        "div",
+        { className: "block tool-call" },
+        el("div", { className: "label", text: `${content.provider} ${stringify(content.data["type"])}` }),
+        longText(stringify(content.data)),
+      );
     default:
       return el("div", {
         className: "block media",

@@ -44,7 +44,12 @@ export type ContentBlock =
       readonly isError?: boolean;
       readonly offloadRef?: string;
     }
-  | { readonly type: "image" | "file"; readonly ref?: string; readonly mediaType?: string };
+  | { readonly type: "image" | "file"; readonly ref?: string; readonly mediaType?: string }
+  | {
+      readonly type: "opaque";
+      readonly provider: string;
+      readonly data: { readonly [key: string]: unknown };
+    };
 
 /** A message of the ctxkit model. */
 export interface Message {
