@@ -4,7 +4,8 @@ import type { TokenCounter } from "../tokens/token-counter.ts";
 
 /**
  * A deterministic token counter for tests: one token per `charsPerToken` characters (rounded up) of every
- * block's text, plus `overhead` per message. Counts how often it ran.
+ * block's text (an opaque block's JSON), 1,000 tokens per image or file, plus `overhead` per message. Counts how
+ * often it ran.
  *
  * @example
  * const counter = new FakeTokenCounter();
@@ -37,6 +38,7 @@ export class FakeTokenCounter implements TokenCounter {
         characters += block.name.length + JSON.stringify(block.input).length;
       else if (block.type === "tool-result")
         characters += toolResultText(block.content).length + block.toolName.length;
+      else if (block.type === "opaque") characters += JSON.stringify(block.data).length;
       else characters += 4 * 1_000;
     }
     return Math.ceil(characters / this.charsPerToken) + this.overhead;
