@@ -12,7 +12,8 @@ const image = z.object({
   ]),
 });
 
-const document = z.object({
+// Loose: a document's settings ctxkit does not model (`citations`, `context`) are kept and sent back.
+const document = z.looseObject({
   type: z.literal("document"),
   source: z.discriminatedUnion("type", [
     z.object({ type: z.literal("base64"), media_type: z.string().min(1), data: z.string() }),

@@ -110,13 +110,22 @@ function userDrafts(
   if (typeof message.content === "string") return [userDraft([{ type: "text", text: message.content }])];
   const drafts: MessageDraft[] = [];
   const rest: (ContentBlock | ImageBlock | FileBlock)[] = [];
+  const extras = new ExtrasCollector(BLOCK_EXTRAS_KEY);
   for (const block of message.content) {
     if (block.type === "tool_result") drafts.push(toolDraft(block, toolNames));
     else if (block.type === "opaque") rest.push(opaqueBlock(block.data));
-    else rest.push(block.type === "text" ? { type: "text", text: block.text } : fromAnthropicMedia(block));
+    else if (block.type === "text") rest.push({ type: "text", text: block.text });
+    else {
+      // A document's citations and context settings are kept by its place, to be sent back with it.
+      if (block.type === "document")
+        extras.add(`document:${rest.length}`, extrasOf(block, ["type", "source", "title", "cache_control"]));
+      rest.push(fromAnthropicMedia(block));
+    }
   }
   if (rest.length === 0) return drafts;
-  const draft = userDraft(rest);
+  const built = userDraft(rest);
+  const metadata = built.kind === undefined ? extras.metadata(built.metadata) : built.metadata;
+  const draft = { ...built, ...(metadata !== undefined && { metadata }) };
   // A lone text block would be sent back as a plain string; remember that it came as a list.
   const listed = drafts.length === 0 && rest.length === 1 && rest[0]?.type === "text";
   drafts.push(listed ? { ...draft, metadata: { ...draft.metadata, [CONTENT_LIST_KEY]: true } } : draft);
@@ -132,7 +141,8 @@ function userDrafts(
  * (`server_tool_use`, `web_search_tool_result`, code execution, MCP, …), `search_result`, a document with a `content`
  * source, newer types — become opaque blocks (provider `anthropic`) at their place, kept as they came but for
  * `cache_control`; such parts of a `tool_result`'s content are kept in the tool message's metadata with their
- * places. A system message inside `messages` stays a system message at its place
+ * places. A document's settings ctxkit does not model (`citations`, `context`) are kept in the message's metadata
+ * by its place. A system message inside `messages` stays a system message at its place
  * (marked so `toAnthropic` sends it back there). Ids, sequence numbers, turns and times are filled in from `options`.
  *
  * @example

@@ -21,6 +21,13 @@ const payload = {
           source: { type: "content", content: [{ type: "text", text: "Chapter 1" }] },
           citations: { enabled: true },
         },
+        {
+          type: "document",
+          source: { type: "text", media_type: "text/plain", data: "The grass is green." },
+          title: "Notes",
+          citations: { enabled: true },
+          context: "Field notes",
+        },
         { type: "text", text: "Check the weather, then run the numbers." },
       ],
     },
@@ -89,10 +96,10 @@ const payload = {
 };
 
 describe("Anthropic blocks ctxkit does not model (server tools, search results, …)", () => {
-  it("keeps them as opaque blocks in place, through the store, and sends them back byte for byte", () => {
+  it("keeps them as opaque blocks in place (a document's citations setting too), through the store, and sends them back byte for byte", () => {
     const messages = fromAnthropic(payload, fixedImportOptions());
     expect(messages.map((message) => message.role)).toEqual(["user", "assistant", "tool", "user"]);
-    expect(messages[0]!.content.map((block) => block.type)).toEqual(["opaque", "text"]);
+    expect(messages[0]!.content.map((block) => block.type)).toEqual(["opaque", "file", "text"]);
     expect(messages[1]!.content.map((block) => block.type)).toEqual([
       "text",
       "opaque",

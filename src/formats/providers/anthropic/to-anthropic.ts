@@ -38,17 +38,19 @@ function otherBlock(block: OpaqueBlock): AnthropicOtherBlock {
 }
 
 function userBlocks(entry: UserEntry, options: ExportOptions): AnthropicUserBlock[] {
-  return entry.blocks.map((block, position) =>
-    block.type === "text"
-      ? { type: "text", text: block.text }
-      : block.type === "opaque"
-        ? otherBlock(block)
-        : toAnthropicMedia(
-            block as ImageBlock | FileBlock,
-            `${where(entry.index)}.content[${position}]`,
-            options,
-          ),
-  );
+  return entry.blocks.map((block, position): AnthropicUserBlock => {
+    if (block.type === "text") return { type: "text", text: block.text };
+    if (block.type === "opaque") return otherBlock(block);
+    const media = toAnthropicMedia(
+      block as ImageBlock | FileBlock,
+      `${where(entry.index)}.content[${position}]`,
+      options,
+    );
+    // The document's settings ctxkit does not model (citations, context), from its place at import.
+    return media.type === "document"
+      ? { ...media, ...storedExtras(entry.message, BLOCK_EXTRAS_KEY, `document:${position}`) }
+      : media;
+  });
 }
 
 function userContent(blocks: AnthropicUserBlock[], message: Message): string | AnthropicUserBlock[] {
