@@ -510,6 +510,19 @@ export class EngineSession {
     return (await this.#ready()).conversation.snapshot().messages;
   }
 
+  /**
+   * The newest message of `history()` that `test` accepts, searched from the end without copying the history
+   * (a test that accepts a recent message costs O(1)); undefined when none does.
+   */
+  async findLast(test: (message: Message) => boolean): Promise<Message | undefined> {
+    const snapshot = (await this.#ready()).conversation.snapshot();
+    for (let index = snapshot.length - 1; index >= 0; index--) {
+      const message = snapshot.at(index)!;
+      if (test(message)) return message;
+    }
+    return undefined;
+  }
+
   /** How many messages `history()` holds, without copying them. */
   async historyLength(): Promise<number> {
     return (await this.#ready()).conversation.length;

@@ -50,7 +50,7 @@ describe("the OpenAI Responses proxy, with the official openai client", () => {
       reasoning: { effort: "low" },
       tools,
     });
-    expect(answer.id).toMatch(/^resp_ck\.resp-[0-9a-f-]+\.\d+$/);
+    expect(answer.id).toMatch(/^resp_ck\.resp-[0-9a-f-]+\.r[0-9a-f]{32}$/);
     const call = answer.output.find((item) => item.type === "function_call");
     expect(call).toMatchObject({ call_id: "call_1", name: "read_file", arguments: '{"path":"a.txt"}' });
     expect(answer.usage).toMatchObject({ input_tokens: 40, output_tokens: 9 });
@@ -111,18 +111,20 @@ describe("the OpenAI Responses proxy, with the official openai client", () => {
     const types: string[] = [];
     let text = "";
     let completed: OpenAI.Responses.Response | undefined;
+    let created: string | undefined;
     for await (const event of stream) {
       types.push(event.type);
       if (event.type === "response.output_text.delta") text += event.delta;
       if (event.type === "response.completed") completed = event.response;
-      if (event.type === "response.created") expect(event.response.id).toBe("resp_ck.stream-1.1");
+      if (event.type === "response.created") created = event.response.id;
     }
+    expect(created).toMatch(/^resp_ck\.stream-1\.r[0-9a-f]{32}$/);
     expect(types[0]).toBe("response.created");
     expect(types).toContain("response.output_item.added");
     expect(types).toContain("response.output_item.done");
     expect(types.at(-1)).toBe("response.completed");
     expect(text).toBe("First, in pieces.");
-    expect(completed?.id).toBe("resp_ck.stream-1.1");
+    expect(completed?.id).toBe(created);
     expect(completed?.usage?.output_tokens).toBeGreaterThan(0);
 
     const second = await openai.responses.create({
@@ -215,6 +217,105 @@ describe("the OpenAI Responses proxy, with the official openai client", () => {
     // The failed turn left nothing behind.
     const sessionId = decodeURIComponent(mine.id.split(".")[1]!);
     expect(await harness.store.loadMessages(`acme/${sessionId}`)).toHaveLength(2);
+  });
+
+  it("keeps the previous_response_id chain across compactions, a failed request and a restart; never reissues an id", async () => {
+    const store = new MemorySessionStore();
+    const failAt = 9;
+    const script = {
+      store,
+      contextWindow: 6_000,
+      responses: (request: { index: number }) =>
+        request.index === failAt
+          ? { status: 500, error: { message: "boom", type: "server_error" } }
+          : { text: `noted ${request.index} ${"z".repeat(600)}` },
+    };
+    let current = await setup(script);
+    const issued: string[] = [];
+    let latest: string | undefined;
+    let checkpoints = 0;
+    let failures = 0;
+    const turn = async (label: string) => {
+      const { data, response } = await current
+        .client()
+        .responses.create({
+          model: "m",
+          input: [{ role: "user", content: `${label} ${"y".repeat(1_200)}` }],
+          ...(latest !== undefined && { previous_response_id: latest }),
+        })
+        .withResponse();
+      if (response.headers.get("x-ctxkit-checkpoint") === "true") checkpoints++;
+      issued.push(data.id);
+      latest = data.id;
+    };
+    for (let index = 0; index < 14; index++) {
+      // The failed request discards the session from memory: the next one reloads it, summaries in place.
+      await turn(`turn ${index}`).catch((error: unknown) => {
+        expect(error).toBeInstanceOf(OpenAI.InternalServerError);
+        failures++;
+      });
+    }
+    expect(failures).toBe(1);
+    expect(checkpoints).toBeGreaterThan(0);
+    await current.harness.close();
+    harnesses.splice(0);
+
+    // A restarted server on the same store continues from the latest id and from no other.
+    current = await setup(script);
+    for (const old of issued.slice(0, -1)) {
+      await expect(
+        current.client().responses.create({ model: "m", input: "branch", previous_response_id: old }),
+      ).rejects.toMatchObject({ status: 409, code: "conflict" });
+    }
+    await turn("after the restart");
+    await turn("and once more");
+    expect(new Set(issued).size).toBe(issued.length);
+    const sessionId = decodeURIComponent(latest!.split(".")[1]!);
+    const all = await store.loadMessages(`acme/${sessionId}`, { strategy: "all" });
+    expect(all.filter((message) => message.role === "assistant" && message.kind === undefined)).toHaveLength(
+      15,
+    );
+    // The history holds fewer replies than were answered: summaries replaced the compacted ones.
+    const full = await store.loadMessages(`acme/${sessionId}`);
+    expect(full.some((message) => message.kind === "summary")).toBe(true);
+  });
+
+  it("continues from a response id of the earlier numbered form while it is the session's latest", async () => {
+    const { harness, client } = await setup({ responses: ["third", "fourth"] });
+    // A session written before ids were stored with replies: `resp_ck.<session>.<n>` counted its replies.
+    await harness.store.appendTurn(
+      "acme/legacy-1",
+      [
+        { role: "user", content: [{ type: "text", text: "one" }] },
+        { role: "assistant", content: [{ type: "text", text: "first" }] },
+        { role: "user", content: [{ type: "text", text: "two" }] },
+        { role: "assistant", content: [{ type: "text", text: "second" }] },
+      ],
+      { expectedNextSeq: 0, session: { owner: "acme" } },
+    );
+    await expect(
+      client().responses.create({ model: "m", input: "x", previous_response_id: "resp_ck.legacy-1.1" }),
+    ).rejects.toMatchObject({ status: 409, code: "conflict" });
+    const next = await client().responses.create({
+      model: "m",
+      input: "three",
+      previous_response_id: "resp_ck.legacy-1.2",
+    });
+    expect(next.output_text).toBe("third");
+    expect(next.id).toMatch(/^resp_ck\.legacy-1\.r[0-9a-f]{32}$/);
+    // The old id is no longer the latest; the new one continues.
+    await expect(
+      client().responses.create({ model: "m", input: "x", previous_response_id: "resp_ck.legacy-1.2" }),
+    ).rejects.toMatchObject({ status: 409 });
+    await expect(
+      client().responses.create({ model: "m", input: "x", previous_response_id: "resp_ck.legacy-1.3" }),
+    ).rejects.toMatchObject({ status: 409 });
+    const fourth = await client().responses.create({
+      model: "m",
+      input: "four",
+      previous_response_id: next.id,
+    });
+    expect(fourth.output_text).toBe("fourth");
   });
 
   it("with a small window, governs both modes: upstream requests are smaller than the client's input and a checkpoint is reported", async () => {

@@ -149,6 +149,7 @@ export async function openExchange(options: ExchangeOptions): Promise<OpenExchan
             ...(reply.model !== undefined && { model: reply.model }),
             ...(reply.usage !== undefined && { usage: reply.usage }),
             ...(reply.finishReason !== undefined && { finishReason: reply.finishReason }),
+            ...(reply.metadata !== undefined && { metadata: reply.metadata }),
           });
           return { message, session: await session.commit() };
         } catch (error) {
