@@ -2,6 +2,7 @@ import type {
   ContentBlock,
   JsonValue,
   Message,
+  OpaqueBlock,
   TextBlock,
   ToolCallBlock,
   ToolResultBlock,
@@ -32,6 +33,18 @@ export function toolResultsOf(message: Pick<Message, "content">): ToolResultBloc
 /** The text a tool result shows the model: strings as-is, JSON serialised. */
 export function toolResultText(content: string | JsonValue): string {
   return typeof content === "string" ? content : JSON.stringify(content);
+}
+
+/**
+ * A short name for an opaque block: its provider, its own type and, when it has one, the tool it calls.
+ *
+ * @example
+ * opaqueBlockLabel({ type: "opaque", provider: "anthropic", data: { type: "server_tool_use", name: "web_search" } });
+ * // "anthropic server_tool_use web_search"
+ */
+export function opaqueBlockLabel(block: OpaqueBlock): string {
+  const { type, name } = block.data;
+  return [block.provider, type, name].filter((part) => typeof part === "string" && part !== "").join(" ");
 }
 
 /** True for blocks that cost fixed, large token amounts (images, files). */

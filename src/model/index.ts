@@ -3,6 +3,7 @@ export {
   isBinaryBlock,
   isInstruction,
   messageText,
+  opaqueBlockLabel,
   text,
   toolCallsOf,
   toolResultsOf,

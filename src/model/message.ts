@@ -99,9 +99,25 @@ export interface ToolResultBlock {
   readonly offloadRef?: string;
 }
 
+/**
+ * A provider's own content that ctxkit does not model, kept exactly as the provider sent it so the conversation
+ * can go back to that provider unchanged: Anthropic's server-tool blocks (`server_tool_use` and
+ * `web_search_tool_result`, code execution, MCP, …), a provider's newer block types, OpenAI Responses' built-in
+ * tool items. Only the exporter of `provider` sends it back, at its place; other formats leave it out (their
+ * models could not read it). Governance counts its JSON as text and never rewrites it: it goes when the message
+ * holding it is summarised away.
+ */
+export interface OpaqueBlock {
+  readonly type: "opaque";
+  /** Whose block it is (`anthropic`, `openai`, …): only that provider's exporter sends it. */
+  readonly provider: string;
+  /** The block (or item) as the provider sent it, its own `type` field included. */
+  readonly data: { readonly [key: string]: JsonValue };
+}
+
 /** Every kind of content block. */
 export type ContentBlock =
-  TextBlock | ReasoningBlock | ToolCallBlock | ToolResultBlock | ImageBlock | FileBlock;
+  TextBlock | ReasoningBlock | ToolCallBlock | ToolResultBlock | ImageBlock | FileBlock | OpaqueBlock;
 
 /** Token usage reported by a provider for one model request. */
 export interface Usage {

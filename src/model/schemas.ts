@@ -152,6 +152,13 @@ export const toolResultBlockSchema = z.object({
   offloadRef: z.string().optional(),
 });
 
+/** Schema of an opaque block: a provider's own content, kept as it came. */
+export const opaqueBlockSchema = z.object({
+  type: z.literal("opaque"),
+  provider: z.string().min(1, "an opaque block needs the name of the provider it came from"),
+  data: jsonObjectSchema,
+});
+
 /** Schema of any content block. */
 export const contentBlockSchema = z.union([
   textBlockSchema,
@@ -160,6 +167,7 @@ export const contentBlockSchema = z.union([
   toolResultBlockSchema,
   imageBlockSchema,
   fileBlockSchema,
+  opaqueBlockSchema,
 ]);
 
 const tokenCount = z.number().int().nonnegative();

@@ -1,4 +1,4 @@
-import { toolResultText } from "../model/blocks.ts";
+import { opaqueBlockLabel, toolResultText } from "../model/blocks.ts";
 import type { ContentBlock, Message } from "../model/message.ts";
 
 /** Limits for rendering a history as a transcript for a summarizer model. */
@@ -54,6 +54,9 @@ function renderBlock(block: ContentBlock, limits: TranscriptLimits): string | un
       return `[image ${block.mediaType}]`;
     case "file":
       return `[file ${block.filename ?? block.mediaType}]`;
+    case "opaque":
+      // A server tool's call or result (a web search, code run): the summary may say what was done and found.
+      return `[${opaqueBlockLabel(block)}] ${clip(JSON.stringify(block.data))}`;
   }
 }
 

@@ -1,4 +1,4 @@
-import { toolResultText } from "../model/blocks.ts";
+import { opaqueBlockLabel, toolResultText } from "../model/blocks.ts";
 import type { ContentBlock, JsonValue, Role } from "../model/message.ts";
 import { neutralizeSystemPrompt, type NeutralRewriteRule } from "./neutralize-system-prompt.ts";
 import { escapeXmlAttribute, escapeXmlText } from "./xml-escape.ts";
@@ -62,6 +62,9 @@ function blockText(block: ContentBlock): string | undefined {
       return `[image: ${block.mediaType}]`;
     case "file":
       return `[file: ${block.filename ?? block.mediaType}]`;
+    case "opaque":
+      // Another provider's own block (a server tool's call or result): named, not replayed.
+      return `[${opaqueBlockLabel(block)}]`;
   }
 }
 

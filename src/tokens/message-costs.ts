@@ -38,6 +38,10 @@ function blockTokens(block: ContentBlock, costs: MessageCosts, countText: (text:
       return imageTokens(block, costs);
     case "file":
       return fileTokens(block, costs, countText);
+    case "opaque":
+      // A provider's own block (a server tool's call or result): what the model reads of it is unknown, so
+      // its JSON is counted as text — an over-estimate for encrypted content, never an under-estimate.
+      return countText(JSON.stringify(block.data));
   }
 }
 

@@ -37,6 +37,7 @@ const blockKeys: { readonly [Type in ContentBlock["type"]]: readonly string[] } 
   ],
   image: ["type", "mediaType", "data", "url", "ref", "detail"],
   file: ["type", "mediaType", "filename", "data", "url", "ref"],
+  opaque: ["type", "provider", "data"],
 };
 
 /** Fields of a `conversation` record, in the order they are written. */

@@ -36,6 +36,12 @@ export interface PlanOptions extends ExportOptions {
   readonly format: string;
   /** Put a user message that directly follows tool messages into the same entry (Anthropic, Gemini). */
   readonly mergeFollowingUser?: boolean;
+  /**
+   * The provider whose opaque blocks the format sends back (`anthropic` for Anthropic Messages). Opaque blocks of
+   * any other provider are left out, and so is a message that held nothing else: another provider's model
+   * could not read them. Absent: every opaque block is left out.
+   */
+  readonly opaqueProvider?: string;
 }
 
 /** `messages[3]`: how errors name a message. */
@@ -46,8 +52,8 @@ export function where(index: number): string {
 function check(message: Message, index: number, format: string): void {
   const allowed: Readonly<Record<Message["role"], readonly ContentBlock["type"][]>> = {
     system: ["text"],
-    user: ["text", "image", "file"],
-    assistant: ["text", "reasoning", "tool-call", "image", "file"],
+    user: ["text", "image", "file", "opaque"],
+    assistant: ["text", "reasoning", "tool-call", "image", "file", "opaque"],
     tool: ["tool-result"],
   };
   const role = message.kind === "summary" ? "user" : message.role;
@@ -69,23 +75,35 @@ function userEntry(message: Message, index: number, options: PlanOptions): UserE
   return { kind: "user", message, index, blocks: summary ? wrapSummary(message.content) : message.content };
 }
 
+/** `message` without the opaque blocks of providers other than `keep` (the same object when it holds none). */
+function withoutForeignBlocks(message: Message, keep: string | undefined): Message {
+  const foreign = (block: ContentBlock) => block.type === "opaque" && block.provider !== keep;
+  if (!message.content.some(foreign)) return message;
+  return { ...message, content: message.content.filter((block) => !foreign(block)) };
+}
+
 /**
  * Walks a ctxkit history in the order a provider payload needs it: markers are dropped, summaries become user
  * messages (wrapped in the summary envelope unless disabled), consecutive tool messages are grouped, and every
- * message is checked to hold only the blocks its role allows.
+ * message is checked to hold only the blocks its role allows. Opaque blocks of providers other than
+ * `opaqueProvider` are left out, with any message they leave empty.
  *
  * @example
  * for (const entry of planExport(messages, { format: "Anthropic" })) if (entry.kind === "tools") …
  */
 export function planExport(messages: readonly Message[], options: PlanOptions): ExportEntry[] {
-  const sent = messages.flatMap((message, index) => (message.kind === "marker" ? [] : [{ message, index }]));
+  const sent = messages.flatMap((message, index) => {
+    if (message.kind === "marker") return [];
+    check(message, index, options.format);
+    const kept = withoutForeignBlocks(message, options.opaqueProvider);
+    return kept.content.length === 0 && message.content.length > 0 ? [] : [{ message: kept, index }];
+  });
   const isUserSide = (message: Message): boolean => message.role === "user" || message.kind === "summary";
   const isTool = (message: Message): boolean => message.role === "tool" && message.kind === undefined;
   const entries: ExportEntry[] = [];
   let position = 0;
   while (position < sent.length) {
     const { message, index } = sent[position]!;
-    check(message, index, options.format);
     position++;
     if (isUserSide(message)) entries.push(userEntry(message, index, options));
     else if (!isTool(message)) entries.push({ kind: message.role as "system" | "assistant", message, index });
@@ -98,13 +116,11 @@ export function planExport(messages: readonly Message[], options: PlanOptions): 
       collect(message, index);
       while (position < sent.length && isTool(sent[position]!.message)) {
         const next = sent[position]!;
-        check(next.message, next.index, options.format);
         collect(next.message, next.index);
         position++;
       }
       const following = sent[position];
       if (options.mergeFollowingUser === true && following !== undefined && isUserSide(following.message)) {
-        check(following.message, following.index, options.format);
         entries.push({
           kind: "tools",
           results,

@@ -81,6 +81,8 @@ function assistantContent(
         return withOptions(toAiSdkMediaPart(block, at, options.references === "placeholder"), carried);
       case "tool-result":
         throw new Error("unreachable: planExport keeps tool results out of assistant messages");
+      case "opaque":
+        throw new Error("unreachable: planExport leaves out other providers' opaque blocks");
     }
   });
 }

@@ -68,6 +68,8 @@ function modelPart(
       return { ...toGeminiMedia(block, at, options), ...signed };
     case "tool-result":
       throw new Error("unreachable: planExport keeps tool results out of assistant messages");
+    case "opaque":
+      throw new Error("unreachable: planExport leaves out other providers' opaque blocks");
   }
 }
 
