@@ -318,6 +318,131 @@ describe("the OpenAI Responses proxy, with the official openai client", () => {
     expect(fourth.output_text).toBe("fourth");
   });
 
+  it("keeps built-in tool items in both modes: forwarded in place, stored with the reply and sent back", async () => {
+    const search = {
+      type: "web_search_call",
+      id: "ws_1",
+      status: "completed",
+      action: { type: "search", query: "node latest" },
+    };
+    const found = {
+      type: "web_search_call",
+      id: "ws_2",
+      status: "completed",
+      action: { type: "search", query: "node lts" },
+    };
+    const reference = { type: "item_reference", id: "ws_0" };
+    const shellOutput = { type: "local_shell_call_output", id: "lsco_1", output: "v24.1.0" };
+    const { harness, client } = await setup({
+      responses: [
+        "stateless ok",
+        {
+          status: 200,
+          body: {
+            id: "resp_up",
+            object: "response",
+            created_at: 1,
+            status: "completed",
+            model: "fake-model",
+            output: [
+              found,
+              {
+                type: "message",
+                id: "msg_2",
+                role: "assistant",
+                status: "completed",
+                content: [{ type: "output_text", text: "Node 22 is LTS.", annotations: [] }],
+              },
+            ],
+            usage: { input_tokens: 10, output_tokens: 3, total_tokens: 13 },
+          },
+        },
+        "third",
+      ],
+    });
+    const input = [
+      { type: "message", role: "user", content: [{ type: "input_text", text: "latest node? search" }] },
+      search,
+      { type: "message", role: "assistant", content: [{ type: "output_text", text: "Node 24." }] },
+      { type: "message", role: "user", content: [{ type: "input_text", text: "thanks; and LTS?" }] },
+    ];
+    const tools = [{ type: "web_search" }];
+    const types = (items: Items) => items.map((item) => item["type"]);
+
+    const stateless = await harness.call("/v1/responses", {
+      method: "POST",
+      json: { model: "m", store: false, input, tools },
+    });
+    expect(stateless.status).toBe(200);
+    const forwarded = harness.upstream.requests[0]!.body.input as Items;
+    expect(types(forwarded)).toEqual(["message", "web_search_call", "message", "message"]);
+    expect(forwarded[1]).toEqual(search);
+
+    const first = await client({ "X-Ctxkit-Session": "search-1" }).responses.create({
+      model: "m",
+      input: input as never,
+      tools: tools as never,
+    });
+    expect(first.output_text).toBe("Node 22 is LTS.");
+    expect((harness.upstream.requests[1]!.body.input as Items)[1]).toEqual(search);
+    // The reply's built-in item is stored with it; the client's own items (a built-in tool's output, an item
+    // reference) may end the new input; all go back upstream, in place and as sent.
+    const next = await client().responses.create({
+      model: "m",
+      previous_response_id: first.id,
+      input: [
+        { type: "message", role: "user", content: "and on this machine?" },
+        shellOutput,
+        reference,
+      ] as never,
+      tools: tools as never,
+    });
+    expect(next.output_text).toBe("third");
+    const sent = harness.upstream.requests[2]!.body.input as Items;
+    expect(types(sent)).toEqual([
+      "message",
+      "web_search_call",
+      "message",
+      "message",
+      "web_search_call",
+      "message",
+      "message",
+      "local_shell_call_output",
+      "item_reference",
+    ]);
+    expect(sent[1]).toEqual(search);
+    expect(sent[4]).toEqual(found);
+    expect(sent.slice(7)).toEqual([shellOutput, reference]);
+    const stored = await harness.store.loadMessages("acme/search-1");
+    expect(
+      stored.flatMap((message) => message.content.filter((block) => block.type === "opaque")),
+    ).toHaveLength(4);
+  });
+
+  it("governs a history full of built-in tool items: they are counted, and compacted with their messages", async () => {
+    const { harness } = await setup({ contextWindow: 6_000, responses: () => "ok" });
+    const history = Array.from({ length: 12 }, (_, turn) => [
+      { role: "user", content: `search ${turn} ${"y".repeat(400)}` },
+      {
+        type: "web_search_call",
+        id: `ws_${turn}`,
+        status: "completed",
+        action: { type: "search", query: `q${turn} ${"x".repeat(2_000)}` },
+      },
+      { role: "assistant", content: `found ${turn}` },
+    ]).flat();
+    const answer = await harness.call("/v1/responses", {
+      method: "POST",
+      json: { model: "m", store: false, input: [...history, { role: "user", content: "sum up" }] },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("x-ctxkit-checkpoint")).toBe("true");
+    const sent = harness.upstream.requests[0]!.body.input as Items;
+    expect(JSON.stringify(sent).length).toBeLessThan(JSON.stringify(history).length);
+    // The newest turns go as they came, their built-in items included.
+    expect(sent.at(-3)).toEqual(history.at(-2));
+  });
+
   it("with a small window, governs both modes: upstream requests are smaller than the client's input and a checkpoint is reported", async () => {
     const { harness, client } = await setup({
       contextWindow: 6_000,

@@ -10,6 +10,11 @@ import type { StatelessGovernance, StatelessResult } from "./stateless-governanc
 /** A stateless client's message list after governance. */
 export interface StatelessGoverned {
   readonly messages: OpenAIChatMessage[];
+  /**
+   * The same list as ctxkit messages: the client's own message where governance left one unchanged (its
+   * provider fields and opaque blocks intact), governance's where it rewrote one. For formats richer than chat.
+   */
+  readonly view: Message[];
   readonly tokens: RequestTokens;
   readonly events: readonly GovernanceEvent[];
   readonly checkpoint: boolean;
@@ -40,8 +45,16 @@ export async function governStateless(
   for (const message of system) fixedTokens += await messageTokensAsync(message, settings.counter);
   const fixed = JSON.stringify([system.map((message) => message.content), tools]);
   const governed = await governance.govern({ scope, fixed, fixedTokens, history }, settings, onEvent);
+  const view = [
+    ...system,
+    ...governed.messages.map((message, index) => {
+      const source = governed.sources[index];
+      return source === undefined ? message : history[source]!;
+    }),
+  ];
   return {
     messages: toOpenAIChat([...system, ...governed.messages]),
+    view,
     tokens: governed.tokens,
     events: governed.events,
     checkpoint: governed.checkpoint,

@@ -7,7 +7,7 @@ import { HttpError } from "../http/http-error.ts";
 import { readJson } from "../http/json-body.ts";
 import { governStateless } from "../proxy/govern-stateless.ts";
 import { relayResponsesStream } from "../proxy/relay-responses-stream.ts";
-import { responsesInput, responsesMessages, restoreMessages } from "../proxy/responses-items.ts";
+import { responsesInput, responsesMessages } from "../proxy/responses-items.ts";
 import { replyFromResponse } from "../proxy/responses-reply.ts";
 import { requireLatestResponse } from "../proxy/responses-chain.ts";
 import {
@@ -91,7 +91,7 @@ async function stateless(
   );
   const body = responsesUpstreamBody(
     request,
-    responsesInput(restoreMessages(governed.messages, messages), request.instructions),
+    responsesInput(governed.view, request.instructions),
     upstream.model,
   );
   let call;
