@@ -12,6 +12,7 @@ import {
   storedForm,
   withoutMarkers,
 } from "../test-support/index.ts";
+import { createEstimatingCounter } from "../../../tokens/estimating-counter.ts";
 import { toOpenAIChat } from "../openai-chat/index.ts";
 import { fromOpenAIResponses } from "./from-openai-responses.ts";
 import type {
@@ -433,6 +434,14 @@ describe("OpenAI Responses", () => {
     expect(messages[1]!.content[0]).toEqual({ type: "opaque", provider: "openai", data: payload[1] });
     expect(toOpenAIResponses(messages)).toEqual(payload);
     expect(toOpenAIResponses(storedForm(messages))).toEqual(payload);
+    // Governance counts them: an item's JSON as text (each count rounded on its own).
+    const counter = createEstimatingCounter({ family: "o200k_base" });
+    const search = messages[1]!;
+    const withoutItems = { ...search, content: search.content.filter((block) => block.type !== "opaque") };
+    const items = [payload[1], payload[2], payload[4]];
+    const itemTokens = items.reduce((sum, item) => sum + counter.countText(JSON.stringify(item)), 0);
+    const added = counter.countMessage(search) - counter.countMessage(withoutItems);
+    expect(Math.abs(added - itemTokens)).toBeLessThanOrEqual(items.length);
     // Other providers' models could not read them: their formats leave them out.
     const chat = JSON.stringify(toOpenAIChat(messages));
     expect(chat).not.toContain("web_search_call");
