@@ -44,7 +44,10 @@ export function toolResultText(content: string | JsonValue): string {
  */
 export function opaqueBlockLabel(block: OpaqueBlock): string {
   const { type, name } = block.data;
-  return [block.provider, type, name].filter((part) => typeof part === "string" && part !== "").join(" ");
+  const parts = [block.provider, type, name].flatMap((part) =>
+    typeof part === "string" && part !== "" ? [part] : [],
+  );
+  return parts.join(" ");
 }
 
 /** True for blocks that cost fixed, large token amounts (images, files). */

@@ -104,8 +104,8 @@ export interface ToolResultBlock {
  * can go back to that provider unchanged: Anthropic's server-tool blocks (`server_tool_use` and
  * `web_search_tool_result`, code execution, MCP, …), a provider's newer block types, OpenAI Responses' built-in
  * tool items. Only the exporter of `provider` sends it back, at its place; other formats leave it out (their
- * models could not read it). Governance counts its JSON as text and never rewrites it: it goes when the message
- * holding it is summarised away.
+ * models could not read it). Governance counts its JSON as text and never rewrites it: it leaves the view only
+ * when the history around it is summarised or compressed.
  */
 export interface OpaqueBlock {
   readonly type: "opaque";
