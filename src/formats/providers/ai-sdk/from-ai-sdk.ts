@@ -77,10 +77,10 @@ function metadataOf(
  * image's `providerOptions.openai.imageDetail` (in user content or tool output content) becomes its `detail`;
  * the other `providerOptions` of user parts and of the parts of a tool output's `content` are kept in
  * `metadata["aiSdk.partOptions"]`, a tool result's own in `aiSdk.resultOptions` and its output's in
- * `aiSdk.outputOptions`; message-level `providerOptions` are kept in `metadata["aiSdk.providerOptions"]`, and a user message's list of
- * one text part (`aiSdk.contentList`) or an assistant's string content (`aiSdk.contentString`) is recorded so
- * `toAiSdk` sends it back in that form. A `tool` message becomes one tool message per result.
- * Provider-executed tool calls and approvals are rejected.
+ * `aiSdk.outputOptions`; message-level `providerOptions` are kept in `metadata["aiSdk.providerOptions"]`, and
+ * a user message's list of one text part (`aiSdk.contentList`) or an assistant's string content
+ * (`aiSdk.contentString`) is recorded so `toAiSdk` sends it back in that form. A `tool` message becomes one
+ * tool message per result. Provider-executed tool calls and approvals are rejected.
  *
  * @example
  * const messages = fromAiSdk(result.response.messages, { sessionId: conversation.sessionId, startSeq: 12 });

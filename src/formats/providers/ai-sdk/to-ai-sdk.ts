@@ -111,9 +111,9 @@ export interface AiSdkPrompt {
  * reasoning becomes `reasoning` parts whose `providerOptions` carry the signature and provider material;
  * part-options carriers become the `providerOptions` of the part after them, and the part, result and output
  * `providerOptions` `fromAiSdk` kept in a message's metadata go back on their parts (while the parts are still
- * the ones they came with: see `withRecordedOptions`). Consecutive tool messages become one
- * `tool` message; outputs are `text` / `json` / `error-text` / `error-json`, or `content` when there are
- * attachments. Summaries are user text in the summary envelope; markers are left out.
+ * the ones they came with: see `withRecordedOptions`). Consecutive tool messages become one `tool` message;
+ * outputs are `text` / `json` / `error-text` / `error-json`, or `content` when there are attachments.
+ * Summaries are user text in the summary envelope; markers are left out.
  *
  * @example
  * const result = await generateText({ model, ...toAiSdk(history) });
