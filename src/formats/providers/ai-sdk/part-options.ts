@@ -99,7 +99,8 @@ export function partOptionsMetadata(
 }
 
 /**
- * `parts` with the `providerOptions` `message` recorded for them (see `partOptionsMetadata`) added to their own.
+ * `parts` with the `providerOptions` `message` recorded for them (see `partOptionsMetadata`) added to their own
+ * (which win where both set an option).
  * The record applies only while it still fits: one entry per part, each only on the kind of part it was taken
  * from. When governance replaced an image with a text placeholder, the image's options are left out; when it
  * rewrote a result's text into another number of parts, all are — rather than put on another part.
@@ -116,7 +117,8 @@ export function withRecordedOptions<
   return parts.map((part, index) => {
     const entry = entries[index];
     if (!isRecord(entry) || entry["part"] !== kindOf(part)) return part;
-    const providerOptions = mergeProviderOptions(part.providerOptions, asOptions(entry["providerOptions"]));
+    // The part's own options (an image's detail level, from its block as it is now) win over recorded ones.
+    const providerOptions = mergeProviderOptions(asOptions(entry["providerOptions"]), part.providerOptions);
     return providerOptions === undefined ? part : { ...part, providerOptions };
   });
 }

@@ -2,7 +2,7 @@ import type { ModelMessage, SystemModelMessage } from "ai";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../../../errors/errors.ts";
-import type { Message } from "../../../model/message.ts";
+import type { ImageBlock, Message } from "../../../model/message.ts";
 import { aiSdkPromptArbitrary, fixedImportOptions, storedForm } from "../test-support/index.ts";
 import { withAiSdkBreakpoints } from "./ai-sdk-breakpoints.ts";
 import { fromAiSdk } from "./from-ai-sdk.ts";
@@ -178,6 +178,24 @@ describe("AI SDK providerOptions", () => {
         },
       ],
     });
+  });
+
+  it("leave an image's detail level to its block: an unknown one stays an option, a block's own wins", () => {
+    const part = (imageDetail: string) => ({
+      type: "file" as const,
+      mediaType: "image/png",
+      data: { type: "url" as const, url: new URL("https://x.test/cat.png") },
+      providerOptions: { openai: { imageDetail, user: "u1" } },
+    });
+    const [message] = fromAiSdk([{ role: "user", content: [part("medium")] }], fixedImportOptions());
+    expect(message!.content[0]).not.toHaveProperty("detail");
+    expect(toAiSdk([message!]).messages[0]!.content).toEqual([part("medium")]);
+    // Set later (by the caller or governance), the block's detail level is what goes.
+    const lowered: Message = {
+      ...message!,
+      content: [{ ...(message!.content[0] as ImageBlock), detail: "low" }],
+    };
+    expect(toAiSdk([lowered]).messages[0]!.content).toEqual([part("low")]);
   });
 
   it("are refused with a ValidationError when they are not JSON objects keyed by provider", () => {
