@@ -1,4 +1,4 @@
-import type { ModelMessage, SystemModelMessage } from "ai";
+import { modelMessageSchema, type ModelMessage, type SystemModelMessage } from "ai";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../../../errors/errors.ts";
@@ -96,6 +96,9 @@ describe("AI SDK providerOptions", () => {
   it("survive fromAiSdk → toAiSdk on every message and part, also from the stored form", () => {
     fc.assert(
       fc.property(aiSdkPromptArbitrary, (prompt) => {
+        // The generated prompts are ones the AI SDK itself accepts.
+        for (const message of [...(prompt.instructions ?? []), ...prompt.messages])
+          expect(modelMessageSchema.safeParse(message).success).toBe(true);
         const messages = fromAiSdk(prompt, fixedImportOptions());
         expect(plain(toAiSdk(messages))).toEqual(plain(prompt));
         expect(plain(toAiSdk(storedForm(messages)))).toEqual(plain(prompt));
