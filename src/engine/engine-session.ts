@@ -24,6 +24,7 @@ import { toolResultIndex, withCompactSummary } from "../model/compact-summary.ts
 import type { ContentBlock, JsonValue, Message, MessageInput } from "../model/message.ts";
 import type { CompactionInput, LoadStrategy, SessionRecord, SessionStore } from "../store/session-store.ts";
 import { sessionOffloadStore, type BlobStore } from "../store/blob-store.ts";
+import { inlineMedia } from "../store/media-blobs.ts";
 import { resolvePolicy, type GovernancePolicyInput } from "../governance/policy.ts";
 import { createRecallTool } from "../governance/recall-tool.ts";
 import { createExtractiveSummarizer } from "../summarize/index.ts";
@@ -40,6 +41,12 @@ export interface PrepareRequestOptions {
   /** The agent loop's step cap; adds the iteration-budget section. */
   maxSteps?: number;
   signal?: AbortSignal;
+  /**
+   * Media the store keeps as blob references: `inline` (default) reads their data back into the request, so
+   * `toOpenAIChat` and the other conversions work on a session resumed after a restart as on a live one; `ref`
+   * keeps the references (for a caller that inlines them itself when it sends, or shows placeholders).
+   */
+  media?: "inline" | "ref";
 }
 
 /**
@@ -236,14 +243,18 @@ export class EngineSession {
       fixedTokens,
       ...(options.signal !== undefined && { signal: options.signal }),
     });
-    const payload = assemblePayload(system, governed.messages);
+    const assembled = assemblePayload(system, governed.messages);
+    const payload =
+      options.media === "ref"
+        ? assembled
+        : { ...assembled, messages: await inlineMedia(assembled.messages, this.#store.blobs) };
     const prepared = new PreparedRequest({
       sessionId: this.id,
       payload,
       tools,
       tokens: governed.tokens,
       events: governed.events,
-      inspection: inspectPayload(payload, system.sections, governor.tokensOf, governed.events),
+      inspection: inspectPayload(assembled, system.sections, governor.tokensOf, governed.events),
       checkpoint: governed.checkpoint,
       loop: governed.loop,
       // Positions in the governed view; the payload leaves out its system messages.

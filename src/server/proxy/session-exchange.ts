@@ -100,6 +100,9 @@ export async function openExchange(options: ExchangeOptions): Promise<OpenExchan
     const prepareOptions = {
       ...clientSystemPrompt(system),
       tools: options.tools,
+      // Media are read back from the blob store when the request is sent (`upstreamMessages`), and the request
+      // kept for the inspector holds their references, not their data.
+      media: "ref" as const,
       ...(options.signal !== undefined && { signal: options.signal }),
     };
     let prepared = await session.prepare(prepareOptions);
