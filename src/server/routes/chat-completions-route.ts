@@ -93,6 +93,7 @@ async function stateless(
     engine.settings,
     toolDefinitions(request.tools),
     (event) => context.metrics.governanceEvents.inc({ type: event.type }),
+    request.messages,
   );
   const body = {
     ...request,
