@@ -41,9 +41,10 @@ export class RelayEnding {
   /**
    * Stores the reply with `complete`: true when it was stored; false when storing failed, after failing the
    * request with the error and sending `errorEvent(error)` (built even when the client is gone, so the failure
-   * is still reported).
+   * is still reported). A request that already failed (the client went away first) stores nothing: false.
    */
   async store(complete: () => Promise<void>, errorEvent: (reason: unknown) => Uint8Array): Promise<boolean> {
+    if (this.#settled) return false;
     // Through an async function, so a `complete` that throws at once rejects like one that fails later.
     const storing = (async () => complete())();
     this.#storing = storing.then(
