@@ -39,14 +39,14 @@ function parse(event: RawSseEvent): Record<string, unknown> | undefined {
  * return new Response(relayAnthropicStream({ upstream, complete, fail, errorObject }), { headers });
  */
 export function relayAnthropicStream(options: AnthropicRelayOptions): ReadableStream<Uint8Array> {
-  const ending = new RelayEnding(options.fail);
+  const relay = new RelayEnding(options.fail);
   const errorEvent = (reason: unknown) =>
     encoder.encode(
       `event: error\ndata: ${JSON.stringify({ type: "error", error: options.errorObject(reason) })}\n\n`,
     );
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      ending.attach(controller);
+      relay.attach(controller);
       const run = async () => {
         const upstream = options.upstream;
         const splitter = new SseEventSplitter();
@@ -61,7 +61,7 @@ export function relayAnthropicStream(options: AnthropicRelayOptions): ReadableSt
           }
           if (data?.["type"] === "error") failed ??= data;
           else if (data !== undefined) accumulator.push(data);
-          ending.send(encoder.encode(event.raw));
+          relay.send(encoder.encode(event.raw));
         };
         for await (const chunk of upstream.chunks()) {
           for (const event of splitter.push(chunk)) handle(event);
@@ -69,26 +69,26 @@ export function relayAnthropicStream(options: AnthropicRelayOptions): ReadableSt
         const tail = splitter.end();
         if (tail !== undefined) handle(tail);
         if (stop === undefined || failed !== undefined) {
-          ending.fail(failed ?? new Error("the upstream stream ended before the message was complete"));
-          ending.finish(failed === undefined && !ending.gone ? errorEvent(undefined) : undefined);
+          relay.fail(failed ?? new Error("the upstream stream ended before the message was complete"));
+          relay.finish(failed === undefined && !relay.gone ? errorEvent(undefined) : undefined);
           return;
         }
         const last = stop;
         if (
-          !(await ending.store(() => options.complete(replyFromAnthropic(accumulator.message())), errorEvent))
+          !(await relay.store(() => options.complete(replyFromAnthropic(accumulator.message())), errorEvent))
         )
           return;
-        ending.finish(encoder.encode(last.raw));
+        relay.finish(encoder.encode(last.raw));
       };
       run().catch((error: unknown) => {
-        ending.fail(error);
+        relay.fail(error);
         // A client that went away is not told (nor is its going away an error of the server's).
-        if (!ending.gone) ending.finish(errorEvent(error));
+        if (!relay.gone) relay.finish(errorEvent(error));
       });
     },
     cancel(reason) {
       options.upstream.abort(reason);
-      return ending.cancel(reason);
+      return relay.cancel(reason);
     },
   });
 }

@@ -34,33 +34,33 @@ function errorEvent(error: unknown): Uint8Array {
  * return new Response(relayChatStream({ upstream, forwardUsage, complete, fail, errorObject }), { headers });
  */
 export function relayChatStream(options: RelayOptions): ReadableStream<Uint8Array> {
-  const ending = new RelayEnding(options.fail);
+  const relay = new RelayEnding(options.fail);
   const failed = (reason: unknown) => errorEvent(options.errorObject(reason));
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      ending.attach(controller);
+      relay.attach(controller);
       const run = async () => {
         const outcome = await readChatStream(options.upstream, (event, delta) => {
           if (delta?.usageOnly === true && !options.forwardUsage) return;
-          ending.send(encoder.encode(event.raw));
+          relay.send(encoder.encode(event.raw));
         });
         if (!outcome.complete) {
-          ending.fail(outcome.error ?? new Error("the upstream stream ended before the reply was complete"));
-          ending.finish(outcome.error === undefined && !ending.gone ? failed(undefined) : undefined);
+          relay.fail(outcome.error ?? new Error("the upstream stream ended before the reply was complete"));
+          relay.finish(outcome.error === undefined && !relay.gone ? failed(undefined) : undefined);
           return;
         }
-        if (!(await ending.store(() => options.complete(outcome.reply), failed))) return;
-        ending.finish(encoder.encode(outcome.doneEvent?.raw ?? "data: [DONE]\n\n"));
+        if (!(await relay.store(() => options.complete(outcome.reply), failed))) return;
+        relay.finish(encoder.encode(outcome.doneEvent?.raw ?? "data: [DONE]\n\n"));
       };
       run().catch((error: unknown) => {
-        ending.fail(error);
+        relay.fail(error);
         // A client that went away is not told (nor is its going away an error of the server's).
-        if (!ending.gone) ending.finish(failed(error));
+        if (!relay.gone) relay.finish(failed(error));
       });
     },
     cancel(reason) {
       options.upstream.abort(reason);
-      return ending.cancel(reason);
+      return relay.cancel(reason);
     },
   });
 }

@@ -50,7 +50,7 @@ function serialise(data: JsonRecord): Uint8Array {
  * return new Response(relayResponsesStream({ upstream, responseId, complete, fail, errorObject }), { headers });
  */
 export function relayResponsesStream(options: ResponsesRelayOptions): ReadableStream<Uint8Array> {
-  const ending = new RelayEnding(options.fail);
+  const relay = new RelayEnding(options.fail);
   let sequence = 0;
   const errorEvent = (reason: unknown) =>
     serialise({ type: "error", ...options.errorObject(reason), param: null, sequence_number: sequence + 1 });
@@ -62,47 +62,47 @@ export function relayResponsesStream(options: ResponsesRelayOptions): ReadableSt
   };
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      ending.attach(controller);
+      relay.attach(controller);
       const run = async () => {
         const upstream = options.upstream;
         const splitter = new SseEventSplitter();
-        let last: JsonRecord | undefined;
+        let ending: JsonRecord | undefined;
         let failed: unknown;
         const handle = (event: RawSseEvent) => {
           const data = parse(event);
           if (data === undefined) return;
           const type = data["type"];
           if (typeof type === "string" && ENDINGS.has(type)) {
-            last = rewrite(data);
+            ending = rewrite(data);
             return;
           }
           if (type === "error" || type === "response.failed") failed ??= data;
-          ending.send(serialise(rewrite(data)));
+          relay.send(serialise(rewrite(data)));
         };
         for await (const chunk of upstream.chunks()) {
           for (const event of splitter.push(chunk)) handle(event);
         }
         const tail = splitter.end();
         if (tail !== undefined) handle(tail);
-        if (last === undefined || failed !== undefined) {
-          ending.fail(failed ?? new Error("the upstream stream ended before the response was complete"));
-          ending.finish(failed === undefined && !ending.gone ? errorEvent(undefined) : undefined);
+        if (ending === undefined || failed !== undefined) {
+          relay.fail(failed ?? new Error("the upstream stream ended before the response was complete"));
+          relay.finish(failed === undefined && !relay.gone ? errorEvent(undefined) : undefined);
           return;
         }
-        const final = last;
-        if (!(await ending.store(() => options.complete(replyFromResponse(final["response"])), errorEvent)))
+        const final = ending;
+        if (!(await relay.store(() => options.complete(replyFromResponse(final["response"])), errorEvent)))
           return;
-        ending.finish(serialise(final));
+        relay.finish(serialise(final));
       };
       run().catch((error: unknown) => {
-        ending.fail(error);
+        relay.fail(error);
         // A client that went away is not told (nor is its going away an error of the server's).
-        if (!ending.gone) ending.finish(errorEvent(error));
+        if (!relay.gone) relay.finish(errorEvent(error));
       });
     },
     cancel(reason) {
       options.upstream.abort(reason);
-      return ending.cancel(reason);
+      return relay.cancel(reason);
     },
   });
 }
