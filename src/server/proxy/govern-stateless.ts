@@ -22,13 +22,55 @@ export interface StatelessGoverned {
 }
 
 /**
+ * The chat messages of a governed view. With the client's own messages (`client`, which `messages` were imported
+ * from one for one), the system messages and every message governance left unchanged are sent as the client
+ * sent them, byte for byte (`cache_control` on parts, `name`, Mistral's `prefix`, any field ctxkit does not
+ * model); only rewritten messages (summaries, truncated or offloaded outputs, a notice) are converted. Without
+ * them, or when the import folded messages together (tool attachments), everything is converted.
+ */
+function chatMessages(
+  system: readonly Message[],
+  governed: StatelessResult,
+  messages: readonly Message[],
+  client: readonly unknown[] | undefined,
+): OpenAIChatMessage[] {
+  if (client === undefined || client.length !== messages.length)
+    return toOpenAIChat([...system, ...governed.messages]);
+  const asSent = (index: number) => client[index] as OpenAIChatMessage;
+  const historyAt: number[] = [];
+  const result: OpenAIChatMessage[] = [];
+  messages.forEach((message, index) => {
+    if (message.role === "system") result.push(asSent(index));
+    else historyAt.push(index);
+  });
+  let rewritten: Message[] = [];
+  const flush = () => {
+    if (rewritten.length > 0) result.push(...toOpenAIChat(rewritten));
+    rewritten = [];
+  };
+  governed.messages.forEach((message, index) => {
+    const source = governed.sources[index];
+    const at = source === undefined ? undefined : historyAt[source];
+    if (at === undefined) {
+      rewritten.push(message);
+      return;
+    }
+    flush();
+    result.push(asSent(at));
+  });
+  flush();
+  return result;
+}
+
+/**
  * Governs a full message list sent by a stateless client through `governance` (which continues the
  * conversation's governor from its previous request), with the engine's settings (window, counter, summarizer,
  * policy). System and developer messages are kept, first, and count as fixed tokens with the tool definitions.
- * Nothing is stored; offloaded outputs are kept in memory for this request.
+ * Nothing is stored; offloaded outputs are kept in memory for this request. Given the client's chat messages
+ * that `messages` were imported from (`client`), the ones governance left alone go upstream as they came.
  *
  * @example
- * const governed = await governStateless(governance, `${tenant} chat`, fromOpenAIChat(body.messages), engine.settings, tools);
+ * const governed = await governStateless(governance, `${tenant} chat`, fromOpenAIChat(body.messages), engine.settings, tools, undefined, body.messages);
  */
 export async function governStateless(
   governance: StatelessGovernance,
@@ -37,6 +79,7 @@ export async function governStateless(
   settings: EngineSettings,
   tools: readonly ToolDefinition[],
   onEvent?: (event: GovernanceEvent) => void,
+  client?: readonly unknown[],
 ): Promise<StatelessGoverned> {
   const system = messages.filter((message) => message.role === "system");
   const history = messages.filter((message) => message.role !== "system");
@@ -53,7 +96,7 @@ export async function governStateless(
     }),
   ];
   return {
-    messages: toOpenAIChat([...system, ...governed.messages]),
+    messages: chatMessages(system, governed, messages, client),
     view,
     tokens: governed.tokens,
     events: governed.events,
