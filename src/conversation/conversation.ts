@@ -26,6 +26,8 @@ export interface AssistantInput {
   usage?: Usage;
   finishReason?: string;
   error?: string;
+  /** Data kept with the reply and never sent to a model (see `Message.metadata`). */
+  metadata?: Message["metadata"];
 }
 
 /** A tool result to append (one per tool message). */
@@ -114,6 +116,7 @@ export class Conversation {
         ...(usage !== undefined && { usage }),
         ...(input.finishReason !== undefined && { finishReason: input.finishReason }),
         ...(input.error !== undefined && { error: input.error }),
+        ...(input.metadata !== undefined && { metadata: input.metadata }),
         completedAt: this.#clock().toISOString(),
       }),
     );

@@ -24,6 +24,7 @@ import { toolResultIndex, withCompactSummary } from "../model/compact-summary.ts
 import type { ContentBlock, JsonValue, Message, MessageInput } from "../model/message.ts";
 import type { CompactionInput, LoadStrategy, SessionRecord, SessionStore } from "../store/session-store.ts";
 import { sessionOffloadStore, type BlobStore } from "../store/blob-store.ts";
+import { inlineMedia } from "../store/media-blobs.ts";
 import { resolvePolicy, type GovernancePolicyInput } from "../governance/policy.ts";
 import { createRecallTool } from "../governance/recall-tool.ts";
 import { createExtractiveSummarizer } from "../summarize/index.ts";
@@ -40,6 +41,12 @@ export interface PrepareRequestOptions {
   /** The agent loop's step cap; adds the iteration-budget section. */
   maxSteps?: number;
   signal?: AbortSignal;
+  /**
+   * Media the store keeps as blob references: `inline` (default) reads their data back into the request, so
+   * `toOpenAIChat` and the other conversions work on a session resumed after a restart as on a live one; `ref`
+   * keeps the references (for a caller that inlines them itself when it sends, or shows placeholders).
+   */
+  media?: "inline" | "ref";
 }
 
 /**
@@ -47,6 +54,16 @@ export interface PrepareRequestOptions {
  * the CowAgent seed's two emergency stages (`trimmed`, then `cleared`).
  */
 export type OverflowRecovery = Extract<GovernanceEvent, { type: "emergency-recovery" }>;
+
+/** Options of `EngineSession.addUser`. */
+export interface AddUserOptions {
+  /**
+   * Add the message to the messages not committed yet even when they hold a reply, instead of committing those
+   * first. Default false. For input that arrives together with earlier messages (a proxy's request that carries
+   * an assistant message between user messages), so that all of it is committed with the reply, or none of it.
+   */
+  readonly keepOpenTurn?: boolean;
+}
 
 /** A session's figures for `/context` and dashboards. */
 export interface SessionStats extends ContextStats {
@@ -163,11 +180,29 @@ export class EngineSession {
     } satisfies GovernorOptions;
   }
 
-  /** Opens a turn with the user's message. */
-  async addUser(content: string | readonly ContentBlock[]): Promise<Message> {
+  /**
+   * Opens a turn with the user's message. The messages added since the last commit stay uncommitted with it
+   * while none of them is a reply (several user messages sent together, tool results): the next `commit` stores
+   * them all with the reply in one transaction, and `interrupt` removes them all, so a failed request leaves
+   * nothing behind and can be sent again as it was. When they hold a reply (an exchange not committed yet), that
+   * exchange is committed first, unless `keepOpenTurn` is set.
+   *
+   * @example
+   * await session.addUser("Here is the document: …");
+   * await session.addUser("Summarise it."); // committed with the reply, or not at all
+   */
+  async addUser(content: string | readonly ContentBlock[], options: AddUserOptions = {}): Promise<Message> {
     const { conversation } = await this.#ready();
-    if (conversation.hasOpenTurn) await this.commit();
+    if (options.keepOpenTurn !== true && this.#holdsUncommittedReply(conversation)) await this.commit();
     return conversation.appendUser(content);
+  }
+
+  /** True when a message added since the last commit is an assistant message. */
+  #holdsUncommittedReply(conversation: Conversation): boolean {
+    return conversation
+      .snapshot()
+      .tail(this.#committedLength)
+      .some((message) => message.role === "assistant");
   }
 
   /**
@@ -236,14 +271,18 @@ export class EngineSession {
       fixedTokens,
       ...(options.signal !== undefined && { signal: options.signal }),
     });
-    const payload = assemblePayload(system, governed.messages);
+    const assembled = assemblePayload(system, governed.messages);
+    const payload =
+      options.media === "ref"
+        ? assembled
+        : { ...assembled, messages: await inlineMedia(assembled.messages, this.#store.blobs) };
     const prepared = new PreparedRequest({
       sessionId: this.id,
       payload,
       tools,
       tokens: governed.tokens,
       events: governed.events,
-      inspection: inspectPayload(payload, system.sections, governor.tokensOf, governed.events),
+      inspection: inspectPayload(assembled, system.sections, governor.tokensOf, governed.events),
       checkpoint: governed.checkpoint,
       loop: governed.loop,
       // Positions in the governed view; the payload leaves out its system messages.
@@ -397,17 +436,22 @@ export class EngineSession {
     return captured.find((event): event is OverflowRecovery => event.type === "emergency-recovery");
   }
 
-  /** Aborts the in-flight request and removes the open turn; nothing of it was stored. */
+  /**
+   * Aborts the in-flight request and removes every message added since the last commit (the open turn, with the
+   * user messages and tool results added before it); nothing of them was stored. Resolves with them, in order.
+   */
   async interrupt(): Promise<Message[]> {
     const { conversation } = await this.#ready();
     this.#recoveries = 0;
+    const uncommitted = conversation.snapshot().tail(this.#committedLength);
     const removed = await conversation.interrupt();
     this.#committedLength = Math.min(this.#committedLength, conversation.length);
     // The history now ends before what the governor last saw, so it would rebuild its view from the in-memory
     // originals and compact them again. The store holds the committed history with its summaries in place:
-    // reload from it, so the next request keeps the summaries (and the prompt-cache prefix) it had.
-    if (removed.length > 0) this.#state = undefined;
-    return removed;
+    // reload from it, so the next request keeps the summaries (and the prompt-cache prefix) it had. The reload
+    // also drops the uncommitted messages before the open turn, which `conversation.interrupt` keeps.
+    if (removed.length > 0 || uncommitted.length > 0) this.#state = undefined;
+    return uncommitted.length > removed.length ? [...uncommitted] : removed;
   }
 
   /** The signal to pass to the model call; `interrupt()` aborts it. */
@@ -508,6 +552,19 @@ export class EngineSession {
   /** The full in-memory history (committed and open turn). */
   async history(): Promise<readonly Message[]> {
     return (await this.#ready()).conversation.snapshot().messages;
+  }
+
+  /**
+   * The newest message of `history()` that `test` accepts, searched from the end without copying the history
+   * (a test that accepts a recent message costs O(1)); undefined when none does.
+   */
+  async findLast(test: (message: Message) => boolean): Promise<Message | undefined> {
+    const snapshot = (await this.#ready()).conversation.snapshot();
+    for (let index = snapshot.length - 1; index >= 0; index--) {
+      const message = snapshot.at(index)!;
+      if (test(message)) return message;
+    }
+    return undefined;
   }
 
   /** How many messages `history()` holds, without copying them. */

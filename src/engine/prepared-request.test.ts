@@ -5,6 +5,7 @@ import { generateText, streamText } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { afterEach, describe, expect, it } from "vitest";
 import type OpenAI from "openai";
+import { fromAiSdk } from "../formats/providers/ai-sdk/from-ai-sdk.ts";
 import { toAnthropic } from "../formats/providers/anthropic/to-anthropic.ts";
 import { fromOpenAIChat } from "../formats/providers/openai-chat/index.ts";
 import { DEFAULT_PRICES } from "../pricing/model-prices.ts";
@@ -302,6 +303,88 @@ describe("PreparedRequest.toAiSdk", () => {
       expect(markerPlaces(sent)).toEqual(["system[0]", "messages[1][0]", "messages[2][0]", "messages[4][0]"]);
       expect((sent.messages[4]!.content as { type: string }[])[0]!.type).toBe("tool_result");
     }
+  });
+
+  it("sends the providerOptions of a stored AI SDK conversation to the wire, with ctxkit's breakpoints added", async () => {
+    const code = (path: string) => `// ${path}\n${"const a = 1;\n".repeat(50)}`;
+    const messages = fromAiSdk(
+      [
+        {
+          role: "user",
+          content: [
+            {
+              type: "file",
+              mediaType: "text/plain",
+              data: { type: "text", text: "The parser must accept trailing commas. ".repeat(5) },
+              // Read by the AI SDK's Anthropic provider: the document's title and context, and the caller's marker.
+              providerOptions: {
+                anthropic: { title: "Spec v2", context: "the spec under review" },
+                acme: { tier: 2 },
+              },
+            },
+            {
+              type: "text",
+              text: "Review the code against the spec.",
+              providerOptions: { anthropic: { cacheControl: { type: "ephemeral" } } },
+            },
+          ],
+        },
+        ...["a.ts", "b.ts"].flatMap((path, index) => [
+          {
+            role: "assistant" as const,
+            content: [
+              { type: "tool-call" as const, toolCallId: `c${index}`, toolName: "read_file", input: { path } },
+            ],
+          },
+          {
+            role: "tool" as const,
+            content: [
+              {
+                type: "tool-result" as const,
+                toolCallId: `c${index}`,
+                toolName: "read_file",
+                output: { type: "text" as const, value: code(path) },
+              },
+            ],
+          },
+        ]),
+      ],
+      { sessionId: "review" },
+    );
+    const store = new MemorySessionStore();
+    await store.restoreSession(
+      conversationDump(
+        { id: "review", format: "ai-sdk", source: "test", messages },
+        { now: "2026-03-01T12:00:00Z", prices: DEFAULT_PRICES },
+      ),
+    );
+    const fake = await anthropicServer();
+    const model = await resolveModel(`anthropic:claude-sonnet-4-5@${fake.url}`, {
+      env: { ANTHROPIC_API_KEY: "test-key" },
+    });
+    const request = await (await engine({}, store)).session("review").prepare({ system: SYSTEM });
+    const prompt = request.toAiSdk({ model });
+    // The caller's options are all there; ctxkit added markers on whole messages only.
+    expect(prompt.messages[0]!.content).toEqual([
+      expect.objectContaining({
+        providerOptions: {
+          anthropic: { title: "Spec v2", context: "the spec under review" },
+          acme: { tier: 2 },
+        },
+      }),
+      expect.objectContaining({ providerOptions: { anthropic: { cacheControl: { type: "ephemeral" } } } }),
+    ]);
+    await generateText({ model, ...prompt, maxRetries: 0 });
+    const sent = fake.bodies[0] as Parameters<typeof markerPlaces>[0];
+    expect(sent.messages[0]!.content).toEqual([
+      expect.objectContaining({ type: "document", title: "Spec v2", context: "the spec under review" }),
+      expect.objectContaining({ type: "text", cache_control: { type: "ephemeral" } }),
+    ]);
+    // The caller's marker stays and counts: ctxkit adds three of its own (the system prompt and the newest
+    // message among them), four in all.
+    const places = markerPlaces(sent);
+    expect(places).toHaveLength(4);
+    expect(places).toEqual(expect.arrayContaining(["system[0]", "messages[0][1]", "messages[4][0]"]));
   });
 
   it("gives an OpenAI model the session id as promptCacheKey, and other models nothing", async () => {

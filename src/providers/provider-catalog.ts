@@ -23,6 +23,17 @@ export interface ProviderEntry {
   readonly defaultBaseURL?: string;
   /** Environment variable that may override the base URL of a hosted provider. */
   readonly baseURLVariable?: string;
+  /**
+   * Whether its OpenAI-compatible chat endpoint takes OpenAI's `prompt_cache_key` (`ctxkit serve` sends the
+   * session id in it only then: Google's endpoint, for one, refuses the unknown field with a 400).
+   */
+  readonly promptCacheKey: boolean;
+  /**
+   * Whether its OpenAI-compatible chat endpoint takes an assistant message's reasoning back as
+   * `reasoning_content` (DeepSeek's thinking mode requires it on tool-calling turns; `ctxkit serve` sends the
+   * stored reasoning of such turns back only then).
+   */
+  readonly reasoningContent: boolean;
 }
 
 /**
@@ -37,52 +48,70 @@ export const providerCatalog: Readonly<Record<ProviderName, ProviderEntry>> = {
     keySetting: "openai",
     keyRequired: true,
     baseURLVariable: "OPENAI_BASE_URL",
+    promptCacheKey: true,
+    reasoningContent: false,
   },
   anthropic: {
     keyVariables: ["ANTHROPIC_API_KEY"],
     keySetting: "anthropic",
     keyRequired: true,
     baseURLVariable: "ANTHROPIC_BASE_URL",
+    promptCacheKey: false,
+    reasoningContent: false,
   },
   google: {
     keyVariables: ["GOOGLE_GENERATIVE_AI_API_KEY", "GEMINI_API_KEY"],
     keySetting: "google",
     keyRequired: true,
+    promptCacheKey: false,
+    reasoningContent: false,
   },
   "openai-compatible": {
     keyVariables: ["OPENAI_COMPATIBLE_API_KEY"],
     keySetting: "openaiCompatible",
     keyRequired: false,
+    promptCacheKey: false,
+    reasoningContent: true,
   },
   ollama: {
     keyVariables: ["OLLAMA_API_KEY"],
     keySetting: "openaiCompatible",
     keyRequired: false,
     defaultBaseURL: "http://127.0.0.1:11434/v1",
+    promptCacheKey: false,
+    reasoningContent: true,
   },
   lmstudio: {
     keyVariables: ["LMSTUDIO_API_KEY"],
     keySetting: "openaiCompatible",
     keyRequired: false,
     defaultBaseURL: "http://127.0.0.1:1234/v1",
+    promptCacheKey: false,
+    reasoningContent: true,
   },
   vllm: {
     keyVariables: ["VLLM_API_KEY"],
     keySetting: "openaiCompatible",
     keyRequired: false,
     defaultBaseURL: "http://127.0.0.1:8000/v1",
+    promptCacheKey: false,
+    reasoningContent: true,
   },
   llamacpp: {
     keyVariables: ["LLAMACPP_API_KEY"],
     keySetting: "openaiCompatible",
     keyRequired: false,
     defaultBaseURL: "http://127.0.0.1:8080/v1",
+    promptCacheKey: false,
+    reasoningContent: true,
   },
   openrouter: {
     keyVariables: ["OPENROUTER_API_KEY"],
     keySetting: "openrouter",
     keyRequired: true,
     defaultBaseURL: "https://openrouter.ai/api/v1",
+    promptCacheKey: false,
+    reasoningContent: true,
   },
 };
 

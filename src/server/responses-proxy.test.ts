@@ -50,7 +50,7 @@ describe("the OpenAI Responses proxy, with the official openai client", () => {
       reasoning: { effort: "low" },
       tools,
     });
-    expect(answer.id).toMatch(/^resp_ck\.resp-[0-9a-f-]+\.\d+$/);
+    expect(answer.id).toMatch(/^resp_ck\.resp-[0-9a-f-]+\.r[0-9a-f]{32}$/);
     const call = answer.output.find((item) => item.type === "function_call");
     expect(call).toMatchObject({ call_id: "call_1", name: "read_file", arguments: '{"path":"a.txt"}' });
     expect(answer.usage).toMatchObject({ input_tokens: 40, output_tokens: 9 });
@@ -111,18 +111,20 @@ describe("the OpenAI Responses proxy, with the official openai client", () => {
     const types: string[] = [];
     let text = "";
     let completed: OpenAI.Responses.Response | undefined;
+    let created: string | undefined;
     for await (const event of stream) {
       types.push(event.type);
       if (event.type === "response.output_text.delta") text += event.delta;
       if (event.type === "response.completed") completed = event.response;
-      if (event.type === "response.created") expect(event.response.id).toBe("resp_ck.stream-1.1");
+      if (event.type === "response.created") created = event.response.id;
     }
+    expect(created).toMatch(/^resp_ck\.stream-1\.r[0-9a-f]{32}$/);
     expect(types[0]).toBe("response.created");
     expect(types).toContain("response.output_item.added");
     expect(types).toContain("response.output_item.done");
     expect(types.at(-1)).toBe("response.completed");
     expect(text).toBe("First, in pieces.");
-    expect(completed?.id).toBe("resp_ck.stream-1.1");
+    expect(completed?.id).toBe(created);
     expect(completed?.usage?.output_tokens).toBeGreaterThan(0);
 
     const second = await openai.responses.create({
@@ -215,6 +217,230 @@ describe("the OpenAI Responses proxy, with the official openai client", () => {
     // The failed turn left nothing behind.
     const sessionId = decodeURIComponent(mine.id.split(".")[1]!);
     expect(await harness.store.loadMessages(`acme/${sessionId}`)).toHaveLength(2);
+  });
+
+  it("keeps the previous_response_id chain across compactions, a failed request and a restart; never reissues an id", async () => {
+    const store = new MemorySessionStore();
+    const failAt = 9;
+    const script = {
+      store,
+      contextWindow: 6_000,
+      responses: (request: { index: number }) =>
+        request.index === failAt
+          ? { status: 500, error: { message: "boom", type: "server_error" } }
+          : { text: `noted ${request.index} ${"z".repeat(600)}` },
+    };
+    let current = await setup(script);
+    const issued: string[] = [];
+    let latest: string | undefined;
+    let checkpoints = 0;
+    let failures = 0;
+    const turn = async (label: string) => {
+      const { data, response } = await current
+        .client()
+        .responses.create({
+          model: "m",
+          input: [{ role: "user", content: `${label} ${"y".repeat(1_200)}` }],
+          ...(latest !== undefined && { previous_response_id: latest }),
+        })
+        .withResponse();
+      if (response.headers.get("x-ctxkit-checkpoint") === "true") checkpoints++;
+      issued.push(data.id);
+      latest = data.id;
+    };
+    for (let index = 0; index < 14; index++) {
+      // The failed request discards the session from memory: the next one reloads it, summaries in place.
+      await turn(`turn ${index}`).catch((error: unknown) => {
+        expect(error).toBeInstanceOf(OpenAI.InternalServerError);
+        failures++;
+      });
+    }
+    expect(failures).toBe(1);
+    expect(checkpoints).toBeGreaterThan(0);
+    await current.harness.close();
+    harnesses.splice(0);
+
+    // A restarted server on the same store continues from the latest id and from no other.
+    current = await setup(script);
+    for (const old of issued.slice(0, -1)) {
+      await expect(
+        current.client().responses.create({ model: "m", input: "branch", previous_response_id: old }),
+      ).rejects.toMatchObject({ status: 409, code: "conflict" });
+    }
+    await turn("after the restart");
+    await turn("and once more");
+    expect(new Set(issued).size).toBe(issued.length);
+    const sessionId = decodeURIComponent(latest!.split(".")[1]!);
+    const all = await store.loadMessages(`acme/${sessionId}`, { strategy: "all" });
+    expect(all.filter((message) => message.role === "assistant" && message.kind === undefined)).toHaveLength(
+      15,
+    );
+    // The history holds fewer replies than were answered: summaries replaced the compacted ones.
+    const full = await store.loadMessages(`acme/${sessionId}`);
+    expect(full.some((message) => message.kind === "summary")).toBe(true);
+  });
+
+  it("continues from a response id of the earlier numbered form while it is the session's latest", async () => {
+    const { harness, client } = await setup({ responses: ["third", "fourth"] });
+    // A session written before ids were stored with replies: `resp_ck.<session>.<n>` counted its replies.
+    await harness.store.appendTurn(
+      "acme/legacy-1",
+      [
+        { role: "user", content: [{ type: "text", text: "one" }] },
+        { role: "assistant", content: [{ type: "text", text: "first" }] },
+        { role: "user", content: [{ type: "text", text: "two" }] },
+        { role: "assistant", content: [{ type: "text", text: "second" }] },
+      ],
+      { expectedNextSeq: 0, session: { owner: "acme" } },
+    );
+    await expect(
+      client().responses.create({ model: "m", input: "x", previous_response_id: "resp_ck.legacy-1.1" }),
+    ).rejects.toMatchObject({ status: 409, code: "conflict" });
+    const next = await client().responses.create({
+      model: "m",
+      input: "three",
+      previous_response_id: "resp_ck.legacy-1.2",
+    });
+    expect(next.output_text).toBe("third");
+    expect(next.id).toMatch(/^resp_ck\.legacy-1\.r[0-9a-f]{32}$/);
+    // The old id is no longer the latest; the new one continues.
+    await expect(
+      client().responses.create({ model: "m", input: "x", previous_response_id: "resp_ck.legacy-1.2" }),
+    ).rejects.toMatchObject({ status: 409 });
+    await expect(
+      client().responses.create({ model: "m", input: "x", previous_response_id: "resp_ck.legacy-1.3" }),
+    ).rejects.toMatchObject({ status: 409 });
+    const fourth = await client().responses.create({
+      model: "m",
+      input: "four",
+      previous_response_id: next.id,
+    });
+    expect(fourth.output_text).toBe("fourth");
+  });
+
+  it("keeps built-in tool items in both modes: forwarded in place, stored with the reply and sent back", async () => {
+    const search = {
+      type: "web_search_call",
+      id: "ws_1",
+      status: "completed",
+      action: { type: "search", query: "node latest" },
+    };
+    const found = {
+      type: "web_search_call",
+      id: "ws_2",
+      status: "completed",
+      action: { type: "search", query: "node lts" },
+    };
+    const reference = { type: "item_reference", id: "ws_0" };
+    const shellOutput = { type: "local_shell_call_output", id: "lsco_1", output: "v24.1.0" };
+    const { harness, client } = await setup({
+      responses: [
+        "stateless ok",
+        {
+          status: 200,
+          body: {
+            id: "resp_up",
+            object: "response",
+            created_at: 1,
+            status: "completed",
+            model: "fake-model",
+            output: [
+              found,
+              {
+                type: "message",
+                id: "msg_2",
+                role: "assistant",
+                status: "completed",
+                content: [{ type: "output_text", text: "Node 22 is LTS.", annotations: [] }],
+              },
+            ],
+            usage: { input_tokens: 10, output_tokens: 3, total_tokens: 13 },
+          },
+        },
+        "third",
+      ],
+    });
+    const input = [
+      { type: "message", role: "user", content: [{ type: "input_text", text: "latest node? search" }] },
+      search,
+      { type: "message", role: "assistant", content: [{ type: "output_text", text: "Node 24." }] },
+      { type: "message", role: "user", content: [{ type: "input_text", text: "thanks; and LTS?" }] },
+    ];
+    const tools = [{ type: "web_search" }];
+    const types = (items: Items) => items.map((item) => item["type"]);
+
+    const stateless = await harness.call("/v1/responses", {
+      method: "POST",
+      json: { model: "m", store: false, input, tools },
+    });
+    expect(stateless.status).toBe(200);
+    const forwarded = harness.upstream.requests[0]!.body.input as Items;
+    expect(types(forwarded)).toEqual(["message", "web_search_call", "message", "message"]);
+    expect(forwarded[1]).toEqual(search);
+
+    const first = await client({ "X-Ctxkit-Session": "search-1" }).responses.create({
+      model: "m",
+      input: input as never,
+      tools: tools as never,
+    });
+    expect(first.output_text).toBe("Node 22 is LTS.");
+    expect((harness.upstream.requests[1]!.body.input as Items)[1]).toEqual(search);
+    // The reply's built-in item is stored with it; the client's own items (a built-in tool's output, an item
+    // reference) may end the new input; all go back upstream, in place and as sent.
+    const next = await client().responses.create({
+      model: "m",
+      previous_response_id: first.id,
+      input: [
+        { type: "message", role: "user", content: "and on this machine?" },
+        shellOutput,
+        reference,
+      ] as never,
+      tools: tools as never,
+    });
+    expect(next.output_text).toBe("third");
+    const sent = harness.upstream.requests[2]!.body.input as Items;
+    expect(types(sent)).toEqual([
+      "message",
+      "web_search_call",
+      "message",
+      "message",
+      "web_search_call",
+      "message",
+      "message",
+      "local_shell_call_output",
+      "item_reference",
+    ]);
+    expect(sent[1]).toEqual(search);
+    expect(sent[4]).toEqual(found);
+    expect(sent.slice(7)).toEqual([shellOutput, reference]);
+    const stored = await harness.store.loadMessages("acme/search-1");
+    expect(
+      stored.flatMap((message) => message.content.filter((block) => block.type === "opaque")),
+    ).toHaveLength(4);
+  });
+
+  it("governs a history full of built-in tool items: they are counted, and compacted with their messages", async () => {
+    const { harness } = await setup({ contextWindow: 6_000, responses: () => "ok" });
+    const history = Array.from({ length: 12 }, (_, turn) => [
+      { role: "user", content: `search ${turn} ${"y".repeat(400)}` },
+      {
+        type: "web_search_call",
+        id: `ws_${turn}`,
+        status: "completed",
+        action: { type: "search", query: `q${turn} ${"x".repeat(2_000)}` },
+      },
+      { role: "assistant", content: `found ${turn}` },
+    ]).flat();
+    const answer = await harness.call("/v1/responses", {
+      method: "POST",
+      json: { model: "m", store: false, input: [...history, { role: "user", content: "sum up" }] },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("x-ctxkit-checkpoint")).toBe("true");
+    const sent = harness.upstream.requests[0]!.body.input as Items;
+    expect(JSON.stringify(sent).length).toBeLessThan(JSON.stringify(history).length);
+    // The newest turns go as they came, their built-in items included.
+    expect(sent.at(-3)).toEqual(history.at(-2));
   });
 
   it("with a small window, governs both modes: upstream requests are smaller than the client's input and a checkpoint is reported", async () => {

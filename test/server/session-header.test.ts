@@ -1,5 +1,6 @@
 // Session ids outside Latin-1 in X-Ctxkit-Session: sent percent-encoded (HTTP header values are Latin-1), stored
 // under the decoded id, echoed encoded; a malformed encoding is a 400 and stores nothing.
+import net from "node:net";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sessionHeaderValue, sessionIdFromHeader } from "../../src/server/http/session-header.ts";
@@ -42,6 +43,39 @@ describe("X-Ctxkit-Session outside Latin-1", () => {
     expect((error as InstanceType<typeof OpenAI.BadRequestError>).message).toMatch(/percent-encoding/);
     const stored = (await harness.store.listSessions()).sessions.map((session) => session.id);
     expect(stored.filter((id) => id.includes("broken"))).toEqual([]);
+  });
+
+  it("refuses raw UTF-8 bytes (curl -H 'X-Ctxkit-Session: café-1') with a 400 naming the encoded id, and stores nothing", async () => {
+    const body = JSON.stringify({ model: "m", messages: [{ role: "user", content: "hello" }] });
+    const { port, hostname } = new URL(harness.server.url);
+    const head = [
+      "POST /v1/chat/completions HTTP/1.1",
+      "Host: 127.0.0.1",
+      `Authorization: Bearer ${harness.acme}`,
+      "Content-Type: application/json",
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      "Connection: close",
+      "X-Ctxkit-Session: café-1",
+    ].join("\r\n");
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(port), hostname, () => {
+        // The header's bytes as UTF-8, as curl sends what the terminal typed.
+        socket.end(Buffer.from(`${head}\r\n\r\n${body}`, "utf8"));
+      });
+      let received = "";
+      socket.on("data", (chunk: Buffer) => (received += chunk.toString("utf8")));
+      socket.on("close", () => resolve(received));
+      socket.on("error", reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toContain("X-Ctxkit-Session: caf%C3%A9-1");
+    const stored = (await harness.store.listSessions()).sessions.map((session) => session.id);
+    expect(stored.filter((id) => id.startsWith("acme/caf"))).toEqual([]);
+  });
+
+  it("takes a raw Latin-1 id whose bytes are not UTF-8 as it is, and refuses what reads as UTF-8", () => {
+    expect(sessionIdFromHeader("\u00fcn\u00efcode")).toBe("ünïcode");
+    expect(() => sessionIdFromHeader("caf\u00c3\u00a9-1")).toThrow(/percent-encode.*caf%C3%A9-1/);
   });
 
   it("round-trips every id the header can name (encode, then decode)", () => {

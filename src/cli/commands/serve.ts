@@ -115,6 +115,17 @@ export const registerServe: CommandRegistration = (program, io) => {
       "Anthropic Messages API for /v1/messages (default https://api.anthropic.com/v1; key: ANTHROPIC_API_KEY)",
     )
     .option("--model <provider:model>", "model that serves every request (default the model setting)")
+    .option(
+      "--prompt-cache-key",
+      "send the session id upstream as OpenAI's prompt_cache_key (default: only to providers known to take it, openai)",
+    )
+    .option("--no-prompt-cache-key", "never send prompt_cache_key upstream")
+    .option(
+      "--reasoning-content",
+      "send tool-calling turns' reasoning back as reasoning_content (DeepSeek needs it; default on but for " +
+        "openai, anthropic and google)",
+    )
+    .option("--no-reasoning-content", "never send reasoning_content upstream")
     .option("--no-auth", "no API keys: every request is tenant local (127.0.0.1 only)")
     .option("--keys <file>", "API key file (default ~/.ctxkit/server-keys.json)")
     .option(

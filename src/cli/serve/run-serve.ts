@@ -43,6 +43,8 @@ export interface ServeFlags {
   maxBody?: string;
   upstreamTimeout?: string;
   tenantLimits?: string;
+  promptCacheKey?: boolean;
+  reasoningContent?: boolean;
 }
 
 function parsePort(text: string | undefined, fallback: number): number {
@@ -166,6 +168,8 @@ export async function runServe(flags: ServeFlags, io: CliIo): Promise<void> {
     baseURL: settings.baseURL,
     apiKeys: settings.apiKeys,
     env: io.env,
+    promptCacheKey: flags.promptCacheKey,
+    reasoningContent: flags.reasoningContent,
   });
   const anthropicUpstream = anthropicUpstreamFromChoice({
     anthropicUpstream: flags.anthropicUpstream,

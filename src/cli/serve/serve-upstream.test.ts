@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../errors/errors.ts";
-import { anthropicUpstreamFromChoice } from "./serve-upstream.ts";
+import { anthropicUpstreamFromChoice, upstreamFromChoice } from "./serve-upstream.ts";
 
 describe("anthropicUpstreamFromChoice", () => {
   it("forwards to Anthropic with the server's key, sent as x-api-key; ctxkit's own variable wins", () => {
@@ -28,5 +28,43 @@ describe("anthropicUpstreamFromChoice", () => {
       auth: "x-api-key",
     });
     expect(() => anthropicUpstreamFromChoice({ anthropicUpstream: "ftp://x", env: {} })).toThrow(ConfigError);
+  });
+});
+
+describe("upstreamFromChoice: the fields beside OpenAI's own", () => {
+  const fields = (choice: Parameters<typeof upstreamFromChoice>[0]) => {
+    const upstream = upstreamFromChoice(choice);
+    return [upstream?.promptCacheKey, upstream?.reasoningContent];
+  };
+  const keys = { OPENAI_API_KEY: "sk-a", GEMINI_API_KEY: "AIza-b" };
+
+  it("follow the provider's catalog entry: prompt_cache_key for OpenAI only, reasoning_content but to the hosted ones", () => {
+    expect(fields({ model: "openai:gpt-4.1-mini", env: keys })).toEqual([true, false]);
+    expect(fields({ model: "google:gemini-2.5-flash", env: keys })).toEqual([false, false]);
+    expect(fields({ model: "openai-compatible:deepseek-v4-pro@https://api.deepseek.com", env: {} })).toEqual([
+      false,
+      true,
+    ]);
+    expect(fields({ model: "ollama:llama3.1", env: {} })).toEqual([false, true]);
+  });
+
+  it("keep the server's defaults for an --upstream URL (nothing is known of it), and the flags win either way", () => {
+    expect(fields({ upstream: "https://gateway.example/v1", model: "openai:gpt-4.1", env: keys })).toEqual([
+      undefined,
+      undefined,
+    ]);
+    expect(
+      fields({
+        upstream: "https://gateway.example/v1",
+        env: {},
+        promptCacheKey: true,
+        reasoningContent: false,
+      }),
+    ).toEqual([true, false]);
+    expect(fields({ model: "openai:gpt-4.1", env: keys, promptCacheKey: false })).toEqual([false, false]);
+    expect(fields({ model: "google:gemini-2.5-flash", env: keys, reasoningContent: true })).toEqual([
+      false,
+      true,
+    ]);
   });
 });

@@ -14,6 +14,26 @@ export interface UpstreamChoice {
   readonly baseURL?: string | undefined;
   readonly apiKeys?: Readonly<Partial<Record<ApiKeyName, string | undefined>>>;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** `--prompt-cache-key` / `--no-prompt-cache-key`: over what the provider is known to take. */
+  readonly promptCacheKey?: boolean | undefined;
+  /** `--reasoning-content` / `--no-reasoning-content`: over what the provider is known to take. */
+  readonly reasoningContent?: boolean | undefined;
+}
+
+/**
+ * The fields the upstream is sent beside OpenAI's own: the flags when given, else what the provider's catalog
+ * entry says its endpoint takes (`known`; none for an `--upstream` URL, which keeps the server's defaults).
+ */
+function fieldOptions(
+  choice: UpstreamChoice,
+  known: { readonly promptCacheKey: boolean; readonly reasoningContent: boolean } | undefined,
+): Pick<UpstreamOptions, "promptCacheKey" | "reasoningContent"> {
+  const promptCacheKey = choice.promptCacheKey ?? known?.promptCacheKey;
+  const reasoningContent = choice.reasoningContent ?? known?.reasoningContent;
+  return {
+    ...(promptCacheKey !== undefined && { promptCacheKey }),
+    ...(reasoningContent !== undefined && { reasoningContent }),
+  };
 }
 
 /** OpenAI-compatible endpoints of the hosted providers (Anthropic and Google document theirs). */
@@ -73,11 +93,12 @@ function baseURLFor(spec: ModelSpec, choice: UpstreamChoice): string {
  * The OpenAI-compatible server `ctxkit serve` forwards to, or undefined when neither `--upstream` nor a model
  * names one (the proxy and turns routes then answer 503). `--upstream` wins over the model's provider; its key
  * comes from `CTXKIT_UPSTREAM_API_KEY`, else the model provider's key when there is one. Without `--upstream`
- * the provider's endpoint and key are used (a hosted provider without its key is a ConfigError).
+ * the provider's endpoint and key are used (a hosted provider without its key is a ConfigError), and its catalog
+ * entry says whether `prompt_cache_key` and `reasoning_content` are sent; the flags override either way.
  *
  * @example
  * upstreamFromChoice({ model: "ollama:llama3.1", env: process.env });
- * // { baseURL: "http://127.0.0.1:11434/v1", model: "llama3.1" }
+ * // { baseURL: "http://127.0.0.1:11434/v1", model: "llama3.1", promptCacheKey: false, reasoningContent: true }
  */
 export function upstreamFromChoice(choice: UpstreamChoice): UpstreamOptions | undefined {
   const spec =
@@ -98,11 +119,17 @@ export function upstreamFromChoice(choice: UpstreamChoice): UpstreamOptions | un
       baseURL,
       ...(apiKey !== undefined && { apiKey }),
       ...(spec !== undefined && { model: spec.modelId }),
+      ...fieldOptions(choice, undefined),
     };
   }
   if (spec === undefined) return undefined;
   const apiKey = explicitKey ?? apiKeyFor(spec.provider, sources);
-  return { baseURL: baseURLFor(spec, choice), ...(apiKey !== undefined && { apiKey }), model: spec.modelId };
+  return {
+    baseURL: baseURLFor(spec, choice),
+    ...(apiKey !== undefined && { apiKey }),
+    model: spec.modelId,
+    ...fieldOptions(choice, providerCatalog[spec.provider]),
+  };
 }
 
 /**

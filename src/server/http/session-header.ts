@@ -1,17 +1,48 @@
 import { API_SESSION_ID_RULE, isApiSessionId } from "../tenancy/tenant-session-id.ts";
 import { HttpError } from "./http-error.ts";
 
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * What a header value means when it is raw UTF-8 read as Latin-1 (one character per byte, as HTTP reads header
+ * values): the decoded text when the value has a byte of 0x80 or above and its bytes are valid UTF-8, else
+ * undefined. `café` sent raw by curl arrives as `cafÃ©`.
+ */
+function rawUtf8(value: string): string | undefined {
+  let high = false;
+  for (let index = 0; index < value.length; index++) {
+    const code = value.charCodeAt(index);
+    if (code > 0xff) return undefined;
+    if (code >= 0x80) high = true;
+  }
+  if (!high) return undefined;
+  try {
+    return utf8.decode(Buffer.from(value, "latin1"));
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The session id an `X-Ctxkit-Session` header names, or undefined without one. HTTP header values are Latin-1, so an
  * id with other characters (`会话-1`) is sent percent-encoded as UTF-8 (`%E4%BC%9A%E8%AF%9D-1`, what
  * `encodeURIComponent` gives) and decoded here; an id without `%` is taken as it is. Throws a 400 for a malformed
- * encoding, and for an id that is not an API session id (see `isApiSessionId`).
+ * encoding, for raw UTF-8 bytes (`café` sent unencoded arrives as `cafÃ©`: refused rather than stored under a
+ * name the client did not mean, or guessed), and for an id that is not an API session id (see `isApiSessionId`).
  *
  * @example
  * sessionIdFromHeader("%E4%BC%9A%E8%AF%9D-1"); // "会话-1"
  */
 export function sessionIdFromHeader(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
+  const meant = rawUtf8(value);
+  if (meant !== undefined) {
+    throw new HttpError(
+      400,
+      "invalid_input",
+      `X-Ctxkit-Session holds raw UTF-8 bytes; percent-encode the id as UTF-8 (encodeURIComponent): X-Ctxkit-Session: ${sessionHeaderValue(meant)}`,
+    );
+  }
   let id = value;
   if (value.includes("%")) {
     try {

@@ -73,11 +73,11 @@ export function upstreamBody(
 }
 
 /**
- * An upstream body with OpenAI's `prompt_cache_key` set to the session's key (`promptCacheKeyFor`), unless the
- * client set one or the upstream has `promptCacheKey: false`.
+ * An upstream body with OpenAI's `prompt_cache_key` set to the session's key (`promptCacheKeyFor`) when the
+ * upstream has `promptCacheKey: true` and the client set none.
  *
  * @example
- * withPromptCacheKey(body, session.id, upstream); // { ...body, prompt_cache_key: "chat-1" }
+ * withPromptCacheKey(body, session.id, { promptCacheKey: true }); // { ...body, prompt_cache_key: "chat-1" }
  */
 export function withPromptCacheKey(
   body: unknown,
@@ -85,7 +85,7 @@ export function withPromptCacheKey(
   upstream: Pick<UpstreamOptions, "promptCacheKey">,
 ): unknown {
   const record = asRecord(body);
-  if (record === undefined || upstream.promptCacheKey === false || record["prompt_cache_key"] != null)
+  if (record === undefined || upstream.promptCacheKey !== true || record["prompt_cache_key"] != null)
     return body;
   return { ...record, prompt_cache_key: promptCacheKeyFor(sessionId) };
 }

@@ -2,13 +2,17 @@ import type { AssistantReply } from "../upstream/assistant-reply.ts";
 import type { UpstreamResponse } from "../upstream/call-upstream.ts";
 import { SseEventSplitter, type RawSseEvent } from "../upstream/sse-event-splitter.ts";
 import { AnthropicStreamAccumulator, replyFromAnthropic } from "./anthropic-reply.ts";
+import { RelayEnding } from "./relay-ending.ts";
 
 /** Options of `relayAnthropicStream`. */
 export interface AnthropicRelayOptions {
   readonly upstream: UpstreamResponse;
   /** Stores the whole reply; runs before `message_stop` is forwarded. A rejection is sent as an error event. */
   readonly complete: (reply: AssistantReply) => Promise<void>;
-  /** Runs once when the stream fails, is cut short, or the client goes away: nothing was stored. */
+  /**
+   * Runs once when the stream fails, is cut short, or the client goes away before the reply is being stored:
+   * nothing was stored. A client that goes away while it is being stored does not fail the request.
+   */
   readonly fail: (reason: unknown) => void;
   /** Turns a failure into Anthropic's `{ type, message }` error object for the `error` event sent last. */
   readonly errorObject: (reason: unknown) => { type: string; message: string };
@@ -35,18 +39,14 @@ function parse(event: RawSseEvent): Record<string, unknown> | undefined {
  * return new Response(relayAnthropicStream({ upstream, complete, fail, errorObject }), { headers });
  */
 export function relayAnthropicStream(options: AnthropicRelayOptions): ReadableStream<Uint8Array> {
-  let settled = false;
-  const fail = (reason: unknown) => {
-    if (settled) return;
-    settled = true;
-    options.fail(reason);
-  };
+  const relay = new RelayEnding(options.fail);
   const errorEvent = (reason: unknown) =>
     encoder.encode(
       `event: error\ndata: ${JSON.stringify({ type: "error", error: options.errorObject(reason) })}\n\n`,
     );
   return new ReadableStream<Uint8Array>({
     start(controller) {
+      relay.attach(controller);
       const run = async () => {
         const upstream = options.upstream;
         const splitter = new SseEventSplitter();
@@ -61,7 +61,7 @@ export function relayAnthropicStream(options: AnthropicRelayOptions): ReadableSt
           }
           if (data?.["type"] === "error") failed ??= data;
           else if (data !== undefined) accumulator.push(data);
-          controller.enqueue(encoder.encode(event.raw));
+          relay.send(encoder.encode(event.raw));
         };
         for await (const chunk of upstream.chunks()) {
           for (const event of splitter.push(chunk)) handle(event);
@@ -69,36 +69,26 @@ export function relayAnthropicStream(options: AnthropicRelayOptions): ReadableSt
         const tail = splitter.end();
         if (tail !== undefined) handle(tail);
         if (stop === undefined || failed !== undefined) {
-          fail(failed ?? new Error("the upstream stream ended before the message was complete"));
-          if (failed === undefined) controller.enqueue(errorEvent(undefined));
-          controller.close();
+          relay.fail(failed ?? new Error("the upstream stream ended before the message was complete"));
+          relay.finish(failed === undefined && !relay.gone ? errorEvent(undefined) : undefined);
           return;
         }
-        try {
-          await options.complete(replyFromAnthropic(accumulator.message()));
-          settled = true;
-        } catch (error) {
-          fail(error);
-          controller.enqueue(errorEvent(error));
-          controller.close();
+        const last = stop;
+        if (
+          !(await relay.store(() => options.complete(replyFromAnthropic(accumulator.message())), errorEvent))
+        )
           return;
-        }
-        controller.enqueue(encoder.encode(stop.raw));
-        controller.close();
+        relay.finish(encoder.encode(last.raw));
       };
       run().catch((error: unknown) => {
-        fail(error);
-        try {
-          controller.enqueue(errorEvent(error));
-          controller.close();
-        } catch {
-          // The client is gone: there is no one left to tell.
-        }
+        relay.fail(error);
+        // A client that went away is not told (nor is its going away an error of the server's).
+        if (!relay.gone) relay.finish(errorEvent(error));
       });
     },
     cancel(reason) {
-      fail(reason);
       options.upstream.abort(reason);
+      return relay.cancel(reason);
     },
   });
 }

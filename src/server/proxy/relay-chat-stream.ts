@@ -1,6 +1,7 @@
 import type { AssistantReply } from "../upstream/assistant-reply.ts";
 import type { UpstreamResponse } from "../upstream/call-upstream.ts";
 import { readChatStream } from "../upstream/read-chat-stream.ts";
+import { RelayEnding } from "./relay-ending.ts";
 
 /** Options of `relayChatStream`. */
 export interface RelayOptions {
@@ -9,7 +10,10 @@ export interface RelayOptions {
   readonly forwardUsage: boolean;
   /** Stores the whole reply; runs before `[DONE]` is forwarded. A rejection is sent as an error event. */
   readonly complete: (reply: AssistantReply) => Promise<void>;
-  /** Runs once when the stream fails, is cut short, or the client goes away: nothing was stored. */
+  /**
+   * Runs once when the stream fails, is cut short, or the client goes away before the reply is being stored:
+   * nothing was stored. A client that goes away while it is being stored does not fail the request.
+   */
   readonly fail: (reason: unknown) => void;
   /** Turns a failure into the `{ error }` object sent as the last event. */
   readonly errorObject: (reason: unknown) => unknown;
@@ -30,50 +34,33 @@ function errorEvent(error: unknown): Uint8Array {
  * return new Response(relayChatStream({ upstream, forwardUsage, complete, fail, errorObject }), { headers });
  */
 export function relayChatStream(options: RelayOptions): ReadableStream<Uint8Array> {
-  let settled = false;
-  const fail = (reason: unknown) => {
-    if (settled) return;
-    settled = true;
-    options.fail(reason);
-  };
+  const relay = new RelayEnding(options.fail);
+  const failed = (reason: unknown) => errorEvent(options.errorObject(reason));
   return new ReadableStream<Uint8Array>({
     start(controller) {
+      relay.attach(controller);
       const run = async () => {
         const outcome = await readChatStream(options.upstream, (event, delta) => {
           if (delta?.usageOnly === true && !options.forwardUsage) return;
-          controller.enqueue(encoder.encode(event.raw));
+          relay.send(encoder.encode(event.raw));
         });
         if (!outcome.complete) {
-          fail(outcome.error ?? new Error("the upstream stream ended before the reply was complete"));
-          if (outcome.error === undefined) controller.enqueue(errorEvent(options.errorObject(undefined)));
-          controller.close();
+          relay.fail(outcome.error ?? new Error("the upstream stream ended before the reply was complete"));
+          relay.finish(outcome.error === undefined && !relay.gone ? failed(undefined) : undefined);
           return;
         }
-        try {
-          await options.complete(outcome.reply);
-          settled = true;
-        } catch (error) {
-          fail(error);
-          controller.enqueue(errorEvent(options.errorObject(error)));
-          controller.close();
-          return;
-        }
-        controller.enqueue(encoder.encode(outcome.doneEvent?.raw ?? "data: [DONE]\n\n"));
-        controller.close();
+        if (!(await relay.store(() => options.complete(outcome.reply), failed))) return;
+        relay.finish(encoder.encode(outcome.doneEvent?.raw ?? "data: [DONE]\n\n"));
       };
       run().catch((error: unknown) => {
-        fail(error);
-        try {
-          controller.enqueue(errorEvent(options.errorObject(error)));
-          controller.close();
-        } catch {
-          // The client is gone: there is no one left to tell.
-        }
+        relay.fail(error);
+        // A client that went away is not told (nor is its going away an error of the server's).
+        if (!relay.gone) relay.finish(failed(error));
       });
     },
     cancel(reason) {
-      fail(reason);
       options.upstream.abort(reason);
+      return relay.cancel(reason);
     },
   });
 }

@@ -1,6 +1,7 @@
 import type { AssistantReply } from "../upstream/assistant-reply.ts";
 import type { UpstreamResponse } from "../upstream/call-upstream.ts";
 import { SseEventSplitter, type RawSseEvent } from "../upstream/sse-event-splitter.ts";
+import { RelayEnding } from "./relay-ending.ts";
 import { replyFromResponse } from "./responses-reply.ts";
 
 /** Options of `relayResponsesStream`. */
@@ -10,7 +11,10 @@ export interface ResponsesRelayOptions {
   readonly responseId: string | undefined;
   /** Stores the whole reply; runs before `response.completed` is forwarded. A rejection is sent as an error event. */
   readonly complete: (reply: AssistantReply) => Promise<void>;
-  /** Runs once when the stream fails, is cut short, or the client goes away: nothing was stored. */
+  /**
+   * Runs once when the stream fails, is cut short, or the client goes away before the reply is being stored:
+   * nothing was stored. A client that goes away while it is being stored does not fail the request.
+   */
   readonly fail: (reason: unknown) => void;
   /** Turns a failure into `{ code, message }` for the `error` event sent last. */
   readonly errorObject: (reason: unknown) => { code: string; message: string };
@@ -46,13 +50,8 @@ function serialise(data: JsonRecord): Uint8Array {
  * return new Response(relayResponsesStream({ upstream, responseId, complete, fail, errorObject }), { headers });
  */
 export function relayResponsesStream(options: ResponsesRelayOptions): ReadableStream<Uint8Array> {
-  let settled = false;
+  const relay = new RelayEnding(options.fail);
   let sequence = 0;
-  const fail = (reason: unknown) => {
-    if (settled) return;
-    settled = true;
-    options.fail(reason);
-  };
   const errorEvent = (reason: unknown) =>
     serialise({ type: "error", ...options.errorObject(reason), param: null, sequence_number: sequence + 1 });
   const rewrite = (data: JsonRecord): JsonRecord => {
@@ -63,6 +62,7 @@ export function relayResponsesStream(options: ResponsesRelayOptions): ReadableSt
   };
   return new ReadableStream<Uint8Array>({
     start(controller) {
+      relay.attach(controller);
       const run = async () => {
         const upstream = options.upstream;
         const splitter = new SseEventSplitter();
@@ -77,7 +77,7 @@ export function relayResponsesStream(options: ResponsesRelayOptions): ReadableSt
             return;
           }
           if (type === "error" || type === "response.failed") failed ??= data;
-          controller.enqueue(serialise(rewrite(data)));
+          relay.send(serialise(rewrite(data)));
         };
         for await (const chunk of upstream.chunks()) {
           for (const event of splitter.push(chunk)) handle(event);
@@ -85,36 +85,24 @@ export function relayResponsesStream(options: ResponsesRelayOptions): ReadableSt
         const tail = splitter.end();
         if (tail !== undefined) handle(tail);
         if (ending === undefined || failed !== undefined) {
-          fail(failed ?? new Error("the upstream stream ended before the response was complete"));
-          if (failed === undefined) controller.enqueue(errorEvent(undefined));
-          controller.close();
+          relay.fail(failed ?? new Error("the upstream stream ended before the response was complete"));
+          relay.finish(failed === undefined && !relay.gone ? errorEvent(undefined) : undefined);
           return;
         }
-        try {
-          await options.complete(replyFromResponse(ending["response"]));
-          settled = true;
-        } catch (error) {
-          fail(error);
-          controller.enqueue(errorEvent(error));
-          controller.close();
+        const final = ending;
+        if (!(await relay.store(() => options.complete(replyFromResponse(final["response"])), errorEvent)))
           return;
-        }
-        controller.enqueue(serialise(ending));
-        controller.close();
+        relay.finish(serialise(final));
       };
       run().catch((error: unknown) => {
-        fail(error);
-        try {
-          controller.enqueue(errorEvent(error));
-          controller.close();
-        } catch {
-          // The client is gone: there is no one left to tell.
-        }
+        relay.fail(error);
+        // A client that went away is not told (nor is its going away an error of the server's).
+        if (!relay.gone) relay.finish(errorEvent(error));
       });
     },
     cancel(reason) {
-      fail(reason);
       options.upstream.abort(reason);
+      return relay.cancel(reason);
     },
   });
 }

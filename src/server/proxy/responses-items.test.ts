@@ -1,8 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { toOpenAIChat } from "../../formats/providers/openai-chat/index.ts";
 import { toOpenAIResponses } from "../../formats/providers/openai-responses/index.ts";
-import { replyContent, responsesInput, responsesMessages, restoreMessages } from "./responses-items.ts";
+import { replyContent, responsesMessages } from "./responses-items.ts";
 import { newMessages } from "./responses-session-inputs.ts";
 
 /** Arbitrary Responses conversations: user turns, and assistant turns with reasoning, text and function calls. */
@@ -49,33 +48,6 @@ const conversation = fc
   );
 
 describe("Responses items ↔ ctxkit messages for the proxy", () => {
-  it("restoreMessages puts back the client's messages (reasoning and item fields included) for an ungoverned list", () => {
-    fc.assert(
-      fc.property(conversation, (items) => {
-        const messages = responsesMessages(items, "Be terse.");
-        const restored = restoreMessages(toOpenAIChat(messages), messages);
-        expect(toOpenAIResponses(restored)).toEqual(toOpenAIResponses(messages));
-        expect(responsesInput(restored, "Be terse.")).toEqual({
-          instructions: "Be terse.",
-          input: toOpenAIResponses(responsesMessages(items)),
-        });
-      }),
-    );
-  });
-
-  it("restoreMessages converts what governance made (a summary) from chat", () => {
-    const messages = responsesMessages([{ role: "user", content: "hi" }]);
-    const restored = restoreMessages(
-      [
-        { role: "user", content: "<conversation-summary>\nearlier\n</conversation-summary>" },
-        ...toOpenAIChat(messages),
-      ],
-      messages,
-    );
-    expect(restored).toHaveLength(2);
-    expect(restored[1]).toBe(messages[0]);
-  });
-
   // Input after previous_response_id is not passed through newMessages (responses-proxy.test.ts checks it is
   // stored whole): its new items may equal stored ones, which no reading of the content could tell from a resend.
   it("newMessages skips everything up to the last reply the session holds, for any split of a conversation", () => {
@@ -102,7 +74,7 @@ describe("Responses items ↔ ctxkit messages for the proxy", () => {
     expect(newMessages(all, all.slice(0, 4))).toEqual(all.slice(4));
   });
 
-  it("replyContent keeps reasoning with its encrypted content, text and calls; skips unknown built-in items", () => {
+  it("replyContent keeps reasoning with its encrypted content, text, calls and built-in tool items, in order", () => {
     const content = replyContent([
       {
         type: "reasoning",
@@ -119,13 +91,10 @@ describe("Responses items ↔ ctxkit messages for the proxy", () => {
       },
       { type: "function_call", id: "fc_1", call_id: "c1", name: "ls", arguments: '{"a":1}' },
     ]);
-    expect(content.map((block) => block.type)).toEqual(["reasoning", "text", "tool-call"]);
-    expect(
-      toOpenAIResponses([{ id: "x", role: "assistant", content, createdAt: "" } as never])[0],
-    ).toMatchObject({
-      type: "reasoning",
-      encrypted_content: "E",
-    });
+    expect(content.map((block) => block.type)).toEqual(["reasoning", "opaque", "text", "tool-call"]);
+    const items = toOpenAIResponses([{ id: "x", role: "assistant", content, createdAt: "" } as never]);
+    expect(items[0]).toMatchObject({ type: "reasoning", encrypted_content: "E" });
+    expect(items[1]).toEqual({ type: "web_search_call", id: "ws_1", status: "completed" });
     expect(replyContent([])).toEqual([{ type: "text", text: "" }]);
   });
 });

@@ -1,9 +1,4 @@
 import {
-  fromOpenAIChat,
-  toOpenAIChat,
-  type OpenAIChatMessage,
-} from "../../formats/providers/openai-chat/index.ts";
-import {
   fromOpenAIResponses,
   toOpenAIResponses,
   type ResponsesInputItem,
@@ -36,35 +31,6 @@ export function responsesMessages(
 }
 
 /**
- * Puts the client's own messages back in place of their chat renderings in a governed chat message list (the
- * stateless governor answers in chat format, which has no room for reasoning items or item ids): a governed
- * message identical to the rendering of a client message is that message; anything else (a summary, an
- * offloaded tool output) is converted from chat.
- *
- * @example
- * const restored = restoreMessages(governed.messages, clientMessages);
- */
-export function restoreMessages(
-  governed: readonly OpenAIChatMessage[],
-  originals: readonly Message[],
-): Message[] {
-  const byRendering = new Map<string, Message[]>();
-  for (const message of originals) {
-    for (const rendering of toOpenAIChat([message])) {
-      const key = JSON.stringify(rendering);
-      byRendering.set(key, [...(byRendering.get(key) ?? []), message]);
-    }
-  }
-  const restored: Message[] = [];
-  for (const message of governed) {
-    const found = byRendering.get(JSON.stringify(message))?.shift();
-    if (found === undefined) restored.push(...fromOpenAIChat([message]));
-    else if (restored.at(-1) !== found) restored.push(found);
-  }
-  return restored;
-}
-
-/**
  * Governed messages as the `instructions` and `input` items of an upstream Responses request: the leading
  * system messages (the client's instructions first) are joined into `instructions` only when the client sent
  * instructions; otherwise they stay input items with their role.
@@ -84,19 +50,14 @@ export function responsesInput(
 
 /**
  * The content blocks of a Responses answer's `output` items (messages, reasoning with its encrypted content,
- * function and custom tool calls), as one assistant message's content. Built-in tool items the converter does
- * not know are left out.
+ * function and custom tool calls, and built-in tool items such as `web_search_call` as opaque blocks, kept so the
+ * next request sends them back), as one assistant message's content.
  *
  * @example
  * replyContent([{ type: "message", role: "assistant", content: [{ type: "output_text", text: "Hi" }] }]);
  */
 export function replyContent(output: readonly unknown[]): ContentBlock[] {
-  const known = output.filter((item) => {
-    const type = asRecord(item)?.["type"];
-    return (
-      type === "message" || type === "reasoning" || type === "function_call" || type === "custom_tool_call"
-    );
-  });
-  const blocks = known.length === 0 ? [] : fromOpenAIResponses(known).flatMap((message) => message.content);
+  const items = output.filter((item) => typeof asRecord(item)?.["type"] === "string");
+  const blocks = items.length === 0 ? [] : fromOpenAIResponses(items).flatMap((message) => message.content);
   return blocks.length === 0 ? [{ type: "text", text: "" }] : blocks;
 }

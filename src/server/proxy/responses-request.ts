@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { ToolDefinition } from "../../engine/prepared-request.ts";
 import type { JsonValue } from "../../model/message.ts";
@@ -78,25 +79,42 @@ export function responsesUpstreamBody(
 const PREFIX = "resp_ck.";
 
 /**
- * The id of a stored response: `resp_ck.<session id, percent-encoded, dots too>.<sequence>`. It names its
- * session, so any server on the same store (a restarted one too) finds it.
+ * Metadata key under which a stored reply keeps the id of the response it answered, so a `previous_response_id`
+ * is recognised as the session's latest response by the reply itself: stored with it, never renumbered by a
+ * compaction or a reload, and unique (an id is never issued twice).
+ */
+export const RESPONSE_ID_KEY = "openai.responseId";
+
+/**
+ * A new id for a stored response: `resp_ck.<session id, percent-encoded, dots too>.r<32 hex digits>`. It names
+ * its session, so any server on the same store (a restarted one too) finds it; the random part makes it unique.
  *
  * @example
- * responseId("chat-1", 4); // "resp_ck.chat-1.4"
+ * responseId("chat-1"); // "resp_ck.chat-1.r3f2a…"
  */
-export function responseId(sessionId: string, sequence: number): string {
-  return `${PREFIX}${encodeURIComponent(sessionId).replace(/\./g, "%2E")}.${sequence}`;
+export function responseId(sessionId: string): string {
+  return `${PREFIX}${encodeURIComponent(sessionId).replace(/\./g, "%2E")}.r${randomUUID().replaceAll("-", "")}`;
+}
+
+/** What a `previous_response_id` names. */
+export interface ParsedResponseId {
+  readonly sessionId: string;
+  /**
+   * For an id of the earlier form `resp_ck.<session>.<n>` (n counted the session's replies): that number, so a
+   * client mid-chain across an upgrade can continue from it while it is still the latest.
+   */
+  readonly legacySequence?: number;
 }
 
 /**
- * The session and sequence a `previous_response_id` names; a 404 `previous_response_not_found` in OpenAI's
- * shape for an id this server did not issue.
+ * The session a `previous_response_id` names (and, for an id of the earlier numbered form, its number); a 404
+ * `previous_response_not_found` in OpenAI's shape for an id this server did not issue.
  *
  * @example
- * parseResponseId("resp_ck.chat-1.4"); // { sessionId: "chat-1", sequence: 4 }
+ * parseResponseId("resp_ck.chat-1.4"); // { sessionId: "chat-1", legacySequence: 4 }
  */
-export function parseResponseId(id: string): { sessionId: string; sequence: number } {
-  const match = /^resp_ck\.([^.]+)\.(\d+)$/.exec(id);
+export function parseResponseId(id: string): ParsedResponseId {
+  const match = /^resp_ck\.([^.]+)\.(?:(\d+)|r[0-9a-f]{32})$/.exec(id);
   let sessionId: string | undefined;
   try {
     sessionId = match === null ? undefined : decodeURIComponent(match[1]!);
@@ -104,7 +122,7 @@ export function parseResponseId(id: string): { sessionId: string; sequence: numb
     sessionId = undefined;
   }
   if (match === null || sessionId === undefined) throw previousResponseNotFound(id);
-  return { sessionId, sequence: Number(match[2]) };
+  return match[2] === undefined ? { sessionId } : { sessionId, legacySequence: Number(match[2]) };
 }
 
 /**

@@ -7,18 +7,23 @@ const request = (fields: Record<string, unknown>) => responsesRequestSchema.pars
 const stored = (id: string) => Promise.resolve(id === "known" ? { kind: "stored" } : undefined);
 
 describe("Responses request modes and ids", () => {
-  it("a response id names its session and sequence, for any session id (dots and percent signs too)", () => {
+  it("a response id names its session, for any session id (dots and percent signs too), and is never reissued", () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 1, maxLength: 40 }), fc.nat(), (sessionId, sequence) => {
-        const id = responseId(sessionId, sequence);
-        expect(id).toMatch(/^resp_ck\.[^.]+\.\d+$/);
-        expect(parseResponseId(id)).toEqual({ sessionId, sequence });
+      fc.property(fc.string({ minLength: 1, maxLength: 40 }), (sessionId) => {
+        const id = responseId(sessionId);
+        expect(id).toMatch(/^resp_ck\.[^.]+\.r[0-9a-f]{32}$/);
+        expect(parseResponseId(id)).toEqual({ sessionId });
+        expect(responseId(sessionId)).not.toBe(id);
       }),
     );
   });
 
+  it("reads ids of the earlier numbered form with their number", () => {
+    expect(parseResponseId("resp_ck.chat-1.4")).toEqual({ sessionId: "chat-1", legacySequence: 4 });
+  });
+
   it("ids ctxkit did not issue are 404 previous_response_not_found", () => {
-    for (const id of ["resp_abc", "resp_ck.x", "resp_ck.%E0%A4%A.1", "resp_ck.a.b.1"]) {
+    for (const id of ["resp_abc", "resp_ck.x", "resp_ck.%E0%A4%A.1", "resp_ck.a.b.1", "resp_ck.a.rxyz"]) {
       expect(() => parseResponseId(id)).toThrow(
         expect.objectContaining({ status: 404, code: "previous_response_not_found" }),
       );
@@ -30,7 +35,7 @@ describe("Responses request modes and ids", () => {
     expect(chained).toEqual({
       kind: "session",
       id: "known",
-      previous: { id: "resp_ck.known.2", sequence: 2 },
+      previous: { id: "resp_ck.known.2", legacySequence: 2 },
     });
     await expect(
       responsesTarget(request({ previous_response_id: "resp_ck.gone.2" }), {}, stored),

@@ -9,8 +9,8 @@ export type ResponsesTarget =
   | {
       readonly kind: "session";
       readonly id: string;
-      /** The response a chained request continues: its id and sequence number. */
-      readonly previous?: { readonly id: string; readonly sequence: number };
+      /** The response a chained request continues: its id (and number, for an id of the earlier form). */
+      readonly previous?: { readonly id: string; readonly legacySequence?: number };
     };
 
 /**
@@ -46,7 +46,7 @@ export async function responsesTarget(
   }
   const previous = request.previous_response_id;
   if (typeof previous === "string") {
-    const { sessionId, sequence } = parseResponseId(previous);
+    const { sessionId, legacySequence } = parseResponseId(previous);
     if (header !== undefined && header !== sessionId) {
       throw new HttpError(
         400,
@@ -56,7 +56,11 @@ export async function responsesTarget(
     }
     const owned = await find(sessionId);
     if (owned?.kind !== "stored") throw previousResponseNotFound(previous);
-    return { kind: "session", id: sessionId, previous: { id: previous, sequence } };
+    return {
+      kind: "session",
+      id: sessionId,
+      previous: { id: previous, ...(legacySequence !== undefined && { legacySequence }) },
+    };
   }
   if (header !== undefined) return { kind: "session", id: header };
   if (request.store === false) return { kind: "stateless" };

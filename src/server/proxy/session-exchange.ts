@@ -61,16 +61,21 @@ export interface OpenExchange {
 
 /**
  * The OpenAI chat messages of a prepared request, system prompt first, with media kept in the blob store put
- * back inline (the upstream cannot read `blob:` references). Reasoning is left out: many servers reject it.
+ * back inline (the upstream cannot read `blob:` references). The reasoning of assistant messages that made tool
+ * calls goes back as `reasoning_content` (DeepSeek's thinking mode answers 400 without it), unless the upstream
+ * has `reasoningContent: false`; other reasoning is left out (servers ignore it, or reject it).
  *
  * @example
- * const messages = await upstreamMessages(prepared, store.blobs);
+ * const messages = await upstreamMessages(prepared, store.blobs, upstream);
  */
 export async function upstreamMessages(
   prepared: PreparedRequest,
   blobs: BlobStore,
+  upstream: Pick<UpstreamOptions, "reasoningContent"> = {},
 ): Promise<OpenAIChatMessage[]> {
-  const messages = toOpenAIChat(await inlineMedia(prepared.messages, blobs), { reasoning: "omit" });
+  const messages = toOpenAIChat(await inlineMedia(prepared.messages, blobs), {
+    reasoning: upstream.reasoningContent === false ? "omit" : "tool-calls",
+  });
   return prepared.system === "" ? messages : [{ role: "system", content: prepared.system }, ...messages];
 }
 
@@ -100,13 +105,16 @@ export async function openExchange(options: ExchangeOptions): Promise<OpenExchan
     const prepareOptions = {
       ...clientSystemPrompt(system),
       tools: options.tools,
+      // Media are read back from the blob store when the request is sent (`upstreamMessages`), and the request
+      // kept for the inspector holds their references, not their data.
+      media: "ref" as const,
       ...(options.signal !== undefined && { signal: options.signal }),
     };
     let prepared = await session.prepare(prepareOptions);
     const events: GovernanceEvent[] = [...prepared.events];
     let headersMs = 0;
     const send = async (request: PreparedRequest) => {
-      const messages = await upstreamMessages(request, options.blobs);
+      const messages = await upstreamMessages(request, options.blobs, options.upstream);
       const body = withPromptCacheKey(await options.body(messages, request), session.id, options.upstream);
       try {
         const response = await callUpstream(options.upstream, body, {
@@ -149,6 +157,7 @@ export async function openExchange(options: ExchangeOptions): Promise<OpenExchan
             ...(reply.model !== undefined && { model: reply.model }),
             ...(reply.usage !== undefined && { usage: reply.usage }),
             ...(reply.finishReason !== undefined && { finishReason: reply.finishReason }),
+            ...(reply.metadata !== undefined && { metadata: reply.metadata }),
           });
           return { message, session: await session.commit() };
         } catch (error) {

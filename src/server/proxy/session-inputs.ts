@@ -84,9 +84,10 @@ function findCall(
 }
 
 /**
- * Appends a client's new messages to a session, in order. A tool result must answer a call of the session that
- * has no result yet (its tool name is filled in from the call); anything else is a `ValidationError`, so a
- * client that resends old messages is told instead of duplicating them.
+ * Appends a client's new messages to a session, in order, without committing any of them: they are committed
+ * with the reply in one transaction, so a request that fails stores none of them. A tool result must answer a
+ * call of the session that has no result yet (its tool name is filled in from the call); anything else is a
+ * `ValidationError`, so a client that resends old messages is told instead of duplicating them.
  *
  * @example
  * await appendInputs(lease.session, turn.inputs);
@@ -100,7 +101,7 @@ export async function appendInputs(session: EngineSession, inputs: readonly Sess
     if (history !== undefined) appended.push(...messages);
   };
   for (const input of inputs) {
-    if (input.role === "user") keep([await session.addUser(input.content)]);
+    if (input.role === "user") keep([await session.addUser(input.content, { keepOpenTurn: true })]);
     else if (input.role === "assistant") keep([await session.recordAssistant({ content: input.content })]);
     else {
       const { callId } = input.result;

@@ -10,7 +10,8 @@ import { openExchange } from "../proxy/session-exchange.ts";
 import { clientTurn } from "../proxy/session-inputs.ts";
 import type { ServerContext, ServerEnv } from "../server-context.ts";
 import { replyFromCompletion, type AssistantReply } from "../upstream/assistant-reply.ts";
-import { callUpstream } from "../upstream/call-upstream.ts";
+import { callUpstream, type UpstreamResponse } from "../upstream/call-upstream.ts";
+import { completionFailure } from "../upstream/upstream-failure.ts";
 import type { UpstreamOptions } from "../upstream/upstream-options.ts";
 import { commitFollowUp, requireUpstream } from "./turn-support.ts";
 import { sessionHeaderValue, sessionIdFromHeader } from "../http/session-header.ts";
@@ -26,6 +27,28 @@ function parseJsonAnswer(text: string): unknown {
     );
   }
 }
+
+/**
+ * The reply of a whole (non-streamed) upstream answer; a 2xx body that reports an error or holds no choice is
+ * thrown as the upstream failure it is, so nothing is stored.
+ */
+async function completionReply(
+  call: UpstreamResponse,
+  upstream: UpstreamOptions,
+): Promise<{
+  text: string;
+  reply: AssistantReply;
+}> {
+  const text = await call.text();
+  const answer = parseJsonAnswer(text);
+  const failure = completionFailure(answer, [upstream.apiKey]);
+  if (failure !== undefined) throw failure;
+  return { text, reply: replyFromCompletion(answer) };
+}
+
+/** True for a JSON content type (an upstream that answered a streaming request with one body). */
+const isJson = (contentType: string | undefined) =>
+  contentType !== undefined && /^application\/(?:[\w.+-]+\+)?json\b/i.test(contentType.trim());
 
 /**
  * `POST /v1/chat/completions`: the OpenAI-compatible proxy. With `X-Ctxkit-Session` the request's new messages
@@ -70,6 +93,7 @@ async function stateless(
     engine.settings,
     toolDefinitions(request.tools),
     (event) => context.metrics.governanceEvents.inc({ type: event.type }),
+    request.messages,
   );
   const body = {
     ...request,
@@ -163,6 +187,20 @@ async function stateful(
     "X-Ctxkit-Tokens": String(prepared.tokens.total),
     "X-Ctxkit-Checkpoint": String(prepared.checkpoint),
   };
+  if (request.stream === true && isJson(call.contentType)) {
+    // An error on a 200 (OpenRouter does this) instead of a stream: answered as the error it is.
+    try {
+      await completionReply(call, upstream);
+      throw new HttpError(
+        502,
+        "upstream_error",
+        "the upstream model server answered a streaming request with one JSON body; retry without stream",
+      );
+    } finally {
+      held.discard();
+      end();
+    }
+  }
   if (request.stream === true) {
     const body = relayChatStream({
       upstream: call,
@@ -187,8 +225,8 @@ async function stateful(
     return new Response(body, { status: 200, headers: { ...headers, "Cache-Control": "no-cache" } });
   }
   try {
-    const text = await call.text();
-    await complete(replyFromCompletion(parseJsonAnswer(text)));
+    const { text, reply } = await completionReply(call, upstream);
+    await complete(reply);
     return new Response(text, { status: call.status, headers });
   } catch (error) {
     held.discard();

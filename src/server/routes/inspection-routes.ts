@@ -72,7 +72,10 @@ export function registerInspectionRoutes(app: Hono<ServerEnv>, context: ServerCo
       const last = lease.memo.lastRequest;
       if (last !== undefined) return contextJson(tenant, id, "last-request", last.prepared, last.at);
       // Looking changes nothing: the next real request sends what it would have sent without this view.
-      const prepared = await lease.session.preview(clientSystemPrompt(lease.memo.system));
+      const prepared = await lease.session.preview({
+        ...clientSystemPrompt(lease.memo.system),
+        media: "ref",
+      });
       return contextJson(tenant, id, "prepared", prepared, context.clock().toISOString());
     });
     return c.json(answer);
@@ -115,7 +118,7 @@ export function registerInspectionRoutes(app: Hono<ServerEnv>, context: ServerCo
     const events = await engines.withSession(tenant, storeId, async (lease) => {
       lease.memo.lastRequest = undefined;
       // Governance compacts the view it holds: prepare first so a session loaded after a restart has one.
-      await lease.session.prepare(clientSystemPrompt(lease.memo.system));
+      await lease.session.prepare({ ...clientSystemPrompt(lease.memo.system), media: "ref" });
       return lease.session.compact(focus === undefined ? {} : { focus });
     });
     return c.json({ events });

@@ -1,16 +1,17 @@
 import type { Context, Hono } from "hono";
 import type { PreparedRequest } from "../../engine/prepared-request.ts";
 import { toOpenAIResponses } from "../../formats/providers/openai-responses/index.ts";
-import type { Message } from "../../model/message.ts";
 import { inlineMedia } from "../../store/media-blobs.ts";
 import { errorAnswer, logHidden } from "../http/error-response.ts";
 import { HttpError } from "../http/http-error.ts";
 import { readJson } from "../http/json-body.ts";
 import { governStateless } from "../proxy/govern-stateless.ts";
 import { relayResponsesStream } from "../proxy/relay-responses-stream.ts";
-import { responsesInput, responsesMessages, restoreMessages } from "../proxy/responses-items.ts";
+import { responsesInput, responsesMessages } from "../proxy/responses-items.ts";
 import { replyFromResponse } from "../proxy/responses-reply.ts";
+import { requireLatestResponse } from "../proxy/responses-chain.ts";
 import {
+  RESPONSE_ID_KEY,
   responseId,
   responsesRequestSchema,
   responsesToolDefinitions,
@@ -27,9 +28,6 @@ import { callUpstream } from "../upstream/call-upstream.ts";
 import type { UpstreamOptions } from "../upstream/upstream-options.ts";
 import { commitFollowUp, requireUpstream } from "./turn-support.ts";
 import { sessionHeaderValue, sessionIdFromHeader } from "../http/session-header.ts";
-
-/** An assistant message of the conversation (not a summary): response ids count them. */
-const isReply = (message: Message): boolean => message.role === "assistant" && message.kind === undefined;
 
 function parseJsonAnswer(text: string): Record<string, unknown> {
   try {
@@ -51,8 +49,8 @@ function parseJsonAnswer(text: string): Record<string, unknown> {
  * server answered with), or sent with `X-Ctxkit-Session`, or sent without `store: false` is stateful: its new
  * input is appended to the session (a client that resends the whole conversation, like Codex, has the part the
  * session holds skipped), the whole history is governed and sent upstream with `store: false`, and the reply is
- * stored; the answer's id (`resp_ck.<session>.<n>`, n counting the session's replies) chains the next
- * request, from the session's latest response only (an older one is a 409: branching needs a fork). With
+ * stored with the answer's id (`resp_ck.<session>.r<random>`, unique), which chains the next request, from the
+ * session's latest response only (an older one is a 409: branching needs a fork). With
  * `store: false` and no session header (or with `X-Ctxkit-Mode: stateless`) nothing is stored: the client's
  * full input is governed statelessly. Streams keep the Responses event format; errors have OpenAI's shape.
  *
@@ -93,7 +91,7 @@ async function stateless(
   );
   const body = responsesUpstreamBody(
     request,
-    responsesInput(restoreMessages(governed.messages, messages), request.instructions),
+    responsesInput(governed.view, request.instructions),
     upstream.model,
   );
   let call;
@@ -147,14 +145,9 @@ async function stateful(
   let id: string;
   try {
     lease = await context.engines.lease(tenant, claim.storeId);
-    const stored = await lease.session.history();
-    const replies = stored.filter(isReply).length;
-    if (target.previous !== undefined && target.previous.sequence !== replies) {
-      throw new HttpError(
-        409,
-        "conflict",
-        `previous_response_id '${target.previous.id}' is not the latest response of its session; ctxkit continues a ` +
-          "session from its latest response only (fork the session with POST /v1/sessions/:id/fork to branch)",
+    if (target.previous !== undefined) {
+      await requireLatestResponse(lease.session, target.previous, () =>
+        context.store.loadMessages(claim.storeId, { strategy: "all" }),
       );
     }
     const client = responsesMessages(request.input, request.instructions, claim.storeId);
@@ -162,7 +155,8 @@ async function stateful(
     const conversation = client.filter((message) => message.role !== "system");
     // After previous_response_id the input holds only new items (the API's contract); without it a client may
     // resend the whole conversation, and what the session holds is skipped.
-    const fresh = target.previous !== undefined ? conversation : newMessages(conversation, stored);
+    const fresh =
+      target.previous !== undefined ? conversation : newMessages(conversation, await lease.session.history());
     const turn = clientTurn([...system, ...fresh]);
     const blobs = context.store.blobs;
     exchange = await openExchange({
@@ -185,7 +179,7 @@ async function stateful(
         ),
       onUpstream: (status) => context.metrics.upstreamRequests.inc({ status }),
     });
-    id = responseId(sessionId, replies + fresh.filter(isReply).length + 1);
+    id = responseId(sessionId);
   } catch (error) {
     lease?.release();
     claim.release();
@@ -198,7 +192,11 @@ async function stateful(
   };
   const { prepared, upstream: call } = exchange;
   const complete = async (reply: AssistantReply) => {
-    const { session: stored } = await exchange.complete(reply);
+    // The reply keeps the id it is answered under: what recognises the session's latest response.
+    const { session: stored } = await exchange.complete({
+      ...reply,
+      metadata: { ...reply.metadata, [RESPONSE_ID_KEY]: id },
+    });
     await commitFollowUp(context, tenant, claim, stored);
     const upstreamMs = exchange.upstreamHeadersMs + call.bodyMs();
     context.metrics.upstreamDuration.observe({}, upstreamMs / 1000);

@@ -1,5 +1,5 @@
 import { functionCallBlock } from "../../formats/providers/function-arguments.ts";
-import type { ContentBlock, Usage } from "../../model/message.ts";
+import type { ContentBlock, Message, Usage } from "../../model/message.ts";
 
 /** An assistant reply rebuilt from an upstream answer, ready for `session.recordAssistant`. */
 export interface AssistantReply {
@@ -7,6 +7,8 @@ export interface AssistantReply {
   readonly usage: Usage | undefined;
   readonly finishReason: string | undefined;
   readonly model: string | undefined;
+  /** Data to store with the reply (never sent to a model), e.g. the Responses id it was answered under. */
+  readonly metadata?: Message["metadata"];
 }
 
 /** A tool call while its chunks arrive. */

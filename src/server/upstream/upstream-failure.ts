@@ -83,3 +83,47 @@ export function upstreamFailure(
     `the upstream model server rejected the request (${status}): ${detail}`,
   );
 }
+
+/**
+ * The failure a 2xx chat completion reports instead of a completion, or undefined for a real one. Some servers
+ * (OpenRouter among them) answer 200 with a top-level `error`; its `code` (or `status`), when an HTTP error
+ * status, is mapped as `upstreamFailure` maps that status, else it is a 502 `upstream_error`. A body with no
+ * `choices` is a 502 `upstream_error` too: there is no reply to store.
+ *
+ * @example
+ * const failure = completionFailure(JSON.parse(text), [upstream.apiKey]);
+ * if (failure !== undefined) throw failure;
+ */
+export function completionFailure(
+  answer: unknown,
+  secrets: readonly (string | undefined)[] = [],
+): HttpError | undefined {
+  const body =
+    typeof answer === "object" && answer !== null && !Array.isArray(answer)
+      ? (answer as Record<string, unknown>)
+      : {};
+  const error = body["error"];
+  if (error !== undefined && error !== null) {
+    const fields = typeof error === "object" ? (error as Record<string, unknown>) : {};
+    const status = [fields["code"], fields["status"]].find(
+      (value): value is number => typeof value === "number" && value >= 400 && value <= 599,
+    );
+    const text = JSON.stringify({ error });
+    if (status !== undefined) return upstreamFailure(status, {}, text, secrets);
+    return new HttpError(
+      502,
+      "upstream_error",
+      `the upstream model server answered with an error instead of a completion: ` +
+        `${redactSecrets(detailOf(text), { secrets })}; retry later`,
+    );
+  }
+  if (!Array.isArray(body["choices"]) || body["choices"].length === 0) {
+    return new HttpError(
+      502,
+      "upstream_error",
+      "the upstream model server answered without any choice (no completion to return); retry, or check that " +
+        "the upstream speaks OpenAI's chat completions",
+    );
+  }
+  return undefined;
+}

@@ -15,9 +15,18 @@ export interface UpstreamOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /**
    * In stateful mode, send the session id as OpenAI's `prompt_cache_key` (better cache hit rates across a fleet)
-   * when the client did not set one. Default true; false for OpenAI-compatible servers that reject unknown fields.
+   * when the client did not set one. Default false: set it for upstreams known to take the field (OpenAI's API;
+   * `ctxkit serve` decides by the model's provider, see `providerCatalog`). Servers that refuse unknown fields
+   * (Google's OpenAI-compatible endpoint) answer 400 to it.
    */
   readonly promptCacheKey?: boolean;
+  /**
+   * In stateful chat mode, send the stored reasoning of each assistant message that made tool calls back as
+   * `reasoning_content` (DeepSeek's thinking mode answers 400 without it; other assistant messages go without
+   * their reasoning). Default true: the reasoning came from this upstream, and one that returns none gets none
+   * back; false for servers that refuse the field.
+   */
+  readonly reasoningContent?: boolean;
 }
 
 /**

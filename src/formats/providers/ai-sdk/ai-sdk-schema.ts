@@ -79,11 +79,11 @@ const outputContent = z.discriminatedUnion("type", [
 ]);
 
 const output = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("text"), value: z.string() }),
-  z.object({ type: z.literal("json"), value: jsonValueSchema }),
-  z.object({ type: z.literal("error-text"), value: z.string() }),
-  z.object({ type: z.literal("error-json"), value: jsonValueSchema }),
-  z.object({ type: z.literal("execution-denied"), reason: z.string().optional() }),
+  z.object({ type: z.literal("text"), value: z.string(), providerOptions }),
+  z.object({ type: z.literal("json"), value: jsonValueSchema, providerOptions }),
+  z.object({ type: z.literal("error-text"), value: z.string(), providerOptions }),
+  z.object({ type: z.literal("error-json"), value: jsonValueSchema, providerOptions }),
+  z.object({ type: z.literal("execution-denied"), reason: z.string().optional(), providerOptions }),
   z.object({ type: z.literal("content"), value: z.array(outputContent) }),
 ]);
 

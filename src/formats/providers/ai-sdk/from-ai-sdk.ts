@@ -8,7 +8,8 @@ import { detailFromOptions, fromAiSdkFileData } from "./ai-sdk-media.ts";
 import { aiSdkPromptSchema, type ParsedAiSdkMessage, type ParsedFileData } from "./ai-sdk-schema.ts";
 import { AI_SDK_CONTENT_LIST_KEY, stringMetadata } from "./content-form.ts";
 import { reasoningBlockOf } from "./reasoning-options.ts";
-import { fromToolOutput, toolOutputLayout } from "./tool-output.ts";
+import { partOptionsMetadata, RESULT_OPTIONS_KEY, withoutImageDetail } from "./part-options.ts";
+import { fromToolOutput, toolOutputLayout, toolOutputOptions } from "./tool-output.ts";
 import { MESSAGE_PROVIDER_OPTIONS_KEY, type AiSdkOptions } from "./to-ai-sdk.ts";
 
 type Parsed<Role extends ParsedAiSdkMessage["role"]> = Extract<ParsedAiSdkMessage, { role: Role }>;
@@ -74,10 +75,12 @@ function metadataOf(
  * signature (from `providerOptions.anthropic` or `.google`) and other provider options as `providerData`; the
  * `providerOptions` of assistant text, tool-call and file parts travel on a carrier block before them; an
  * image's `providerOptions.openai.imageDetail` (in user content or tool output content) becomes its `detail`;
- * message-level `providerOptions` are kept in `metadata["aiSdk.providerOptions"]`, and a user message's list of
- * one text part (`aiSdk.contentList`) or an assistant's string content (`aiSdk.contentString`) is recorded so
- * `toAiSdk` sends it back in that form. A `tool` message becomes one tool message per result.
- * Provider-executed tool calls and approvals are rejected.
+ * the other `providerOptions` of user parts and of the parts of a tool output's `content` are kept in
+ * `metadata["aiSdk.partOptions"]`, a tool result's own in `aiSdk.resultOptions` and its output's in
+ * `aiSdk.outputOptions`; message-level `providerOptions` are kept in `metadata["aiSdk.providerOptions"]`, and
+ * a user message's list of one text part (`aiSdk.contentList`) or an assistant's string content
+ * (`aiSdk.contentString`) is recorded so `toAiSdk` sends it back in that form. A `tool` message becomes one
+ * tool message per result. Provider-executed tool calls and approvals are rejected.
  *
  * @example
  * const messages = fromAiSdk(result.response.messages, { sessionId: conversation.sessionId, startSeq: 12 });
@@ -112,7 +115,14 @@ export function fromAiSdk(payload: unknown, options: ImportOptions & AiSdkOption
           typeof message.content === "string"
             ? [{ type: "text" as const, text: message.content }]
             : message.content.map(userBlock);
-        const form = listMetadata(message.content, blocks, AI_SDK_CONTENT_LIST_KEY);
+        const form = {
+          ...listMetadata(message.content, blocks, AI_SDK_CONTENT_LIST_KEY),
+          ...(typeof message.content !== "string" &&
+            partOptionsMetadata(message.content, (index, options) => {
+              const block = blocks[index];
+              return withoutImageDetail(options, block?.type === "image" && block.detail !== undefined);
+            })),
+        };
         drafts.push({ ...userDraft(blocks), ...metadataOf(message, form) });
         break;
       }
@@ -128,9 +138,13 @@ export function fromAiSdk(payload: unknown, options: ImportOptions & AiSdkOption
       }
       case "tool":
         for (const part of message.content) {
-          const layout = toolOutputLayout(part.output);
-          const { metadata } = metadataOf(message);
-          const merged = layout === undefined ? metadata : { ...metadata, ...layout };
+          const { metadata } = metadataOf(message, {
+            ...toolOutputLayout(part.output),
+            ...toolOutputOptions(part.output),
+            ...(part.providerOptions !== undefined && {
+              [RESULT_OPTIONS_KEY]: part.providerOptions as { [key: string]: JsonValue },
+            }),
+          });
           drafts.push({
             role: "tool",
             content: [
@@ -141,7 +155,7 @@ export function fromAiSdk(payload: unknown, options: ImportOptions & AiSdkOption
                 ...fromToolOutput(part.output),
               },
             ],
-            ...(merged !== undefined && { metadata: merged }),
+            ...(metadata !== undefined && { metadata }),
           });
         }
         break;

@@ -96,7 +96,8 @@ export function reasoningBlockOf(
   const signer = options === undefined ? undefined : signerIn(options);
   const signedBy = signer !== undefined && signer !== provider ? signer : undefined;
   if (signature !== undefined) {
-    const [name, key, value] = signatureEntry(signature, redactedData === signature, signer ?? provider);
+    // Left out only where `reasoningProviderOptions` writes it back (from the same `redacted` flag).
+    const [name, key, value] = signatureEntry(signature, redacted, signer ?? provider);
     if (rest[name]?.[key] === value) {
       const { [key]: _dropped, ...others } = rest[name];
       if (Object.keys(others).length === 0) delete rest[name];

@@ -7,6 +7,12 @@ import { withPartOptions, type PartOptions } from "../part-options-carrier.ts";
 import { toAiSdkMediaPart } from "./ai-sdk-media.ts";
 import type { ProviderOptions } from "./ai-sdk-types.ts";
 import { AI_SDK_CONTENT_LIST_KEY, assistantString } from "./content-form.ts";
+import {
+  mergeProviderOptions,
+  RESULT_OPTIONS_KEY,
+  recordedOptions,
+  withRecordedOptions,
+} from "./part-options.ts";
 import { reasoningProviderOptions, type SignatureProvider } from "./reasoning-options.ts";
 import { toToolOutput } from "./tool-output.ts";
 
@@ -31,25 +37,24 @@ function userContent(
   const only = blocks[0];
   if (blocks.length === 1 && only?.type === "text" && !cameAsList(message, AI_SDK_CONTENT_LIST_KEY))
     return only.text;
-  return blocks.map((block, position) =>
+  const parts = blocks.map((block, position) =>
     block.type === "text"
-      ? { type: "text", text: block.text }
+      ? { type: "text" as const, text: block.text }
       : toAiSdkMediaPart(
           block as ImageBlock | FileBlock,
           `${where(index)}.content[${position}]`,
           options.references === "placeholder",
         ),
   );
+  // A summary's blocks are its envelope, not the message's own parts: nothing recorded applies to them.
+  return message.kind === "summary" ? parts : withRecordedOptions(parts, message);
 }
 
 function withOptions<Part extends object>(part: Part, options: PartOptions | undefined): Part {
-  if (options === undefined) return part;
   // Carried options add to the part's own (an image's detail level) rather than replace them.
   const own = "providerOptions" in part ? (part.providerOptions as ProviderOptions | undefined) : undefined;
-  const providerOptions: ProviderOptions = { ...own };
-  for (const [provider, values] of Object.entries(options as ProviderOptions))
-    providerOptions[provider] = { ...providerOptions[provider], ...values };
-  return { ...part, providerOptions };
+  const providerOptions = mergeProviderOptions(own, options);
+  return providerOptions === undefined ? part : { ...part, providerOptions };
 }
 
 function assistantContent(
@@ -106,9 +111,11 @@ export interface AiSdkPrompt {
  * content a list of parts, unless the message was imported in the other form. Images and files become `file`
  * parts with tagged data, an image's detail level in `providerOptions.openai.imageDetail` (in tool outputs too);
  * reasoning becomes `reasoning` parts whose `providerOptions` carry the signature and provider material;
- * part-options carriers become the `providerOptions` of the part after them. Consecutive tool messages become one
- * `tool` message; outputs are `text` / `json` / `error-text` / `error-json`, or `content` when there are
- * attachments. Summaries are user text in the summary envelope; markers are left out.
+ * part-options carriers become the `providerOptions` of the part after them, and the part, result and output
+ * `providerOptions` `fromAiSdk` kept in a message's metadata go back on their parts (while the parts are still
+ * the ones they came with: see `withRecordedOptions`). Consecutive tool messages become one `tool` message;
+ * outputs are `text` / `json` / `error-text` / `error-json`, or `content` when there are attachments.
+ * Summaries are user text in the summary envelope; markers are left out.
  *
  * @example
  * const result = await generateText({ model, ...toAiSdk(history) });
@@ -151,6 +158,7 @@ export function toAiSdk(
             toolCallId: block.callId,
             toolName: block.toolName,
             output: toToolOutput(block, message, `${where(index)}.content[0]`, placeholders),
+            ...recordedOptions(message, RESULT_OPTIONS_KEY),
           })),
           ...(entry.results[0] !== undefined && messageOptions(entry.results[0].message)),
         });

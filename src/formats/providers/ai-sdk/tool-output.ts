@@ -6,13 +6,21 @@ import { decodeToolResultText, encodeToolResultText } from "../tool-result-text.
 import { detailFromOptions, fromAiSdkFileData, toAiSdkMediaPart } from "./ai-sdk-media.ts";
 import type { ParsedToolOutput } from "./ai-sdk-schema.ts";
 import type { ToolResultOutput } from "./ai-sdk-types.ts";
+import {
+  OUTPUT_OPTIONS_KEY,
+  partOptionsMetadata,
+  recordedOptions,
+  withoutImageDetail,
+  withRecordedOptions,
+} from "./part-options.ts";
 
 type ContentOutput = Extract<ToolResultOutput, { type: "content" }>["value"];
 
 /**
  * The AI SDK `output` of a tool result: `text` / `json`, `error-text` / `error-json` for failures, and
  * `content` (text plus files) when the result has attachments — `content` has no error variant, so a failed
- * result with attachments starts its text with `[tool error] `.
+ * result with attachments starts its text with `[tool error] `. The `providerOptions` `message` recorded for the
+ * output (`toolOutputOptions`) go back on it, and on the parts of a `content` output while they still fit.
  */
 export function toToolOutput(
   block: ToolResultBlock,
@@ -27,15 +35,16 @@ export function toToolOutput(
     attachments.length > 0,
   );
   if (typeof layout === "string") {
+    const options = recordedOptions(message, OUTPUT_OPTIONS_KEY);
     if (typeof block.content === "string")
-      return { type: block.isError === true ? "error-text" : "text", value: block.content };
-    return { type: block.isError === true ? "error-json" : "json", value: block.content };
+      return { type: block.isError === true ? "error-text" : "text", value: block.content, ...options };
+    return { type: block.isError === true ? "error-json" : "json", value: block.content, ...options };
   }
   const media = attachments.map((attachment, position): ContentOutput[number] =>
     toAiSdkMediaPart(attachment, `${at}.attachments[${position}]`, placeholders),
   );
   const texts = layout.map((text): ContentOutput[number] => ({ type: "text", text }));
-  return { type: "content", value: orderResultParts(texts, media, message) };
+  return { type: "content", value: withRecordedOptions(orderResultParts(texts, media, message), message) };
 }
 
 type ContentPart = Extract<ParsedToolOutput, { type: "content" }>["value"][number];
@@ -139,4 +148,21 @@ export function toolOutputLayout(output: ParsedToolOutput): { [key: string]: Jso
     ...attachmentPlaces(output.value.map((part) => part.type !== "text")),
   };
   return Object.keys(layout).length > 0 ? layout : undefined;
+}
+
+/**
+ * The metadata keeping the `providerOptions` of a tool `output` that ctxkit's tool result has no field for: the
+ * output's own (`text`, `json` and error outputs) and those of a `content` output's parts, less an image's
+ * detail level (the attachment's `detail`). `undefined` when there are none.
+ */
+export function toolOutputOptions(output: ParsedToolOutput): { [key: string]: JsonValue } | undefined {
+  if (output.type !== "content")
+    return output.providerOptions === undefined
+      ? undefined
+      : { [OUTPUT_OPTIONS_KEY]: output.providerOptions as { [key: string]: JsonValue } };
+  return partOptionsMetadata(output.value, (index, options) => {
+    const part = output.value[index]!;
+    const image = part.type !== "text" && attachmentOf(part).type === "image";
+    return withoutImageDetail(options, image && detailFromOptions(options).detail !== undefined);
+  });
 }

@@ -7,7 +7,8 @@ export const estimateClaudeTokens = (text: string): number => claudeEstimate.cou
 
 /**
  * A prompt part as text to count: JSON, with binary data and long inline `data` strings (base64 media) left
- * out, since what they cost is not their length in characters.
+ * out, since what they cost is not their length in characters, and AI SDK `providerOptions` (settings for the
+ * provider, not prompt text: a part's options do not move the cache minimum).
  *
  * @example
  * countableText([{ type: "text", text: "hi" }]); // '[{"type":"text","text":"hi"}]'
@@ -16,6 +17,7 @@ export function countableText(value: unknown): string {
   if (typeof value === "string") return value;
   return (
     JSON.stringify(value, (key, item: unknown) => {
+      if (key === "providerOptions") return undefined;
       if (item instanceof Uint8Array || item instanceof ArrayBuffer) return "[binary]";
       if (key === "data" && typeof item === "string" && item.length > 256) return "[data]";
       return item;

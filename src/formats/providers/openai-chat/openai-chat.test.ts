@@ -107,6 +107,30 @@ describe("OpenAI chat", () => {
     expect(JSON.stringify(payload)).not.toContain("compaction boundary");
   });
 
+  it("reasoning: tool-calls keeps reasoning_content on assistant messages that call tools only; omit drops it all", () => {
+    const payload: OpenAIChatMessage[] = [
+      { role: "user", content: "Read a.ts" },
+      {
+        role: "assistant",
+        content: null,
+        reasoning_content: "Read it first.",
+        tool_calls: [
+          { id: "c1", type: "function", function: { name: "read", arguments: '{"path":"a.ts"}' } },
+        ],
+      },
+      { role: "tool", tool_call_id: "c1", content: "export {}" },
+      { role: "assistant", content: "Nothing.", reasoning_content: "Empty module." },
+    ];
+    const messages = fromOpenAIChat(payload, fixedImportOptions());
+    const reasoningOf = (options: Parameters<typeof toOpenAIChat>[1]) =>
+      toOpenAIChat(messages, options)
+        .filter((message) => message.role === "assistant")
+        .map((message) => ("reasoning_content" in message ? message.reasoning_content : undefined));
+    expect(reasoningOf({})).toEqual(["Read it first.", "Empty module."]);
+    expect(reasoningOf({ reasoning: "tool-calls" })).toEqual(["Read it first.", undefined]);
+    expect(reasoningOf({ reasoning: "omit" })).toEqual([undefined, undefined]);
+  });
+
   it("keeps a realistic payload stable through ctxkit", () => {
     const payload: OpenAIChatMessage[] = [
       { role: "developer", content: "Answer tersely." },

@@ -37,8 +37,12 @@ export interface OpenAIChatExportOptions extends ExportOptions {
    * `system`. Set it to force one role for all (o1-style models want `developer`).
    */
   readonly systemRole?: "system" | "developer";
-  /** Send reasoning as `reasoning_content` (default `include`), or leave it out for servers that reject it. */
-  readonly reasoning?: "include" | "omit";
+  /**
+   * Send reasoning as `reasoning_content` (default `include`); only on assistant messages that make tool calls
+   * (`tool-calls`: what DeepSeek's thinking mode requires back, the rest of the reasoning saves its tokens); or
+   * leave it out for servers that reject it (`omit`).
+   */
+  readonly reasoning?: "include" | "tool-calls" | "omit";
   /** Add the tool's `name` to tool messages (legacy field some OpenAI-compatible servers require). Default false. */
   readonly toolMessageNames?: boolean;
 }
@@ -96,6 +100,11 @@ function textContent(texts: readonly string[], asList = false): string | OpenAIC
   return texts.length === 1 && !asList ? texts[0]! : texts.map((text) => ({ type: "text", text }));
 }
 
+function sendsReasoning(options: OpenAIChatExportOptions, callsTools: boolean): boolean {
+  const mode = options.reasoning ?? "include";
+  return mode === "include" || (mode === "tool-calls" && callsTools);
+}
+
 function assistantMessage(
   message: Message,
   index: number,
@@ -128,7 +137,7 @@ function assistantMessage(
   return {
     role: "assistant",
     ...assistantText(texts, message, toolCalls.length > 0),
-    ...(options.reasoning !== "omit" && reasoningFields(reasoning)),
+    ...(sendsReasoning(options, toolCalls.length > 0) && reasoningFields(reasoning)),
     ...(toolCalls.length > 0 && { tool_calls: toolCalls }),
     ...storedAnnotations(message),
   };

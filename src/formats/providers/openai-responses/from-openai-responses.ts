@@ -1,4 +1,10 @@
-import type { ContentBlock, Message, ToolResultBlock } from "../../../model/message.ts";
+import type {
+  ContentBlock,
+  JsonValue,
+  Message,
+  OpaqueBlock,
+  ToolResultBlock,
+} from "../../../model/message.ts";
 import { listMetadata } from "../content-list.ts";
 import { functionCallBlock, RawArguments } from "../function-arguments.ts";
 import { buildMessages, userDraft, type MessageDraft } from "../message-builder.ts";
@@ -10,9 +16,12 @@ import { validatePayload } from "../validate-payload.ts";
 import { ExtrasCollector, extrasOf, type ItemExtras } from "../item-extras.ts";
 import { ITEM_EXTRAS_KEY, MESSAGE_PARTS_KEY } from "./openai-responses-item.ts";
 import {
+  isClientItem,
   isMessageItem,
+  opaqueItemOf,
   openAIResponsesInputSchema,
   type ParsedCallOutput,
+  type ParsedModelledItem,
   type ParsedResponsesContent,
 } from "./openai-responses-schema.ts";
 import { fromResponsesMedia } from "./responses-media.ts";
@@ -83,7 +92,10 @@ function textPartExtras(part: { [key: string]: unknown }): ItemExtras | undefine
  * parts and order recorded). Reasoning keeps its item id and encrypted content in `providerData.openai`;
  * `refusal` parts become text blocks marked `refusal`; other item and part fields (`id`, `status`, `phase`,
  * `annotations`) are kept in `metadata["openai.items"]`, and the part counts of multi-part assistant messages in
- * `metadata["openai.messageParts"]`, so the items go back unchanged.
+ * `metadata["openai.messageParts"]`, so the items go back unchanged. Items of any other type (built-in tool calls
+ * and outputs such as `web_search_call` or `local_shell_call_output`, `item_reference`, …) become opaque blocks
+ * (`provider: "openai"`, the item as sent) at their place: the model's in the assistant message, the client's
+ * (`isClientItem`) in a user message of their own.
  *
  * @example
  * const messages = fromOpenAIResponses([{ role: "user", content: "Hi" }]);
@@ -93,6 +105,14 @@ export function fromOpenAIResponses(payload: unknown, options: ImportOptions = {
   const drafts: MessageDraft[] = [];
   const toolNames = new Map<string, string>();
   let assistant: OpenAssistant | undefined;
+  const openAssistant = (): OpenAssistant =>
+    (assistant ??= {
+      content: [],
+      extras: new ExtrasCollector(ITEM_EXTRAS_KEY),
+      rawArguments: new RawArguments(),
+      messageParts: {},
+      textCount: 0,
+    });
   const close = (): void => {
     if (assistant === undefined) return;
     const parts = assistant.messageParts;
@@ -107,7 +127,31 @@ export function fromOpenAIResponses(payload: unknown, options: ImportOptions = {
     });
     assistant = undefined;
   };
-  for (const item of items) {
+  // The user message of client-side opaque items being assembled (consecutive ones share it).
+  let clientItems: ContentBlock[] | undefined;
+  for (const entry of items) {
+    const opaque = opaqueItemOf(entry);
+    if (opaque !== undefined) {
+      const block: OpaqueBlock = {
+        type: "opaque",
+        provider: "openai",
+        data: opaque as { [key: string]: JsonValue },
+      };
+      if (isClientItem(opaque.type)) {
+        close();
+        if (clientItems === undefined) {
+          clientItems = [];
+          drafts.push({ role: "user", content: clientItems });
+        }
+        clientItems.push(block);
+      } else {
+        clientItems = undefined;
+        openAssistant().content.push(block);
+      }
+      continue;
+    }
+    clientItems = undefined;
+    const item = entry as ParsedModelledItem;
     if (item.type === "function_call_output" || item.type === "custom_tool_call_output") {
       close();
       drafts.push(toolDraft(item, toolNames));
@@ -130,13 +174,7 @@ export function fromOpenAIResponses(payload: unknown, options: ImportOptions = {
       }
       continue;
     }
-    const current = (assistant ??= {
-      content: [],
-      extras: new ExtrasCollector(ITEM_EXTRAS_KEY),
-      rawArguments: new RawArguments(),
-      messageParts: {},
-      textCount: 0,
-    });
+    const current = openAssistant();
     if (item.type === "reasoning") current.content.push(...reasoningBlocksOf(item));
     else if (item.type === "function_call" || item.type === "custom_tool_call") {
       current.content.push(

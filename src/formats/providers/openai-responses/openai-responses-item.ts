@@ -101,6 +101,15 @@ export interface ResponsesFunctionCallOutput {
   [extra: string]: unknown;
 }
 
+/**
+ * An item of a type ctxkit does not model (a built-in tool's call or output, `item_reference`, …), as it came
+ * (kept in an opaque block).
+ */
+export interface ResponsesOpaqueItem {
+  type: string;
+  [extra: string]: unknown;
+}
+
 /** Any input item this converter reads or writes. */
 export type ResponsesInputItem =
   | ResponsesInputMessage
@@ -108,4 +117,5 @@ export type ResponsesInputItem =
   | ResponsesReasoning
   | ResponsesFunctionCall
   | ResponsesCustomToolCall
-  | ResponsesFunctionCallOutput;
+  | ResponsesFunctionCallOutput
+  | ResponsesOpaqueItem;

@@ -12,6 +12,8 @@ import {
   storedForm,
   withoutMarkers,
 } from "../test-support/index.ts";
+import { createEstimatingCounter } from "../../../tokens/estimating-counter.ts";
+import { toOpenAIChat } from "../openai-chat/index.ts";
 import { fromOpenAIResponses } from "./from-openai-responses.ts";
 import type {
   ResponsesCustomToolCall,
@@ -368,6 +370,90 @@ describe("OpenAI Responses", () => {
         },
       ),
       { numRuns: 150 },
+    );
+  });
+
+  it("keeps the items it does not model (built-in tools' calls and outputs, item references) as sent, in place", () => {
+    const payload = [
+      { type: "message", role: "user", content: "Find it, run it, show me." },
+      { type: "web_search_call", id: "ws_1", status: "completed", action: { type: "search", query: "q" } },
+      { type: "file_search_call", id: "fs_1", status: "completed", queries: ["q"], results: null },
+      {
+        type: "reasoning",
+        id: "rs_1",
+        summary: [{ type: "summary_text", text: "**Run**" }],
+        encrypted_content: "gAAAA1",
+      },
+      {
+        type: "local_shell_call",
+        id: "lsc_1",
+        call_id: "call_s",
+        status: "completed",
+        action: { type: "exec", command: ["ls"], env: {} },
+      },
+      { type: "local_shell_call_output", id: "lsco_1", output: "a.txt" },
+      { type: "mcp_list_tools", id: "mcpl_1", server_label: "docs", tools: [] },
+      { type: "mcp_approval_request", id: "mcpr_1", server_label: "docs", name: "read", arguments: "{}" },
+      { type: "mcp_approval_response", approval_request_id: "mcpr_1", approve: true },
+      { type: "mcp_call", id: "mcp_1", server_label: "docs", name: "read", arguments: "{}", output: "text" },
+      { type: "image_generation_call", id: "ig_1", status: "completed", result: "iVBORw0KGgo=" },
+      { type: "code_interpreter_call", id: "ci_1", status: "completed", code: "1+1", container_id: "c" },
+      {
+        type: "message",
+        id: "msg_1",
+        role: "assistant",
+        status: "completed",
+        content: [{ type: "output_text", text: "Done.", annotations: [] }],
+      },
+      { type: "computer_call", id: "cc_1", call_id: "call_c", action: { type: "screenshot" } },
+      {
+        type: "computer_call_output",
+        call_id: "call_c",
+        output: { type: "computer_screenshot", image_url: "https://x.test/s.png" },
+      },
+      { type: "item_reference", id: "msg_0" },
+      { type: "message", role: "user", content: "Thanks." },
+    ] as ResponseInputItem[];
+    const messages = fromOpenAIResponses(payload, fixedImportOptions());
+    expect(messages.map((message) => message.role)).toEqual([
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+      "user",
+      "user",
+    ]);
+    expect(messages[1]!.content.map((block) => block.type)).toEqual([
+      "opaque",
+      "opaque",
+      "reasoning",
+      "opaque",
+    ]);
+    expect(messages[1]!.content[0]).toEqual({ type: "opaque", provider: "openai", data: payload[1] });
+    expect(toOpenAIResponses(messages)).toEqual(payload);
+    expect(toOpenAIResponses(storedForm(messages))).toEqual(payload);
+    // Governance counts them: an item's JSON as text (each count rounded on its own).
+    const counter = createEstimatingCounter({ family: "o200k_base" });
+    const search = messages[1]!;
+    const withoutItems = { ...search, content: search.content.filter((block) => block.type !== "opaque") };
+    const items = [payload[1], payload[2], payload[4]];
+    const itemTokens = items.reduce((sum, item) => sum + counter.countText(JSON.stringify(item)), 0);
+    const added = counter.countMessage(search) - counter.countMessage(withoutItems);
+    expect(Math.abs(added - itemTokens)).toBeLessThanOrEqual(items.length);
+    // Other providers' models could not read them: their formats leave them out.
+    const chat = JSON.stringify(toOpenAIChat(messages));
+    expect(chat).not.toContain("web_search_call");
+    expect(chat).toContain("Done.");
+  });
+
+  it("still refuses a malformed item of a type it models, naming the field", () => {
+    expect(() => fromOpenAIResponses([{ type: "reasoning", summary: "not a list" }])).toThrow(
+      ValidationError,
+    );
+    expect(() => fromOpenAIResponses([{ type: "function_call", call_id: "c", name: "f" }])).toThrow(
+      /input\[0\]\.arguments/,
     );
   });
 });

@@ -23,6 +23,7 @@ import {
   type ResponsesInputContent,
   type ResponsesInputItem,
   type ResponsesInputMessage,
+  type ResponsesOpaqueItem,
 } from "./openai-responses-item.ts";
 import { toResponsesMedia } from "./responses-media.ts";
 import { reasoningItemsOf } from "./responses-reasoning.ts";
@@ -84,6 +85,12 @@ function assistantItems(message: Message, index: number): ResponsesInputItem[] {
       continue;
     }
     flushReasoning();
+    if (block.type === "opaque") {
+      // A built-in tool's item (planExport left only OpenAI's): sent back as it came.
+      items.push(block.data as ResponsesOpaqueItem);
+      open = undefined;
+      continue;
+    }
     if (block.type === "text") {
       const textIndex = textCount++;
       const part = textPart(block, message, textIndex);
@@ -128,6 +135,40 @@ function assistantItems(message: Message, index: number): ResponsesInputItem[] {
   return items;
 }
 
+/**
+ * The items of a user message: one `message` item, or — when it holds opaque blocks (the client's built-in tool
+ * outputs, item references) — those items as they came, in place, with the blocks between them as messages.
+ */
+function userItems(
+  blocks: readonly ContentBlock[],
+  message: Message,
+  index: number,
+  options: ExportOptions,
+): ResponsesInputItem[] {
+  const items: ResponsesInputItem[] = [];
+  let run: ContentBlock[] = [];
+  const flush = (): void => {
+    if (run.length === 0) return;
+    items.push({
+      ...(items.length === 0 ? storedExtras(message, ITEM_EXTRAS_KEY, "message") : {}),
+      type: "message",
+      role: "user",
+      content: messageContent(run, message, index, options),
+    });
+    run = [];
+  };
+  for (const block of blocks) {
+    if (block.type !== "opaque") {
+      run.push(block);
+      continue;
+    }
+    flush();
+    items.push(block.data as ResponsesOpaqueItem);
+  }
+  flush();
+  return items;
+}
+
 function outputItem(
   { block, message, index }: ToolResultEntry,
   customCalls: ReadonlySet<string>,
@@ -161,7 +202,8 @@ function outputItem(
  * input). Tool results become `function_call_output` items: a failure is prefixed `[tool error] `, JSON is
  * serialised, images and files go in the output list (in their recorded order). An image's `detail` is sent
  * (`auto` when unknown). Item and part fields kept from an import (`id`, `status`, `phase`, `annotations`) are
- * sent back.
+ * sent back, and so are OpenAI's opaque blocks (built-in tool items), as they came and at their place; other
+ * providers' opaque blocks are left out.
  *
  * @example
  * await client.responses.create({ model: "gpt-5", input: toOpenAIResponses(history), store: false });
@@ -177,33 +219,28 @@ export function toOpenAIResponses(
       ),
     ),
   );
-  return planExport(messages, { ...options, format: FORMAT }).flatMap((entry): ResponsesInputItem[] => {
-    switch (entry.kind) {
-      case "system": {
-        const role =
-          options.systemRole ??
-          (entry.message.metadata?.["openai.role"] === "developer" ? "developer" : "system");
-        const item: ResponsesInputMessage = {
-          ...storedExtras(entry.message, ITEM_EXTRAS_KEY, "message"),
-          type: "message",
-          role,
-          content: messageContent(entry.message.content, entry.message, entry.index, options),
-        };
-        return [item];
-      }
-      case "user":
-        return [
-          {
+  return planExport(messages, { ...options, format: FORMAT, opaqueProvider: "openai" }).flatMap(
+    (entry): ResponsesInputItem[] => {
+      switch (entry.kind) {
+        case "system": {
+          const role =
+            options.systemRole ??
+            (entry.message.metadata?.["openai.role"] === "developer" ? "developer" : "system");
+          const item: ResponsesInputMessage = {
             ...storedExtras(entry.message, ITEM_EXTRAS_KEY, "message"),
             type: "message",
-            role: "user",
-            content: messageContent(entry.blocks, entry.message, entry.index, options),
-          },
-        ];
-      case "assistant":
-        return assistantItems(entry.message, entry.index);
-      case "tools":
-        return entry.results.map((result) => outputItem(result, customCalls, options));
-    }
-  });
+            role,
+            content: messageContent(entry.message.content, entry.message, entry.index, options),
+          };
+          return [item];
+        }
+        case "user":
+          return userItems(entry.blocks, entry.message, entry.index, options);
+        case "assistant":
+          return assistantItems(entry.message, entry.index);
+        case "tools":
+          return entry.results.map((result) => outputItem(result, customCalls, options));
+      }
+    },
+  );
 }

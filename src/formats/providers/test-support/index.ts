@@ -2,3 +2,4 @@
 export * from "./history-arbitrary.ts";
 export * from "./sample-history.ts";
 export * from "./stored-form.ts";
+export * from "./ai-sdk-prompt-arbitrary.ts";
