@@ -37,9 +37,27 @@ const toolCall = z.object({
   toolName: z.string().min(1),
   input: jsonValueSchema,
   providerOptions,
-  providerExecuted: z
-    .literal(false, "provider-executed tool calls are not supported; leave them out")
-    .optional(),
+  /** A provider-executed call (a server tool such as web search) is kept opaque, with its result. */
+  providerExecuted: z.boolean().optional(),
+});
+/** Provider-specific content (`kind` is `{provider}.{type}`), kept opaque. */
+const custom = z.object({
+  type: z.literal("custom"),
+  kind: z.string().regex(/^[^.]+\..+$/, "a custom part's kind is {provider}.{type}"),
+  providerOptions,
+});
+/** A file the model generated while reasoning, kept opaque. */
+const reasoningFile = z.object({
+  type: z.literal("reasoning-file"),
+  data: z.union([
+    z.object({ type: z.literal("data"), data: z.union([z.string(), bytes]) }),
+    z.object({ type: z.literal("url"), url: z.instanceof(URL) }),
+    z.string(),
+    bytes,
+    z.instanceof(URL),
+  ]),
+  mediaType: z.string().min(1),
+  providerOptions,
 });
 
 const outputFile = z.object({
@@ -95,6 +113,18 @@ const toolResult = z.object({
   providerOptions,
 });
 
+/** A provider-executed tool's result, in assistant content: kept opaque, so its output must be JSON. */
+const providerToolResult = z.object({
+  type: z.literal("tool-result"),
+  toolCallId: z.string().min(1, "a tool result needs the toolCallId it answers"),
+  toolName: z.string(),
+  output: output.refine(
+    (value) => jsonValueSchema.safeParse(value).success,
+    "a provider-executed tool's output is kept as JSON; send file data in it as base64",
+  ),
+  providerOptions,
+});
+
 const system = z.object({ role: z.literal("system"), content: z.string(), providerOptions });
 
 /** Schema of the AI SDK `ModelMessage[]` `fromAiSdk` accepts (the parts ctxkit can represent). */
@@ -110,7 +140,17 @@ export const aiSdkMessagesSchema = z.array(
       role: z.literal("assistant"),
       content: z.union([
         z.string(),
-        z.array(z.discriminatedUnion("type", [text, reasoning, toolCall, file])),
+        z.array(
+          z.discriminatedUnion("type", [
+            text,
+            reasoning,
+            toolCall,
+            file,
+            providerToolResult,
+            custom,
+            reasoningFile,
+          ]),
+        ),
       ]),
       providerOptions,
     }),

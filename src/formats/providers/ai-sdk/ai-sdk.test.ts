@@ -5,6 +5,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../../../errors/errors.ts";
 import type { Message, ReasoningBlock } from "../../../model/message.ts";
+import { toAnthropic } from "../anthropic/to-anthropic.ts";
 import { fromGemini } from "../gemini/from-gemini.ts";
 import { buildMessages } from "../message-builder.ts";
 import { fromOpenAIChat } from "../openai-chat/from-openai-chat.ts";
@@ -442,13 +443,120 @@ describe("AI SDK", () => {
     ];
     expect(() => fromAiSdk(bad)).toThrow(ValidationError);
     expect(() => fromAiSdk(bad)).toThrow(/messages\[0\]\.content\[0\]\.output\.type/);
-    const executed = [
+  });
+
+  it("keeps provider-executed tool calls and results, custom and reasoning file parts opaque, in place", () => {
+    const png = Buffer.from("89504e47", "hex");
+    const assistant = {
+      role: "assistant" as const,
+      content: [
+        {
+          type: "reasoning" as const,
+          text: "Search first.",
+          providerOptions: { anthropic: { signature: "U0lH" } },
+        },
+        {
+          type: "tool-call" as const,
+          toolCallId: "ws1",
+          toolName: "web_search",
+          input: { query: "ctxkit" },
+          providerExecuted: true,
+          providerOptions: undefined,
+        },
+        {
+          type: "tool-result" as const,
+          toolCallId: "ws1",
+          toolName: "web_search",
+          output: {
+            type: "json" as const,
+            value: [
+              { type: "web_search_result", url: "https://a.test", encryptedContent: "RQ==", pageAge: null },
+            ],
+          },
+        },
+        {
+          type: "custom" as const,
+          kind: "openai.compaction" as const,
+          providerOptions: { openai: { itemId: "cmp_1" } },
+        },
+        { type: "reasoning-file" as const, data: png, mediaType: "image/png" },
+        { type: "reasoning-file" as const, data: new URL("https://a.test/t.png"), mediaType: "image/png" },
+        { type: "text" as const, text: "Found it." },
+        { type: "tool-call" as const, toolCallId: "c1", toolName: "read_file", input: { path: "a.ts" } },
+      ],
+    };
+    const imported = fromAiSdk([{ role: "user", content: "search" }, assistant], fixedImportOptions());
+    expect(imported[1]!.content.map((block) => block.type)).toEqual([
+      "reasoning",
+      "opaque",
+      "opaque",
+      "opaque",
+      "opaque",
+      "opaque",
+      "text",
+      "tool-call",
+    ]);
+    expect(imported[1]!.content[1]).toEqual({
+      type: "opaque",
+      provider: "ai-sdk",
+      data: {
+        type: "tool-call",
+        toolCallId: "ws1",
+        toolName: "web_search",
+        input: { query: "ctxkit" },
+        providerExecuted: true,
+      },
+    });
+    const exported = toAiSdk(imported);
+    expectValidModelMessages(exported);
+    const { providerOptions: _undefined, ...call } = assistant.content[1]!;
+    expect(exported.messages[1]).toEqual({
+      role: "assistant",
+      content: [
+        assistant.content[0],
+        call,
+        assistant.content[2],
+        assistant.content[3],
+        {
+          type: "reasoning-file",
+          data: { type: "data", data: png.toString("base64") },
+          mediaType: "image/png",
+        },
+        {
+          type: "reasoning-file",
+          data: { type: "url", url: new URL("https://a.test/t.png") },
+          mediaType: "image/png",
+        },
+        assistant.content[6],
+        assistant.content[7],
+      ],
+    });
+    // Stored, and read back the same.
+    expect(fromAiSdk(exported, fixedImportOptions())).toEqual(imported);
+    // Other formats leave the AI SDK's parts out.
+    expect(JSON.stringify(toAnthropic(imported))).not.toContain("web_search");
+  });
+
+  it("refuses a provider-executed tool result whose output is not JSON", () => {
+    const bytes = [
       {
         role: "assistant",
-        content: [{ type: "tool-call", toolCallId: "c", toolName: "web", input: {}, providerExecuted: true }],
+        content: [
+          {
+            type: "tool-result",
+            toolCallId: "ws1",
+            toolName: "web",
+            output: {
+              type: "content",
+              value: [
+                { type: "file", data: { type: "data", data: new Uint8Array([1]) }, mediaType: "image/png" },
+              ],
+            },
+          },
+        ],
       },
     ];
-    expect(() => fromAiSdk(executed)).toThrow(/provider-executed/);
+    expect(() => fromAiSdk(bytes)).toThrow(/kept as JSON/);
   });
 
   it("round-trips random valid histories, and every payload passes modelMessageSchema", () => {

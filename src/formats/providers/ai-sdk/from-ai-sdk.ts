@@ -9,6 +9,7 @@ import { aiSdkPromptSchema, type ParsedAiSdkMessage, type ParsedFileData } from 
 import { AI_SDK_CONTENT_LIST_KEY, stringMetadata } from "./content-form.ts";
 import { reasoningBlockOf } from "./reasoning-options.ts";
 import { partOptionsMetadata, RESULT_OPTIONS_KEY, withoutImageDetail } from "./part-options.ts";
+import { opaqueBlockOf } from "./opaque-parts.ts";
 import { fromToolOutput, toolOutputLayout, toolOutputOptions } from "./tool-output.ts";
 import { MESSAGE_PROVIDER_OPTIONS_KEY, type AiSdkOptions } from "./to-ai-sdk.ts";
 
@@ -42,15 +43,22 @@ function userBlock(part: UserPart): ContentBlock {
 function assistantBlocks(part: AssistantPart, options: AiSdkOptions): ContentBlock[] {
   if (part.type === "reasoning")
     return [reasoningBlockOf(part.text, part.providerOptions, options.signatureProvider ?? "anthropic")];
-  // Provider options of any other part (a Gemini thought signature, an OpenAI item id) ride on a carrier before it.
+  // Provider options of a text, tool call or file (a Gemini thought signature, an OpenAI item id) ride on a
+  // carrier before it; the parts kept opaque hold their own.
   const carrier = part.providerOptions === undefined ? [] : [partOptionsCarrier(part.providerOptions)];
   switch (part.type) {
     case "text":
       return [...carrier, { type: "text", text: part.text }];
     case "tool-call":
+      // A provider-executed call (with its result, below): kept whole, its options included.
+      if (part.providerExecuted === true) return [opaqueBlockOf(part)];
       return [...carrier, { type: "tool-call", id: part.toolCallId, name: part.toolName, input: part.input }];
     case "file":
       return [...carrier, mediaBlock(part.data, part.mediaType, part.filename, false)];
+    case "tool-result":
+    case "custom":
+    case "reasoning-file":
+      return [opaqueBlockOf(part)];
   }
 }
 
@@ -80,7 +88,9 @@ function metadataOf(
  * `aiSdk.outputOptions`; message-level `providerOptions` are kept in `metadata["aiSdk.providerOptions"]`, and
  * a user message's list of one text part (`aiSdk.contentList`) or an assistant's string content
  * (`aiSdk.contentString`) is recorded so `toAiSdk` sends it back in that form. A `tool` message becomes one
- * tool message per result. Provider-executed tool calls and approvals are rejected.
+ * tool message per result. The assistant parts ctxkit does not model — a provider-executed tool call (a server
+ * tool such as Anthropic's web search) and its `tool-result`, `custom` and `reasoning-file` parts — become opaque
+ * blocks of the provider `ai-sdk` at their place, which only `toAiSdk` sends back. Tool approvals are rejected.
  *
  * @example
  * const messages = fromAiSdk(result.response.messages, { sessionId: conversation.sessionId, startSeq: 12 });

@@ -14,6 +14,7 @@ import {
   withRecordedOptions,
 } from "./part-options.ts";
 import { reasoningProviderOptions, type SignatureProvider } from "./reasoning-options.ts";
+import { AI_SDK_OPAQUE_PROVIDER, partOfOpaqueBlock } from "./opaque-parts.ts";
 import { toToolOutput } from "./tool-output.ts";
 
 /** Metadata key under which a message keeps the message-level `providerOptions` of an imported ModelMessage. */
@@ -37,14 +38,19 @@ function userContent(
   const only = blocks[0];
   if (blocks.length === 1 && only?.type === "text" && !cameAsList(message, AI_SDK_CONTENT_LIST_KEY))
     return only.text;
-  const parts = blocks.map((block, position) =>
-    block.type === "text"
-      ? { type: "text" as const, text: block.text }
-      : toAiSdkMediaPart(
-          block as ImageBlock | FileBlock,
-          `${where(index)}.content[${position}]`,
-          options.references === "placeholder",
-        ),
+  const parts = blocks.flatMap((block, position) =>
+    // The AI SDK's opaque parts are the model's: a user message has no place for them.
+    block.type === "opaque"
+      ? []
+      : block.type === "text"
+        ? [{ type: "text" as const, text: block.text }]
+        : [
+            toAiSdkMediaPart(
+              block as ImageBlock | FileBlock,
+              `${where(index)}.content[${position}]`,
+              options.references === "placeholder",
+            ),
+          ],
   );
   // A summary's blocks are its envelope, not the message's own parts: nothing recorded applies to them.
   return message.kind === "summary" ? parts : withRecordedOptions(parts, message);
@@ -87,7 +93,8 @@ function assistantContent(
       case "tool-result":
         throw new Error("unreachable: planExport keeps tool results out of assistant messages");
       case "opaque":
-        throw new Error("unreachable: planExport leaves out other providers' opaque blocks");
+        // planExport keeps only the AI SDK's own: a provider-executed call or result, a custom part, … as it came.
+        return partOfOpaqueBlock(block);
     }
   });
 }
@@ -113,7 +120,9 @@ export interface AiSdkPrompt {
  * reasoning becomes `reasoning` parts whose `providerOptions` carry the signature and provider material;
  * part-options carriers become the `providerOptions` of the part after them, and the part, result and output
  * `providerOptions` `fromAiSdk` kept in a message's metadata go back on their parts (while the parts are still
- * the ones they came with: see `withRecordedOptions`). Consecutive tool messages become one `tool` message;
+ * the ones they came with: see `withRecordedOptions`). The AI SDK's opaque blocks (provider `ai-sdk`: a
+ * provider-executed tool call and its result, `custom` and `reasoning-file` parts) go back as the parts they
+ * were, at their place; other providers' opaque blocks are left out. Consecutive tool messages become one `tool` message;
  * outputs are `text` / `json` / `error-text` / `error-json`, or `content` when there are attachments.
  * Summaries are user text in the summary envelope; markers are left out.
  *
@@ -127,7 +136,8 @@ export function toAiSdk(
   const placeholders = options.references === "placeholder";
   const instructions: SystemModelMessage[] = [];
   const output: ModelMessage[] = [];
-  for (const entry of planExport(messages, { ...options, format: "AI SDK" })) {
+  const plan = planExport(messages, { ...options, format: "AI SDK", opaqueProvider: AI_SDK_OPAQUE_PROVIDER });
+  for (const entry of plan) {
     switch (entry.kind) {
       case "system": {
         const text = entry.message.content
