@@ -46,16 +46,12 @@ export function opaqueBlockOf(part: AssistantPart): OpaqueBlock {
  * toAiSdk(messages).messages[1].content[0]; // the provider-executed tool call, as it came
  */
 export function partOfOpaqueBlock(block: OpaqueBlock): AiSdkAssistantPart {
-  const part = structuredClone(block.data) as { [key: string]: JsonValue };
+  const part = structuredClone<{ [key: string]: JsonValue }>(block.data);
   const data = part["data"];
-  if (
-    part["type"] === "reasoning-file" &&
-    typeof data === "object" &&
-    data !== null &&
-    !Array.isArray(data)
-  ) {
-    if (data["type"] === "url" && typeof data["url"] === "string")
-      return { ...part, data: { type: "url", url: new URL(data["url"]) } } as unknown as AiSdkAssistantPart;
-  }
-  return part as unknown as AiSdkAssistantPart;
+  const url =
+    part["type"] === "reasoning-file" && typeof data === "object" && data !== null && !Array.isArray(data)
+      ? data["url"]
+      : undefined;
+  const restored = typeof url === "string" ? { ...part, data: { type: "url", url: new URL(url) } } : part;
+  return restored as unknown as AiSdkAssistantPart;
 }
