@@ -1,7 +1,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import { anthropic } from "@ai-sdk/anthropic";
+import type {
+  LanguageModelV4Content,
+  LanguageModelV4Prompt,
+  LanguageModelV4StreamPart,
+} from "@ai-sdk/provider";
 import { generateText, stepCountIs, streamText, wrapLanguageModel, type ModelMessage } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { afterEach, describe, expect, it } from "vitest";
@@ -34,6 +39,29 @@ async function ask(
   });
   chat.messages.push(...result.responseMessages);
   return result.text;
+}
+
+function streamOf(parts: LanguageModelV4StreamPart[]) {
+  return {
+    stream: new ReadableStream({
+      start: (controller) => {
+        for (const part of parts) controller.enqueue(part);
+        controller.close();
+      },
+    }),
+  };
+}
+
+function textParts(id: string, text: string): LanguageModelV4StreamPart[] {
+  return [
+    { type: "text-start", id },
+    { type: "text-delta", id, delta: text },
+    { type: "text-end", id },
+  ];
+}
+
+function finish(reason: "stop" | "tool-calls"): LanguageModelV4StreamPart {
+  return { type: "finish", usage, finishReason: { unified: reason, raw: reason } };
 }
 
 const directories: string[] = [];
@@ -159,6 +187,158 @@ describe("ctxkitSessionMiddleware", () => {
     ]);
     expect(stored[1]!.usage).toEqual({ input: 100, output: 10 });
   });
+
+  it("keeps an Anthropic thinking signature sent on a delta, and redacted data sent on the start", async () => {
+    const store = new MemorySessionStore();
+    const engine = await engineOver(store);
+    const model = new MockLanguageModelV4({
+      provider: "anthropic.messages",
+      doStream: async ({ prompt }) =>
+        streamOf(
+          prompt.at(-1)?.role === "tool"
+            ? [...textParts("t", "done"), finish("stop")]
+            : [
+                { type: "reasoning-start", id: "0" },
+                { type: "reasoning-delta", id: "0", delta: "Let me think." },
+                {
+                  type: "reasoning-delta",
+                  id: "0",
+                  delta: "",
+                  providerMetadata: { anthropic: { signature: "U0lH" } },
+                },
+                { type: "reasoning-end", id: "0" },
+                {
+                  type: "reasoning-start",
+                  id: "1",
+                  providerMetadata: { anthropic: { redactedData: "UkVE" } },
+                },
+                { type: "reasoning-end", id: "1", providerMetadata: { other: { note: "kept" } } },
+                {
+                  type: "tool-call",
+                  toolCallId: "c1",
+                  toolName: "read_file",
+                  input: JSON.stringify({ path: "a.ts" }),
+                },
+                finish("tool-calls"),
+              ],
+        ),
+    });
+    const result = streamText({
+      model: wrapLanguageModel({
+        model,
+        middleware: ctxkitSessionMiddleware({ engine, defaultSessionId: "s" }),
+      }),
+      tools: { read_file: readFile },
+      prompt: "read a.ts",
+      stopWhen: stepCountIs(3),
+    });
+    expect(await result.text).toBe("done");
+    const assistant = model.doStreamCalls[1]!.prompt.find((message) => message.role === "assistant");
+    expect(assistant?.content.slice(0, 2)).toEqual([
+      { type: "reasoning", text: "Let me think.", providerOptions: { anthropic: { signature: "U0lH" } } },
+      {
+        type: "reasoning",
+        text: "",
+        providerOptions: { anthropic: { redactedData: "UkVE" }, other: { note: "kept" } },
+      },
+    ]);
+    const stored = (await store.loadMessages("s")).find((message) => message.role === "assistant");
+    expect(stored?.content[0]).toEqual({
+      type: "reasoning",
+      text: "Let me think.",
+      signature: "U0lH",
+    });
+  });
+
+  for (const mode of ["generate", "stream"] as const)
+    it(`keeps provider-executed tool calls and results and generated files in place (${mode})`, async () => {
+      const store = new MemorySessionStore();
+      const engine = await engineOver(store);
+      const png = Buffer.from("89504e470d0a1a0a", "hex").toString("base64");
+      const reply: LanguageModelV4Content[] = [
+        {
+          type: "tool-call",
+          toolCallId: "ws1",
+          toolName: "web_search",
+          input: JSON.stringify({ query: "cats" }),
+          providerExecuted: true,
+        },
+        {
+          type: "tool-result",
+          toolCallId: "ws1",
+          toolName: "web_search",
+          result: [{ type: "web_search_result", url: "https://a.test", encryptedContent: "RQ==" }],
+        },
+        { type: "text", text: "Here is a cat." },
+        { type: "file", mediaType: "image/png", data: { type: "data", data: png } },
+        {
+          type: "tool-call",
+          toolCallId: "c1",
+          toolName: "read_file",
+          input: JSON.stringify({ path: "a.ts" }),
+        },
+      ];
+      const answered = (prompt: LanguageModelV4Prompt) => prompt.at(-1)?.role === "tool";
+      const model = new MockLanguageModelV4({
+        provider: "anthropic.messages",
+        doGenerate: async ({ prompt }) => ({
+          content: answered(prompt) ? [{ type: "text", text: "done" }] : reply,
+          finishReason: answered(prompt)
+            ? { unified: "stop", raw: "stop" }
+            : { unified: "tool-calls", raw: "" },
+          usage,
+          warnings: [],
+        }),
+        doStream: async ({ prompt }) =>
+          streamOf(
+            answered(prompt)
+              ? [...textParts("t", "done"), finish("stop")]
+              : [
+                  ...reply.flatMap((part): LanguageModelV4StreamPart[] =>
+                    part.type === "text" ? textParts("t", part.text) : [part as LanguageModelV4StreamPart],
+                  ),
+                  finish("tool-calls"),
+                ],
+          ),
+      });
+      const tools = {
+        read_file: readFile,
+        web_search: anthropic.tools.webSearch_20250305({ maxUses: 1 }),
+      };
+      const wrapped = wrapLanguageModel({
+        model,
+        middleware: ctxkitSessionMiddleware({ engine, defaultSessionId: "s" }),
+      });
+      const call = { model: wrapped, tools, prompt: "find a cat", stopWhen: stepCountIs(3) };
+      const text = mode === "generate" ? (await generateText(call)).text : await streamText(call).text;
+      expect(text).toBe("done");
+      const calls = mode === "generate" ? model.doGenerateCalls : model.doStreamCalls;
+      const assistant = calls[1]!.prompt.find((message) => message.role === "assistant");
+      expect(assistant?.content.map((part) => part.type)).toEqual([
+        "tool-call",
+        "tool-result",
+        "text",
+        "file",
+        "tool-call",
+      ]);
+      expect(assistant?.content[0]).toMatchObject({ toolCallId: "ws1", providerExecuted: true });
+      expect(assistant?.content[1]).toMatchObject({
+        toolCallId: "ws1",
+        output: { type: "json", value: [{ type: "web_search_result", url: "https://a.test" }] },
+      });
+      expect(JSON.stringify(assistant)).toContain(png);
+      const stored = (await store.loadMessages("s", { media: "inline" })).find(
+        (message) => message.role === "assistant",
+      );
+      expect(stored?.content.map((block) => block.type)).toEqual([
+        "opaque",
+        "opaque",
+        "text",
+        "image",
+        "tool-call",
+      ]);
+      expect(stored?.content[3]).toMatchObject({ type: "image", mediaType: "image/png", data: png });
+    });
 
   it("refuses a call that names no session, and a malformed one, before the model is called", async () => {
     const engine = await engineOver(new MemorySessionStore());

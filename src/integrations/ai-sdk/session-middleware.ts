@@ -104,29 +104,69 @@ function parsedInput(input: string): unknown {
   }
 }
 
-/** The model's reply as the assistant message the next call's prompt will hold, and what the session records. */
-function replyOf(
-  content: readonly (OpenPart | LanguageModelV4Content)[],
-  details: { usage?: LanguageModelV4Usage; finishReason?: LanguageModelV4FinishReason; model: string },
-): { message: LanguageModelV4Message; reply: AssistantInput } {
-  const parts = content.flatMap((part): Extract<LanguageModelV4Message, { role: "assistant" }>["content"] => {
-    const providerOptions = "providerMetadata" in part ? part.providerMetadata : undefined;
-    const extra = providerOptions !== undefined ? { providerOptions } : {};
-    if (part.type === "text") return part.text === "" ? [] : [{ type: "text", text: part.text, ...extra }];
-    if (part.type === "reasoning") return [{ type: "reasoning", text: part.text, ...extra }];
-    if (part.type === "tool-call" && part.providerExecuted !== true)
+type AssistantPart = Extract<LanguageModelV4Message, { role: "assistant" }>["content"][number];
+type ProviderMetadata = NonNullable<Extract<LanguageModelV4Content, { type: "text" }>["providerMetadata"]>;
+
+/** The output of a provider-executed tool's result, as the AI SDK puts it in the next step's prompt. */
+function providerToolOutput(part: Extract<LanguageModelV4Content, { type: "tool-result" }>) {
+  if (part.isError === true) return { type: "error-json" as const, value: part.result };
+  return typeof part.result === "string"
+    ? { type: "text" as const, value: part.result }
+    : { type: "json" as const, value: part.result };
+}
+
+/**
+ * A part of the model's reply as the assistant prompt part the AI SDK makes of it: text, reasoning, tool calls
+ * (provider-executed ones too) and the results of provider-executed tools, generated files, custom parts. Sources
+ * and preliminary results are not part of the prompt, and tool approval requests are not supported.
+ */
+function promptPartsOf(part: OpenPart | LanguageModelV4Content): AssistantPart[] {
+  const providerOptions = "providerMetadata" in part ? part.providerMetadata : undefined;
+  const extra = providerOptions !== undefined ? { providerOptions } : {};
+  switch (part.type) {
+    case "text":
+      return part.text === "" ? [] : [{ type: "text", text: part.text, ...extra }];
+    case "reasoning":
+      return [{ type: "reasoning", text: part.text, ...extra }];
+    case "tool-call":
       return [
         {
           type: "tool-call",
           toolCallId: part.toolCallId,
           toolName: part.toolName,
           input: parsedInput(part.input),
+          ...(part.providerExecuted === true && { providerExecuted: true }),
           ...extra,
         },
       ];
-    return [];
-  });
-  const message: LanguageModelV4Message = { role: "assistant", content: parts };
+    case "tool-result":
+      if (part.preliminary === true) return [];
+      return [
+        {
+          type: "tool-result",
+          toolCallId: part.toolCallId,
+          toolName: part.toolName,
+          output: providerToolOutput(part),
+          ...extra,
+        },
+      ];
+    case "file":
+    case "reasoning-file":
+      return [{ type: part.type, data: part.data, mediaType: part.mediaType, ...extra }];
+    case "custom":
+      return [{ type: "custom", kind: part.kind, ...extra }];
+    case "source":
+    case "tool-approval-request":
+      return [];
+  }
+}
+
+/** The model's reply as the assistant message the next call's prompt will hold, and what the session records. */
+function replyOf(
+  content: readonly (OpenPart | LanguageModelV4Content)[],
+  details: { usage?: LanguageModelV4Usage; finishReason?: LanguageModelV4FinishReason; model: string },
+): { message: LanguageModelV4Message; reply: AssistantInput } {
+  const message: LanguageModelV4Message = { role: "assistant", content: content.flatMap(promptPartsOf) };
   const entry = entriesOf(message).find((candidate) => candidate.role === "assistant");
   const usage = usageOf(details.usage);
   return {
@@ -144,14 +184,26 @@ function replyOf(
 interface OpenPart {
   readonly type: "text" | "reasoning";
   text: string;
-  providerMetadata?: LanguageModelV4StreamPart extends infer Part
-    ? Part extends { providerMetadata?: infer Metadata }
-      ? Metadata
-      : never
-    : never;
+  providerMetadata?: ProviderMetadata;
 }
 
-/** Collects a streamed reply's parts into the content a non-streamed call would have returned. */
+/** `base` with `update`'s entries, provider by provider: a later key wins, earlier keys stay. */
+function mergedMetadata(
+  base: ProviderMetadata | undefined,
+  update: ProviderMetadata | undefined,
+): ProviderMetadata | undefined {
+  if (update === undefined) return base;
+  const merged: ProviderMetadata = { ...base };
+  for (const [provider, entries] of Object.entries(update))
+    merged[provider] = { ...merged[provider], ...entries };
+  return merged;
+}
+
+/**
+ * Collects a streamed reply's parts into the content a non-streamed call would have returned. A text or
+ * reasoning part's provider metadata may come on its start (Anthropic's redacted thinking), on a delta (its
+ * thinking signature) or on its end: all of it is kept.
+ */
 class StreamedReply {
   readonly content: (OpenPart | LanguageModelV4Content)[] = [];
   usage: LanguageModelV4Usage | undefined;
@@ -163,24 +215,27 @@ class StreamedReply {
       case "text-start":
       case "reasoning-start": {
         const open: OpenPart = { type: part.type === "text-start" ? "text" : "reasoning", text: "" };
+        if (part.providerMetadata !== undefined) open.providerMetadata = part.providerMetadata;
         this.#open.set(`${open.type}:${part.id}`, open);
         this.content.push(open);
         break;
       }
       case "text-delta":
-      case "reasoning-delta": {
-        const open = this.#open.get(`${part.type === "text-delta" ? "text" : "reasoning"}:${part.id}`);
-        if (open !== undefined) open.text += part.delta;
-        break;
-      }
+      case "reasoning-delta":
       case "text-end":
       case "reasoning-end": {
-        const open = this.#open.get(`${part.type === "text-end" ? "text" : "reasoning"}:${part.id}`);
-        if (open !== undefined && part.providerMetadata !== undefined)
-          open.providerMetadata = part.providerMetadata;
+        const open = this.#open.get(`${part.type.startsWith("text") ? "text" : "reasoning"}:${part.id}`);
+        if (open === undefined) break;
+        if ("delta" in part) open.text += part.delta;
+        const metadata = mergedMetadata(open.providerMetadata, part.providerMetadata);
+        if (metadata !== undefined) open.providerMetadata = metadata;
         break;
       }
       case "tool-call":
+      case "tool-result":
+      case "file":
+      case "reasoning-file":
+      case "custom":
         this.content.push(part);
         break;
       case "finish":
