@@ -126,7 +126,7 @@ describe("provider-executed tools in the AI SDK integrations", () => {
         prompt: "search and read",
         stopWhen: stepCountIs(4),
         ...(adapter === "steps" && {
-          prepareStep: steps.prepareStep,
+          prepareStep: (options: Parameters<typeof steps.prepareStep>[0]) => steps.prepareStep(options),
           // ai v7 swallows a throwing onStepFinish: record what it threw.
           onStepFinish: async (step: StepResult<ToolSet>) => {
             try {
