@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { anthropic } from "@ai-sdk/anthropic";
 import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { convertToModelMessages, stepCountIs, streamText, tool, wrapLanguageModel, type UIMessage } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
@@ -229,6 +230,52 @@ describe("loadChat / saveChat", () => {
     const later = user("More?");
     await saveChat(store, "c", [question, answer("two"), later]);
     expect(await loadChat(store, "c")).toEqual([question, answer("two"), later]);
+  });
+
+  it("saves a chat with a provider-executed tool part, and shows another writer's as one", async () => {
+    const store = new MemorySessionStore();
+    const search = anthropic.tools.webSearch_20250305({ maxUses: 1 });
+    const chat: UIMessage[] = [
+      user("Search for ctxkit"),
+      {
+        id: "a-search",
+        role: "assistant",
+        parts: [
+          { type: "step-start" },
+          {
+            type: "tool-web_search",
+            toolCallId: "ws1",
+            state: "output-available",
+            input: { query: "ctxkit" },
+            output: [{ type: "web_search_result", url: "https://a.test", title: "A" }],
+            providerExecuted: true,
+          },
+          { type: "text", text: "Found A.", state: "done" },
+        ],
+      },
+    ];
+    await saveChat(store, "searched", chat, { tools: { ...tools, web_search: search } });
+    expect(await loadChat(store, "searched")).toEqual(chat);
+    const rows = await store.loadMessages("searched", { strategy: "all" });
+    expect(rows[1]!.content.map((block) => block.type)).toEqual(["opaque", "opaque", "text"]);
+    // The same rows without the saved UI message, as another writer would have stored them.
+    await store.appendTurn(
+      "engine-searched",
+      rows.map(({ role, content }) => ({ role, content })),
+    );
+    const shown = await loadChat(store, "engine-searched");
+    expect(shown[1]!.parts).toEqual([
+      {
+        type: "dynamic-tool",
+        toolName: "web_search",
+        toolCallId: "ws1",
+        state: "output-available",
+        input: { query: "ctxkit" },
+        output: [{ type: "web_search_result", url: "https://a.test", title: "A" }],
+        providerExecuted: true,
+      },
+      { type: "text", text: "Found A." },
+    ]);
   });
 
   it("shows messages another writer stored as UI messages, tool results joined to their calls", async () => {

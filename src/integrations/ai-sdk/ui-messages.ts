@@ -1,6 +1,7 @@
 import type { DynamicToolUIPart, FileUIPart, UIMessage } from "ai";
 import { toolResultText } from "../../model/blocks.ts";
-import type { FileBlock, ImageBlock, Message } from "../../model/message.ts";
+import { AI_SDK_OPAQUE_PROVIDER } from "../../formats/providers/ai-sdk/opaque-parts.ts";
+import type { FileBlock, ImageBlock, JsonValue, Message, OpaqueBlock } from "../../model/message.ts";
 
 type Part = UIMessage["parts"][number];
 
@@ -15,27 +16,77 @@ function filePart(block: ImageBlock | FileBlock): FileUIPart | undefined {
   };
 }
 
+type Calls = Map<string, { message: UIMessage; index: number }>;
+
+/** Completes the tool part of call `callId` with its output, or its error. */
+function answer(calls: Calls, callId: string, outcome: { output: unknown } | { errorText: string }): void {
+  const call = calls.get(callId);
+  if (call === undefined) return;
+  const { toolName, toolCallId, input, providerExecuted } = call.message.parts[
+    call.index
+  ] as DynamicToolUIPart;
+  const base = {
+    type: "dynamic-tool" as const,
+    toolName,
+    toolCallId,
+    input,
+    ...(providerExecuted === true && { providerExecuted }),
+  };
+  call.message.parts[call.index] =
+    "errorText" in outcome
+      ? { ...base, state: "output-error", errorText: outcome.errorText }
+      : { ...base, state: "output-available", output: outcome.output };
+}
+
+/** What a provider-executed tool's result (an AI SDK `tool-result` part's `output`) shows. */
+function providerOutcome(output: JsonValue | undefined): { output: unknown } | { errorText: string } {
+  if (typeof output !== "object" || output === null || Array.isArray(output)) return { output };
+  const value = output["value"];
+  if (output["type"] === "error-text" || output["type"] === "error-json")
+    return { errorText: typeof value === "string" ? value : JSON.stringify(value ?? null) };
+  return { output: value };
+}
+
+/**
+ * The AI SDK's own parts kept opaque: a provider-executed tool call becomes a `dynamic-tool` part marked
+ * `providerExecuted`, its result completes it; other opaque blocks are not shown.
+ */
+function opaquePart(block: OpaqueBlock, ui: UIMessage, calls: Calls): void {
+  if (block.provider !== AI_SDK_OPAQUE_PROVIDER) return;
+  const { data } = block;
+  const { toolCallId, toolName } = data;
+  if (typeof toolCallId !== "string" || typeof toolName !== "string") return;
+  if (data["type"] === "tool-call") {
+    calls.set(toolCallId, { message: ui, index: ui.parts.length });
+    ui.parts.push({
+      type: "dynamic-tool",
+      toolName,
+      toolCallId,
+      state: "input-available",
+      input: data["input"],
+      providerExecuted: true,
+    });
+  } else if (data["type"] === "tool-result") answer(calls, toolCallId, providerOutcome(data["output"]));
+}
+
 /**
  * Stored ctxkit messages (ones `saveChat` did not write) as UI messages: user text and files; assistant text,
  * reasoning, files and tool calls as `dynamic-tool` parts, completed by the tool messages that answer them (a tool
- * message joins the assistant message before it, as `useChat` shows a step).
+ * message joins the assistant message before it, as `useChat` shows a step). A provider-executed tool call and
+ * its result (kept opaque by `fromAiSdk`) are one `dynamic-tool` part marked `providerExecuted`.
  */
 export function uiMessagesOf(messages: readonly Message[]): UIMessage[] {
   const chat: UIMessage[] = [];
-  const calls = new Map<string, { message: UIMessage; index: number }>();
+  const calls: Calls = new Map();
   for (const message of messages) {
     if (message.role === "tool") {
-      for (const block of message.content) {
-        if (block.type !== "tool-result") continue;
-        const call = calls.get(block.callId);
-        if (call === undefined) continue;
-        const { toolName, toolCallId, input } = call.message.parts[call.index] as DynamicToolUIPart;
-        const base = { type: "dynamic-tool" as const, toolName, toolCallId, input };
-        call.message.parts[call.index] =
-          block.isError === true
-            ? { ...base, state: "output-error", errorText: toolResultText(block.content) }
-            : { ...base, state: "output-available", output: block.content };
-      }
+      for (const block of message.content)
+        if (block.type === "tool-result")
+          answer(
+            calls,
+            block.callId,
+            block.isError === true ? { errorText: toolResultText(block.content) } : { output: block.content },
+          );
       continue;
     }
     const parts: Part[] = [];
@@ -63,6 +114,9 @@ export function uiMessagesOf(messages: readonly Message[]): UIMessage[] {
             state: "input-available",
             input: block.input,
           });
+          break;
+        case "opaque":
+          opaquePart(block, ui, calls);
           break;
         default:
           break;
