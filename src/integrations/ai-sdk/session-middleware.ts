@@ -20,7 +20,13 @@ import {
 import { ephemeralTail } from "../../formats/providers/anthropic/ephemeral-tail.ts";
 import { canonicalJson } from "../../model/blocks.ts";
 import type { JsonValue, Usage } from "../../model/message.ts";
-import { entriesOf, toPrompt } from "../shared/language-model-prompt.ts";
+import {
+  entriesOf,
+  mergedMetadata,
+  providerToolOutput,
+  toPrompt,
+  type ProviderMetadata,
+} from "../shared/language-model-prompt.ts";
 import { sharedFeeds, type FeedItem, type SessionFeed } from "../shared/session-feed.ts";
 
 /** Options of `ctxkitSessionMiddleware`. */
@@ -105,15 +111,6 @@ function parsedInput(input: string): unknown {
 }
 
 type AssistantPart = Extract<LanguageModelV4Message, { role: "assistant" }>["content"][number];
-type ProviderMetadata = NonNullable<Extract<LanguageModelV4Content, { type: "text" }>["providerMetadata"]>;
-
-/** The output of a provider-executed tool's result, as the AI SDK puts it in the next step's prompt. */
-function providerToolOutput(part: Extract<LanguageModelV4Content, { type: "tool-result" }>) {
-  if (part.isError === true) return { type: "error-json" as const, value: part.result };
-  return typeof part.result === "string"
-    ? { type: "text" as const, value: part.result }
-    : { type: "json" as const, value: part.result };
-}
 
 /**
  * A part of the model's reply as the assistant prompt part the AI SDK makes of it: text, reasoning, tool calls
@@ -146,7 +143,7 @@ function promptPartsOf(part: OpenPart | LanguageModelV4Content): AssistantPart[]
           type: "tool-result",
           toolCallId: part.toolCallId,
           toolName: part.toolName,
-          output: providerToolOutput(part),
+          output: providerToolOutput(part.result, part.isError),
           ...extra,
         },
       ];
@@ -185,18 +182,6 @@ interface OpenPart {
   readonly type: "text" | "reasoning";
   text: string;
   providerMetadata?: ProviderMetadata;
-}
-
-/** `base` with `update`'s entries, provider by provider: a later key wins, earlier keys stay. */
-function mergedMetadata(
-  base: ProviderMetadata | undefined,
-  update: ProviderMetadata | undefined,
-): ProviderMetadata | undefined {
-  if (update === undefined) return base;
-  const merged: ProviderMetadata = { ...base };
-  for (const [provider, entries] of Object.entries(update))
-    merged[provider] = { ...merged[provider], ...entries };
-  return merged;
 }
 
 /**

@@ -5,11 +5,12 @@ import type {
   LanguageModelV4CallOptions,
   LanguageModelV4GenerateResult,
   LanguageModelV4Prompt,
+  LanguageModelV4StreamPart,
 } from "@ai-sdk/provider";
 import { Agent } from "@mastra/core/agent";
 import { MASTRA_THREAD_ID_KEY, RequestContext } from "@mastra/core/request-context";
 import { createTool } from "@mastra/core/tools";
-import { MockLanguageModelV4 } from "ai/test";
+import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createContextEngine, type ContextEngine } from "../../engine/context-engine.ts";
@@ -190,6 +191,105 @@ describe("CtxkitProcessor", () => {
     expect(textOf(seen[1]!)).toBe("first a");
     expect(textOf(seen[4]!)).toBe("Answered: first a");
     expect(JSON.stringify(seen)).not.toContain("first b");
+  });
+
+  it("keeps a streamed signature, provider-executed tool calls and results, and generated files", async () => {
+    const store = new MemorySessionStore();
+    const engine = await engineOver(store);
+    const png = Buffer.from("89504e470d0a1a0a", "hex").toString("base64");
+    const first: LanguageModelV4StreamPart[] = [
+      { type: "reasoning-start", id: "r0" },
+      { type: "reasoning-delta", id: "r0", delta: "Search, then read." },
+      {
+        type: "reasoning-delta",
+        id: "r0",
+        delta: "",
+        providerMetadata: { anthropic: { signature: "U0lH" } },
+      },
+      { type: "reasoning-end", id: "r0" },
+      { type: "reasoning-start", id: "r1", providerMetadata: { anthropic: { redactedData: "UkVE" } } },
+      { type: "reasoning-end", id: "r1" },
+      {
+        type: "tool-call",
+        toolCallId: "ws1",
+        toolName: "web_search",
+        input: JSON.stringify({ query: "cats" }),
+        providerExecuted: true,
+      },
+      {
+        type: "tool-result",
+        toolCallId: "ws1",
+        toolName: "web_search",
+        result: [{ type: "web_search_result", url: "https://a.test" }],
+      },
+      { type: "file", mediaType: "image/png", data: { type: "data", data: png } },
+      { type: "tool-call", toolCallId: "c1", toolName: "read_file", input: JSON.stringify({ path: "a.ts" }) },
+      { type: "finish", usage, finishReason: { unified: "tool-calls", raw: "tool_use" } },
+    ];
+    const answer: LanguageModelV4StreamPart[] = [
+      { type: "text-start", id: "t" },
+      { type: "text-delta", id: "t", delta: "done" },
+      { type: "text-end", id: "t" },
+      { type: "finish", usage, finishReason: { unified: "stop", raw: "end_turn" } },
+    ];
+    const model = new MockLanguageModelV4({
+      provider: "anthropic.messages",
+      doStream: async ({ prompt }) => ({
+        stream: convertArrayToReadableStream(prompt.at(-1)?.role === "tool" ? answer : first),
+      }),
+    });
+    const agent = agentWith(model, new CtxkitProcessor({ engine }));
+    const result = await agent.stream("Find a cat", {
+      maxSteps: 3,
+      memory: { thread: "cats", resource: "user-1" },
+    });
+    expect(await result.text).toBe("done");
+    console.log(
+      "DEBUG",
+      JSON.stringify(
+        (await store.loadMessages("cats", { strategy: "all" })).map((m) => [
+          m.role,
+          m.kind,
+          m.content.map((b) => b.type),
+        ]),
+      ),
+      JSON.stringify(
+        model.doStreamCalls.map((c) =>
+          c.prompt.map((m) => [m.role, Array.isArray(m.content) ? m.content.map((p) => p.type) : "s"]),
+        ),
+      ),
+    );
+    const stored = (await store.loadMessages("cats", { strategy: "all", media: "inline" })).filter(
+      (message) => message.kind === undefined,
+    );
+    expect(stored.map((message) => message.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+    expect(stored[1]!.content.map((block) => block.type)).toEqual([
+      "reasoning",
+      "reasoning",
+      "opaque",
+      "opaque",
+      "image",
+      "tool-call",
+    ]);
+    expect(stored[1]!.content[0]).toMatchObject({ text: "Search, then read.", signature: "U0lH" });
+    expect(stored[1]!.content[1]).toMatchObject({ redacted: true, signature: "UkVE" });
+    expect(stored[1]!.content[4]).toMatchObject({ type: "image", mediaType: "image/png", data: png });
+    // The next step's governed prompt sends them back as the AI SDK would.
+    const assistant = model.doStreamCalls[1]!.prompt.find((message) => message.role === "assistant");
+    expect(assistant?.content.map((part) => part.type)).toEqual([
+      "reasoning",
+      "reasoning",
+      "tool-call",
+      "tool-result",
+      "file",
+      "tool-call",
+    ]);
+    expect(assistant?.content[0]).toMatchObject({ providerOptions: { anthropic: { signature: "U0lH" } } });
+    expect(assistant?.content[2]).toMatchObject({ toolCallId: "ws1", providerExecuted: true });
+    expect(assistant?.content[3]).toMatchObject({
+      toolCallId: "ws1",
+      output: { type: "json", value: [{ type: "web_search_result", url: "https://a.test" }] },
+    });
   });
 
   it("asks for a thread when the call has none", async () => {

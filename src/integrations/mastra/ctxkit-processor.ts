@@ -12,7 +12,8 @@ import type { ContextEngine } from "../../engine/context-engine.ts";
 import type { PreparedRequest, ToolDefinition } from "../../engine/prepared-request.ts";
 import { ValidationError } from "../../errors/errors.ts";
 import { canonicalJson } from "../../model/blocks.ts";
-import type { JsonValue, Message } from "../../model/message.ts";
+import { AI_SDK_OPAQUE_PROVIDER } from "../../formats/providers/ai-sdk/opaque-parts.ts";
+import type { ContentBlock, JsonValue, Message } from "../../model/message.ts";
 import { sharedFeeds, type FeedItem, type SessionFeed } from "../shared/session-feed.ts";
 import { entriesOf, toPrompt } from "../shared/language-model-prompt.ts";
 import { replyOfChunks } from "./mastra-prompt.ts";
@@ -43,6 +44,21 @@ interface CallState {
   /** Prompt messages (system ones aside) already recorded in this call. */
   cursor?: number;
   tools?: ToolDefinition[];
+  /** Ids of the calls the provider ran (a server tool): recorded with the reply, results included. */
+  executed?: Set<string>;
+}
+
+/** Ids of the provider-executed tool calls in a reply (kept as the AI SDK's opaque parts). */
+function executedCalls(content: string | readonly ContentBlock[]): string[] {
+  if (typeof content === "string") return [];
+  return content.flatMap((block) =>
+    block.type === "opaque" &&
+    block.provider === AI_SDK_OPAQUE_PROVIDER &&
+    block.data["type"] === "tool-call" &&
+    typeof block.data["toolCallId"] === "string"
+      ? [block.data["toolCallId"]]
+      : [],
+  );
 }
 
 const feedOf = sharedFeeds<LanguageModelV4Message>();
@@ -116,8 +132,12 @@ export class CtxkitProcessor implements Processor<"ctxkit"> {
       state.cursor === undefined
         ? await feed.unseen(history, (message) => message.role === "assistant", key)
         : history.slice(state.cursor).filter((message) => message.role !== "assistant");
+    // Mastra's prompt moves a provider-executed tool's result into a tool message; the reply holds it already.
+    const executed = state.executed ?? new Set<string>();
     const items: FeedItem<LanguageModelV4Message>[] = unseen.flatMap((message) =>
-      entriesOf(message).map((entry) => ({ entry, source: message, key: key(message) })),
+      entriesOf(message)
+        .filter((entry) => entry.role !== "tool" || !executed.has(entry.result.callId))
+        .map((entry) => ({ entry, source: message, key: key(message) })),
     );
     await feed.record(items);
     state.cursor = history.length;
@@ -137,10 +157,12 @@ export class CtxkitProcessor implements Processor<"ctxkit"> {
 
   /** Records the step's reply and commits the step. */
   async processLLMResponse(args: ProcessLLMResponseArgs): Promise<undefined> {
-    const { feed } = args.state as CallState;
+    const state = args.state as CallState;
+    const { feed } = state;
     if (feed === undefined) return undefined;
     const model = typeof args.model === "object" ? args.model.modelId : undefined;
     const reply = replyOfChunks(args.chunks, model);
+    for (const id of executedCalls(reply.content)) (state.executed ??= new Set()).add(id);
     await feed.reply(reply, { role: "assistant", content: [] });
     return undefined;
   }

@@ -2,7 +2,12 @@
  * AI SDK language-model prompts (the `LanguageModelV4Prompt` a middleware, Mastra processor or provider sees) read
  * as what an engine session records, and governed messages written back as one.
  */
-import type { LanguageModelV4Message, LanguageModelV4Prompt } from "@ai-sdk/provider";
+import type {
+  JSONValue,
+  LanguageModelV4Message,
+  LanguageModelV4Prompt,
+  SharedV4ProviderMetadata,
+} from "@ai-sdk/provider";
 import type { ModelMessage } from "ai";
 import { fromAiSdk } from "../../formats/providers/ai-sdk/from-ai-sdk.ts";
 import { toAiSdk } from "../../formats/providers/ai-sdk/to-ai-sdk.ts";
@@ -46,4 +51,45 @@ function untagged<Part>(part: Part): Part {
   if (tagged.type === "data") return { ...part, data: tagged.data };
   if (tagged.type === "url") return { ...part, data: tagged.url };
   return part;
+}
+
+/** Provider metadata or options: `{ [provider]: { [key]: value } }`. */
+export type ProviderMetadata = SharedV4ProviderMetadata;
+
+/**
+ * `base` with `update`'s entries, provider by provider: a later key wins, earlier keys stay. A streamed text or
+ * reasoning part's metadata may come on its start (Anthropic's redacted thinking), a delta (its thinking
+ * signature) or its end; merged, none is lost.
+ *
+ * @example
+ * mergedMetadata({ anthropic: { redactedData: "R" } }, { anthropic: { signature: "S" } });
+ * // { anthropic: { redactedData: "R", signature: "S" } }
+ */
+export function mergedMetadata(
+  base: ProviderMetadata | undefined,
+  update: ProviderMetadata | undefined,
+): ProviderMetadata | undefined {
+  if (update === undefined) return base;
+  const merged: ProviderMetadata = { ...base };
+  for (const [provider, entries] of Object.entries(update))
+    merged[provider] = { ...merged[provider], ...entries };
+  return merged;
+}
+
+/**
+ * The `output` of a provider-executed tool's result (`result`, as a model reports it) in the prompt part the AI
+ * SDK makes of it: `error-json` for an error, `text` for a string, else `json`.
+ *
+ * @example
+ * providerToolOutput([{ type: "web_search_result", url: "https://a.test" }], false); // { type: "json", value: [...] }
+ */
+export function providerToolOutput(
+  result: JSONValue,
+  isError: boolean | undefined,
+):
+  | { type: "error-json"; value: JSONValue }
+  | { type: "text"; value: string }
+  | { type: "json"; value: JSONValue } {
+  if (isError === true) return { type: "error-json", value: result };
+  return typeof result === "string" ? { type: "text", value: result } : { type: "json", value: result };
 }
