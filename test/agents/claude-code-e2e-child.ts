@@ -3,9 +3,10 @@
  * Messages upstream, `ctxkit serve`'s server in front of it, and `claude -p` pointed at that server. It writes
  * what the test asserts as JSON to the path given as its first argument.
  *
- * Usage: node claude-code-e2e-child.ts <report.json> <claude binary> <temp dir> [stateful|stateless]
+ * Usage: node claude-code-e2e-child.ts <report.json> <claude binary> <temp dir> [stateful|stateless|subagent]
  * (stateful: Claude Code sends `X-Ctxkit-Session: claude-code-e2e`; stateless: no header, so its requests are
- * governed without being stored).
+ * governed without being stored; subagent: with the header, the model delegates a question to a subagent
+ * through Claude Code's Agent tool, whose requests carry the same header).
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -61,11 +62,42 @@ const steps: FakeOpenAIResponse[] = [
   },
   { text: "notes.txt now says status: final." },
 ];
+/** The subagent mode's task for the subagent: its requests are the ones holding it in a user message. */
+const SUBTASK = "SUBTASK-7: what is six times seven?";
+
+/** The subagent mode's model: delegate to a subagent, which answers; then report its answer. */
+function delegating(request: FakeOpenAIRequest): FakeOpenAIResponse {
+  const messages = request.body.messages ?? [];
+  const users = JSON.stringify(messages.filter((message) => message.role === "user"));
+  if (users.includes(SUBTASK)) return { text: "Six times seven is 42." };
+  if (request.body.tools === undefined) return { text: "ok" };
+  step++;
+  if (users.includes("toolu_agent")) return { text: "The subagent says 42." };
+  return {
+    toolCalls: [
+      {
+        id: "toolu_agent",
+        name: "Agent",
+        arguments: {
+          description: "Multiply two numbers",
+          prompt: SUBTASK,
+          subagent_type: "general-purpose",
+          run_in_background: false,
+        },
+      },
+    ],
+  };
+}
+
 let step = 0;
 const upstream = await startFakeOpenAIServer({
   responses: (request: FakeOpenAIRequest) =>
-    // Requests without tools are Claude Code's side requests (titles and the like): they get a plain answer.
-    request.body.tools === undefined ? { text: "ok" } : (steps[step++] ?? { text: "done" }),
+    mode === "subagent"
+      ? delegating(request)
+      : // Requests without tools are Claude Code's side requests (titles and the like): they get a plain answer.
+        request.body.tools === undefined
+        ? { text: "ok" }
+        : (steps[step++] ?? { text: "done" }),
 });
 const keys = new MemoryKeyStore();
 const key = (await keys.create("claude-user")).key;
@@ -91,9 +123,11 @@ const child = spawn(
   claude,
   [
     "-p",
-    "Mark notes.txt as final, then check it.",
+    mode === "subagent"
+      ? "Ask a subagent what six times seven is."
+      : "Mark notes.txt as final, then check it.",
     "--allowedTools",
-    "Read,Edit,Bash",
+    mode === "subagent" ? "Agent" : "Read,Edit,Bash",
     "--permission-mode",
     "acceptEdits",
   ],
@@ -104,7 +138,7 @@ const child = spawn(
       HOME: home,
       ANTHROPIC_BASE_URL: server.url,
       ANTHROPIC_API_KEY: key,
-      ...(mode === "stateful" && { ANTHROPIC_CUSTOM_HEADERS: `X-Ctxkit-Session: ${SESSION}` }),
+      ...(mode !== "stateless" && { ANTHROPIC_CUSTOM_HEADERS: `X-Ctxkit-Session: ${SESSION}` }),
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
       DISABLE_TELEMETRY: "1",
       DISABLE_ERROR_REPORTING: "1",
@@ -131,6 +165,7 @@ const report = {
   steps: step,
   upstream: upstream.requests.map((request) => ({
     path: request.path,
+    model: request.body.model,
     apiKey: request.headers["x-api-key"],
     tools: (request.body.tools ?? []).length,
     system: request.body["system"],

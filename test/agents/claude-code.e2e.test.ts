@@ -43,6 +43,7 @@ interface Report {
   steps: number;
   upstream: {
     path: string;
+    model: string;
     apiKey: string;
     tools: number;
     system: unknown;
@@ -55,7 +56,7 @@ interface Report {
 }
 
 /** Runs the child script in a loopback-only network namespace and returns its report. */
-async function runClaudeCode(mode: "stateful" | "stateless"): Promise<Report> {
+async function runClaudeCode(mode: "stateful" | "stateless" | "subagent"): Promise<Report> {
   const dir = mkdtempSync(join(tmpdir(), "ctxkit-claude-"));
   try {
     const report = join(dir, "report.json");
@@ -137,6 +138,32 @@ describe.runIf(claude !== undefined && isolated)(
       expect(result.session.body.session).toMatchObject({ id: "claude-code-e2e", stored: true });
       expect(result.timeline.status).toBe(200);
       expect(result.timeline.body.requests).toHaveLength(4);
+    }, 180_000);
+
+    it("keeps a subagent's conversation out of the session: its requests, on the same header, go upstream on their own", async () => {
+      const result = await runClaudeCode("subagent");
+      expect(result.exitCode, result.output).toBe(0);
+      expect(result.output).toContain("The subagent says 42.");
+      // Claude Code's Agent tool ran a subagent: its requests carry the session header too, and hold only the
+      // subagent's own conversation upstream (its task first), never the main conversation's.
+      const holds = (request: Report["upstream"][number], text: string) =>
+        JSON.stringify(request.messages.filter((message) => message.role === "user")).includes(text);
+      const subagent = result.upstream.filter((request) => holds(request, "SUBTASK-7"));
+      expect(subagent.length).toBeGreaterThanOrEqual(1);
+      for (const request of subagent) {
+        expect(holds(request, "Ask a subagent what six times seven is.")).toBe(false);
+        expect(JSON.stringify(request.messages[0])).toContain("SUBTASK-7");
+      }
+      // The main conversation went on intact, and the session holds it alone: the task, the Agent call, the
+      // subagent's hand-back as its result, the answer.
+      const main = result.upstream.filter((request) =>
+        holds(request, "Ask a subagent what six times seven is."),
+      );
+      expect(main).toHaveLength(2);
+      const original = result.stored.filter((message) => message.kind === undefined);
+      expect(original.map((message) => message.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+      expect(JSON.stringify(original[0]!.content)).not.toContain("SUBTASK-7");
+      expect(result.timeline.body.requests).toHaveLength(2);
     }, 180_000);
 
     it("without a session header, governs Claude Code's requests statelessly and stores nothing", async () => {
