@@ -575,4 +575,59 @@ describe("the Anthropic Messages proxy, with the official @anthropic-ai/sdk clie
       "assistant",
     ]);
   });
+
+  it("with X-Ctxkit-Session serves a history that branched off the session (rewound, compacted) statelessly", async () => {
+    const store = new MemorySessionStore();
+    const { harness, client } = await setup({
+      store,
+      responses: [
+        { toolCalls: [{ id: "toolu_0", name: "Read", arguments: { path: "a.ts" } }] },
+        { text: "a.ts sets a to 1." },
+        { text: "Summary: the user read a.ts." },
+        { text: "No." },
+      ],
+    });
+    const send = (messages: unknown[]) =>
+      client({ "X-Ctxkit-Session": "branched" })
+        .messages.create({ model: "claude-sonnet-4-5", max_tokens: 100, tools, messages: messages as never })
+        .withResponse();
+    const task = { role: "user", content: "What does a.ts do?" };
+    const first = await send([task]);
+    const opening = [
+      task,
+      { role: "assistant", content: first.data.content },
+      {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: "toolu_0", content: "export const a = 1;" }],
+      },
+    ];
+    const second = await send(opening);
+    // Claude Code's /compact: its history up to the tool result, without the latest reply, then its request.
+    const [, , result] = opening as [unknown, unknown, { content: unknown[] }];
+    const compact = [
+      ...opening.slice(0, 2),
+      { role: "user", content: [...result.content, { type: "text", text: "Summarize the conversation." }] },
+    ];
+    const branch = await send(compact);
+    expect(branch.response.headers.get("x-ctxkit-stored")).toBe("false");
+    expect(branch.data.content).toEqual([{ type: "text", text: "Summary: the user read a.ts." }]);
+    expect(withoutMarkers(harness.upstream.requests[2]!.body.messages)).toEqual(compact);
+    // The session's own conversation goes on where it was.
+    const next = [
+      ...opening,
+      { role: "assistant", content: second.data.content },
+      { role: "user", content: "More?" },
+    ];
+    expect((await send(next)).response.headers.get("x-ctxkit-stored")).toBe("true");
+    const stored = await store.loadMessages("acme/branched", { strategy: "all" });
+    expect(stored.map((message) => message.role)).toEqual([
+      "user",
+      "assistant",
+      "tool",
+      "assistant",
+      "user",
+      "assistant",
+    ]);
+    expect(JSON.stringify(stored)).not.toContain("Summar");
+  });
 });

@@ -56,7 +56,7 @@ interface Report {
 }
 
 /** Runs the child script in a loopback-only network namespace and returns its report. */
-async function runClaudeCode(mode: "stateful" | "stateless" | "subagent"): Promise<Report> {
+async function runClaudeCode(mode: "stateful" | "stateless" | "subagent" | "compact"): Promise<Report> {
   const dir = mkdtempSync(join(tmpdir(), "ctxkit-claude-"));
   try {
     const report = join(dir, "report.json");
@@ -164,6 +164,33 @@ describe.runIf(claude !== undefined && isolated)(
       expect(original.map((message) => message.role)).toEqual(["user", "assistant", "tool", "assistant"]);
       expect(JSON.stringify(original[0]!.content)).not.toContain("SUBTASK-7");
       expect(result.timeline.body.requests).toHaveLength(2);
+    }, 180_000);
+
+    it("lets Claude Code's /compact summarise the conversation without storing the summary, and the session goes on", async () => {
+      const result = await runClaudeCode("compact");
+      expect(result.exitCode, result.output).toBe(0);
+      expect(result.output).not.toContain("Error");
+      expect(result.output).toContain("Also 42.");
+      // The summary request resends the history without the latest reply, then asks for the summary: a branch
+      // of the conversation, forwarded as it came (before, ctxkit refused it: the tool result was stored already).
+      const summary = result.upstream.find((request) =>
+        JSON.stringify(request.messages).includes("<summary>"),
+      );
+      expect(summary).toBeDefined();
+      expect(JSON.stringify(summary!.messages[0])).toContain("Ask a subagent what six times seven is.");
+      // The session holds the conversation, the next question and its answer, and not the summary exchange.
+      const original = result.stored.filter((message) => message.kind === undefined);
+      expect(original.map((message) => message.role)).toEqual([
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "user",
+        "assistant",
+      ]);
+      expect(JSON.stringify(original.at(-1)!.content)).toContain("Also 42.");
+      expect(JSON.stringify(original)).not.toContain("<summary>");
+      expect(result.timeline.body.requests).toHaveLength(3);
     }, 180_000);
 
     it("without a session header, governs Claude Code's requests statelessly and stores nothing", async () => {

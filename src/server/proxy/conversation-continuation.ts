@@ -1,12 +1,12 @@
 import { toolCallsOf, toolResultsOf } from "../../model/blocks.ts";
 import type { Message } from "../../model/message.ts";
-import { newMessages } from "./responses-session-inputs.ts";
+import { matchStored } from "./responses-session-inputs.ts";
 
 /** How a request of a whole-conversation API (Anthropic Messages) relates to the stored session it names. */
 export interface Continuation {
   /** True when the request continues the session: its `fresh` messages are stored, with the reply. */
   readonly continues: boolean;
-  /** True when the request held one of the session's stored replies: its client resends its history. */
+  /** True when the request held the session's stored replies: its client resends its history. */
   readonly resent: boolean;
   /** The client's messages the session does not hold yet. */
   readonly fresh: Message[];
@@ -16,12 +16,14 @@ export interface Continuation {
  * Whether a request continues the stored session it names, or belongs to another conversation sharing its
  * session header (Claude Code sends its custom headers on every request: its subagents' and its side requests'
  * too). A Messages client sends its conversation from its first message, so a continuation holds the session's
- * replies: the part they end is skipped and the rest is new. A request holding none of them continues the
- * session only as a client sending just its new messages would (ctxkit's stateful mode allows that): when the
- * session holds no reply yet; when the session's last reply has tool calls not answered yet, by answering one
- * of them (the Messages API refuses a conversation whose tool calls go unanswered); otherwise when it holds no
- * reply of any conversation and this session's client is not known to resend its history (`resends`). Anything
- * else is another conversation (a subagent's, a side request): it must not be stored in this session.
+ * replies up to its latest: the part they end is skipped and the rest is new. A request holding some of them but
+ * not the latest branched off the session (a rewound or compacted history, a fork): another conversation. A
+ * request holding none of them continues the session only as a client sending just its new messages would
+ * (ctxkit's stateful mode allows that): when the session holds no reply yet; when the session's latest reply has
+ * tool calls not answered yet, by answering one of them (the Messages API refuses a conversation whose tool calls
+ * go unanswered); otherwise when it holds no reply of any conversation and this session's client is not known to
+ * resend its history (`resends`). Anything else is another conversation (a subagent's, a side request): it must
+ * not be stored in this session.
  *
  * @example
  * const { continues, fresh } = continuation(fromClient, await session.history(), resenders.has(id));
@@ -31,10 +33,10 @@ export function continuation(
   stored: readonly Message[],
   resends: boolean,
 ): Continuation {
-  const fresh = newMessages(client, stored);
-  const resent = fresh.length < client.length;
+  const { fresh, matched, replies } = matchStored(client, stored);
+  const resent = matched > 0;
+  if (resent || replies === 0) return { continues: matched === replies, resent, fresh };
   const last = stored.findLastIndex((message) => message.role === "assistant");
-  if (resent || last < 0) return { continues: true, resent, fresh };
   const pending = new Set(toolCallsOf(stored[last]!).map((call) => call.id));
   for (const message of stored.slice(last + 1))
     for (const result of toolResultsOf(message)) pending.delete(result.callId);
