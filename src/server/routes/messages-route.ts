@@ -28,7 +28,7 @@ import {
   anthropicToolDefinitions,
   type AnthropicRequest,
 } from "../proxy/anthropic-request.ts";
-import { continuation, HistoryResenders } from "../proxy/conversation-continuation.ts";
+import { ClientStyles, continuation } from "../proxy/conversation-continuation.ts";
 import { relayAnthropicStream } from "../proxy/relay-anthropic-stream.ts";
 import { openExchange } from "../proxy/session-exchange.ts";
 import { clientTurn } from "../proxy/session-inputs.ts";
@@ -138,7 +138,7 @@ async function governStatelessBody(
  * registerMessagesRoutes(app, context);
  */
 export function registerMessagesRoutes(app: Hono<ServerEnv>, context: ServerContext): void {
-  const resenders = new HistoryResenders();
+  const styles = new ClientStyles();
   app.post("/v1/messages", async (c) => {
     const started = performance.now();
     const upstream = requireAnthropicUpstream(context);
@@ -153,7 +153,7 @@ export function registerMessagesRoutes(app: Hono<ServerEnv>, context: ServerCont
         throw new HttpError(400, "invalid_input", "stateful mode needs an X-Ctxkit-Session header");
       return stateless(c, context, upstream, request, started);
     }
-    return stateful(c, context, upstream, request, sessionId, started, resenders);
+    return stateful(c, context, upstream, request, sessionId, started, styles);
   });
 
   app.post("/v1/messages/count_tokens", async (c) => {
@@ -229,7 +229,7 @@ async function stateful(
   request: AnthropicRequest,
   sessionId: string,
   started: number,
-  resenders: HistoryResenders,
+  styles: ClientStyles,
 ): Promise<Response> {
   const tenant = c.get("tenant");
   const claim = await context.directory.claim(tenant, sessionId);
@@ -245,9 +245,9 @@ async function stateful(
     const match = continuation(
       client.filter((message) => message.role !== "system"),
       stored,
-      resenders.has(claim.storeId),
+      styles.get(claim.storeId),
     );
-    if (match.resent) resenders.add(claim.storeId);
+    if (match.style !== undefined) styles.set(claim.storeId, match.style);
     if (!match.continues) {
       // Another conversation on this session's header (a subagent's, a side request): governed on its own.
       lease.release();
