@@ -129,10 +129,10 @@ async function governStatelessBody(
  * session (a client that resends the whole conversation has the part the session holds skipped), the session is
  * governed and the reply recorded; mid-conversation system messages join the system prompt there. System
  * prompt, tool definitions, thinking blocks and their signatures, and every field ctxkit does not read go
- * upstream as the client sent them. A request on a session that belongs to another conversation (a Claude Code
- * subagent's or side request, which carry the same header: they hold none of the session's replies while its
- * client resends its history) is served statelessly, and nothing is stored (`X-Ctxkit-Stored: false`). Errors
- * have Anthropic's shape.
+ * upstream as the client sent them. A request on a session that is not its continuation (`continuation`: a
+ * Claude Code subagent's or side request, which carry the same header; a history that branched off the session,
+ * such as Claude Code's `/compact` summary request) is served statelessly, and nothing is stored
+ * (`X-Ctxkit-Stored: false`). Errors have Anthropic's shape.
  *
  * @example
  * registerMessagesRoutes(app, context);
