@@ -3,10 +3,11 @@
  * Messages upstream, `ctxkit serve`'s server in front of it, and `claude -p` pointed at that server. It writes
  * what the test asserts as JSON to the path given as its first argument.
  *
- * Usage: node claude-code-e2e-child.ts <report.json> <claude binary> <temp dir> [stateful|stateless|subagent|compact]
+ * Usage: node claude-code-e2e-child.ts <report.json> <claude binary> <temp dir> [stateful|stateless|subagent|background|compact]
  * (stateful: Claude Code sends `X-Ctxkit-Session: claude-code-e2e`; stateless: no header, so its requests are
  * governed without being stored; subagent: with the header, the model delegates a question to a subagent
- * through Claude Code's Agent tool, whose requests carry the same header; compact: the subagent run, then
+ * through Claude Code's Agent tool, whose requests carry the same header; background: the same, the subagent
+ * running in the background while the main conversation goes on; compact: the subagent run, then
  * `claude -p --continue /compact`, then one more question with `--continue`).
  */
 import { spawn } from "node:child_process";
@@ -72,8 +73,9 @@ function delegating(request: FakeOpenAIRequest): FakeOpenAIResponse {
   if (run === 2)
     return { text: "<analysis>Done.</analysis>\n<summary>The user asked for six times seven: 42.</summary>" };
   const messages = request.body.messages ?? [];
+  // The subagent's conversation starts with its task.
+  if (JSON.stringify(messages[0]).includes(SUBTASK)) return { text: "Six times seven is 42." };
   const users = JSON.stringify(messages.filter((message) => message.role === "user"));
-  if (users.includes(SUBTASK)) return { text: "Six times seven is 42." };
   if (request.body.tools === undefined) return { text: "ok" };
   step++;
   if (run === 3) return { text: "Also 42." };
@@ -87,7 +89,7 @@ function delegating(request: FakeOpenAIRequest): FakeOpenAIResponse {
           description: "Multiply two numbers",
           prompt: SUBTASK,
           subagent_type: "general-purpose",
-          run_in_background: false,
+          run_in_background: mode === "background",
         },
       },
     ],
@@ -99,7 +101,7 @@ let step = 0;
 let run = 0;
 const upstream = await startFakeOpenAIServer({
   responses: (request: FakeOpenAIRequest) =>
-    mode === "subagent" || mode === "compact"
+    mode === "subagent" || mode === "background" || mode === "compact"
       ? delegating(request)
       : // Requests without tools are Claude Code's side requests (titles and the like): they get a plain answer.
         request.body.tools === undefined
