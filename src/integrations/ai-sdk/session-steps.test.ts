@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateText, stepCountIs, type ModelMessage } from "ai";
-import { type MockLanguageModelV4 } from "ai/test";
+import { MockLanguageModelV4 } from "ai/test";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ContextEngine } from "../../engine/context-engine.ts";
 import type { PreparedRequest } from "../../engine/prepared-request.ts";
@@ -101,5 +101,41 @@ describe("ctxkitSessionSteps", () => {
       steadyModel.doGenerateCalls.map((call) => call.prompt),
     );
     expect(restartedRequests.filter((request) => request.checkpoint).length).toBeGreaterThan(0);
+  });
+
+  it("records nothing twice when the app sends a call again after it failed part-way", async () => {
+    const store = new MemorySessionStore();
+    const engine = await engineOver(store);
+    const reading = readingModel();
+    let failures = 1;
+    const model = new MockLanguageModelV4({
+      doGenerate: async (options) => {
+        if (options.prompt.at(-1)?.role === "tool" && failures-- > 0) throw new Error("503 overloaded");
+        return reading.doGenerate(options);
+      },
+    });
+    const chat = { id: "chat", messages: [] as ModelMessage[] };
+    await expect(ask(model, engine, chat, "first question")).rejects.toThrow("503");
+    // The app sends the same messages again (a retry, useChat's regenerate): the question is asked once.
+    chat.messages.pop();
+    expect(await ask(model, engine, chat, "first question")).toBe("Answered: first question");
+    expect(model.doGenerateCalls.at(-1)!.prompt.map((message) => message.role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "tool",
+    ]);
+    expect(await ask(model, engine, chat, "second question")).toBe("Answered: second question");
+    const stored = await store.loadMessages("chat", { strategy: "all" });
+    expect(stored.map((message) => `${message.role}:${message.content[0]!.type}`)).toEqual([
+      "user:text",
+      "assistant:tool-call",
+      "tool:tool-result",
+      "assistant:text",
+      "user:text",
+      "assistant:tool-call",
+      "tool:tool-result",
+      "assistant:text",
+    ]);
   });
 });

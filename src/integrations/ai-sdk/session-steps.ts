@@ -91,7 +91,12 @@ export function ctxkitSessionSteps(options: CtxkitSessionStepsOptions): CtxkitSe
       const feed = feedOf(options.engine, options.sessionId);
       // Later steps' messages (the replies and tool results) were recorded when their step finished.
       if (step.stepNumber === 0) {
-        const unseen = await feed.unseen(step.messages, (message) => message.role === "assistant", key);
+        const unseen = await feed.unseen(
+          step.messages,
+          (message) => message.role === "assistant",
+          key,
+          entriesOf,
+        );
         const items: FeedItem<ModelMessage>[] = unseen.flatMap((message) =>
           entriesOf(message).map((entry) => ({ entry, source: message, key: key(message) })),
         );
