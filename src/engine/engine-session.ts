@@ -77,6 +77,13 @@ export interface SessionStats extends ContextStats {
  * One conversation, end to end: add the user's message, prepare each governed request, record replies and tool
  * results, commit the turn (one transaction). Created lazily by `engine.session(id)`: nothing is stored until
  * the first turn is committed, and a session that exists is loaded on first use.
+ *
+ * One writer at a time: a session holds one open turn. `run()` calls on one session run one after another, in
+ * call order (a double submit waits for the first turn to finish, then is answered with it in its history). The
+ * manual API (`addUser`, `prepare`, `record*`, `commit`, `interrupt`) is single-writer: do not interleave two
+ * turns on one session object — their messages would share one open turn — and do not mix it with a `run()` in
+ * progress. Callers that may race (two browser tabs, two requests of one chat) should `run()`, or queue their
+ * turns per session themselves.
  */
 export class EngineSession {
   readonly id: string;
@@ -99,6 +106,8 @@ export class EngineSession {
   #recallTool: EngineTool | null | undefined;
   /** While set, the governor's events are also collected here (to hand `recover`'s event back). */
   #captured: GovernanceEvent[] | undefined;
+  /** Settles when the last queued `run()` has finished: the next one starts then. */
+  #runs: Promise<void> = Promise.resolve();
 
   /** @internal Use `engine.session(id)`. */
   constructor(id: string, settings: EngineSettings) {
@@ -540,13 +549,22 @@ export class EngineSession {
     ];
   }
 
-  /** Runs one agent turn: see `runTurn`. */
+  /**
+   * Runs one agent turn: see `runTurn`. Runs on one session are queued: each starts when the previous one has
+   * finished (answered, stopped, or failed and been interrupted), in call order, so concurrent calls (a double
+   * submit) never share a turn; the second sees the first's turn in its history.
+   */
   run(
     input: string | readonly ContentBlock[],
     callModel: CallModel,
     options?: RunOptions,
   ): Promise<RunResult> {
-    return runTurn(this, input, callModel, options);
+    const result = this.#runs.then(() => runTurn(this, input, callModel, options));
+    this.#runs = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
   }
 
   /** The full in-memory history (committed and open turn). */
