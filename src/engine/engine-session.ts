@@ -21,6 +21,7 @@ import {
 import { GovernorStateCodec } from "./stored-governor-state.ts";
 import { isContextOverflowError } from "../errors/overflow-recognition.ts";
 import { toolResultIndex, withCompactSummary } from "../model/compact-summary.ts";
+import { toolCallsOf, toolResultsOf } from "../model/blocks.ts";
 import type { ContentBlock, JsonValue, Message, MessageInput } from "../model/message.ts";
 import type { CompactionInput, LoadStrategy, SessionRecord, SessionStore } from "../store/session-store.ts";
 import { sessionOffloadStore, type BlobStore } from "../store/blob-store.ts";
@@ -315,9 +316,34 @@ export class EngineSession {
     return message;
   }
 
-  /** Records tool results answering the latest assistant message. */
+  /**
+   * Records tool results answering the latest assistant message. Each must answer a tool call of this session
+   * that has no result yet: a result for a call the session does not hold is refused with a `NotFoundError`, a
+   * second result for one call with a `ValidationError` (a model would never see either: the payload keeps one
+   * result per call, right after it). A refused batch records none of its results.
+   */
   async recordToolResults(results: readonly ToolResultInput[]): Promise<Message[]> {
     const { conversation } = await this.#ready();
+    const snapshot = conversation.snapshot();
+    const batch = new Set<string>();
+    for (const { callId } of results) {
+      const answered = batch.has(callId) || callState(snapshot, callId);
+      if (answered === undefined) {
+        throw new NotFoundError(
+          "tool call",
+          callId,
+          "record results only for the tool calls of the assistant's reply, after recording that reply",
+        );
+      }
+      if (answered) {
+        throw new ValidationError(
+          `tool call "${callId}" already has a result in session ${this.id}; record one result per call ` +
+            "(nothing of this batch was recorded)",
+          [{ path: "callId", message: `call ${callId} already answered` }],
+        );
+      }
+      batch.add(callId);
+    }
     const messages: Message[] = [];
     for (const result of results) messages.push(await conversation.appendToolResult(result));
     return messages;
@@ -589,6 +615,25 @@ export class EngineSession {
   async historyLength(): Promise<number> {
     return (await this.#ready()).conversation.length;
   }
+}
+
+/**
+ * Whether the tool call `callId` of the history already has a result (true/false), or undefined when the history
+ * holds no such call. Searched from the end: the calls being answered are the newest.
+ */
+function callState(
+  history: { readonly length: number; at(index: number): Message | undefined },
+  callId: string,
+): boolean | undefined {
+  let answered = false;
+  for (let index = history.length - 1; index >= 0; index--) {
+    const message = history.at(index)!;
+    if (message.role === "tool" && toolResultsOf(message).some((result) => result.callId === callId))
+      answered = true;
+    if (message.role === "assistant" && toolCallsOf(message).some((call) => call.id === callId))
+      return answered;
+  }
+  return undefined;
 }
 
 /** A stored governor state this version can take back, or undefined (another version's: the view is rebuilt). */
