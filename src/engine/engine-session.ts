@@ -195,13 +195,21 @@ export class EngineSession {
    * while none of them is a reply (several user messages sent together, tool results): the next `commit` stores
    * them all with the reply in one transaction, and `interrupt` removes them all, so a failed request leaves
    * nothing behind and can be sent again as it was. When they hold a reply (an exchange not committed yet), that
-   * exchange is committed first, unless `keepOpenTurn` is set.
+   * exchange is committed first, unless `keepOpenTurn` is set. An empty message (no block but blank text) is
+   * refused with a `ValidationError`.
    *
    * @example
    * await session.addUser("Here is the document: …");
    * await session.addUser("Summarise it."); // committed with the reply, or not at all
    */
   async addUser(content: string | readonly ContentBlock[], options: AddUserOptions = {}): Promise<Message> {
+    if (isBlank(content)) {
+      throw new ValidationError(
+        "a user message needs content: pass non-blank text or at least one non-text block (image, file); " +
+          "providers such as Anthropic and Gemini refuse empty messages",
+        [{ path: "content", message: "empty user message" }],
+      );
+    }
     const { conversation } = await this.#ready();
     if (options.keepOpenTurn !== true && this.#holdsUncommittedReply(conversation)) await this.commit();
     return conversation.appendUser(content);
@@ -615,6 +623,14 @@ export class EngineSession {
   async historyLength(): Promise<number> {
     return (await this.#ready()).conversation.length;
   }
+}
+
+/** True when `content` holds no block but blank text (an empty string, an empty list, whitespace only). */
+function isBlank(content: string | readonly ContentBlock[]): boolean {
+  if (typeof content === "string") return content.trim() === "";
+  return (
+    Array.isArray(content) && content.every((block) => block?.type === "text" && block.text.trim() === "")
+  );
 }
 
 /**

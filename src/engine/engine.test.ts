@@ -354,4 +354,29 @@ describe("ContextEngine", () => {
       "assistant",
     ]);
   });
+
+  it("refuses an empty user message; an empty reply is stored and left out of Anthropic and Gemini requests", async () => {
+    const session = (await engineOver(new MemorySessionStore())).session("empty");
+    for (const content of ["", "  \n", [], [{ type: "text" as const, text: "" }]]) {
+      await expect(session.addUser(content)).rejects.toMatchObject({ code: "invalid_input" });
+    }
+    expect(await session.historyLength()).toBe(0);
+    await session.addUser("hi");
+    await session.recordAssistant({ content: "" });
+    await session.commit();
+    await session.addUser("hello");
+    const request = await session.prepare();
+    expect(request.toAnthropic().messages).toEqual([
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "hi" },
+          { type: "text", text: "hello" },
+        ],
+      },
+    ]);
+    expect(request.toGemini().contents).toEqual([
+      { role: "user", parts: [{ text: "hi" }, { text: "hello" }] },
+    ]);
+  });
 });
