@@ -138,4 +138,41 @@ describe("ctxkitSessionSteps", () => {
       "assistant:text",
     ]);
   });
+
+  it("reports a step it could not commit: the next step throws it, and settled() rejects with it", async () => {
+    class FailingStore extends MemorySessionStore {
+      appends = 0;
+      readonly failing = new Set<number>();
+      override appendTurn(...args: Parameters<MemorySessionStore["appendTurn"]>) {
+        if (this.failing.has(++this.appends)) return Promise.reject(new Error("disk I/O error"));
+        return super.appendTurn(...args);
+      }
+    }
+    const store = new FailingStore();
+    const engine = await engineOver(store);
+    const model = readingModel();
+    const tools = { read_file: readFile };
+    const messages: ModelMessage[] = [{ role: "user", content: "first question" }];
+    const call = async () => {
+      const steps = ctxkitSessionSteps({ engine, sessionId: "chat", tools });
+      const result = generateText({ model, tools, messages, stopWhen: stepCountIs(4), ...steps });
+      return { result: await result.catch((error: unknown) => error), settled: steps.settled() };
+    };
+    // The tool step's commit fails: the loop stops with that error.
+    store.failing.add(1);
+    const first = await call();
+    expect(first.result).toMatchObject({ message: "disk I/O error" });
+    await expect(first.settled).rejects.toThrow("disk I/O error");
+    // The final answer's commit fails: the call resolves, settled() tells.
+    store.failing.add(3);
+    const second = await call();
+    expect(second.result).toMatchObject({ text: "Answered: first question" });
+    await expect(second.settled).rejects.toThrow("disk I/O error");
+    // Sent again, the call records what is missing only.
+    const third = await call();
+    expect(third.result).toMatchObject({ text: "Answered: first question" });
+    await third.settled;
+    const stored = await store.loadMessages("chat", { strategy: "all" });
+    expect(stored.map((message) => message.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+  });
 });

@@ -92,6 +92,16 @@ export class SessionFeed<Source> {
     this.#pending.clear();
   }
 
+  /**
+   * Gives up the open turn after a failure (a commit refused as a concurrent write, a database error): removes what
+   * was recorded since the last commit and reloads the session from the store (`session.interrupt()`), so the
+   * call can be sent again as it was.
+   */
+  async abandon(): Promise<void> {
+    this.#pending.clear();
+    await this.session.interrupt();
+  }
+
   /** The framework message a session message was recorded from, when this process recorded it. */
   original(message: Message): Source | undefined {
     return this.#origins.get(message);
