@@ -33,26 +33,54 @@ function holds(message: Message | undefined, entry: FeedEntry): boolean {
   );
 }
 
-/** The stored replies matched, in order, by the framework's assistant messages: history index of each. */
-function matchedReplies<Source>(
+/**
+ * The history index of the stored reply that the framework's assistant message at `target` is, matching the
+ * framework's assistant messages in order to the stored replies (a framework may have dropped some), or undefined.
+ */
+function matchedReply<Source>(
   messages: readonly Source[],
+  target: number,
   history: readonly Message[],
   read: (message: Source) => readonly FeedEntry[],
-): Map<number, number> {
-  const matched = new Map<number, number>();
-  let next = 0;
-  messages.forEach((message, index) => {
-    const reply = read(message).find((entry) => entry.role === "assistant");
-    if (reply === undefined) return;
-    for (let at = next; at < history.length; at++) {
-      if (history[at]!.role === "assistant" && holds(history[at], reply)) {
-        matched.set(index, at);
-        next = at + 1;
-        return;
-      }
+): number | undefined {
+  // Where each reply key stands in the history (ascending): the matching costs O(n log n), not O(n²).
+  const positions = new Map<string, number[]>();
+  history.forEach((message, index) => {
+    if (message.role !== "assistant" || message.kind !== undefined) return;
+    for (const key of replyKeys(message.content)) {
+      const list = positions.get(key) ?? [];
+      list.push(index);
+      positions.set(key, list);
     }
   });
-  return matched;
+  let next = 0;
+  for (let index = 0; index <= target; index++) {
+    const reply = read(messages[index]!).find((entry) => entry.role === "assistant");
+    if (reply === undefined) continue;
+    let found = Number.POSITIVE_INFINITY;
+    for (const key of replyKeys(blocksOf(reply.reply.content)))
+      found = Math.min(found, firstAtOrAfter(positions.get(key), next));
+    if (found === Number.POSITIVE_INFINITY) {
+      if (index === target) return undefined;
+      continue;
+    }
+    if (index === target) return found;
+    next = found + 1;
+  }
+  return undefined;
+}
+
+/** The first of the ascending `list` at or after `from` (infinity when none). */
+function firstAtOrAfter(list: readonly number[] | undefined, from: number): number {
+  if (list === undefined) return Number.POSITIVE_INFINITY;
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (list[middle]! < from) low = middle + 1;
+    else high = middle;
+  }
+  return low < list.length ? list[low]! : Number.POSITIVE_INFINITY;
 }
 
 /**
@@ -72,7 +100,7 @@ export function heldAfter<Source>(
 ): number {
   let at = 0;
   if (start > 0) {
-    const reply = matchedReplies(messages, history, read).get(start - 1);
+    const reply = matchedReply(messages, start - 1, history, read);
     if (reply === undefined) return 0;
     at = reply + 1;
   }
