@@ -114,7 +114,7 @@ export class CtxkitProcessor implements Processor<"ctxkit"> {
     // A later step's prompt adds the previous reply (recorded from its chunks) and its tool results.
     const unseen =
       state.cursor === undefined
-        ? await feed.unseen(history, (message) => message.role === "assistant", key)
+        ? await feed.unseen(history, (message) => message.role === "assistant", key, entriesOf)
         : history.slice(state.cursor).filter((message) => message.role !== "assistant");
     const items: FeedItem<LanguageModelV4Message>[] = unseen.flatMap((message) =>
       entriesOf(message).map((entry) => ({ entry, source: message, key: key(message) })),
