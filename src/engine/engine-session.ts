@@ -21,6 +21,7 @@ import {
 import { GovernorStateCodec } from "./stored-governor-state.ts";
 import { isContextOverflowError } from "../errors/overflow-recognition.ts";
 import { toolResultIndex, withCompactSummary } from "../model/compact-summary.ts";
+import { toolCallsOf, toolResultsOf } from "../model/blocks.ts";
 import type { ContentBlock, JsonValue, Message, MessageInput } from "../model/message.ts";
 import type { CompactionInput, LoadStrategy, SessionRecord, SessionStore } from "../store/session-store.ts";
 import { sessionOffloadStore, type BlobStore } from "../store/blob-store.ts";
@@ -77,6 +78,13 @@ export interface SessionStats extends ContextStats {
  * One conversation, end to end: add the user's message, prepare each governed request, record replies and tool
  * results, commit the turn (one transaction). Created lazily by `engine.session(id)`: nothing is stored until
  * the first turn is committed, and a session that exists is loaded on first use.
+ *
+ * One writer at a time: a session holds one open turn. `run()` calls on one session run one after another, in
+ * call order (a double submit waits for the first turn to finish, then is answered with it in its history). The
+ * manual API (`addUser`, `prepare`, `record*`, `commit`, `interrupt`) is single-writer: do not interleave two
+ * turns on one session object — their messages would share one open turn — and do not mix it with a `run()` in
+ * progress. Callers that may race (two browser tabs, two requests of one chat) should `run()`, or queue their
+ * turns per session themselves.
  */
 export class EngineSession {
   readonly id: string;
@@ -99,6 +107,8 @@ export class EngineSession {
   #recallTool: EngineTool | null | undefined;
   /** While set, the governor's events are also collected here (to hand `recover`'s event back). */
   #captured: GovernanceEvent[] | undefined;
+  /** Settles when the last queued `run()` has finished: the next one starts then. */
+  #runs: Promise<void> = Promise.resolve();
 
   /** @internal Use `engine.session(id)`. */
   constructor(id: string, settings: EngineSettings) {
@@ -185,13 +195,21 @@ export class EngineSession {
    * while none of them is a reply (several user messages sent together, tool results): the next `commit` stores
    * them all with the reply in one transaction, and `interrupt` removes them all, so a failed request leaves
    * nothing behind and can be sent again as it was. When they hold a reply (an exchange not committed yet), that
-   * exchange is committed first, unless `keepOpenTurn` is set.
+   * exchange is committed first, unless `keepOpenTurn` is set. An empty message (no block but blank text) is
+   * refused with a `ValidationError`.
    *
    * @example
    * await session.addUser("Here is the document: …");
    * await session.addUser("Summarise it."); // committed with the reply, or not at all
    */
   async addUser(content: string | readonly ContentBlock[], options: AddUserOptions = {}): Promise<Message> {
+    if (isBlank(content)) {
+      throw new ValidationError(
+        "a user message needs content: pass non-blank text or at least one non-text block (image, file); " +
+          "providers such as Anthropic and Gemini refuse empty messages",
+        [{ path: "content", message: "empty user message" }],
+      );
+    }
     const { conversation } = await this.#ready();
     if (options.keepOpenTurn !== true && this.#holdsUncommittedReply(conversation)) await this.commit();
     return conversation.appendUser(content);
@@ -306,9 +324,34 @@ export class EngineSession {
     return message;
   }
 
-  /** Records tool results answering the latest assistant message. */
+  /**
+   * Records tool results answering the latest assistant message. Each must answer a tool call of this session
+   * that has no result yet: a result for a call the session does not hold is refused with a `NotFoundError`, a
+   * second result for one call with a `ValidationError` (a model would never see either: the payload keeps one
+   * result per call, right after it). A refused batch records none of its results.
+   */
   async recordToolResults(results: readonly ToolResultInput[]): Promise<Message[]> {
     const { conversation } = await this.#ready();
+    const snapshot = conversation.snapshot();
+    const batch = new Set<string>();
+    for (const { callId } of results) {
+      const answered = batch.has(callId) || callState(snapshot, callId);
+      if (answered === undefined) {
+        throw new NotFoundError(
+          "tool call",
+          callId,
+          "record results only for the tool calls of the assistant's reply, after recording that reply",
+        );
+      }
+      if (answered) {
+        throw new ValidationError(
+          `tool call "${callId}" already has a result in session ${this.id}; record one result per call ` +
+            "(nothing of this batch was recorded)",
+          [{ path: "callId", message: `call ${callId} already answered` }],
+        );
+      }
+      batch.add(callId);
+    }
     const messages: Message[] = [];
     for (const result of results) messages.push(await conversation.appendToolResult(result));
     return messages;
@@ -540,13 +583,22 @@ export class EngineSession {
     ];
   }
 
-  /** Runs one agent turn: see `runTurn`. */
+  /**
+   * Runs one agent turn: see `runTurn`. Runs on one session are queued: each starts when the previous one has
+   * finished (answered, stopped, or failed and been interrupted), in call order, so concurrent calls (a double
+   * submit) never share a turn; the second sees the first's turn in its history.
+   */
   run(
     input: string | readonly ContentBlock[],
     callModel: CallModel,
     options?: RunOptions,
   ): Promise<RunResult> {
-    return runTurn(this, input, callModel, options);
+    const result = this.#runs.then(() => runTurn(this, input, callModel, options));
+    this.#runs = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
   }
 
   /** The full in-memory history (committed and open turn). */
@@ -571,6 +623,33 @@ export class EngineSession {
   async historyLength(): Promise<number> {
     return (await this.#ready()).conversation.length;
   }
+}
+
+/** True when `content` holds no block but blank text (an empty string, an empty list, whitespace only). */
+function isBlank(content: string | readonly ContentBlock[]): boolean {
+  if (typeof content === "string") return content.trim() === "";
+  return (
+    Array.isArray(content) && content.every((block) => block?.type === "text" && block.text.trim() === "")
+  );
+}
+
+/**
+ * Whether the tool call `callId` of the history already has a result (true/false), or undefined when the history
+ * holds no such call. Searched from the end: the calls being answered are the newest.
+ */
+function callState(
+  history: { readonly length: number; at(index: number): Message | undefined },
+  callId: string,
+): boolean | undefined {
+  let answered = false;
+  for (let index = history.length - 1; index >= 0; index--) {
+    const message = history.at(index)!;
+    if (message.role === "tool" && toolResultsOf(message).some((result) => result.callId === callId))
+      answered = true;
+    if (message.role === "assistant" && toolCallsOf(message).some((call) => call.id === callId))
+      return answered;
+  }
+  return undefined;
 }
 
 /** A stored governor state this version can take back, or undefined (another version's: the view is rebuilt). */

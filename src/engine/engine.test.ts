@@ -314,4 +314,69 @@ describe("ContextEngine", () => {
       "bob's only",
     ]);
   });
+
+  it("refuses tool results nothing asked for, and a second result for one call, recording nothing of the batch", async () => {
+    const store = new MemorySessionStore();
+    const session = (await engineOver(store)).session("results");
+    await session.addUser("list the files");
+    await session.recordAssistant({
+      content: [
+        { type: "tool-call", id: "c1", name: "ls", input: {} },
+        { type: "tool-call", id: "c2", name: "ls", input: { path: "src" } },
+      ],
+    });
+    const length = await session.historyLength();
+    await expect(
+      session.recordToolResults([
+        { callId: "c1", toolName: "ls", content: "a.ts" },
+        { callId: "nope", toolName: "ls", content: "?" },
+      ]),
+    ).rejects.toMatchObject({ code: "not_found", message: expect.stringContaining('"nope"') });
+    await expect(
+      session.recordToolResults([
+        { callId: "c1", toolName: "ls", content: "a.ts" },
+        { callId: "c1", toolName: "ls", content: "again" },
+      ]),
+    ).rejects.toMatchObject({ code: "invalid_input", message: expect.stringContaining('"c1"') });
+    expect(await session.historyLength()).toBe(length);
+    await session.recordToolResults([{ callId: "c1", toolName: "ls", content: "a.ts" }]);
+    await expect(session.record([{ callId: "c1", toolName: "ls", content: "again" }])).rejects.toMatchObject({
+      code: "invalid_input",
+    });
+    await session.recordToolResults([{ callId: "c2", toolName: "ls", content: "src/b.ts" }]);
+    await session.recordAssistant({ content: "a.ts and src/b.ts" });
+    await session.commit();
+    expect((await store.loadMessages("results")).map((message) => message.role)).toEqual([
+      "user",
+      "assistant",
+      "tool",
+      "tool",
+      "assistant",
+    ]);
+  });
+
+  it("refuses an empty user message; an empty reply is stored and left out of Anthropic and Gemini requests", async () => {
+    const session = (await engineOver(new MemorySessionStore())).session("empty");
+    for (const content of ["", "  \n", [], [{ type: "text" as const, text: "" }]]) {
+      await expect(session.addUser(content)).rejects.toMatchObject({ code: "invalid_input" });
+    }
+    expect(await session.historyLength()).toBe(0);
+    await session.addUser("hi");
+    await session.recordAssistant({ content: "" });
+    await session.commit();
+    await session.addUser("hello");
+    const request = await session.prepare();
+    expect(request.toAnthropic().messages).toEqual([
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "hi" },
+          { type: "text", text: "hello" },
+        ],
+      },
+    ]);
+    expect(request.toGemini().contents).toEqual([
+      { role: "user", parts: [{ text: "hi" }, { text: "hello" }] },
+    ]);
+  });
 });

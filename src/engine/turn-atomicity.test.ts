@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { messageText } from "../model/blocks.ts";
+import type { Message } from "../model/message.ts";
 import { sequentialIds } from "../model/ids.ts";
 import { MemorySessionStore } from "../store/memory/index.ts";
 import { FakeSummarizer } from "../test/fake-summarizer.ts";
@@ -101,5 +102,36 @@ describe("EngineSession: the messages of one request commit together", () => {
     expect(await kept.interrupt()).toHaveLength(3);
     expect(await storedTexts(store, "kept")).toEqual([]);
     expect(await kept.history()).toEqual([]);
+  });
+
+  it("runs concurrent turns of one session one after another, in call order", async () => {
+    const store = new CountingStore();
+    const session = (await engineOver(store)).session("double-submit");
+    const sent: string[][] = [];
+    const slow =
+      (tag: string, ms: number, fail = false) =>
+      async (request: { messages: readonly Message[] }) => {
+        sent.push(request.messages.map((message) => messageText(message)));
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        if (fail) throw new Error(`${tag} failed`);
+        return { content: `reply to ${tag}` };
+      };
+    const results = await Promise.allSettled([
+      session.run("question A", slow("A", 30)),
+      session.run("question B", slow("B", 5, true)),
+      session.run("question C", slow("C", 5)),
+    ]);
+    expect(results.map((result) => result.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect(sent).toEqual([
+      ["question A"],
+      ["question A", "reply to A", "question B"],
+      ["question A", "reply to A", "question C"],
+    ]);
+    expect(await storedTexts(store, "double-submit")).toEqual([
+      "user:question A",
+      "assistant:reply to A",
+      "user:question C",
+      "assistant:reply to C",
+    ]);
   });
 });

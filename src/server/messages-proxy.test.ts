@@ -461,4 +461,172 @@ describe("the Anthropic Messages proxy, with the official @anthropic-ai/sdk clie
     expect(JSON.stringify(sent["system"])).toContain("# Environment");
     expect(sent.messages?.[1]).toMatchObject({ role: "assistant", content: reply.content });
   });
+
+  it("with X-Ctxkit-Session stores only its conversation: another one on the same header (a subagent, a side request) goes statelessly", async () => {
+    const store = new MemorySessionStore();
+    const { harness, client } = await setup({
+      store,
+      responses: [
+        { toolCalls: [{ id: "toolu_agent", name: "Agent", arguments: { prompt: "Count the lines." } }] },
+        { toolCalls: [{ id: "toolu_sub", name: "Read", arguments: { path: "src/parser.ts" } }] },
+        { text: "42 lines." },
+        { text: "The subagent counted 42 lines." },
+        { text: "Parser fix" },
+        { text: "Nothing else." },
+      ],
+    });
+    const headers = { "X-Ctxkit-Session": "main-1" };
+    const send = (messages: unknown[], withTools = true) =>
+      client(headers)
+        .messages.create({
+          model: "claude-sonnet-4-5",
+          max_tokens: 100,
+          system,
+          ...(withTools && { tools }),
+          messages: messages as never,
+        })
+        .withResponse();
+    const task = { role: "user", content: "Fix the parser, ask a subagent to count its lines." };
+    const first = await send([task]);
+    expect(first.response.headers.get("x-ctxkit-stored")).toBe("true");
+
+    // The subagent's conversation, while the main one waits for its tool call: its own first message, its own
+    // history. Each request goes upstream as it came (the session's history is not added), and is not stored.
+    const subTask = { role: "user", content: "Count the lines of src/parser.ts." };
+    const sub1 = await send([subTask]);
+    expect(sub1.response.headers.get("x-ctxkit-stored")).toBe("false");
+    expect(sub1.response.headers.get("x-ctxkit-session")).toBe("main-1");
+    expect(withoutMarkers(harness.upstream.requests[1]!.body.messages)).toEqual([subTask]);
+    const subHistory = [
+      subTask,
+      { role: "assistant", content: sub1.data.content },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_sub", content: "42 lines" }] },
+    ];
+    const sub2 = await send(subHistory);
+    expect(sub2.data.content).toEqual([{ type: "text", text: "42 lines." }]);
+    expect(sub2.response.headers.get("x-ctxkit-stored")).toBe("false");
+    expect(withoutMarkers(harness.upstream.requests[2]!.body.messages)).toEqual(subHistory);
+
+    // The main conversation continues intact, as if the subagent had never passed through.
+    const main = [
+      task,
+      { role: "assistant", content: first.data.content },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_agent", content: "42 lines." }] },
+    ];
+    const second = await send(main);
+    expect(second.response.headers.get("x-ctxkit-stored")).toBe("true");
+    expect(withoutMarkers(harness.upstream.requests[3]!.body.messages)).toEqual(main);
+
+    // A side request between two turns (a title, no tools) neither: the client is known to resend its history.
+    const title = [{ role: "user", content: "Give this conversation a title." }];
+    const side = await send(title, false);
+    expect(side.response.headers.get("x-ctxkit-stored")).toBe("false");
+    expect(withoutMarkers(harness.upstream.requests[4]!.body.messages)).toEqual(title);
+
+    const third = [
+      ...main,
+      { role: "assistant", content: second.data.content },
+      { role: "user", content: "Anything else?" },
+    ];
+    await send(third);
+    expect(withoutMarkers(harness.upstream.requests[5]!.body.messages)).toEqual(third);
+    const stored = await store.loadMessages("acme/main-1", { strategy: "all" });
+    expect(stored.map((message) => message.role)).toEqual([
+      "user",
+      "assistant",
+      "tool",
+      "assistant",
+      "user",
+      "assistant",
+    ]);
+    expect(JSON.stringify(stored)).not.toContain("src/parser.ts");
+    expect(JSON.stringify(stored)).not.toContain("title");
+  });
+
+  it("with X-Ctxkit-Session still stores every turn of a client that sends only its new messages", async () => {
+    const store = new MemorySessionStore();
+    const { harness, client } = await setup({
+      store,
+      responses: [
+        { toolCalls: [{ id: "toolu_1", name: "Read", arguments: { path: "a.ts" } }] },
+        { text: "Read it." },
+        { toolCalls: [{ id: "toolu_2", name: "Read", arguments: { path: "b.ts" } }] },
+        { text: "Fine." },
+      ],
+    });
+    const send = (messages: unknown[]) =>
+      client({ "X-Ctxkit-Session": "new-only" })
+        .messages.create({ model: "claude-sonnet-4-5", max_tokens: 100, tools, messages: messages as never })
+        .withResponse();
+    await send([{ role: "user", content: "Read a.ts." }]);
+    const answered = await send([
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "const a = 1;" }] },
+    ]);
+    expect(answered.response.headers.get("x-ctxkit-stored")).toBe("true");
+    const next = await send([{ role: "user", content: "Thanks, and b.ts?" }]);
+    expect(next.response.headers.get("x-ctxkit-stored")).toBe("true");
+    expect(harness.upstream.requests[2]!.body.messages).toHaveLength(5);
+    // It leaves the tool call unanswered: still its conversation (it was seen sending only new messages).
+    const abandoned = await send([{ role: "user", content: "Never mind." }]);
+    expect(abandoned.response.headers.get("x-ctxkit-stored")).toBe("true");
+    expect(JSON.stringify(harness.upstream.requests[3]!.body.messages)).toContain("Read it.");
+    const stored = await store.loadMessages("acme/new-only", { strategy: "all" });
+    expect(stored.filter((message) => message.role === "user")).toHaveLength(3);
+    expect(stored.at(-1)!.content).toEqual([{ type: "text", text: "Fine." }]);
+  });
+
+  it("with X-Ctxkit-Session serves a history that branched off the session (rewound, compacted) statelessly", async () => {
+    const store = new MemorySessionStore();
+    const { harness, client } = await setup({
+      store,
+      responses: [
+        { toolCalls: [{ id: "toolu_0", name: "Read", arguments: { path: "a.ts" } }] },
+        { text: "a.ts sets a to 1." },
+        { text: "Summary: the user read a.ts." },
+        { text: "No." },
+      ],
+    });
+    const send = (messages: unknown[]) =>
+      client({ "X-Ctxkit-Session": "branched" })
+        .messages.create({ model: "claude-sonnet-4-5", max_tokens: 100, tools, messages: messages as never })
+        .withResponse();
+    const task = { role: "user", content: "What does a.ts do?" };
+    const first = await send([task]);
+    const opening = [
+      task,
+      { role: "assistant", content: first.data.content },
+      {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: "toolu_0", content: "export const a = 1;" }],
+      },
+    ];
+    const second = await send(opening);
+    // Claude Code's /compact: its history up to the tool result, without the latest reply, then its request.
+    const [, , result] = opening as [unknown, unknown, { content: unknown[] }];
+    const compact = [
+      ...opening.slice(0, 2),
+      { role: "user", content: [...result.content, { type: "text", text: "Summarize the conversation." }] },
+    ];
+    const branch = await send(compact);
+    expect(branch.response.headers.get("x-ctxkit-stored")).toBe("false");
+    expect(branch.data.content).toEqual([{ type: "text", text: "Summary: the user read a.ts." }]);
+    expect(withoutMarkers(harness.upstream.requests[2]!.body.messages)).toEqual(compact);
+    // The session's own conversation goes on where it was.
+    const next = [
+      ...opening,
+      { role: "assistant", content: second.data.content },
+      { role: "user", content: "More?" },
+    ];
+    expect((await send(next)).response.headers.get("x-ctxkit-stored")).toBe("true");
+    const stored = await store.loadMessages("acme/branched", { strategy: "all" });
+    expect(stored.map((message) => message.role)).toEqual([
+      "user",
+      "assistant",
+      "tool",
+      "assistant",
+      "user",
+      "assistant",
+    ]);
+    expect(JSON.stringify(stored)).not.toContain("Summar");
+  });
 });

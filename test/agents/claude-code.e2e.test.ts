@@ -43,6 +43,7 @@ interface Report {
   steps: number;
   upstream: {
     path: string;
+    model: string;
     apiKey: string;
     tools: number;
     system: unknown;
@@ -55,7 +56,9 @@ interface Report {
 }
 
 /** Runs the child script in a loopback-only network namespace and returns its report. */
-async function runClaudeCode(mode: "stateful" | "stateless"): Promise<Report> {
+async function runClaudeCode(
+  mode: "stateful" | "stateless" | "subagent" | "background" | "compact",
+): Promise<Report> {
   const dir = mkdtempSync(join(tmpdir(), "ctxkit-claude-"));
   try {
     const report = join(dir, "report.json");
@@ -137,6 +140,66 @@ describe.runIf(claude !== undefined && isolated)(
       expect(result.session.body.session).toMatchObject({ id: "claude-code-e2e", stored: true });
       expect(result.timeline.status).toBe(200);
       expect(result.timeline.body.requests).toHaveLength(4);
+    }, 180_000);
+
+    it.each(["subagent", "background"] as const)(
+      "keeps a subagent's conversation out of the session (%s): its requests, on the same header, go upstream on their own",
+      async (mode) => {
+        const result = await runClaudeCode(mode);
+        expect(result.exitCode, result.output).toBe(0);
+        expect(result.output).toContain("The subagent says 42.");
+        // Claude Code's Agent tool ran a subagent: its requests carry the session header too, and go upstream
+        // holding only the subagent's own conversation (its task first), never the main conversation's.
+        const task = "Ask a subagent what six times seven is.";
+        const holds = (request: Report["upstream"][number], text: string) =>
+          JSON.stringify(request.messages).includes(text);
+        const isSubagent = (request: Report["upstream"][number]) =>
+          JSON.stringify(request.messages[0]).includes("SUBTASK-7") ||
+          JSON.stringify(request.system).includes("cc_is_subagent=true");
+        const subagent = result.upstream.filter(isSubagent);
+        expect(subagent.length).toBeGreaterThanOrEqual(1);
+        for (const request of subagent) expect(holds(request, task)).toBe(false);
+        // The main conversation went on intact, and the session holds it alone: one stored reply per request.
+        const main = result.upstream.filter((request) => !isSubagent(request));
+        for (const request of main) expect(JSON.stringify(request.messages[0])).toContain(task);
+        const original = result.stored.filter((message) => message.kind === undefined);
+        expect(JSON.stringify(original[0]!.content)).toContain(task);
+        expect(original.filter((message) => message.role === "assistant")).toHaveLength(main.length);
+        expect(result.timeline.body.requests).toHaveLength(main.length);
+        if (mode === "subagent") {
+          // The task, the Agent call, the subagent's hand-back as its result, the answer.
+          expect(main).toHaveLength(2);
+          expect(original.map((message) => message.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+        }
+      },
+      180_000,
+    );
+
+    it("lets Claude Code's /compact summarise the conversation without storing the summary, and the session goes on", async () => {
+      const result = await runClaudeCode("compact");
+      expect(result.exitCode, result.output).toBe(0);
+      expect(result.output).not.toContain("Error");
+      expect(result.output).toContain("Also 42.");
+      // The summary request resends the history without the latest reply, then asks for the summary: a branch
+      // of the conversation, forwarded as it came (before, ctxkit refused it: the tool result was stored already).
+      const summary = result.upstream.find((request) =>
+        JSON.stringify(request.messages).includes("<summary>"),
+      );
+      expect(summary).toBeDefined();
+      expect(JSON.stringify(summary!.messages[0])).toContain("Ask a subagent what six times seven is.");
+      // The session holds the conversation, the next question and its answer, and not the summary exchange.
+      const original = result.stored.filter((message) => message.kind === undefined);
+      expect(original.map((message) => message.role)).toEqual([
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "user",
+        "assistant",
+      ]);
+      expect(JSON.stringify(original.at(-1)!.content)).toContain("Also 42.");
+      expect(JSON.stringify(original)).not.toContain("<summary>");
+      expect(result.timeline.body.requests).toHaveLength(3);
     }, 180_000);
 
     it("without a session header, governs Claude Code's requests statelessly and stores nothing", async () => {

@@ -322,7 +322,7 @@ export function ctxkitSessionMiddleware(options: CtxkitSessionMiddlewareOptions)
       const feed = feedOf(options.engine, sessionId);
       const history = params.prompt.filter((message) => message.role !== "system");
       const key = (message: LanguageModelV4Message) => canonicalJson(message);
-      const unseen = await feed.unseen(history, (message) => message.role === "assistant", key);
+      const unseen = await feed.unseen(history, (message) => message.role === "assistant", key, entriesOf);
       const items: FeedItem<LanguageModelV4Message>[] = unseen.flatMap((message) =>
         entriesOf(message).map((entry) => ({ entry, source: message, key: key(message) })),
       );

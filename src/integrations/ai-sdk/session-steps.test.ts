@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateText, stepCountIs, type ModelMessage } from "ai";
-import { type MockLanguageModelV4 } from "ai/test";
+import { MockLanguageModelV4 } from "ai/test";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ContextEngine } from "../../engine/context-engine.ts";
 import type { PreparedRequest } from "../../engine/prepared-request.ts";
@@ -101,5 +101,78 @@ describe("ctxkitSessionSteps", () => {
       steadyModel.doGenerateCalls.map((call) => call.prompt),
     );
     expect(restartedRequests.filter((request) => request.checkpoint).length).toBeGreaterThan(0);
+  });
+
+  it("records nothing twice when the app sends a call again after it failed part-way", async () => {
+    const store = new MemorySessionStore();
+    const engine = await engineOver(store);
+    const reading = readingModel();
+    let failures = 1;
+    const model = new MockLanguageModelV4({
+      doGenerate: async (options) => {
+        if (options.prompt.at(-1)?.role === "tool" && failures-- > 0) throw new Error("503 overloaded");
+        return reading.doGenerate(options);
+      },
+    });
+    const chat = { id: "chat", messages: [] as ModelMessage[] };
+    await expect(ask(model, engine, chat, "first question")).rejects.toThrow("503");
+    // The app sends the same messages again (a retry, useChat's regenerate): the question is asked once.
+    chat.messages.pop();
+    expect(await ask(model, engine, chat, "first question")).toBe("Answered: first question");
+    expect(model.doGenerateCalls.at(-1)!.prompt.map((message) => message.role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "tool",
+    ]);
+    expect(await ask(model, engine, chat, "second question")).toBe("Answered: second question");
+    const stored = await store.loadMessages("chat", { strategy: "all" });
+    expect(stored.map((message) => `${message.role}:${message.content[0]!.type}`)).toEqual([
+      "user:text",
+      "assistant:tool-call",
+      "tool:tool-result",
+      "assistant:text",
+      "user:text",
+      "assistant:tool-call",
+      "tool:tool-result",
+      "assistant:text",
+    ]);
+  });
+
+  it("reports a step it could not commit: the next step throws it, and settled() rejects with it", async () => {
+    class FailingStore extends MemorySessionStore {
+      appends = 0;
+      readonly failing = new Set<number>();
+      override appendTurn(...args: Parameters<MemorySessionStore["appendTurn"]>) {
+        if (this.failing.has(++this.appends)) return Promise.reject(new Error("disk I/O error"));
+        return super.appendTurn(...args);
+      }
+    }
+    const store = new FailingStore();
+    const engine = await engineOver(store);
+    const model = readingModel();
+    const tools = { read_file: readFile };
+    const messages: ModelMessage[] = [{ role: "user", content: "first question" }];
+    const call = async () => {
+      const steps = ctxkitSessionSteps({ engine, sessionId: "chat", tools });
+      const result = generateText({ model, tools, messages, stopWhen: stepCountIs(4), ...steps });
+      return { result: await result.catch((error: unknown) => error), settled: steps.settled() };
+    };
+    // The tool step's commit fails: the loop stops with that error.
+    store.failing.add(1);
+    const first = await call();
+    expect(first.result).toMatchObject({ message: "disk I/O error" });
+    await expect(first.settled).rejects.toThrow("disk I/O error");
+    // The final answer's commit fails: the call resolves, settled() tells.
+    store.failing.add(3);
+    const second = await call();
+    expect(second.result).toMatchObject({ text: "Answered: first question" });
+    await expect(second.settled).rejects.toThrow("disk I/O error");
+    // Sent again, the call records what is missing only.
+    const third = await call();
+    expect(third.result).toMatchObject({ text: "Answered: first question" });
+    await third.settled;
+    const stored = await store.loadMessages("chat", { strategy: "all" });
+    expect(stored.map((message) => message.role)).toEqual(["user", "assistant", "tool", "assistant"]);
   });
 });

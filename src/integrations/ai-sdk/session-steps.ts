@@ -5,7 +5,7 @@ import type { ProviderOptions } from "../../formats/providers/ai-sdk/ai-sdk-type
 import { canonicalJson } from "../../model/blocks.ts";
 import type { JsonValue, Usage } from "../../model/message.ts";
 import { entriesOf } from "../shared/language-model-prompt.ts";
-import { sharedFeeds, type FeedItem } from "../shared/session-feed.ts";
+import { sharedFeeds, type FeedItem, type SessionFeed } from "../shared/session-feed.ts";
 import { instructionText, toolDefinitions, type PrepareStepInput } from "./prepare-step.ts";
 
 /** Options of `ctxkitSessionSteps`. */
@@ -27,14 +27,25 @@ export interface FinishedStep {
   readonly finishReason?: string;
 }
 
-/** The pair to spread into `generateText`/`streamText` options. */
+/** The pair to spread into `generateText`/`streamText` options, and `settled` to await after the call. */
 export interface CtxkitSessionSteps {
+  /** Records the step's new input and sends the governed request; throws a step's earlier recording failure. */
   prepareStep(step: PrepareStepInput): Promise<{
     messages: ModelMessage[];
     instructions?: SystemModelMessage[];
     providerOptions?: ProviderOptions;
   }>;
+  /** Records and commits the finished step (the SDK ignores what it throws: see `settled`). */
   onStepFinish(step: FinishedStep): Promise<void>;
+  /**
+   * Resolves once every finished step is committed; rejects with the first failure to record or commit one (a
+   * `ConcurrentWriteError` when another process wrote the session, a database error). The AI SDK discards
+   * `onStepFinish`'s errors, so await this after `generateText` (or after a `streamText` stream has finished):
+   * otherwise a lost turn goes unnoticed. A later step of the same call already fails with that error (its
+   * `prepareStep` throws it), so the loop stops; the session's open turn is dropped and reloaded from the store,
+   * so the call can be sent again.
+   */
+  settled(): Promise<void>;
 }
 
 const feedOf = sharedFeeds<ModelMessage>();
@@ -60,14 +71,14 @@ function usageOf(usage: LanguageModelUsage): Usage | undefined {
  * the step finishes, its reply and tool results are recorded and committed — with the governor's state, in one
  * transaction. So one conversation is one session whatever process serves it: a restarted process sends exactly
  * what it would have sent without the restart, and the provider's cache stays warm. Create one per call (it is
- * cheap); conversations are told apart by `sessionId`.
+ * cheap); conversations are told apart by `sessionId`. The SDK ignores what `onStepFinish` throws: a step that
+ * could not be committed makes the next step throw, and `settled()` reject, with its error.
  *
  * @example
  * ```ts
- * const result = await generateText({
- *   model, tools, messages, stopWhen: stepCountIs(20),
- *   ...ctxkitSessionSteps({ engine, sessionId: chatId, tools }),
- * });
+ * const steps = ctxkitSessionSteps({ engine, sessionId: chatId, tools });
+ * const result = await generateText({ model, tools, messages, stopWhen: stepCountIs(20), ...steps });
+ * await steps.settled(); // rejects when a step could not be stored
  * ```
  */
 export function ctxkitSessionSteps(options: CtxkitSessionStepsOptions): CtxkitSessionSteps {
@@ -86,12 +97,35 @@ export function ctxkitSessionSteps(options: CtxkitSessionStepsOptions): CtxkitSe
             ),
           ));
 
+  /** The first failure to record or commit a finished step; every later step throws it. */
+  let failure: { error: unknown } | undefined;
+  /** The steps being recorded (the SDK does not wait for `onStepFinish` in every path). */
+  let recording: Promise<void> = Promise.resolve();
+
+  async function finish(step: FinishedStep): Promise<void> {
+    const feed = feedOf(options.engine, options.sessionId);
+    try {
+      await recordStep(feed, step);
+    } catch (error) {
+      failure ??= { error };
+      await feed.abandon().catch(() => undefined);
+      throw error;
+    }
+  }
+
   return {
     async prepareStep(step) {
+      await recording.catch(() => undefined);
+      if (failure !== undefined) throw failure.error;
       const feed = feedOf(options.engine, options.sessionId);
       // Later steps' messages (the replies and tool results) were recorded when their step finished.
       if (step.stepNumber === 0) {
-        const unseen = await feed.unseen(step.messages, (message) => message.role === "assistant", key);
+        const unseen = await feed.unseen(
+          step.messages,
+          (message) => message.role === "assistant",
+          key,
+          entriesOf,
+        );
         const items: FeedItem<ModelMessage>[] = unseen.flatMap((message) =>
           entriesOf(message).map((entry) => ({ entry, source: message, key: key(message) })),
         );
@@ -110,27 +144,38 @@ export function ctxkitSessionSteps(options: CtxkitSessionStepsOptions): CtxkitSe
       };
     },
 
-    async onStepFinish(step) {
-      const feed = feedOf(options.engine, options.sessionId);
-      // The step's own messages: its reply and the tool results after it (the list may hold earlier steps too).
-      const messages = step.response.messages;
-      const replyAt = messages.findLastIndex((message) => message.role === "assistant");
-      if (replyAt < 0) return;
-      const usage = usageOf(step.usage);
-      const items = messages.slice(replyAt).flatMap((message) =>
-        entriesOf(message).map((entry): FeedItem<ModelMessage> => {
-          if (entry.role !== "assistant") return { entry, source: message, key: key(message) };
-          const reply = {
-            ...entry.reply,
-            ...(usage !== undefined && { usage }),
-            ...(step.finishReason !== undefined && { finishReason: step.finishReason }),
-            ...(step.response.modelId !== undefined && { model: step.response.modelId }),
-          };
-          return { entry: { role: "assistant", reply }, source: message, key: key(message) };
-        }),
-      );
-      await feed.record(items);
-      await feed.commit();
+    onStepFinish(step) {
+      const done = recording.then(() => (failure === undefined ? finish(step) : undefined));
+      recording = done.catch(() => undefined);
+      return done;
+    },
+
+    async settled() {
+      await recording;
+      if (failure !== undefined) throw failure.error;
     },
   };
+}
+
+/** Records a finished step's reply and tool results, and commits them. */
+async function recordStep(feed: SessionFeed<ModelMessage>, step: FinishedStep): Promise<void> {
+  // The step's own messages: its reply and the tool results after it (the list may hold earlier steps too).
+  const messages = step.response.messages;
+  const replyAt = messages.findLastIndex((message) => message.role === "assistant");
+  if (replyAt < 0) return;
+  const usage = usageOf(step.usage);
+  const items = messages.slice(replyAt).flatMap((message) =>
+    entriesOf(message).map((entry): FeedItem<ModelMessage> => {
+      if (entry.role !== "assistant") return { entry, source: message, key: key(message) };
+      const reply = {
+        ...entry.reply,
+        ...(usage !== undefined && { usage }),
+        ...(step.finishReason !== undefined && { finishReason: step.finishReason }),
+        ...(step.response.modelId !== undefined && { model: step.response.modelId }),
+      };
+      return { entry: { role: "assistant", reply }, source: message, key: key(message) };
+    }),
+  );
+  await feed.record(items);
+  await feed.commit();
 }

@@ -83,8 +83,12 @@ export function ctxkitLangChainMiddleware(options: CtxkitLangChainMiddlewareOpti
     messages: readonly BaseMessage[],
   ): Promise<void> {
     const history = messages.filter((message) => !SystemMessage.isInstance(message));
-    const unseen = await feed.unseen(history, (message) => AIMessage.isInstance(message), keyOf);
     const toolName = toolNamer(messages);
+    const read = (message: BaseMessage) => {
+      const entry = entryOf(message, toolName);
+      return entry === undefined ? [] : [entry];
+    };
+    const unseen = await feed.unseen(history, (message) => AIMessage.isInstance(message), keyOf, read);
     const items: FeedItem<BaseMessage>[] = [];
     for (const message of unseen) {
       const entry = entryOf(message, toolName);

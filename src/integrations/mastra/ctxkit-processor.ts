@@ -130,7 +130,7 @@ export class CtxkitProcessor implements Processor<"ctxkit"> {
     // A later step's prompt adds the previous reply (recorded from its chunks) and its tool results.
     const unseen =
       state.cursor === undefined
-        ? await feed.unseen(history, (message) => message.role === "assistant", key)
+        ? await feed.unseen(history, (message) => message.role === "assistant", key, entriesOf)
         : history.slice(state.cursor).filter((message) => message.role !== "assistant");
     // Mastra's prompt moves a provider-executed tool's result into a tool message; the reply holds it already.
     const executed = state.executed ?? new Set<string>();

@@ -2,6 +2,7 @@ import type { AssistantInput, ToolResultInput } from "../../conversation/convers
 import type { ContextEngine } from "../../engine/context-engine.ts";
 import type { EngineSession } from "../../engine/engine-session.ts";
 import type { ContentBlock, Message } from "../../model/message.ts";
+import { heldAfter } from "./held-messages.ts";
 
 /** A framework's message read as what an engine session records. */
 export type FeedEntry =
@@ -36,14 +37,22 @@ export class SessionFeed<Source> {
   /**
    * The framework messages (oldest first) the session has not recorded: all of them when the session has no
    * history yet; otherwise those after the newest assistant message (the user's new input, or the tool results
-   * of this step), the framework's copy of older history being what the session already holds.
+   * of this step), the framework's copy of older history being what the session already holds. Given `read`
+   * (what each message reads as), the messages after that assistant message that the session already holds are
+   * recognised too, by what they are (see `heldAfter`): a call the application sends again after it failed
+   * part-way (a retry, `useChat`'s regenerate) records nothing twice.
    */
   async unseen(
     messages: readonly Source[],
     isAssistant: (message: Source) => boolean,
     key: (message: Source) => string,
+    read?: (message: Source) => readonly FeedEntry[],
   ): Promise<Source[]> {
-    const start = (await this.session.historyLength()) === 0 ? 0 : messages.findLastIndex(isAssistant) + 1;
+    let start = 0;
+    if ((await this.session.historyLength()) > 0) {
+      start = messages.findLastIndex(isAssistant) + 1;
+      if (read !== undefined) start += heldAfter(messages, start, await this.session.history(), read);
+    }
     return messages.slice(start).filter((message) => !this.#pending.has(key(message)));
   }
 
@@ -81,6 +90,16 @@ export class SessionFeed<Source> {
   async commit(): Promise<void> {
     await this.session.commit();
     this.#pending.clear();
+  }
+
+  /**
+   * Gives up the open turn after a failure (a commit refused as a concurrent write, a database error): removes what
+   * was recorded since the last commit and reloads the session from the store (`session.interrupt()`), so the
+   * call can be sent again as it was.
+   */
+  async abandon(): Promise<void> {
+    this.#pending.clear();
+    await this.session.interrupt();
   }
 
   /** The framework message a session message was recorded from, when this process recorded it. */

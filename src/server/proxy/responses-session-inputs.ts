@@ -19,6 +19,27 @@ function replyKey(message: Message): string {
  * const fresh = newMessages(fromClient, await session.history());
  */
 export function newMessages(client: readonly Message[], stored: readonly Message[]): Message[] {
+  return matchStored(client, stored).fresh;
+}
+
+/** What `matchStored` found: the client's new messages, and how far into the stored replies they continue. */
+export interface StoredMatch {
+  /** The client messages after the last one matched to a stored reply (all of them when none matched). */
+  readonly fresh: Message[];
+  /** The position, among the stored replies, of the last one matched, plus one (0 when none matched). */
+  readonly matched: number;
+  /** How many replies the session holds. */
+  readonly replies: number;
+}
+
+/**
+ * `newMessages`, telling also how far the client's messages reach into the stored replies: a client that resends
+ * its conversation as the session holds it matches the session's latest reply (`matched === replies`).
+ *
+ * @example
+ * const { fresh, matched, replies } = matchStored(fromClient, await session.history());
+ */
+export function matchStored(client: readonly Message[], stored: readonly Message[]): StoredMatch {
   // Where each call id and each reply key stands among the stored replies (ascending).
   const positions = new Map<string, number[]>();
   let replies = 0;
@@ -41,7 +62,7 @@ export function newMessages(client: readonly Message[], stored: readonly Message
     next = found + 1;
     last = index;
   });
-  return client.slice(last + 1);
+  return { fresh: client.slice(last + 1), matched: next, replies };
 }
 
 /** How a reply is recognised: the ids of its tool calls, else its text, else (reasoning only) its content. */

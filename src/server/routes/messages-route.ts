@@ -28,8 +28,8 @@ import {
   anthropicToolDefinitions,
   type AnthropicRequest,
 } from "../proxy/anthropic-request.ts";
+import { ClientStyles, continuation } from "../proxy/conversation-continuation.ts";
 import { relayAnthropicStream } from "../proxy/relay-anthropic-stream.ts";
-import { newMessages } from "../proxy/responses-session-inputs.ts";
 import { openExchange } from "../proxy/session-exchange.ts";
 import { clientTurn } from "../proxy/session-inputs.ts";
 import type { ServerContext, ServerEnv } from "../server-context.ts";
@@ -129,12 +129,16 @@ async function governStatelessBody(
  * session (a client that resends the whole conversation has the part the session holds skipped), the session is
  * governed and the reply recorded; mid-conversation system messages join the system prompt there. System
  * prompt, tool definitions, thinking blocks and their signatures, and every field ctxkit does not read go
- * upstream as the client sent them. Errors have Anthropic's shape.
+ * upstream as the client sent them. A request on a session that is not its continuation (`continuation`: a
+ * Claude Code subagent's or side request, which carry the same header; a history that branched off the session,
+ * such as Claude Code's `/compact` summary request) is served statelessly, and nothing is stored
+ * (`X-Ctxkit-Stored: false`). Errors have Anthropic's shape.
  *
  * @example
  * registerMessagesRoutes(app, context);
  */
 export function registerMessagesRoutes(app: Hono<ServerEnv>, context: ServerContext): void {
+  const styles = new ClientStyles();
   app.post("/v1/messages", async (c) => {
     const started = performance.now();
     const upstream = requireAnthropicUpstream(context);
@@ -149,7 +153,7 @@ export function registerMessagesRoutes(app: Hono<ServerEnv>, context: ServerCont
         throw new HttpError(400, "invalid_input", "stateful mode needs an X-Ctxkit-Session header");
       return stateless(c, context, upstream, request, started);
     }
-    return stateful(c, context, upstream, request, sessionId, started);
+    return stateful(c, context, upstream, request, sessionId, started, styles);
   });
 
   app.post("/v1/messages/count_tokens", async (c) => {
@@ -177,6 +181,7 @@ async function stateless(
   upstream: UpstreamOptions,
   request: AnthropicRequest,
   started: number,
+  extraHeaders: Record<string, string> = {},
 ): Promise<Response> {
   const governed = await governStatelessBody(c, context, request, upstream.model ?? request.model);
   let call;
@@ -193,6 +198,7 @@ async function stateless(
     throw error;
   }
   const headers: Record<string, string> = {
+    ...extraHeaders,
     "Content-Type": call.contentType ?? "application/json",
     "X-Ctxkit-Governed": String(governed.governed),
     "X-Ctxkit-Checkpoint": String(governed.checkpoint),
@@ -223,6 +229,7 @@ async function stateful(
   request: AnthropicRequest,
   sessionId: string,
   started: number,
+  styles: ClientStyles,
 ): Promise<Response> {
   const tenant = c.get("tenant");
   const claim = await context.directory.claim(tenant, sessionId);
@@ -235,10 +242,24 @@ async function stateful(
     const client = fromAnthropic({ messages: request.messages }, { sessionId: claim.storeId });
     // Mid-conversation system messages are not stored: they join the system prompt, after the client's own.
     const inline = client.filter((message) => message.role === "system");
-    const fresh = newMessages(
+    const match = continuation(
       client.filter((message) => message.role !== "system"),
       stored,
+      styles.get(claim.storeId),
     );
+    if (match.style !== undefined) styles.set(claim.storeId, match.style);
+    if (!match.continues) {
+      // Another conversation on this session's header (a subagent's, a side request): governed on its own.
+      lease.release();
+      lease = undefined;
+      claim.release();
+      context.log(`not stored ${c.get("requestId")}: another conversation than its session's`);
+      return await stateless(c, context, upstream, request, started, {
+        "X-Ctxkit-Session": sessionHeaderValue(sessionId),
+        "X-Ctxkit-Stored": "false",
+      });
+    }
+    const { fresh } = match;
     const system = [
       ...systemBlocks(request.system),
       ...inline.flatMap((message) =>
@@ -303,6 +324,7 @@ async function stateful(
     "X-Ctxkit-Session": sessionHeaderValue(sessionId),
     "X-Ctxkit-Tokens": String(prepared.tokens.total),
     "X-Ctxkit-Checkpoint": String(prepared.checkpoint),
+    "X-Ctxkit-Stored": "true",
   };
   if (request.stream === true) {
     const body = relayAnthropicStream({

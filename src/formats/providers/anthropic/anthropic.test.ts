@@ -220,6 +220,37 @@ describe("Anthropic", () => {
     expect(toAnthropic([message!]).messages[0]!.content).toEqual([{ type: "text", text: "hi" }]);
   });
 
+  it("leaves out empty text and a reply left empty, merging the user messages around it", () => {
+    const messages = buildMessages(
+      [
+        { role: "user", content: [{ type: "text", text: "first" }] },
+        { role: "assistant", content: [{ type: "text", text: "" }] },
+        { role: "user", content: [{ type: "text", text: "second" }] },
+        {
+          role: "assistant",
+          content: [
+            { type: "text", text: "" },
+            { type: "tool-call", id: "c1", name: "ls", input: {} },
+          ],
+        },
+        { role: "tool", content: [{ type: "tool-result", callId: "c1", toolName: "ls", content: "a.ts" }] },
+        { role: "assistant", content: [] },
+      ],
+      fixedImportOptions(),
+    );
+    expect(toAnthropic(messages).messages).toEqual([
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "first" },
+          { type: "text", text: "second" },
+        ],
+      },
+      { role: "assistant", content: [{ type: "tool_use", id: "c1", name: "ls", input: {} }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "c1", content: "a.ts" }] },
+    ]);
+  });
+
   it("sends a plain-text file as a text document and reads it back", () => {
     const data = Buffer.from("line one\nline two", "utf8").toString("base64");
     const [message] = buildMessages(

@@ -37,20 +37,63 @@ function otherBlock(block: OpaqueBlock): AnthropicOtherBlock {
   return { ...block.data } as AnthropicOtherBlock;
 }
 
+/** Anthropic refuses empty text blocks (e.g. of a reply that was only usage or tool calls). */
+const blankText = (block: ContentBlock): boolean => block.type === "text" && block.text === "";
+
 function userBlocks(entry: UserEntry, options: ExportOptions): AnthropicUserBlock[] {
-  return entry.blocks.map((block, position): AnthropicUserBlock => {
-    if (block.type === "text") return { type: "text", text: block.text };
-    if (block.type === "opaque") return otherBlock(block);
-    const media = toAnthropicMedia(
-      block as ImageBlock | FileBlock,
-      `${where(entry.index)}.content[${position}]`,
-      options,
-    );
-    // The document's settings ctxkit does not model (citations, context), from its place at import.
-    return media.type === "document"
-      ? { ...media, ...storedExtras(entry.message, BLOCK_EXTRAS_KEY, `document:${position}`) }
-      : media;
+  return entry.blocks.flatMap((block, position): AnthropicUserBlock[] => {
+    if (blankText(block)) return [];
+    return [userBlock(block, position, entry, options)];
   });
+}
+
+function userBlock(
+  block: ContentBlock,
+  position: number,
+  entry: UserEntry,
+  options: ExportOptions,
+): AnthropicUserBlock {
+  if (block.type === "text") return { type: "text", text: block.text };
+  if (block.type === "opaque") return otherBlock(block);
+  const media = toAnthropicMedia(
+    block as ImageBlock | FileBlock,
+    `${where(entry.index)}.content[${position}]`,
+    options,
+  );
+  // The document's settings ctxkit does not model (citations, context), from its place at import.
+  return media.type === "document"
+    ? { ...media, ...storedExtras(entry.message, BLOCK_EXTRAS_KEY, `document:${position}`) }
+    : media;
+}
+
+/**
+ * Appends a message, leaving out one with no content (Anthropic refuses empty content); a message of the same role
+ * as the one before it, once a message between them was left out, is merged into it (the roles must alternate).
+ */
+function pushMessage(
+  output: AnthropicMessage[],
+  message: AnthropicMessage,
+  state: { dropped: boolean },
+): void {
+  if (message.content.length === 0) {
+    state.dropped = true;
+    return;
+  }
+  const previous = output.at(-1);
+  if (
+    state.dropped &&
+    previous !== undefined &&
+    previous.role === message.role &&
+    message.role !== "system"
+  ) {
+    const listed = (content: AnthropicMessage["content"]) =>
+      typeof content === "string" ? [{ type: "text" as const, text: content }] : content;
+    output[output.length - 1] = {
+      ...previous,
+      content: [...listed(previous.content), ...listed(message.content)],
+    } as AnthropicMessage;
+  } else output.push(message);
+  state.dropped = false;
 }
 
 function userContent(blocks: AnthropicUserBlock[], message: Message): string | AnthropicUserBlock[] {
@@ -169,6 +212,9 @@ function systemOf(messages: readonly Message[]): AnthropicPayload["system"] {
  * `redacted_thinking`; reasoning without a signature is left out because Anthropic rejects it. Summaries are
  * user text in the summary envelope; markers are left out. A lone user text goes as a plain string unless it
  * was imported from a one-block list, which is sent back as that list (round trips are byte for byte).
+ * Anthropic refuses empty text blocks and messages without content: empty text is left out,
+ * and so is a message left empty (a reply that was only usage), the messages around it merged when they then
+ * share a role.
  *
  * @example
  * const { system, messages } = toAnthropic(history);
@@ -177,6 +223,8 @@ function systemOf(messages: readonly Message[]): AnthropicPayload["system"] {
 export function toAnthropic(messages: readonly Message[], options: ExportOptions = {}): AnthropicPayload {
   const systems: Message[] = [];
   const output: AnthropicMessage[] = [];
+  const state = { dropped: false };
+  const push = (message: AnthropicMessage) => pushMessage(output, message, state);
   for (const entry of planExport(messages, {
     ...options,
     format: "Anthropic",
@@ -184,19 +232,20 @@ export function toAnthropic(messages: readonly Message[], options: ExportOptions
     opaqueProvider: ANTHROPIC_PROVIDER,
   })) {
     if (entry.kind === "system" && entry.message.metadata?.[INLINE_SYSTEM_KEY] === true)
-      output.push({ role: "system", content: inlineSystemContent(entry.message) });
+      push({ role: "system", content: inlineSystemContent(entry.message) });
     else if (entry.kind === "system") systems.push(entry.message);
     else if (entry.kind === "user")
-      output.push({ role: "user", content: userContent(userBlocks(entry, options), entry.message) });
+      push({ role: "user", content: userContent(userBlocks(entry, options), entry.message) });
     else if (entry.kind === "assistant") {
       const content = entry.message.content.flatMap((block, position) => {
+        if (blankText(block)) return [];
         const converted = assistantBlock(block, entry.message, `${where(entry.index)}.content[${position}]`);
         return converted === undefined ? [] : [converted];
       });
-      output.push({ role: "assistant", content });
+      push({ role: "assistant", content });
     } else {
       const following = entry.followingUser === undefined ? [] : userBlocks(entry.followingUser, options);
-      output.push({
+      push({
         role: "user",
         content: [...entry.results.map((result) => toolResult(result, options)), ...following],
       });

@@ -55,6 +55,21 @@ describe("Gemini", () => {
     expect(JSON.stringify(toAnthropic([asked, fromClaude!]))).toContain("anthropic-sig");
   });
 
+  it("leaves out empty text parts and a turn left empty, merging the user turns around it", () => {
+    const messages = buildMessages(
+      [
+        { role: "user", content: [{ type: "text", text: "first" }] },
+        { role: "assistant", content: [{ type: "text", text: "" }] },
+        { role: "user", content: [{ type: "text", text: "second" }] },
+        { role: "assistant", content: [] },
+      ],
+      fixedImportOptions(),
+    );
+    expect(toGemini(messages).contents).toEqual([
+      { role: "user", parts: [{ text: "first" }, { text: "second" }] },
+    ]);
+  });
+
   it("round-trips a history with every feature, dropping only the marker", () => {
     const history = sampleHistory({ reasoning: thought, filenames: false });
     expect(roundTrip(history)).toEqual(signedBy(withoutMarkers(history), "google"));

@@ -21,11 +21,38 @@ export interface GeminiExportOptions extends ExportOptions {
 }
 
 function userParts(entry: UserEntry, options: ExportOptions): GeminiPart[] {
-  return entry.blocks.map((block, position) =>
-    block.type === "text"
-      ? { text: block.text }
-      : toGeminiMedia(block as ImageBlock | FileBlock, `${where(entry.index)}.content[${position}]`, options),
-  );
+  return entry.blocks
+    .map((block, position) =>
+      block.type === "text"
+        ? { text: block.text }
+        : toGeminiMedia(
+            block as ImageBlock | FileBlock,
+            `${where(entry.index)}.content[${position}]`,
+            options,
+          ),
+    )
+    .filter((part) => !emptyText(part));
+}
+
+/** Gemini refuses a text part with no text (unless it carries a thought signature, which is sent back). */
+function emptyText(part: GeminiPart): boolean {
+  return "text" in part && part.text === "" && part.thoughtSignature === undefined;
+}
+
+/**
+ * Appends a turn, leaving out one with no parts (Gemini refuses it: e.g. a reply that was only usage); a turn of
+ * the same role as the one before it, once a turn between them was left out, is merged into it.
+ */
+function pushContent(contents: GeminiContent[], content: GeminiContent, state: { dropped: boolean }): void {
+  if (content.parts.length === 0) {
+    state.dropped = true;
+    return;
+  }
+  const previous = contents.at(-1);
+  if (state.dropped && previous !== undefined && previous.role === content.role) {
+    contents[contents.length - 1] = { role: previous.role, parts: [...previous.parts, ...content.parts] };
+  } else contents.push(content);
+  state.dropped = false;
 }
 
 function carriedSignature(options: PartOptions | undefined): string | undefined {
@@ -86,6 +113,8 @@ function systemInstruction(messages: readonly Message[]): GeminiPayload["systemI
  * `functionCall` (signatures carried for the next part are restored). Consecutive tool messages become ONE
  * `user` turn of `functionResponse` parts (`{ output }` or `{ error }`, media in `parts`), followed in the same
  * turn by the user message right after them, if any. Call ids that `fromGemini` made up are left out again.
+ * Gemini refuses empty text parts and turns without parts: empty text is left out, and so is a turn left empty
+ * (a reply that was only usage), the turns around it merged when they then share a role.
  *
  * @example
  * const { systemInstruction, contents } = toGemini(history);
@@ -93,14 +122,18 @@ function systemInstruction(messages: readonly Message[]): GeminiPayload["systemI
 export function toGemini(messages: readonly Message[], options: GeminiExportOptions = {}): GeminiPayload {
   const systems: Message[] = [];
   const contents: GeminiContent[] = [];
+  const state = { dropped: false };
+  const push = (content: GeminiContent) => pushContent(contents, content, state);
   for (const entry of planExport(messages, { ...options, format: "Gemini", mergeFollowingUser: true })) {
     if (entry.kind === "system") systems.push(entry.message);
-    else if (entry.kind === "user") contents.push({ role: "user", parts: userParts(entry, options) });
+    else if (entry.kind === "user") push({ role: "user", parts: userParts(entry, options) });
     else if (entry.kind === "assistant") {
-      const parts = withPartOptions(entry.message.content).map(({ block, options: carried }) =>
-        modelPart(block, carriedSignature(carried), `${where(entry.index)}`, options),
-      );
-      contents.push({ role: "model", parts });
+      const parts = withPartOptions(entry.message.content)
+        .map(({ block, options: carried }) =>
+          modelPart(block, carriedSignature(carried), `${where(entry.index)}`, options),
+        )
+        .filter((part) => !emptyText(part));
+      push({ role: "model", parts });
     } else {
       const notes: GeminiPart[] = [];
       const responses = entry.results.map(({ block, index }): GeminiPart => {
@@ -124,7 +157,7 @@ export function toGemini(messages: readonly Message[], options: GeminiExportOpti
         };
       });
       const following = entry.followingUser === undefined ? [] : userParts(entry.followingUser, options);
-      contents.push({ role: "user", parts: [...responses, ...notes, ...following] });
+      push({ role: "user", parts: [...responses, ...notes, ...following] });
     }
   }
   const system = systemInstruction(systems);

@@ -1,0 +1,91 @@
+import { toolCallsOf, toolResultsOf } from "../../model/blocks.ts";
+import type { Message } from "../../model/message.ts";
+import { matchStored } from "./responses-session-inputs.ts";
+
+/**
+ * How a session's client sends its conversation, as learnt from its requests: `resends` (it sent the session's
+ * replies back: Claude Code, SDK apps) or `new-only` (it answered the session's tool calls without sending them
+ * back: only its new messages, as ctxkit's stateful mode allows).
+ */
+export type ClientStyle = "resends" | "new-only";
+
+/** How a request of a whole-conversation API (Anthropic Messages) relates to the stored session it names. */
+export interface Continuation {
+  /** True when the request continues the session: its `fresh` messages are stored, with the reply. */
+  readonly continues: boolean;
+  /** What this request showed of its client's style, when it showed something. */
+  readonly style: ClientStyle | undefined;
+  /** The client's messages the session does not hold yet. */
+  readonly fresh: Message[];
+}
+
+/**
+ * Whether a request continues the stored session it names, or belongs to another conversation sharing its
+ * session header (Claude Code sends its custom headers on every request: its subagents' and its side requests'
+ * too). A Messages client sends its conversation from its first message, so a continuation holds the session's
+ * replies up to its latest: the part they end is skipped and the rest is new. A request holding some of them but
+ * not the latest branched off the session (a rewound or compacted history, a fork): another conversation. A
+ * request holding none of them continues the session only as a client sending just its new messages would:
+ * when the session holds no reply yet; when the session's latest reply has tool calls not answered yet, by
+ * answering one of them (the Messages API refuses a conversation whose tool calls go unanswered) or, for a
+ * client known to send only its new messages, by anything; otherwise when it holds no reply of any conversation
+ * and this session's client is not known to resend its history. Anything else is another conversation (a
+ * subagent's, a side request): it must not be stored in this session.
+ *
+ * @example
+ * const { continues, fresh, style } = continuation(fromClient, await session.history(), styles.get(id));
+ */
+export function continuation(
+  client: readonly Message[],
+  stored: readonly Message[],
+  known: ClientStyle | undefined,
+): Continuation {
+  const { fresh, matched, replies } = matchStored(client, stored);
+  if (matched > 0) return { continues: matched === replies, style: "resends", fresh };
+  if (replies === 0) return { continues: true, style: undefined, fresh };
+  const last = stored.findLastIndex((message) => message.role === "assistant");
+  const pending = new Set(toolCallsOf(stored[last]!).map((call) => call.id));
+  for (const message of stored.slice(last + 1))
+    for (const result of toolResultsOf(message)) pending.delete(result.callId);
+  if (pending.size > 0) {
+    const answers = client.some((message) =>
+      toolResultsOf(message).some((result) => pending.has(result.callId)),
+    );
+    return answers
+      ? { continues: true, style: "new-only", fresh }
+      : { continues: known === "new-only", style: undefined, fresh };
+  }
+  const continues = known !== "resends" && !client.some((message) => message.role === "assistant");
+  return { continues, style: undefined, fresh };
+}
+
+/**
+ * The styles of the sessions' clients, learnt from their requests; a bounded map (the least recently seen are
+ * forgotten first), kept in memory: after a restart a style is learnt again from the client's next request
+ * that shows it.
+ *
+ * @example
+ * const styles = new ClientStyles();
+ * if (match.style !== undefined) styles.set(storeId, match.style);
+ */
+export class ClientStyles {
+  readonly #styles = new Map<string, ClientStyle>();
+  readonly #limit: number;
+
+  /** @param limit How many sessions are remembered at most. */
+  constructor(limit = 10_000) {
+    this.#limit = limit;
+  }
+
+  /** The style the session's client was last seen with, if it is still remembered. */
+  get(id: string): ClientStyle | undefined {
+    return this.#styles.get(id);
+  }
+
+  /** Remembers how the session's client sends its conversation. */
+  set(id: string, style: ClientStyle): void {
+    this.#styles.delete(id);
+    this.#styles.set(id, style);
+    if (this.#styles.size > this.#limit) this.#styles.delete(this.#styles.keys().next().value!);
+  }
+}
