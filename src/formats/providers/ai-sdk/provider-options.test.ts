@@ -107,6 +107,29 @@ describe("AI SDK providerOptions", () => {
     );
   });
 
+  it("survive on a reasoning part whose signature and redacted data hold the same value", () => {
+    // A case the property above found: the signature was taken from one key and written back to the other.
+    const prompt: AiSdkPrompt = {
+      messages: [
+        { role: "user", content: "Why?" },
+        {
+          role: "assistant",
+          content: [
+            {
+              type: "reasoning",
+              text: "",
+              providerOptions: { anthropic: { redactedData: "low", signature: "low" } },
+            },
+            { type: "text", text: "Because." },
+          ],
+        },
+      ],
+    };
+    const messages = fromAiSdk(prompt, fixedImportOptions());
+    expect(plain(toAiSdk(messages))).toEqual(plain(prompt));
+    expect(plain(toAiSdk(storedForm(messages)))).toEqual(plain(prompt));
+  });
+
   it("survive from the deprecated forms, onto the file parts toAiSdk writes", () => {
     const options = { anthropic: { cacheControl: { type: "ephemeral" } }, acme: { tier: 2 } };
     const image = { openai: { imageDetail: "low", fileIdPrefix: "x" }, acme: { tier: 1 } };

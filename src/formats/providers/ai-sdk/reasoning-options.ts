@@ -44,14 +44,26 @@ function signerIn(options: PartOptions): SignatureProvider | undefined {
   return undefined;
 }
 
+/** Where provider packages put a reasoning signature, in the order it is looked for. */
+const SIGNATURE_PLACES = [
+  ["anthropic", "signature"],
+  ["anthropic", "redactedData"],
+  ["google", "thoughtSignature"],
+  ["vertex", "thoughtSignature"],
+] as const;
+
+/** The signature already present in provider options, and where it is. */
+function signaturePlace(options: PartOptions): [string, string, string] | undefined {
+  for (const [provider, key] of SIGNATURE_PLACES) {
+    const value = stringAt(options, provider, key);
+    if (value !== undefined) return [provider, key, value];
+  }
+  return undefined;
+}
+
 /** The signature already present in provider options (Anthropic signature / redacted data, Gemini signature). */
 function signatureIn(options: PartOptions): string | undefined {
-  return (
-    stringAt(options, "anthropic", "signature") ??
-    stringAt(options, "anthropic", "redactedData") ??
-    stringAt(options, "google", "thoughtSignature") ??
-    stringAt(options, "vertex", "thoughtSignature")
-  );
+  return signaturePlace(options)?.[2];
 }
 
 /**
@@ -87,7 +99,8 @@ export function reasoningBlockOf(
   provider: SignatureProvider,
 ): ReasoningBlock {
   const rest = asOptions(options);
-  const signature = options === undefined ? undefined : signatureIn(options);
+  const place = options === undefined ? undefined : signaturePlace(options);
+  const signature = place?.[2];
   const redactedData = options === undefined ? undefined : stringAt(options, "anthropic", "redactedData");
   const encrypted =
     options === undefined ? undefined : stringAt(options, "openai", "reasoningEncryptedContent");
@@ -95,11 +108,13 @@ export function reasoningBlockOf(
   // Recorded only when it is not the provider the conversion assumes (what `reasoningProviderOptions` defaults to).
   const signer = options === undefined ? undefined : signerIn(options);
   const signedBy = signer !== undefined && signer !== provider ? signer : undefined;
-  if (signature !== undefined) {
-    // Left out only where `reasoningProviderOptions` writes it back (from the same `redacted` flag).
-    const [name, key, value] = signatureEntry(signature, redacted, signer ?? provider);
-    if (rest[name]?.[key] === value) {
-      const { [key]: _dropped, ...others } = rest[name];
+  if (place !== undefined) {
+    // Left out only when it was read from where `reasoningProviderOptions` writes it back (from the same
+    // `redacted` flag): another key holding the same value stays.
+    const [name, key] = signatureEntry(place[2], redacted, signer ?? provider);
+    const entries = rest[name];
+    if (place[0] === name && place[1] === key && entries !== undefined) {
+      const { [key]: _dropped, ...others } = entries;
       if (Object.keys(others).length === 0) delete rest[name];
       else rest[name] = others;
     }
