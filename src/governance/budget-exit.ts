@@ -6,7 +6,7 @@ import type { WindowBudget } from "./processor.ts";
 /**
  * The iteration-budget notice (the Coqui seed's budget exit): when a run still presses against the window after
  * governance, the request ends with a user note telling the agent to wrap up. Only inside a run (the current
- * turn has at least one step); never stored in the history.
+ * turn has at least one step) and never after a reply the request resumes; never stored in the history.
  */
 export function budgetExitNotice(
   view: readonly Message[],
@@ -17,7 +17,13 @@ export function budgetExitNotice(
 ): Message | undefined {
   const last = view.at(-1);
   const start = currentTurnStart(view);
-  if (!last || !view.slice(start).some((message) => message.role === "assistant")) return undefined;
+  // A view ending with a reply resumes that reply (a paused Anthropic turn): a note after it would end it.
+  if (
+    !last ||
+    last.role === "assistant" ||
+    !view.slice(start).some((message) => message.role === "assistant")
+  )
+    return undefined;
   const percent = Math.round((payloadTokens / window.usable) * 100);
   return Object.freeze({
     id: ids("notice"),

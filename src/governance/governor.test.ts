@@ -300,6 +300,22 @@ describe("Governor", () => {
     expect(instance.view.at(-1)!.role).toBe("tool");
   });
 
+  it("adds no budget-exit notice after a reply the request resumes (a paused turn): the reply stays last", async () => {
+    const { instance, events } = governor({
+      policy: {
+        compactionTrigger: 0,
+        budgetExitShare: 0.5,
+        truncateToolResultsAbove: 0,
+        offloadMinPrunableTokens: 0,
+      },
+    });
+    const builder = new HistoryBuilder().user("go");
+    for (let index = 0; index < 12; index++) builder.step([{ name: "grep", output: big("r", 4_500) }]);
+    const request = await instance.prepare(builder.reply("Searching the web…").build());
+    expect(request.messages.at(-1)).toMatchObject({ role: "assistant" });
+    expect(events.map((event) => event.type)).not.toContain("budget-exit-notice");
+  });
+
   it("does not re-run the pipeline on every request when a pile of tool output holds nothing to offload", async () => {
     let runs = 0;
     const counting = { name: "counting", process: (messages: readonly Message[]) => (runs++, messages) };

@@ -83,6 +83,19 @@ const webSearchReply = [
 ];
 const webSearchTools = [{ type: "web_search_20250305", name: "web_search", max_uses: 3 }] as never;
 
+/** Messages as the Messages API reads them: consecutive messages of one role merged into one turn. */
+function mergedTurns(messages: unknown): Json[] {
+  const turns: { role: unknown; content: unknown[] }[] = [];
+  for (const message of withoutMarkers(messages) as Json[]) {
+    const { content } = message;
+    const blocks = typeof content === "string" ? [{ type: "text", text: content }] : (content as unknown[]);
+    const last = turns.at(-1);
+    if (last !== undefined && last.role === message["role"]) last.content.push(...blocks);
+    else turns.push({ role: message["role"], content: [...blocks] });
+  }
+  return turns;
+}
+
 const withoutMarkers = (value: unknown): unknown =>
   JSON.parse(JSON.stringify(value), (key, inner: unknown) => (key === "cache_control" ? undefined : inner));
 
@@ -387,6 +400,95 @@ describe("the Anthropic Messages proxy, with the official @anthropic-ai/sdk clie
     expect(next.content).toEqual([{ type: "text", text: "Sunny." }]);
     expect(withoutMarkers(harness.upstream.requests[1]!.body.messages)).toEqual(messages);
     expect(await store.loadMessages("acme/search-2", { strategy: "all" })).toHaveLength(4);
+  });
+
+  it("with X-Ctxkit-Session resumes a turn a server tool paused (pause_turn), and stores both parts in order", async () => {
+    const store = new MemorySessionStore();
+    const paused = webSearchReply.slice(0, 2);
+    const pausedReply = {
+      id: "msg_paused",
+      type: "message",
+      role: "assistant",
+      model: "claude-sonnet-4-5",
+      content: paused,
+      stop_reason: "pause_turn",
+      stop_sequence: null,
+      usage: { input_tokens: 30, output_tokens: 20, server_tool_use: { web_search_requests: 1 } },
+    };
+    const { harness, client } = await setup({
+      store,
+      responses: [
+        { status: 200, body: pausedReply },
+        rateLimited({ retryAfterSeconds: 0 }),
+        "It is sunny.",
+        "Sunny too.",
+      ],
+    });
+    const headers = { "X-Ctxkit-Session": "paused-1" };
+    const create = (messages: unknown[]) =>
+      client(headers).messages.create({
+        model: "claude-sonnet-4-5",
+        max_tokens: 100,
+        tools: webSearchTools,
+        messages: messages as never,
+      });
+    const ask = { role: "user", content: "What's the weather in Paris? Search the web." };
+    const first = await create([ask]);
+    expect(first.stop_reason).toBe("pause_turn");
+    // As Anthropic's docs say: send the paused reply back as it came, last, with nothing new.
+    const resumed = [ask, { role: "assistant", content: first.content }];
+    // A continuation that fails stores nothing: the client sends it again.
+    await expect(create(resumed)).rejects.toMatchObject({ status: 429 });
+    expect(await store.loadMessages("acme/paused-1", { strategy: "all" })).toHaveLength(2);
+    const second = await create(resumed);
+    expect(second.content).toEqual([{ type: "text", text: "It is sunny." }]);
+    // The continuation went upstream with the paused reply last, whole.
+    expect(withoutMarkers(harness.upstream.requests[2]!.body.messages)).toEqual(resumed);
+    const stored = await store.loadMessages("acme/paused-1", { strategy: "all" });
+    expect(stored.map((message) => [message.role, message.turn, message.finishReason])).toEqual([
+      ["user", 1, undefined],
+      ["assistant", 1, "pause_turn"],
+      ["assistant", 1, "end_turn"],
+    ]);
+    expect(stored[1]!.content.map((block) => block.type)).toEqual(["opaque", "opaque"]);
+    expect(stored[2]!.content).toEqual([{ type: "text", text: "It is sunny." }]);
+    // The next turn: the client appended the continuation after the paused reply, then its question.
+    const next = [
+      ...resumed,
+      { role: "assistant", content: second.content },
+      { role: "user", content: "Tomorrow?" },
+    ];
+    const third = await create(next);
+    expect(third.content).toEqual([{ type: "text", text: "Sunny too." }]);
+    expect(third.stop_reason).toBe("end_turn");
+    expect(await store.loadMessages("acme/paused-1", { strategy: "all" })).toHaveLength(5);
+    // What the API takes: consecutive same-role messages merge into one turn; the turns alternate, user first
+    // and last, the paused content before the continuation's.
+    const turns = mergedTurns(harness.upstream.requests[3]!.body.messages);
+    expect(turns).toEqual([
+      { role: "user", content: [{ type: "text", text: ask.content }] },
+      { role: "assistant", content: [...paused, { type: "text", text: "It is sunny." }] },
+      { role: "user", content: [{ type: "text", text: "Tomorrow?" }] },
+    ]);
+  });
+
+  it("with X-Ctxkit-Session refuses a request with nothing new after a reply that did not pause", async () => {
+    const store = new MemorySessionStore();
+    const { harness, client } = await setup({ store, responses: ["Hello."] });
+    const headers = { "X-Ctxkit-Session": "done-1" };
+    const ask = { role: "user" as const, content: "Hi" };
+    const first = await client(headers).messages.create({ model: "m", max_tokens: 10, messages: [ask] });
+    const again = client(headers).messages.create({
+      model: "m",
+      max_tokens: 10,
+      messages: [ask, { role: "assistant", content: first.content }],
+    });
+    await expect(again).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining("no new message"),
+    });
+    expect(harness.upstream.requests).toHaveLength(1);
+    expect(await store.loadMessages("acme/done-1", { strategy: "all" })).toHaveLength(2);
   });
 
   it("with X-Ctxkit-Session and memory in context, sends the client's system blocks, then the tenant's memories", async () => {

@@ -28,6 +28,26 @@ describe("continuation", () => {
     expect(match.fresh.map((message) => message.role)).toEqual(["user"]);
   });
 
+  it("resumes a resent history ending with the latest reply, nothing new, only when that reply paused", () => {
+    const paused = session()
+      .user("Search the web.")
+      .message({
+        role: "assistant",
+        content: [{ type: "text", text: "Searching…" }],
+        finishReason: "pause_turn",
+      })
+      .build();
+    expect(continuation(paused, paused, "resends")).toMatchObject({
+      continues: true,
+      resumes: true,
+      fresh: [],
+    });
+    const done = session().build();
+    expect(continuation(done, done, "resends")).toMatchObject({ continues: true, resumes: false, fresh: [] });
+    const asked = [...paused, ...user("Thanks.")];
+    expect(continuation(asked, paused, "resends")).toMatchObject({ continues: true, resumes: false });
+  });
+
   it("takes a history holding earlier replies but not the latest for a branch (compacted, rewound)", () => {
     const stored = session().build();
     const rewound = stored.slice(0, 3);

@@ -17,7 +17,16 @@ export interface Continuation {
   readonly style: ClientStyle | undefined;
   /** The client's messages the session does not hold yet. */
   readonly fresh: Message[];
+  /**
+   * True when the request resumes the session's paused reply: it ends with the session's latest reply, which
+   * stopped with `pause_turn` (an Anthropic server tool paused a long turn), and holds nothing new. The session
+   * goes upstream as it stands, its paused reply last, and the reply continues the same turn.
+   */
+  readonly resumes: boolean;
 }
+
+/** The stop reason of an Anthropic reply whose turn a server tool paused; the client sends it back to resume. */
+const PAUSED_TURN = "pause_turn";
 
 /**
  * Whether a request continues the stored session it names, or belongs to another conversation sharing its
@@ -30,7 +39,9 @@ export interface Continuation {
  * answering one of them (the Messages API refuses a conversation whose tool calls go unanswered) or, for a
  * client known to send only its new messages, by anything; otherwise when it holds no reply of any conversation
  * and this session's client is not known to resend its history. Anything else is another conversation (a
- * subagent's, a side request): it must not be stored in this session.
+ * subagent's, a side request): it must not be stored in this session. A request that ends with the session's
+ * latest reply and holds nothing new `resumes` it when that reply paused (`pause_turn`); after any other reply
+ * it has nothing to answer (the route refuses it).
  *
  * @example
  * const { continues, fresh, style } = continuation(fromClient, await session.history(), styles.get(id));
@@ -41,8 +52,16 @@ export function continuation(
   known: ClientStyle | undefined,
 ): Continuation {
   const { fresh, matched, replies } = matchStored(client, stored);
-  if (matched > 0) return { continues: matched === replies, style: "resends", fresh };
-  if (replies === 0) return { continues: true, style: undefined, fresh };
+  if (matched > 0) {
+    const latest = stored.at(-1);
+    const resumes =
+      matched === replies &&
+      fresh.length === 0 &&
+      latest?.role === "assistant" &&
+      latest.finishReason === PAUSED_TURN;
+    return { continues: matched === replies, style: "resends", fresh, resumes };
+  }
+  if (replies === 0) return { continues: true, style: undefined, fresh, resumes: false };
   const last = stored.findLastIndex((message) => message.role === "assistant");
   const pending = new Set(toolCallsOf(stored[last]!).map((call) => call.id));
   for (const message of stored.slice(last + 1))
@@ -52,11 +71,11 @@ export function continuation(
       toolResultsOf(message).some((result) => pending.has(result.callId)),
     );
     return answers
-      ? { continues: true, style: "new-only", fresh }
-      : { continues: known === "new-only", style: undefined, fresh };
+      ? { continues: true, style: "new-only", fresh, resumes: false }
+      : { continues: known === "new-only", style: undefined, fresh, resumes: false };
   }
   const continues = known !== "resends" && !client.some((message) => message.role === "assistant");
-  return { continues, style: undefined, fresh };
+  return { continues, style: undefined, fresh, resumes: false };
 }
 
 /**

@@ -268,8 +268,10 @@ async function stateful(
         ),
       ),
     ];
+    // Resuming a paused reply adds no message: the session goes upstream with that reply last, and Anthropic
+    // continues it; the continuation is stored as a further reply of the same turn.
     const turn = {
-      ...clientTurn(fresh),
+      ...(match.resumes ? { inputs: [] } : clientTurn(fresh)),
       system: system.length === 0 ? undefined : system.map((block) => block.text).join("\n\n"),
     };
     const blobs = context.store.blobs;
