@@ -186,6 +186,26 @@ describe("tenant isolation", () => {
     expect(through.status).toBe(404);
   });
 
+  it("a turn cannot name a stored blob: another tenant's media never reaches the caller's model", async () => {
+    const before = harness.upstream.requests.length;
+    for (const block of [
+      { type: "image", mediaType: "image/png", ref: blobRef },
+      { type: "file", mediaType: "application/pdf", ref: blobRef },
+      { type: "image", mediaType: "image/png", ref: "blob:0000" },
+    ]) {
+      const turn = await harness.call("/v1/sessions/globex-peek/turns", {
+        method: "POST",
+        key: harness.globex,
+        json: { message: [{ type: "text", text: "what is this?" }, block] },
+      });
+      expect(turn.status).toBe(400);
+      // A known blob and an unknown one are refused alike: the answer says nothing of what is stored.
+      expect(await turn.text()).toContain("blob references are the server's own");
+    }
+    expect(harness.upstream.requests.length).toBe(before);
+    expect(await harness.store.getSession("globex/globex-peek")).toBeUndefined();
+  });
+
   it("lists and searches show only the tenant's own sessions and memories", async () => {
     const list = (await (await harness.call("/v1/sessions", { key: harness.globex })).json()) as {
       sessions: { id: string }[];

@@ -14,9 +14,38 @@ import { publicMessages } from "../tenancy/tenant-session-id.ts";
 import { storedSessionJson } from "./session-json.ts";
 import { commitFollowUp, requireUpstream } from "./turn-support.ts";
 
+/**
+ * Where a client's blocks point into the server's blob store (`ref`, `offloadRef`): the store's blobs are shared
+ * by every tenant and resolved when a request is sent, so a client may not name one — it sends the media itself.
+ */
+function blobReferencesIn(blocks: readonly z.output<typeof contentBlockSchema>[]): string[] {
+  return blocks.flatMap((block, index) => {
+    if ((block.type === "image" || block.type === "file") && block.ref !== undefined) return [`${index}.ref`];
+    if (block.type !== "tool-result") return [];
+    return [
+      ...(block.offloadRef === undefined ? [] : [`${index}.offloadRef`]),
+      ...(block.attachments ?? []).flatMap((item, at) =>
+        item.ref === undefined ? [] : [`${index}.attachments.${at}.ref`],
+      ),
+    ];
+  });
+}
+
+const messageBlocksSchema = z
+  .array(contentBlockSchema)
+  .min(1)
+  .superRefine((blocks, context) => {
+    for (const path of blobReferencesIn(blocks))
+      context.addIssue({
+        code: "custom",
+        path: path.split(".").map((part) => (/^\d+$/.test(part) ? Number(part) : part)),
+        message: "blob references are the server's own: send the media as base64 data or a url",
+      });
+  });
+
 const turnSchema = z
   .object({
-    message: z.union([z.string().min(1), z.array(contentBlockSchema).min(1)]).optional(),
+    message: z.union([z.string().min(1), messageBlocksSchema]).optional(),
     toolResults: z
       .array(
         z.object({ callId: z.string().min(1), content: jsonValueSchema, isError: z.boolean().optional() }),
