@@ -89,6 +89,16 @@ describe("session routes", () => {
     expect(
       (await harness.call("/v1/sessions/s2/fork", { method: "POST", json: { id: "s2-fork" } })).status,
     ).toBe(409);
+    // Without an id, a fork gets a fresh one in the tenant's own space, as a new session does.
+    const unnamed = (
+      await json<SessionBody>(harness.call("/v1/sessions/s2/fork", { method: "POST", json: {} }))
+    ).session;
+    expect(unnamed.id).toMatch(/^ses_/);
+    expect(await harness.store.getSession(`acme/${unnamed.id}`)).toMatchObject({
+      owner: "acme",
+      parentId: "acme/s2",
+    });
+    expect(await harness.store.getSession(unnamed.id)).toBeUndefined();
 
     const exported = await harness.call("/v1/sessions/s2/export");
     expect(exported.headers.get("content-type")).toMatch(/^application\/x-ndjson/);

@@ -104,10 +104,11 @@ export function registerSessionRoutes(app: Hono<ServerEnv>, context: ServerConte
     const source = await directory.requireStored(tenant, c.req.param("id"));
     const { storeId } = source;
     const body = await readJson(c, forkSchema, "fork");
-    // The new id is held like a request's first turn, so no other request takes it while the fork is written.
-    const target = body.id === undefined ? undefined : await directory.claim(tenant, body.id);
+    // The new id is held like a request's first turn, so no other request takes it while the fork is written;
+    // a fork asked without one gets a fresh id in the tenant's own space, as a new session does.
+    const target = await directory.claim(tenant, body.id ?? directory.newId());
     try {
-      if (target?.created === false) throw conflict(target.id);
+      if (!target.created) throw conflict(target.id);
       const record = await engines.withSession(tenant, storeId, async () => {
         if (!(await directory.isStillStored(tenant, source))) throw notFound("session", source.id);
         const atSeq = body.atSeq ?? (await store.loadMessages(storeId)).at(-1)?.seq;
@@ -115,13 +116,13 @@ export function registerSessionRoutes(app: Hono<ServerEnv>, context: ServerConte
           throw new HttpError(400, "invalid_input", "the session has no message to fork at");
         return store.forkSession(storeId, {
           atSeq,
-          ...(target !== undefined && { id: target.storeId }),
+          id: target.storeId,
           ...(body.title !== undefined && { title: body.title }),
         });
       });
       return c.json({ session: storedSessionJson(record, tenant) }, 201);
     } finally {
-      target?.release();
+      target.release();
     }
   });
 }

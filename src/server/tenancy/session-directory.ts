@@ -187,9 +187,14 @@ export class SessionDirectory {
     }
   }
 
+  /** A fresh id for a tenant's new session (`ses_…`), as `create` gives one asked without an id. */
+  newId(): string {
+    return this.#ids("ses");
+  }
+
   /** Creates a session for `tenant` (reserved until its first turn); 409 when the tenant already has the id. */
   async create(tenant: string, id: string | undefined, title: string | undefined): Promise<Reservation> {
-    const sessionId = id ?? this.#ids("ses");
+    const sessionId = id ?? this.newId();
     checkApiSessionId(sessionId);
     if ((await this.find(tenant, sessionId)) !== undefined) throw conflict(sessionId);
     const { owned } = await this.#reserve(tenant, sessionId, title, true);
