@@ -32,6 +32,7 @@ import { EventHub } from "./tenancy/event-hub.ts";
 import { SessionDirectory } from "./tenancy/session-directory.ts";
 import { TenantEngines } from "./tenancy/tenant-engines.ts";
 import { publicSessionId } from "./tenancy/tenant-session-id.ts";
+import { ReplayGate } from "./routes/replay-gate.ts";
 
 /**
  * Builds the server as a Hono app (serve it with `startServer`, or call `app.request()` in tests): sessions,
@@ -84,6 +85,7 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
     upstreamUnavailable: options.upstreamUnavailable,
     anthropicUpstream: options.anthropicUpstream,
     limits,
+    replays: new ReplayGate(),
     auth,
     log,
     clock,

@@ -11,6 +11,7 @@ import type { EventHub } from "./tenancy/event-hub.ts";
 import type { SessionDirectory } from "./tenancy/session-directory.ts";
 import type { TenantEngines } from "./tenancy/tenant-engines.ts";
 import type { UpstreamOptions } from "./upstream/upstream-options.ts";
+import type { ReplayGate } from "./routes/replay-gate.ts";
 
 /** What every route handler shares. */
 export interface ServerContext {
@@ -35,6 +36,8 @@ export interface ServerContext {
     ServerLimits,
     "requestTimeoutMs" | "maxLiveSessions" | "maxReplayMessages" | "maxReplayCharacters"
   >;
+  /** Bounds the session replays (inspector timelines, `/replay`) built at once. */
+  readonly replays: ReplayGate;
   readonly auth: boolean;
   readonly log: (line: string) => void;
   readonly clock: Clock;

@@ -93,20 +93,22 @@ export function registerInspectionRoutes(app: Hono<ServerEnv>, context: ServerCo
       );
     }
     checkReplayMessages(id, record.messageCount, context.limits);
-    const rows = (await store.dumpSession(storeId)).rows;
-    const messages = rows.map((row) => row.message).sort((a, b) => a.seq - b.seq);
-    checkReplayCharacters(id, messages, context.limits);
-    // The same settings as the inspector's timeline, so both agree with `ctxkit replay` on this session.
-    const settings = await sessionReplaySettings(
-      messages,
-      (await engines.engine(tenant)).settings,
-      context.upstream?.model,
-    );
-    const cache = pricing === undefined ? settings.cache : cacheProfiles[pricing as CacheProvider];
-    const result = await replayConversation(messages, {
-      ...settings,
-      policy: { ...settings.policy, pricing: cache.provider },
-      cache,
+    const result = await context.replays.run(async () => {
+      const rows = (await store.dumpSession(storeId)).rows;
+      const messages = rows.map((row) => row.message).sort((a, b) => a.seq - b.seq);
+      checkReplayCharacters(id, messages, context.limits);
+      // The same settings as the inspector's timeline, so both agree with `ctxkit replay` on this session.
+      const settings = await sessionReplaySettings(
+        messages,
+        (await engines.engine(tenant)).settings,
+        context.upstream?.model,
+      );
+      const cache = pricing === undefined ? settings.cache : cacheProfiles[pricing as CacheProvider];
+      return replayConversation(messages, {
+        ...settings,
+        policy: { ...settings.policy, pricing: cache.provider },
+        cache,
+      });
     });
     return c.json(result);
   });

@@ -7,28 +7,11 @@ import { publicMessages } from "../tenancy/tenant-session-id.ts";
 import type { CacheProfile } from "../../pricing/cache-profile.ts";
 import { sessionReplaySettings, type SessionReplaySettings } from "./inspector-replay-settings.ts";
 import { buildTimeline, type Timeline } from "./inspector-timeline.ts";
+import { TimelineCache } from "./timeline-cache.ts";
 import { checkReplayCharacters, checkReplayMessages } from "./replay-size-limit.ts";
 
 /** A session's timeline and the model it was replayed as. */
 type SessionTimeline = Timeline & Pick<SessionReplaySettings, "model" | "settingsFrom">;
-
-/** How many sessions' timelines are kept between requests (a timeline is rebuilt when its session changed). */
-const CACHED_TIMELINES = 8;
-
-/** A small LRU of timeline replays keyed by tenant and session, valid while the session is unchanged. */
-class TimelineCache {
-  readonly #entries = new Map<string, { version: string; timeline: Promise<SessionTimeline> }>();
-
-  get(key: string, version: string, build: () => Promise<SessionTimeline>): Promise<SessionTimeline> {
-    const cached = this.#entries.get(key);
-    this.#entries.delete(key);
-    const entry = cached?.version === version ? cached : { version, timeline: build() };
-    this.#entries.set(key, entry);
-    entry.timeline.catch(() => this.#entries.get(key) === entry && this.#entries.delete(key));
-    while (this.#entries.size > CACHED_TIMELINES) this.#entries.delete(this.#entries.keys().next().value!);
-    return entry.timeline;
-  }
-}
 
 function requestIndex(value: string, timeline: Timeline): number {
   const index = /^\d{1,9}$/.test(value) ? Number(value) : Number.NaN;
@@ -69,26 +52,31 @@ function cacheModelJson(cache: CacheProfile) {
  * registerInspectorRoutes(app, context);
  */
 export function registerInspectorRoutes(app: Hono<ServerEnv>, context: ServerContext): void {
-  const { store, directory, engines, upstream, limits } = context;
-  const cache = new TimelineCache();
+  const { store, directory, engines, upstream, limits, replays } = context;
+  const cache = new TimelineCache<SessionTimeline>(limits.maxReplayCharacters);
 
   const timelineOf = async (tenant: string, id: string): Promise<SessionTimeline> => {
     const { record, storeId } = await directory.requireStored(tenant, id);
     checkReplayMessages(id, record.messageCount, limits);
     const version = `${record.updatedAt}|${record.messageCount}|${record.nextSeq}`;
-    return cache.get(`${tenant}\u0000${storeId}`, version, async () => {
-      const settings = (await engines.engine(tenant)).settings;
-      const rows = (await store.dumpSession(storeId)).rows;
-      const messages = rows.map((row) => row.message).sort((a, b) => a.seq - b.seq);
-      checkReplayCharacters(id, messages, limits);
-      const replay = await sessionReplaySettings(messages, settings, upstream?.model);
-      const timeline = await buildTimeline(messages, replay);
-      return {
-        ...timeline,
-        ...(replay.model !== undefined && { model: replay.model }),
-        settingsFrom: replay.settingsFrom,
-      };
-    });
+    return cache.get(`${tenant}\u0000${storeId}`, version, () =>
+      replays.run(async () => {
+        const settings = (await engines.engine(tenant)).settings;
+        const rows = (await store.dumpSession(storeId)).rows;
+        const messages = rows.map((row) => row.message).sort((a, b) => a.seq - b.seq);
+        const characters = checkReplayCharacters(id, messages, limits);
+        const replay = await sessionReplaySettings(messages, settings, upstream?.model);
+        const timeline = await buildTimeline(messages, replay);
+        return {
+          timeline: {
+            ...timeline,
+            ...(replay.model !== undefined && { model: replay.model }),
+            settingsFrom: replay.settingsFrom,
+          },
+          characters,
+        };
+      }),
+    );
   };
 
   app.get("/v1/sessions/:id/timeline", async (c) => {

@@ -44,12 +44,17 @@ export function checkReplayMessages(id: string, messageCount: number, limits: Re
 }
 
 /**
- * Refuses a loaded session whose messages hold more text than the server replays (422 `session_too_large`).
+ * Refuses a loaded session whose messages hold more text than the server replays (422 `session_too_large`);
+ * returns the characters it holds.
  *
  * @example
  * checkReplayCharacters(id, messages, context.limits);
  */
-export function checkReplayCharacters(id: string, messages: readonly Message[], limits: ReplayLimits): void {
+export function checkReplayCharacters(
+  id: string,
+  messages: readonly Message[],
+  limits: ReplayLimits,
+): number {
   let characters = 0;
   for (const message of messages) characters += textCharacters(message);
   if (characters > limits.maxReplayCharacters) {
@@ -58,4 +63,5 @@ export function checkReplayCharacters(id: string, messages: readonly Message[], 
       `${characters} characters of stored text, over the server's limit of ${limits.maxReplayCharacters}`,
     );
   }
+  return characters;
 }
