@@ -74,6 +74,18 @@ describe("hostile input and server-side failures", () => {
     expect((await harness.call("/v1/sessions", { method: "POST", json: { id: "tab\there" } })).status).toBe(
       400,
     );
+    // URL clients resolve "." and ".." away: such a session could never be read or deleted.
+    for (const id of [".", ".."]) {
+      const dots = await harness.call("/v1/sessions", { method: "POST", json: { id } });
+      expect(dots.status).toBe(400);
+      expect(await dots.text()).toContain("not . or ..");
+      const viaHeader = await harness.call("/v1/chat/completions", {
+        method: "POST",
+        headers: { "x-ctxkit-session": id },
+        json: { model: "m", messages: [{ role: "user", content: "hi" }] },
+      });
+      expect(viaHeader.status).toBe(400);
+    }
     expect(harness.upstream.requests).toHaveLength(0);
     expect((await harness.store.listSessions()).sessions).toEqual([]);
   });

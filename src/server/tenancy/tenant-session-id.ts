@@ -10,12 +10,14 @@ import type { SessionDump } from "../../store/session-store.ts";
 
 /**
  * An API session id: 1–200 characters, none of them whitespace, a control character or `/` (what a header, a path
- * and a store hold safely; `/` separates `<tenant>/<id>`).
+ * and a store hold safely; `/` separates `<tenant>/<id>`), and not `.` or `..`, which URL clients resolve away
+ * (`/v1/sessions/..` reaches `/v1/`), so such a session could never be read or deleted.
  */
 const NOT_IN_API_SESSION_IDS = /[\s/\p{Cc}]/u;
 
 /** What an API session id may be, for error messages. */
-export const API_SESSION_ID_RULE = "1–200 characters without whitespace, control characters or slashes";
+export const API_SESSION_ID_RULE =
+  "1–200 characters without whitespace, control characters or slashes, and not . or ..";
 
 /**
  * Whether a tenant may name a session so.
@@ -25,7 +27,7 @@ export const API_SESSION_ID_RULE = "1–200 characters without whitespace, contr
  * isApiSessionId("a/b"); // false
  */
 export function isApiSessionId(id: string): boolean {
-  return id.length >= 1 && id.length <= 200 && !NOT_IN_API_SESSION_IDS.test(id);
+  return id.length >= 1 && id.length <= 200 && id !== "." && id !== ".." && !NOT_IN_API_SESSION_IDS.test(id);
 }
 
 /** The prefix of the store ids of `/v1/sync` sessions (`sync:<tenant>:<id>`, see tenant-sync-state-store.ts). */
