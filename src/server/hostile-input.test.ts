@@ -90,6 +90,19 @@ describe("hostile input and server-side failures", () => {
     expect((await harness.store.listSessions()).sessions).toEqual([]);
   });
 
+  it("refuses a list limit that is not a whole number from 1 to 1000 written in digits", async () => {
+    const harness = await setup({ responses: () => "ok" });
+    for (const limit of ["5abc", "1.9", "1e3", "0", "1001", "-1", ""]) {
+      for (const route of ["/v1/sessions", "/v1/memory"]) {
+        const answer = await harness.call(`${route}?limit=${encodeURIComponent(limit)}`);
+        expect(answer.status, `${route}?limit=${limit}`).toBe(400);
+        expect(await answer.text()).toContain("limit must be a whole number from 1 to 1000");
+      }
+    }
+    for (const route of ["/v1/sessions", "/v1/memory"])
+      expect((await harness.call(`${route}?limit=1000`)).status).toBe(200);
+  });
+
   it("answers JSON nested too deep to store or forward with a 400, not a 500 or a failed upstream", async () => {
     const harness = await setup({ responses: () => "ok" });
     const raw = (path: string, body: string) =>

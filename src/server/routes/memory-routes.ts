@@ -1,6 +1,7 @@
 import type { Hono } from "hono";
 import { z } from "zod";
 import { MEMORY_KINDS, type Memory, type MemoryKind, type MemoryStore } from "../../memory/memory-store.ts";
+import { limitParameter } from "../http/limit-parameter.ts";
 import { HttpError, notFound } from "../http/http-error.ts";
 import { readJson } from "../http/json-body.ts";
 import type { ServerContext, ServerEnv } from "../server-context.ts";
@@ -39,15 +40,6 @@ function kindsOf(value: string | undefined): MemoryKind[] | undefined {
   return kinds as MemoryKind[];
 }
 
-function limitOf(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const limit = Number.parseInt(value, 10);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
-    throw new HttpError(400, "invalid_input", "limit must be a whole number from 1 to 1000");
-  }
-  return limit;
-}
-
 /**
  * Long-term memory routes: list or search, add, get, delete — always with the request's tenant as the owner,
  * so another tenant's memory id answers 404. Without a memory store they answer 503.
@@ -70,7 +62,7 @@ export function registerMemoryRoutes(app: Hono<ServerEnv>, context: ServerContex
   app.get("/v1/memory", async (c) => {
     const owner = c.get("tenant");
     const kinds = kindsOf(c.req.query("kind"));
-    const limit = limitOf(c.req.query("limit"));
+    const limit = limitParameter(c.req.query("limit"));
     const filter = { owner, ...(kinds !== undefined && { kinds }), ...(limit !== undefined && { limit }) };
     const query = c.req.query("q");
     if (query !== undefined && query.trim() !== "") {

@@ -1,5 +1,6 @@
 import type { Hono } from "hono";
 import { z } from "zod";
+import { limitParameter } from "../http/limit-parameter.ts";
 import { HttpError, notFound } from "../http/http-error.ts";
 import { readJson } from "../http/json-body.ts";
 import type { ServerContext, ServerEnv } from "../server-context.ts";
@@ -17,14 +18,6 @@ const forkSchema = z.object({
 const conflict = (id: string) =>
   new HttpError(409, "conflict", `session id "${id}" is taken; choose another id or leave it out`);
 
-const limitOf = (value: string | undefined, fallback: number) => {
-  const limit = value === undefined ? fallback : Number.parseInt(value, 10);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
-    throw new HttpError(400, "invalid_input", "limit must be a whole number from 1 to 1000");
-  }
-  return limit;
-};
-
 /**
  * Session routes: list and search, create, get, rename, delete and fork. Every lookup goes through the
  * session directory, so another tenant's id answers exactly like an unknown one (404).
@@ -41,7 +34,7 @@ export function registerSessionRoutes(app: Hono<ServerEnv>, context: ServerConte
     if (query !== undefined && query.trim() !== "") {
       const hits = await store.searchSessions(query, {
         ...directory.filter(tenant),
-        limit: limitOf(c.req.query("limit"), 20),
+        limit: limitParameter(c.req.query("limit"), 20),
       });
       return c.json({
         sessions: hits.map((hit) => storedSessionJson(hit.session, tenant)),
@@ -55,7 +48,7 @@ export function registerSessionRoutes(app: Hono<ServerEnv>, context: ServerConte
     const cursor = c.req.query("cursor");
     const page = await store.listSessions({
       ...directory.filter(tenant),
-      limit: limitOf(c.req.query("limit"), 50),
+      limit: limitParameter(c.req.query("limit"), 50),
       ...(cursor !== undefined && { cursor }),
     });
     const reserved = cursor === undefined ? directory.reservations(tenant).map(reservedSessionJson) : [];
