@@ -33,9 +33,13 @@ function holds(message: Message | undefined, entry: FeedEntry): boolean {
   );
 }
 
+/** How many of the session's newest replies are searched for the framework's newest assistant message. */
+const RECENT_REPLIES = 16;
+
 /**
- * The history index of the stored reply that the framework's assistant message at `target` is, matching the
- * framework's assistant messages in order to the stored replies (a framework may have dropped some), or undefined.
+ * The history index of the stored reply that the framework's assistant message at `target` is: the newest of the
+ * session's last `RECENT_REPLIES` replies that shares a key with it (a retried call repeats the newest steps), or
+ * undefined. Searched from the end, so a step costs the same however long the history is.
  */
 function matchedReply<Source>(
   messages: readonly Source[],
@@ -43,44 +47,17 @@ function matchedReply<Source>(
   history: readonly Message[],
   read: (message: Source) => readonly FeedEntry[],
 ): number | undefined {
-  // Where each reply key stands in the history (ascending): the matching costs O(n log n), not O(n²).
-  const positions = new Map<string, number[]>();
-  history.forEach((message, index) => {
-    if (message.role !== "assistant" || message.kind !== undefined) return;
-    for (const key of replyKeys(message.content)) {
-      const list = positions.get(key) ?? [];
-      list.push(index);
-      positions.set(key, list);
-    }
-  });
-  let next = 0;
-  for (let index = 0; index <= target; index++) {
-    const reply = read(messages[index]!).find((entry) => entry.role === "assistant");
-    if (reply === undefined) continue;
-    let found = Number.POSITIVE_INFINITY;
-    for (const key of replyKeys(blocksOf(reply.reply.content)))
-      found = Math.min(found, firstAtOrAfter(positions.get(key), next));
-    if (found === Number.POSITIVE_INFINITY) {
-      if (index === target) return undefined;
-      continue;
-    }
-    if (index === target) return found;
-    next = found + 1;
+  const reply = read(messages[target]!).find((entry) => entry.role === "assistant");
+  if (reply === undefined) return undefined;
+  const keys = new Set(replyKeys(blocksOf(reply.reply.content)));
+  let searched = 0;
+  for (let index = history.length - 1; index >= 0 && searched < RECENT_REPLIES; index--) {
+    const message = history[index]!;
+    if (message.role !== "assistant" || message.kind !== undefined) continue;
+    searched++;
+    if (replyKeys(message.content).some((key) => keys.has(key))) return index;
   }
   return undefined;
-}
-
-/** The first of the ascending `list` at or after `from` (infinity when none). */
-function firstAtOrAfter(list: readonly number[] | undefined, from: number): number {
-  if (list === undefined) return Number.POSITIVE_INFINITY;
-  let low = 0;
-  let high = list.length;
-  while (low < high) {
-    const middle = (low + high) >> 1;
-    if (list[middle]! < from) low = middle + 1;
-    else high = middle;
-  }
-  return low < list.length ? list[low]! : Number.POSITIVE_INFINITY;
 }
 
 /**
