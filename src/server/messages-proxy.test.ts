@@ -677,6 +677,46 @@ describe("the Anthropic Messages proxy, with the official @anthropic-ai/sdk clie
     expect(stored.at(-1)!.content).toEqual([{ type: "text", text: "Fine." }]);
   });
 
+  it("with X-Ctxkit-Session goes on storing after a client retried a turn whose answer it never received", async () => {
+    const store = new MemorySessionStore();
+    const { harness } = await setup({ store, responses: ["A1", "A2", "A2 again", "A3"] });
+    const client = new Anthropic({
+      baseURL: harness.server.url,
+      apiKey: harness.acme,
+      maxRetries: 0,
+      defaultHeaders: { "X-Ctxkit-Session": "retried" },
+    });
+    const send = async (messages: unknown[]) => {
+      const { data, response } = await client.messages
+        .create({ model: "claude-sonnet-4-5", max_tokens: 100, messages: messages as never })
+        .withResponse();
+      return {
+        text: (data.content[0] as { text: string }).text,
+        stored: response.headers.get("x-ctxkit-stored"),
+      };
+    };
+    const q1 = { role: "user", content: "q1" };
+    const a1 = { role: "assistant", content: (await send([q1])).text };
+    const q2 = { role: "user", content: "q2" };
+    // Stored, but the client never got it (a timeout): it sends the same request again.
+    expect(await send([q1, a1, q2])).toEqual({ text: "A2", stored: "true" });
+    const retry = await send([q1, a1, q2]);
+    expect(retry).toEqual({ text: "A2 again", stored: "false" });
+    // The client goes on from its own copy of the answer: the session is stored again from there.
+    const next = await send([
+      q1,
+      a1,
+      q2,
+      { role: "assistant", content: retry.text },
+      { role: "user", content: "q3" },
+    ]);
+    expect(next).toEqual({ text: "A3", stored: "true" });
+    const rows = await store.loadMessages("acme/retried", { strategy: "all" });
+    expect(rows.map((message) => `${message.role}:${(message.content[0] as { text: string }).text}`)).toEqual(
+      ["user:q1", "assistant:A1", "user:q2", "assistant:A2", "user:q3", "assistant:A3"],
+    );
+  });
+
   it("with X-Ctxkit-Session serves a history that branched off the session (rewound, compacted) statelessly", async () => {
     const store = new MemorySessionStore();
     const { harness, client } = await setup({

@@ -28,6 +28,19 @@ describe("continuation", () => {
     expect(match.fresh.map((message) => message.role)).toEqual(["user"]);
   });
 
+  it("continues after the client's own copy of a retried latest turn, and not with the retry itself", () => {
+    const stored = session().user("Thanks.").reply("You're welcome.").build();
+    const retry = session().user("Thanks.").build();
+    expect(continuation(retry, stored, "resends")).toMatchObject({ continues: false, style: "resends" });
+    const onwards = session().user("Thanks.").reply("Glad to help.").user("One more thing.").build();
+    const match = continuation(onwards, stored, "resends");
+    expect(match).toMatchObject({ continues: true, style: "resends" });
+    expect(match.fresh.map((message) => message.role)).toEqual(["user"]);
+    // Another question in the retried turn's place is a branch, not a retry.
+    const other = session().user("Something else.").reply("Sure.").user("One more thing.").build();
+    expect(continuation(other, stored, "resends").continues).toBe(false);
+  });
+
   it("resumes a resent history ending with the latest reply, nothing new, only when that reply paused", () => {
     const paused = session()
       .user("Search the web.")

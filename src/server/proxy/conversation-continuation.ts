@@ -1,4 +1,4 @@
-import { toolCallsOf, toolResultsOf } from "../../model/blocks.ts";
+import { messageText, toolCallsOf, toolResultsOf } from "../../model/blocks.ts";
 import type { Message } from "../../model/message.ts";
 import { matchStored } from "./responses-session-inputs.ts";
 
@@ -41,7 +41,8 @@ const PAUSED_TURN = "pause_turn";
  * and this session's client is not known to resend its history. Anything else is another conversation (a
  * subagent's, a side request): it must not be stored in this session. A request that ends with the session's
  * latest reply and holds nothing new `resumes` it when that reply paused (`pause_turn`); after any other reply
- * it has nothing to answer (the route refuses it).
+ * it has nothing to answer (the route refuses it). A client that retried the latest turn after it was stored
+ * holds its own reply to it from then on: what follows that reply continues the session (`afterRetriedTurn`).
  *
  * @example
  * const { continues, fresh, style } = continuation(fromClient, await session.history(), styles.get(id));
@@ -52,6 +53,10 @@ export function continuation(
   known: ClientStyle | undefined,
 ): Continuation {
   const { fresh, matched, replies } = matchStored(client, stored);
+  if (matched > 0 && matched === replies - 1) {
+    const after = afterRetriedTurn(fresh, stored);
+    if (after !== undefined) return { continues: true, style: "resends", fresh: after, resumes: false };
+  }
   if (matched > 0) {
     const latest = stored.at(-1);
     const resumes =
@@ -76,6 +81,36 @@ export function continuation(
   }
   const continues = known !== "resends" && !client.some((message) => message.role === "assistant");
   return { continues, style: undefined, fresh, resumes: false };
+}
+
+/** True when two messages are the same input: role, text and the calls their tool results answer. */
+function sameInput(sent: Message, stored: Message): boolean {
+  const answers = (message: Message) =>
+    toolResultsOf(message)
+      .map((result) => result.callId)
+      .join();
+  return (
+    sent.role === stored.role &&
+    messageText(sent) === messageText(stored) &&
+    answers(sent) === answers(stored)
+  );
+}
+
+/**
+ * A client that retried the session's latest turn after it was stored (its answer was lost on the way: a
+ * timeout, a dropped connection) holds its own reply to it, not the stored one, and every later request of it
+ * does too. When `fresh` (what follows the client's copy of the previous reply) repeats the latest turn's inputs,
+ * then holds a reply and more, the client goes on from that turn: what follows its reply is new (the stored reply
+ * stands for the client's). Undefined otherwise.
+ */
+function afterRetriedTurn(fresh: readonly Message[], stored: readonly Message[]): Message[] | undefined {
+  const latest = stored.findLastIndex((message) => message.role === "assistant");
+  const previous = stored.findLastIndex((message, index) => index < latest && message.role === "assistant");
+  const inputs = stored.slice(previous + 1, latest);
+  if (inputs.length === 0 || fresh.length <= inputs.length + 1) return undefined;
+  if (!inputs.every((input, index) => sameInput(fresh[index]!, input))) return undefined;
+  if (fresh[inputs.length]!.role !== "assistant") return undefined;
+  return fresh.slice(inputs.length + 1);
 }
 
 /**
