@@ -144,7 +144,10 @@ export class ClaudeCodeConverter {
     if (!pending) return;
     this.#pending = undefined;
     const message = pending.last.message!;
-    const usage = message.usage ? usageOf(message.usage) : undefined;
+    // Claude Code writes some replies itself (model "<synthetic>": "No response requested."): no request was
+    // made or billed, so they carry no usage.
+    const synthetic = message.model === "<synthetic>";
+    const usage = message.usage && !synthetic ? usageOf(message.usage) : undefined;
     const record = pending.first.record;
     this.#builder.add({
       role: "assistant",
@@ -158,15 +161,20 @@ export class ClaudeCodeConverter {
         error: record.isApiErrorMessage === true ? textOf(pending.blocks) : undefined,
         completedAt: pending.last.record.timestamp,
       }),
-      ...metadataOf({ unsupportedBlocks: pending.unsupported }),
+      ...metadataOf({ synthetic: synthetic || undefined, unsupportedBlocks: pending.unsupported }),
     });
     for (const draft of pending.toolMessages) this.#builder.add(draft);
   }
 }
 
-function metadataOf(fields: { meta?: true | undefined; unsupportedBlocks: readonly string[] }) {
+function metadataOf(fields: {
+  meta?: true | undefined;
+  synthetic?: true | undefined;
+  unsupportedBlocks: readonly string[];
+}) {
   const metadata = definedEntries({
     meta: fields.meta,
+    synthetic: fields.synthetic,
     unsupportedBlocks:
       fields.unsupportedBlocks.length > 0 ? [...new Set(fields.unsupportedBlocks)] : undefined,
   });

@@ -235,6 +235,57 @@ describe("importClaudeCode on constructed sessions", () => {
     expect(conversation.messages.map((message) => message.turn)).toEqual([1, 1, 1, 1, 2]);
   });
 
+  it("answers a tool call a compaction cut off, and keeps no usage on a reply Claude Code wrote itself", () => {
+    const conversation = importOne([
+      user("u1", null, "lint it"),
+      assistant("a1", "u1", "m1", toolUse("t1")),
+      line({ type: "progress", uuid: "p1", parentUuid: "a1" }),
+      line({
+        type: "system",
+        subtype: "compact_boundary",
+        uuid: "b1",
+        parentUuid: null,
+        logicalParentUuid: "p1",
+        compactMetadata: { trigger: "auto", preTokens: 160000 },
+      }),
+      user("s1", "b1", "This session is being continued…", { isCompactSummary: true }),
+      line({
+        type: "assistant",
+        uuid: "a2",
+        parentUuid: "s1",
+        message: {
+          id: "m2",
+          role: "assistant",
+          model: "<synthetic>",
+          content: [{ type: "text", text: "No response requested." }],
+          usage: { input_tokens: 0, output_tokens: 0 },
+        },
+      }),
+    ]);
+    expect(shape(conversation.messages)).toEqual([
+      "user:lint it",
+      "assistant:tool-call",
+      "tool:tool-result",
+      "system:Conversation compacted",
+      "user:This session is being continued…",
+      "assistant:No response requested.",
+    ]);
+    expect(conversation.messages[2]).toMatchObject({
+      content: [
+        {
+          callId: "t1",
+          toolName: "Bash",
+          isError: true,
+          content: "[no result recorded: the conversation was compacted while the tool call ran]",
+        },
+      ],
+      metadata: { synthetic: true, unanswered: "compaction" },
+    });
+    expect(conversation.messages[4]!.summaryOf).toEqual({ fromSeq: 0, toSeq: 2, messageCount: 3 });
+    expect(conversation.messages[5]).toMatchObject({ model: "<synthetic>", metadata: { synthetic: true } });
+    expect(conversation.messages[5]!.usage).toBeUndefined();
+  });
+
   it("imports sidechain records as their own conversation", () => {
     const conversations = importClaudeCode(
       jsonl([

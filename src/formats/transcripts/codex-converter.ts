@@ -39,6 +39,8 @@ export class CodexConverter {
   readonly #toolNames = new Map<string, string>();
   #pending: PendingResponse | undefined;
   #lastAssistant: Message | undefined;
+  /** Seq of the first message the next compaction summarises. */
+  #segmentStart = 0;
 
   /** The prompts the user typed (`user_message` events); other user messages were injected by the harness. */
   readonly #prompts: ReadonlySet<string>;
@@ -129,25 +131,51 @@ export class CodexConverter {
       case "function_call_output":
       case "custom_tool_call_output": {
         const output = expectShape(codexItemSchemas.output, payload, location, expectedItem);
-        this.#flush();
-        this.#builder.add({
-          role: "tool",
-          content: [
-            {
-              type: "tool-result",
-              callId: output.call_id,
-              toolName: this.#toolNames.get(output.call_id) ?? "unknown",
-              ...codexToolOutput(output.output),
-            },
-          ],
-          createdAt: timestamp,
-        });
+        this.#result(output.call_id, output.output, timestamp);
         return;
       }
-      default:
+      default: {
+        const type = payload.type ?? "";
+        if (!("call_id" in payload)) return;
+        if (type.endsWith("_call")) this.#otherCall(type, payload, timestamp, location);
+        else if (type.endsWith("_output")) this.#otherOutput(payload, timestamp, location);
         // Other items (ghost snapshots, compaction bookkeeping) are not part of the model-visible history.
         return;
+      }
     }
+  }
+
+  /**
+   * A compaction: Codex replaced the history with `summary` (the handoff summary it wrote; empty when the
+   * server compacted and kept it encrypted). A marker, then the summary as a `summary` user message that names
+   * the range it stands for; the replacement history itself repeats earlier items and is not imported again.
+   */
+  addCompaction(summary: string, createdAt: string | undefined): void {
+    this.#flush();
+    const marker = this.#builder.add({
+      role: "system",
+      kind: "marker",
+      content: [{ type: "text", text: "Conversation compacted" }],
+      createdAt,
+      metadata: { subtype: "compacted" },
+    });
+    if (summary.trim() === "") return;
+    const summaryOf =
+      marker.seq > this.#segmentStart
+        ? {
+            fromSeq: this.#segmentStart,
+            toSeq: marker.seq - 1,
+            messageCount: marker.seq - this.#segmentStart,
+          }
+        : undefined;
+    const message = this.#builder.add({
+      role: "user",
+      kind: "summary",
+      content: [{ type: "text", text: summary }],
+      createdAt,
+      ...(summaryOf ? { summaryOf } : {}),
+    });
+    this.#segmentStart = message.seq;
   }
 
   /** Attaches a request's usage to its assistant message (the open one, else the latest one without usage). */
@@ -165,6 +193,43 @@ export class CodexConverter {
   finish(): Message[] {
     this.#flush();
     return this.#builder.build();
+  }
+
+  /** A client-run call of a kind without its own case (`tool_search_call`): named after its type. */
+  #otherCall(type: string, payload: object, timestamp: string | undefined, location: RecordLocation): void {
+    const call = expectShape(codexItemSchemas.otherCall, payload, location, expectedItem);
+    const name = call.name ?? type.slice(0, -"_call".length);
+    const input = call.arguments ?? call.input ?? call.action ?? {};
+    if (typeof input !== "string") return this.#call(call.call_id, name, input, timestamp);
+    const parsed = functionCallBlock(call.call_id, name, input);
+    this.#call(call.call_id, name, parsed.input, timestamp, parsed.unparsed);
+  }
+
+  /** Its output: the `output` field when there is one, else every field but the envelope (the loaded `tools`). */
+  #otherOutput(payload: object, timestamp: string | undefined, location: RecordLocation): void {
+    const item = expectShape(codexItemSchemas.otherOutput, payload, location, expectedItem);
+    const { type: _type, call_id: callId, status: _status, execution: _execution, ...rest } = item;
+    this.#result(callId, "output" in rest ? (rest["output"] as JsonValue) : (rest as JsonValue), timestamp);
+  }
+
+  #result(
+    callId: string,
+    output: Parameters<typeof codexToolOutput>[0],
+    timestamp: string | undefined,
+  ): void {
+    this.#flush();
+    this.#builder.add({
+      role: "tool",
+      content: [
+        {
+          type: "tool-result",
+          callId,
+          toolName: this.#toolNames.get(callId) ?? "unknown",
+          ...codexToolOutput(output),
+        },
+      ],
+      createdAt: timestamp,
+    });
   }
 
   #call(id: string, name: string, input: JsonValue, timestamp: string | undefined, unparsed?: true): void {

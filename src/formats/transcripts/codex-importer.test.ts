@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { toOpenAIResponses } from "../providers/openai-responses/index.ts";
-import { transcriptFiles, transcriptName } from "../../../test/support/transcripts.ts";
+import { transcriptFiles } from "../../../test/support/transcripts.ts";
 import { importCodex } from "./codex-importer.ts";
+import { detectFormat } from "./detect-format.ts";
 import { importTranscriptFile } from "./import-transcript.ts";
 
 type Fields = { [key: string]: unknown };
@@ -147,16 +148,112 @@ describe("importCodex", () => {
     );
   });
 
-  it("keeps usage on every assistant message of the real rollouts", async () => {
-    const rollouts = transcriptFiles.filter((file) => transcriptName(file).startsWith("codemie-code/codex/"));
-    expect(rollouts.length).toBeGreaterThan(0);
+  it("imports other client-run calls by their type (tool search) and a compaction as a marker and a summary", () => {
+    const [imported] = importCodex(
+      [
+        item(1, text("user", "fix CI")),
+        item(2, text("assistant", "Looking for a GitHub tool.")),
+        item(3, {
+          type: "tool_search_call",
+          call_id: "s1",
+          status: "completed",
+          execution: "client",
+          arguments: { query: "pull request checks", limit: 5 },
+        }),
+        item(4, {
+          type: "tool_search_output",
+          call_id: "s1",
+          status: "completed",
+          execution: "client",
+          tools: [{ type: "function", name: "_fetch_pr" }],
+        }),
+        tokens(4, 900, 0, 12, 0),
+        item(5, {
+          type: "function_call",
+          name: "exec_command",
+          arguments: '{"cmd":"gh pr checks"}',
+          call_id: "c1",
+        }),
+        item(6, { type: "function_call_output", call_id: "c1", output: "lint: fail" }),
+        {
+          timestamp: at(7),
+          type: "compacted",
+          payload: { message: "Summary: lint fails on PR 12.", replacement_history: [] },
+        },
+        item(8, text("user", "go on")),
+      ]
+        .map((record) => JSON.stringify(record))
+        .join("\n"),
+      "rollout.jsonl",
+    );
+    const shape = imported!.messages.map(
+      (message) =>
+        `${message.role}${message.kind ? `/${message.kind}` : ""}:${message.content.map((block) => block.type).join("+")}`,
+    );
+    expect(shape).toEqual([
+      "user:text",
+      "assistant:text+tool-call",
+      "tool:tool-result",
+      "assistant:tool-call",
+      "tool:tool-result",
+      "system/marker:text",
+      "user/summary:text",
+      "user:text",
+    ]);
+    expect(imported!.messages[1]!.content[1]).toEqual({
+      type: "tool-call",
+      id: "s1",
+      name: "tool_search",
+      input: { query: "pull request checks", limit: 5 },
+    });
+    expect(imported!.messages[2]!.content[0]).toEqual({
+      type: "tool-result",
+      callId: "s1",
+      toolName: "tool_search",
+      content: { tools: [{ type: "function", name: "_fetch_pr" }] },
+    });
+    expect(imported!.messages[1]!.usage).toMatchObject({ input: 900, output: 12 });
+    expect(imported!.messages[6]!.summaryOf).toEqual({ fromSeq: 0, toSeq: 4, messageCount: 5 });
+  });
+
+  it("gives a call the rollout ends before answering a result that says so", () => {
+    const cut = [
+      item(1, text("user", "push")),
+      item(2, { type: "function_call", name: "exec_command", arguments: "{}", call_id: "c1" }),
+    ];
+    const [imported] = importCodex(cut.map((record) => JSON.stringify(record)).join("\n"), "rollout.jsonl");
+    expect(imported!.messages.at(-1)).toMatchObject({
+      role: "tool",
+      content: [
+        {
+          type: "tool-result",
+          callId: "c1",
+          toolName: "exec_command",
+          isError: true,
+          content: expect.stringMatching(/^\[no result recorded: the transcript ends/),
+        },
+      ],
+      metadata: { synthetic: true, unanswered: "end-of-transcript" },
+    });
+  });
+
+  it("keeps usage on every assistant message of the real rollouts but an aborted or cut-off request's", async () => {
+    const rollouts = transcriptFiles.filter(
+      (file) => detectFormat(readFileSync(file, "utf8"), file) === "codex",
+    );
+    expect(rollouts.length).toBeGreaterThan(1);
     for (const file of rollouts) {
+      const text = readFileSync(file, "utf8");
+      // The second rollout of the codemie corpus records no token counts.
+      if (!text.includes('"token_count"')) continue;
       const [imported] = await importTranscriptFile(file);
       const assistants = imported!.messages.filter((message) => message.role === "assistant");
-      // The second rollout of the corpus records no token counts.
-      if (!readFileSync(file, "utf8").includes('"token_count"')) continue;
       expect(assistants.length).toBeGreaterThan(10);
-      expect(assistants.every((message) => message.usage !== undefined)).toBe(true);
+      // A request the user aborted, or the one the rollout ends in, gets no token_count.
+      const aborted = text.split('"type":"turn_aborted"').length - 1;
+      const cutOff = imported!.messages.at(-1)?.metadata?.["unanswered"] === "end-of-transcript" ? 1 : 0;
+      const withoutUsage = assistants.filter((message) => message.usage === undefined).length;
+      expect(withoutUsage, file).toBeLessThanOrEqual(aborted + cutOff);
     }
   });
 });

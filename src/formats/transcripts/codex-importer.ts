@@ -1,7 +1,12 @@
 import type { Usage } from "../../model/message.ts";
 import type { TextOrLines } from "../text-lines.ts";
 import { CodexConverter } from "./codex-converter.ts";
-import { codexLineSchema, codexSessionMetaSchema, codexTokenCountSchema } from "./codex-records.ts";
+import {
+  codexCompactedSchema,
+  codexLineSchema,
+  codexSessionMetaSchema,
+  codexTokenCountSchema,
+} from "./codex-records.ts";
 import type { ImportedConversation } from "./imported-conversation.ts";
 import { definedEntries } from "./json-or-string.ts";
 import { parseJsonLines } from "./json-lines.ts";
@@ -22,7 +27,11 @@ const expectedLine = "a Codex rollout line {timestamp, type, payload}";
  *   request's usage;
  * - encrypted reasoning is kept opaque in `providerData` with `redacted: true`;
  * - a `web_search_call` (run by the server, its result never logged) gets a synthetic empty result with
- *   metadata `synthetic: true`, so every call stays paired.
+ *   metadata `synthetic: true`, so every call stays paired;
+ * - any other client-run call (`tool_search_call`, …) is a tool call named after its type, its `*_output` the
+ *   result (`tool_search_output`: the tools it loaded, as the model saw them);
+ * - a `compacted` line becomes a compaction marker, then Codex's summary as a `summary` message;
+ * - a call with no output (the rollout ends mid-call) gets a result that says so (see `MessageListBuilder`).
  *
  * @example
  * const [conversation] = importCodex(readFileSync(path, "utf8"), path);
@@ -63,7 +72,10 @@ export function importCodex(text: TextOrLines, source: string): ImportedConversa
     if (record.type === "turn_context")
       converter.model = stringOf(record.payload["model"]) ?? converter.model;
     else if (record.type === "response_item") converter.addItem(record.payload, record.timestamp, location);
-    else if (record.type === "event_msg" && record.payload.type === "token_count") {
+    else if (record.type === "compacted") {
+      const compacted = expectShape(codexCompactedSchema, record.payload, location, "a Codex compacted line");
+      converter.addCompaction(compacted.message ?? "", record.timestamp);
+    } else if (record.type === "event_msg" && record.payload.type === "token_count") {
       const event = expectShape(codexTokenCountSchema, record.payload, location, "a Codex token_count event");
       const usage = event.info?.last_token_usage;
       if (usage) {

@@ -47,7 +47,21 @@ export const codexItemSchemas = {
     call_id: z.string().min(1),
     output: z.union([z.string(), z.array(contentItemSchema), jsonValueSchema]),
   }),
+  /** Any other call the client runs (`tool_search_call`, …): paired with its `*_output` by `call_id`. */
+  otherCall: z.looseObject({
+    type: z.string(),
+    call_id: z.string().min(1),
+    name: z.string().optional(),
+    arguments: jsonValueSchema.optional(),
+    input: jsonValueSchema.optional(),
+    action: jsonValueSchema.optional(),
+  }),
+  /** The output of such a call (`tool_search_output`: the tools it loaded). */
+  otherOutput: z.looseObject({ type: z.string(), call_id: z.string().min(1) }),
 };
+
+/** A `compacted` line: Codex replaced the history with a summary (`message`; empty when the server compacted). */
+export const codexCompactedSchema = z.looseObject({ message: z.string().optional() });
 
 /** `token_count` event payload: the usage of the request that just finished. */
 export const codexTokenCountSchema = z.looseObject({

@@ -8,6 +8,11 @@ export interface ExpectedCounts {
   readonly toolCalls: number;
   /** Sum of provider-reported output tokens, when the format reports usage. */
   readonly outputTokens?: number;
+  /**
+   * Calls the transcript records no result for (interrupted, cut off by a compaction or by the end of the file):
+   * the importer must give each a result that says so.
+   */
+  readonly unansweredCalls: readonly string[];
 }
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -78,9 +83,11 @@ function countClaudeStream(records: Json[]): ExpectedCounts | undefined {
   for (const record of lastLineOfResponse.values())
     outputTokens += record["message"]?.["usage"]?.["output_tokens"] ?? 0;
   return {
-    messages: responseIds.size + answered.size + userMessages + markers,
+    // Every call gets one result: the recorded one, or the importer's note that none was recorded.
+    messages: responseIds.size + callIds.size + userMessages + markers,
     toolCalls: callIds.size,
     outputTokens,
+    unansweredCalls: [...callIds].filter((id) => !answered.has(id)),
   };
 }
 
@@ -114,7 +121,13 @@ function pathFromRoot(records: Json[], leaf: string): string[] {
   throw new Error(`leaf ${leaf} is not reachable from any root`);
 }
 
-const outputItems = new Set(["reasoning", "function_call", "custom_tool_call", "web_search_call"]);
+/** Items of a model's output: reasoning, assistant text and every kind of call (`function_call`, `tool_search_call`, …). */
+function isCodexOutput(payload: Json): boolean {
+  const type = String(payload["type"]);
+  return (
+    type === "reasoning" || type.endsWith("_call") || (type === "message" && payload["role"] === "assistant")
+  );
+}
 
 /** A Codex rollout: one conversation. */
 export function countCodex(text: string): ExpectedCounts[] {
@@ -124,29 +137,41 @@ export function countCodex(text: string): ExpectedCounts[] {
   )
     ? 1
     : 0;
-  let toolCalls = 0;
   let inRun = false;
   let outputTokens = 0;
+  const calls: string[] = [];
+  const outputs = new Set<string>();
   for (const line of lines) {
     const payload = line["payload"] ?? {};
     if (line["type"] === "event_msg" && payload["type"] === "token_count") {
       outputTokens += payload["info"]?.["last_token_usage"]?.["output_tokens"] ?? 0;
     }
+    if (line["type"] === "compacted") messages += payload["message"] ? 2 : 1; // a marker, then the summary
     if (line["type"] !== "response_item") continue;
-    const isOutput =
-      outputItems.has(payload["type"]) || (payload["type"] === "message" && payload["role"] === "assistant");
+    const type = String(payload["type"]);
+    const isOutput = isCodexOutput(payload);
     if (isOutput && !inRun) messages++;
     inRun = isOutput;
-    if (payload["type"] === "message" && payload["role"] !== "assistant") messages++;
-    if (payload["type"] === "function_call_output" || payload["type"] === "custom_tool_call_output")
+    if (type === "message" && payload["role"] !== "assistant") messages++;
+    if (type === "web_search_call") {
+      calls.push(payload["id"] ?? `web_search:${calls.length}`);
+      outputs.add(calls.at(-1)!); // the importer's empty result: the server ran it and logged nothing
       messages++;
-    if (payload["type"] === "function_call" || payload["type"] === "custom_tool_call") toolCalls++;
-    if (payload["type"] === "web_search_call") {
-      toolCalls++;
-      messages++; // its synthetic result
+    } else if (type.endsWith("_call") && payload["call_id"]) calls.push(payload["call_id"]);
+    if (type.endsWith("_output") && payload["call_id"]) {
+      outputs.add(payload["call_id"]);
+      messages++;
     }
   }
-  return [{ messages, toolCalls, outputTokens }];
+  const unansweredCalls = calls.filter((id) => !outputs.has(id));
+  return [
+    {
+      messages: messages + unansweredCalls.length,
+      toolCalls: calls.length,
+      outputTokens,
+      unansweredCalls,
+    },
+  ];
 }
 
 /** A Gemini CLI session: one conversation. */
@@ -158,11 +183,11 @@ export function countGeminiCli(text: string): ExpectedCounts[] {
   for (const message of session["messages"] as Json[]) {
     if (message["type"] !== "user" && message["type"] !== "gemini") continue;
     const calls = (message["toolCalls"] ?? []).length as number;
-    messages += 1 + calls;
+    messages += 1 + calls; // each call's result sits inside the message that made it
     toolCalls += calls;
     outputTokens += (message["tokens"]?.["output"] ?? 0) + (message["tokens"]?.["thoughts"] ?? 0);
   }
-  return [{ messages, toolCalls, outputTokens }];
+  return [{ messages, toolCalls, outputTokens, unansweredCalls: [] }];
 }
 
 /** OpenAI chat JSON: one entry per tau-bench episode, or one for a plain message list. */
@@ -173,10 +198,14 @@ export function countOpenAiChat(text: string): ExpectedCounts[] {
       ? document.map((episode: Json) => episode["traj"] as Json[])
       : [document as Json[]]
     : [document["messages"] as Json[]];
-  return conversations.map((messages) => ({
-    messages: messages.length,
-    toolCalls: messages.reduce((sum, message) => sum + (message["tool_calls"]?.length ?? 0), 0),
-  }));
+  return conversations.map((messages) => {
+    const calls = messages.flatMap((message) =>
+      (message["tool_calls"] ?? []).map((call: Json) => call["id"]),
+    );
+    const answered = new Set(messages.map((message) => message["tool_call_id"]));
+    const unansweredCalls = calls.filter((id) => !answered.has(id));
+    return { messages: messages.length + unansweredCalls.length, toolCalls: calls.length, unansweredCalls };
+  });
 }
 
 /** A SWE-agent trajectory: one conversation. */
@@ -185,15 +214,21 @@ export function countSweAgent(text: string): ExpectedCounts[] {
   const functionCalling = history.some((entry) => entry["role"] === "tool" || entry["tool_calls"]?.length);
   let messages = 0;
   let toolCalls = 0;
+  const calls: string[] = [];
+  const answered = new Set<string>();
   history.forEach((entry, index) => {
     messages += entry["role"] === "tool" ? Math.max(1, entry["tool_call_ids"]?.length ?? 1) : 1;
-    if (functionCalling) toolCalls += entry["tool_calls"]?.length ?? 0;
-    else if (
+    for (const id of entry["tool_call_ids"] ?? []) answered.add(id);
+    if (functionCalling) {
+      toolCalls += entry["tool_calls"]?.length ?? 0;
+      for (const call of entry["tool_calls"] ?? []) calls.push(call["id"]);
+    } else if (
       entry["role"] === "assistant" &&
       entry["action"]?.trim() &&
       history[index + 1]?.["role"] === "user"
     )
       toolCalls++;
   });
-  return [{ messages, toolCalls }];
+  const unansweredCalls = calls.filter((id) => !answered.has(id));
+  return [{ messages: messages + unansweredCalls.length, toolCalls, unansweredCalls }];
 }
