@@ -50,7 +50,7 @@ const windowLabel = (tokens: number) =>
   tokens >= 1_000_000 ? `${Math.round(tokens / 1_048_576)}M` : k(tokens);
 
 function realWindow(policy: BenchPolicy, entry: CorpusConversation): number {
-  return policy.window === "recorded" ? recordedWindow(entry.name) : policy.window;
+  return policy.window === "recorded" ? recordedWindow(entry) : policy.window;
 }
 
 /** Totals of one policy over the corpus. */
@@ -284,7 +284,7 @@ async function variantsTable(corpus: readonly CorpusConversation[], counter: Tok
             ctxkit: true,
             window: "recorded",
           },
-          { window: recordedWindow(entry.name), counter, asRun: false },
+          { window: recordedWindow(entry), counter, asRun: false },
         ),
       );
     const total = totalOf(benchPolicies[1]!, runs, []);
@@ -468,7 +468,7 @@ export default async function policies(): Promise<BenchSection> {
       );
       return [
         entry.name.length > 50 ? `…${entry.name.slice(-47)}` : entry.name,
-        agentOf(entry.name),
+        agentOf(entry),
         entry.requests,
         k(entry.tokens),
         recorded === undefined ? "—" : k(recorded.costUnits),
@@ -500,7 +500,7 @@ export default async function policies(): Promise<BenchSection> {
   const markdown = [
     `Every main conversation in ../shared/data/transcripts whose history reaches ${MIN_TOKENS.toLocaleString("en-US")} ` +
       `tokens over at least ${MIN_REQUESTS} requests (${corpus.length} transcripts: ` +
-      `${[...new Set(corpus.map((entry) => agentOf(entry.name)))].join(", ")}), replayed one request per recorded ` +
+      `${[...new Set(corpus.map((entry) => agentOf(entry)))].join(", ")}), replayed one request per recorded ` +
       "assistant reply. How it is measured:",
     "",
     "- **Cost** is in units of the uncached input price, billed by the prompt-cache model (src/pricing): Anthropic " +

@@ -39,25 +39,53 @@ export async function loadCorpus(counter: TokenCounter): Promise<CorpusConversat
   return corpus;
 }
 
+/** Claude Code's standard window; sessions whose requests outgrew it ran with the 1M-token one. */
+const CLAUDE_CODE_WINDOW = 200_000;
+const LONG_CONTEXT_WINDOW = 1_048_576;
+
 /**
- * The window the recorded agent really had: Claude Code 200k, Codex its GPT-5 input window (272k), Gemini CLI
+ * The window the recorded agent really had: Codex the `model_context_window` its rollout reports (else its GPT-5
+ * input window, 272k), Claude Code 200k — or 1M where a recorded request or compaction outgrew 200k —, Gemini CLI
  * 1M, the OpenAI-chat (tau-bench) and SWE-agent recordings 128k (GPT-4o).
  */
-export function recordedWindow(name: string): number {
-  const agent = agentOf(name);
-  if (agent === "Claude Code") return 200_000;
-  if (agent === "Codex") return 272_000;
-  if (agent === "Gemini CLI") return 1_048_576;
-  return 128_000;
+export function recordedWindow(entry: Pick<CorpusConversation, "conversation">): number {
+  const { conversation } = entry;
+  switch (conversation.format) {
+    case "codex": {
+      const reported = conversation.metadata?.["contextWindow"];
+      return typeof reported === "number" ? reported : 272_000;
+    }
+    case "claude-code": {
+      const largest = Math.max(
+        0,
+        ...conversation.messages.map((message) => {
+          const preTokens = message.metadata?.["preTokens"];
+          return Math.max(message.usage?.input ?? 0, typeof preTokens === "number" ? preTokens : 0);
+        }),
+      );
+      return largest > CLAUDE_CODE_WINDOW ? LONG_CONTEXT_WINDOW : CLAUDE_CODE_WINDOW;
+    }
+    case "gemini-cli":
+      return LONG_CONTEXT_WINDOW;
+    default:
+      return 128_000;
+  }
 }
 
-/** The agent family of a corpus file, from its folder (for tables). */
-export function agentOf(name: string): string {
-  if (name.startsWith("tau-bench/")) return "tau-bench";
-  if (name.startsWith("swe-agent/")) return "SWE-agent";
-  if (name.includes("/codex/")) return "Codex";
-  if (name.includes("/gemini-cli/")) return "Gemini CLI";
-  return "Claude Code";
+/** The agent family of a corpus conversation, from its detected format (for tables). */
+export function agentOf(entry: Pick<CorpusConversation, "name" | "conversation">): string {
+  switch (entry.conversation.format) {
+    case "claude-code":
+      return "Claude Code";
+    case "codex":
+      return "Codex";
+    case "gemini-cli":
+      return "Gemini CLI";
+    case "swe-agent":
+      return "SWE-agent";
+    default:
+      return entry.name.startsWith("tau-bench/") ? "tau-bench" : "OpenAI chat";
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
-import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { importTranscriptFile } from "../formats/transcripts/index.ts";
+import { transcriptFiles, transcriptName } from "../../test/support/transcripts.ts";
 import { outputKind } from "../metrics/context-kind.ts";
 import { normalizeFact } from "../metrics/fact-patterns.ts";
 import { messageFacts } from "../metrics/facts.ts";
@@ -10,20 +10,9 @@ import type { Message, ToolCallBlock } from "../model/message.ts";
 import { isFailedResult, touchedPaths } from "./history-digest.ts";
 import { createExtractiveSummarizer, charEstimateCounter } from "./extractive-summarizer.ts";
 
-/** Real sessions of four agents (see shared/data/transcripts/FORMATS.md). */
-const TRANSCRIPTS = [
-  "claude-code__daaain-claude-code-log/-Users-dain-workspace-danieldemmel-me-next/9e953218-585f-4692-89df-9e0747a31c68.jsonl",
-  "claude-code__daaain-claude-code-log/-src-deep-manifest/a7da6a22-facc-4fcd-8bab-f83c87862004.jsonl",
-  "claude-code__marot-spotter/4d5611e5-241a-462a-8d15-5122611a9569.jsonl",
-  "codemie-code/claude-code/session-196820da.jsonl",
-  "codemie-code/codex/rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl",
-  "codemie-code/gemini-cli/session-2025-12-01T21-45-5b959dae.json",
-];
 const RANGE_MESSAGES = 150;
 /** The summary may use a tenth of the range's tokens. */
 const BUDGET_SHARE = 0.1;
-
-const transcriptsRoot = fileURLToPath(new URL("../../../shared/data/transcripts/", import.meta.url));
 
 interface Case {
   readonly name: string;
@@ -36,11 +25,14 @@ const cases: Case[] = [];
 const summarizer = createExtractiveSummarizer();
 
 beforeAll(async () => {
-  for (const path of TRANSCRIPTS) {
-    const [conversation] = await importTranscriptFile(`${transcriptsRoot}${path}`);
-    const range = conversation!.messages
-      .filter((message) => message.kind === undefined)
-      .slice(0, RANGE_MESSAGES);
+  // Every main conversation of the corpus long enough to hold a whole range (every agent's long sessions).
+  for (const file of transcriptFiles) {
+    const [conversation] = await importTranscriptFile(file);
+    if (conversation === undefined || conversation.sidechain === true) continue;
+    const visible = conversation.messages.filter((message) => message.kind === undefined);
+    if (visible.length < RANGE_MESSAGES) continue;
+    const range = visible.slice(0, RANGE_MESSAGES);
+    const path = transcriptName(file);
     const facts = factsOfTheWork(range);
     const rangeTokens = charEstimateCounter.countText(range.map(renderPlain).join("\n"));
     cases.push({ name: path, range, facts, budget: Math.max(1_000, Math.round(rangeTokens * BUDGET_SHARE)) });
@@ -83,7 +75,9 @@ function renderPlain(message: Message): string {
 
 describe("extractive summaries of real transcripts", () => {
   it("keep most facts of the range within a tenth of its tokens, far more than keeping its start", async () => {
+    expect(cases.length).toBeGreaterThanOrEqual(10);
     const scores: number[] = [];
+    const baselines: number[] = [];
     for (const { name, range, facts, budget } of cases) {
       expect(facts.size, name).toBeGreaterThan(10);
       const summary = await summarizer.summarize({ messages: range, maxTokens: budget });
@@ -97,11 +91,15 @@ describe("extractive summaries of real transcripts", () => {
           .slice(0, budget * 4),
       );
       expect(retention, name).toBeGreaterThanOrEqual(0.4);
-      expect(retention, name).toBeGreaterThan(2 * baseline);
+      // A session whose first messages hold most of its facts (a long prompt listing the work) is the one case
+      // where keeping the start is nearly as good.
+      expect(retention, name).toBeGreaterThan(baseline);
       scores.push(retention);
+      baselines.push(baseline);
     }
-    const mean = scores.reduce((sum, score) => sum + score, 0) / scores.length;
-    expect(mean).toBeGreaterThanOrEqual(0.85);
+    const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+    expect(mean(scores)).toBeGreaterThanOrEqual(0.85);
+    expect(mean(scores)).toBeGreaterThan(2 * mean(baselines));
   });
 
   it("keep them as well when the range is summarised in slices, each merged into the previous summary", async () => {
@@ -118,7 +116,6 @@ describe("extractive summaries of real transcripts", () => {
       }
       scores.push(scoreRetention(facts, summary!));
     }
-    const mean = scores.reduce((sum, score) => sum + score, 0) / scores.length;
-    expect(mean).toBeGreaterThanOrEqual(0.85);
+    expect(scores.reduce((sum, score) => sum + score, 0) / scores.length).toBeGreaterThanOrEqual(0.85);
   });
 });

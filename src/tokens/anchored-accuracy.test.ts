@@ -1,6 +1,3 @@
-import { readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { importTranscriptFile, type ImportedConversation } from "../formats/transcripts/index.ts";
 import type { Message } from "../model/message.ts";
@@ -8,6 +5,7 @@ import { AnchoredTokenAccount } from "./anchored-token-account.ts";
 import { counterForModel } from "./counter-for-model.ts";
 import { createEstimatingCounter } from "./estimating-counter.ts";
 import type { TokenCounter } from "./token-counter.ts";
+import { transcriptFilesOf } from "../../test/support/transcripts.ts";
 
 /**
  * Replays real agent sessions request by request. Before each request the account predicts its prompt
@@ -16,18 +14,8 @@ import type { TokenCounter } from "./token-counter.ts";
  * observed. Claude Code transcripts lack the system prompt and tool schemas, which is exactly what anchoring
  * absorbs; Codex transcripts carry them but its reasoning is encrypted.
  */
-const transcripts = fileURLToPath(new URL("../../../shared/data/transcripts/", import.meta.url));
-
-function jsonlFiles(folder: string): string[] {
-  return readdirSync(folder).flatMap((name) => {
-    const path = join(folder, name);
-    if (statSync(path).isDirectory()) return jsonlFiles(path);
-    return name.endsWith(".jsonl") ? [path] : [];
-  });
-}
-
-async function load(folders: readonly string[]): Promise<ImportedConversation[]> {
-  const files = folders.flatMap((folder) => jsonlFiles(join(transcripts, folder)));
+async function load(format: "claude-code" | "codex"): Promise<ImportedConversation[]> {
+  const files = transcriptFilesOf(format);
   return (await Promise.all(files.map((file) => importTranscriptFile(file)))).flat();
 }
 
@@ -112,11 +100,7 @@ async function measure(label: string, conversations: readonly ImportedConversati
 
 describe("anchored accounting on real transcripts", () => {
   it("predicts Claude Code request growth within 12% (median), calibration helping where the profile is off", async () => {
-    const conversations = await load([
-      "claude-code__marot-spotter",
-      "claude-code__daaain-claude-code-log",
-      "codemie-code/claude-code",
-    ]);
+    const conversations = await load("claude-code");
     const { family, familyCalibrated, generic, genericCalibrated } = await measure(
       "Claude Code",
       conversations,
@@ -129,7 +113,7 @@ describe("anchored accounting on real transcripts", () => {
   });
 
   it("predicts Codex request growth within 5% (median) with the exact o200k counter", async () => {
-    const conversations = (await load(["codemie-code/codex"])).filter((conversation) =>
+    const conversations = (await load("codex")).filter((conversation) =>
       conversation.messages.some((message) => message.usage !== undefined),
     );
     const { family, familyCalibrated, generic, genericCalibrated } = await measure("Codex", conversations);

@@ -1,7 +1,11 @@
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { importTranscriptFile } from "../../src/formats/transcripts/index.ts";
+import {
+  detectFormat,
+  importTranscriptFile,
+  type TranscriptFormat,
+} from "../../src/formats/transcripts/index.ts";
 import type { Message } from "../../src/model/message.ts";
 import { replayableMessages } from "../../src/replay/replay.ts";
 
@@ -29,6 +33,26 @@ export const transcriptFiles: readonly string[] = readdirSync(transcriptsRoot, {
   )
   .map((entry) => join(entry.parentPath, entry.name))
   .sort();
+
+const formats = new Map<string, TranscriptFormat>();
+
+/**
+ * The corpus files of one format, detected from their content (never from folder names, so a new folder of a
+ * known agent is included without a change here).
+ *
+ * @example
+ * for (const file of transcriptFilesOf("codex")) …
+ */
+export function transcriptFilesOf(format: TranscriptFormat): string[] {
+  return transcriptFiles.filter((file) => {
+    let detected = formats.get(file);
+    if (detected === undefined) {
+      detected = detectFormat(readFileSync(file, "utf8"), file);
+      formats.set(file, detected);
+    }
+    return detected === format;
+  });
+}
 
 /**
  * A transcript's path relative to the corpus root, with `/` separators, for test names and lookups.

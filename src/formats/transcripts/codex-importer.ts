@@ -30,6 +30,7 @@ const expectedLine = "a Codex rollout line {timestamp, type, payload}";
  *   metadata `synthetic: true`, so every call stays paired;
  * - any other client-run call (`tool_search_call`, …) is a tool call named after its type, its `*_output` the
  *   result (`tool_search_output`: the tools it loaded, as the model saw them);
+ * - the largest `model_context_window` its events report is the conversation's `contextWindow` metadata;
  * - a `compacted` line becomes a compaction marker, then Codex's summary as a `summary` message;
  * - a call with no output (the rollout ends mid-call) gets a result that says so (see `MessageListBuilder`).
  *
@@ -51,7 +52,10 @@ export function importCodex(text: TextOrLines, source: string): ImportedConversa
       )
     : undefined;
   const prompts = new Set<string>();
+  let contextWindow: number | undefined;
   for (const { record } of lines) {
+    const window = record.payload["model_context_window"] ?? infoOf(record.payload)?.["model_context_window"];
+    if (typeof window === "number") contextWindow = Math.max(contextWindow ?? 0, window);
     const message = record.payload["message"];
     if (
       record.type === "event_msg" &&
@@ -101,9 +105,20 @@ export function importCodex(text: TextOrLines, source: string): ImportedConversa
         cliVersion: meta?.cli_version,
         originator: meta?.originator,
         modelProvider: meta?.model_provider,
+        contextWindow,
       }),
     },
   ];
+}
+
+/** The `info` object of a `token_count` event payload, when it has one. */
+function infoOf(payload: {
+  readonly [key: string]: unknown;
+}): { readonly [key: string]: unknown } | undefined {
+  const info = payload["info"];
+  return typeof info === "object" && info !== null
+    ? (info as { readonly [key: string]: unknown })
+    : undefined;
 }
 
 function stringOf(value: unknown): string | undefined {

@@ -1,31 +1,21 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
+import { transcriptFilesOf } from "../../../../test/support/transcripts.ts";
 import { describe, expect, it } from "vitest";
 import { fixedImportOptions } from "../test-support/index.ts";
 import { fromAnthropic } from "./from-anthropic.ts";
 import { toAnthropic } from "./to-anthropic.ts";
-
-const transcripts = new URL("../../../../../shared/data/transcripts/", import.meta.url);
-const folders = [
-  "claude-code__marot-spotter",
-  "claude-code__daaain-claude-code-log",
-  "codemie-code/claude-code",
-];
 
 type Block = { type: string; text?: string; content?: unknown };
 type ApiMessage = { role: "user" | "assistant"; content: string | Block[] };
 
 async function claudeCodeMessages(): Promise<ApiMessage[]> {
   const messages: ApiMessage[] = [];
-  for (const folder of folders) {
-    const root = new URL(`${folder}/`, transcripts);
-    for (const file of await readdir(root, { recursive: true })) {
-      if (!file.endsWith(".jsonl")) continue;
-      for (const line of (await readFile(new URL(file, root), "utf8")).split("\n")) {
-        if (line.trim() === "") continue;
-        const record = JSON.parse(line) as { type?: string; message?: ApiMessage };
-        if ((record.type === "user" || record.type === "assistant") && record.message?.content !== undefined)
-          messages.push({ role: record.message.role, content: record.message.content });
-      }
+  for (const file of transcriptFilesOf("claude-code")) {
+    for (const line of (await readFile(file, "utf8")).split("\n")) {
+      if (line.trim() === "") continue;
+      const record = JSON.parse(line) as { type?: string; message?: ApiMessage };
+      if ((record.type === "user" || record.type === "assistant") && record.message?.content !== undefined)
+        messages.push({ role: record.message.role, content: record.message.content });
     }
   }
   return messages;
