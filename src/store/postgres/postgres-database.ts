@@ -255,6 +255,14 @@ export class PostgresDatabase implements SqlDatabase {
     );
   }
 
+  writeApart<T>(body: (queries: SqlQueries) => Promise<T>): Promise<T> {
+    return this.transaction(body);
+  }
+
+  get canWriteApart(): boolean {
+    return !this.#closed;
+  }
+
   /**
    * A read-only transaction on one snapshot. With `indexOrder`, sorts are off for it (`SET LOCAL enable_sort`,
    * sent with BEGIN): the planner then reads in the order of the index that has it.

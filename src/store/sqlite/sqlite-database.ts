@@ -122,6 +122,15 @@ export class SqliteDatabase implements SqlDatabase {
     return this.#transaction("BEGIN IMMEDIATE", body, true);
   }
 
+  writeApart<T>(body: (queries: SqlQueries) => Promise<T>): Promise<T> {
+    this.#checkWritable();
+    return this.#transaction("BEGIN IMMEDIATE", body, true);
+  }
+
+  get canWriteApart(): boolean {
+    return this.#group === undefined && !this.readOnly && !this.#closed;
+  }
+
   /**
    * Runs `body` in one write transaction in which every `write` is a savepoint: a write that fails is rolled
    * back alone, the others commit together at the end (group commit). Returns after COMMIT, i.e. once the
