@@ -96,6 +96,7 @@ export async function crashRounds(
   rounds: readonly CrashWorkerArgument[],
   maxDelayMs: (argument: CrashWorkerArgument) => number,
   cut: (argument: CrashWorkerArgument, child: Child) => Promise<void> = async () => {},
+  afterKill: (argument: CrashWorkerArgument) => Promise<void> = async () => {},
 ): Promise<{ acknowledged: string[]; kills: number; lines: string[] }> {
   const acknowledged: string[] = [];
   const lines: string[] = [];
@@ -124,6 +125,7 @@ export async function crashRounds(
       (line) => line.startsWith("fail") && line !== "fail store_error" && line !== "fail concurrent_write",
     );
     expect(unexpected).toEqual([]);
+    await afterKill(rounds[index]!);
     acknowledged.push(...child.lines.filter((line) => line.startsWith("ack ")).map((line) => line.slice(4)));
     lines.push(...child.lines);
   }
@@ -161,6 +163,44 @@ export async function expectCompleteTurns(
   expect(tags).toEqual(tags.map((_, index) => `t${index + 1}`));
   expect(new Set(tags)).toEqual(new Set([...tags, ...acknowledged]));
   return tags.length;
+}
+
+/**
+ * Checks search after a crash: within a second of the reopened store's open, the queue of words to index is
+ * empty (`backlog` counts it), and a search for each acknowledged turn's tag finds the session at that turn's
+ * first message (each tag is a word of its own turn only). Search is right even before the queue drains.
+ */
+export async function expectSearchableTurns(
+  store: SessionStore,
+  openedAt: number,
+  backlog: () => Promise<number>,
+  sessions: readonly { readonly sessionId: string; readonly acknowledged: readonly string[] }[],
+): Promise<void> {
+  const firstSeqs = new Map<string, Map<string, number>>();
+  for (const { sessionId } of sessions) {
+    const seqs = new Map<string, number>();
+    for (const message of await store.loadMessages(sessionId, { strategy: "all" })) {
+      const { tag } = message.metadata as { tag: string };
+      if (!seqs.has(tag)) seqs.set(tag, message.seq);
+    }
+    firstSeqs.set(sessionId, seqs);
+  }
+  const check = async (sessionId: string, tag: string) => {
+    const hits = await store.searchSessions(tag, { limit: 1000 });
+    const hit = hits.find((entry) => entry.session.id === sessionId);
+    expect(hit?.seq, `${sessionId} ${tag}`).toBe(firstSeqs.get(sessionId)!.get(tag));
+  };
+  // Before the drain has caught up: queued rows are found all the same.
+  for (const { sessionId, acknowledged } of sessions) {
+    for (const tag of acknowledged.slice(-3)) await check(sessionId, tag);
+  }
+  while ((await backlog()) > 0) {
+    expect(Date.now() - openedAt, "words still queued 1 s after the open").toBeLessThan(1000);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  for (const { sessionId, acknowledged } of sessions) {
+    for (const tag of acknowledged) await check(sessionId, tag);
+  }
 }
 
 /** Checks restored sessions: every acknowledged one is there, and every one there is whole. */

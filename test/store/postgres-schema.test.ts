@@ -53,7 +53,9 @@ describe("PostgreSQL schema versions", () => {
     expect(versions.rows.map((row) => row.version)).toEqual([1, 2, 3, 4, 5]);
     expect(POSTGRES_SCHEMA_VERSION).toBe(5);
     // The words stored in the rows moved to the index table.
-    expect((await store.searchSessions("before")).map((hit) => `${hit.session.id}@${hit.seq}`)).toEqual(["old@0"]);
+    expect((await store.searchSessions("before")).map((hit) => `${hit.session.id}@${hit.seq}`)).toEqual([
+      "old@0",
+    ]);
     const moved = await admin!.query(`SELECT count(*)::int AS count FROM ${table("message_words")}`);
     expect(moved.rows[0]).toEqual({ count: 2 });
     expect((await store.getSession("old"))?.metadata).toEqual({ zeta: 1, alpha: 2 });

@@ -172,9 +172,12 @@ export function postgresStoreDialect(schema: string): StoreDialect & { readonly 
     async indexWaitingWords(_database, queries, limit) {
       // A queued range is one write's rows (a turn: about four).
       const ranges = Math.max(1, Math.ceil(limit / 4));
-      const rows = await queries.all<{ id: string; session_id: string | null; seq: number | null; body: string | null }>(
-        CompiledQuery.raw(takeQueued, [ranges]),
-      );
+      const rows = await queries.all<{
+        id: string;
+        session_id: string | null;
+        seq: number | null;
+        body: string | null;
+      }>(CompiledQuery.raw(takeQueued, [ranges]));
       if (rows.length === 0) return 0;
       const indexed = rows.flatMap((row) => {
         if (row.session_id === null || row.seq === null || row.body === null) return [];

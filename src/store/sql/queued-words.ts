@@ -56,7 +56,9 @@ export interface SeqRange {
  * @example
  * seqRanges([{ session_id: "s", seq: 4 }, { session_id: "s", seq: 5 }]); // [{ sessionId: "s", from: 4, to: 5 }]
  */
-export function seqRanges(rows: readonly { readonly session_id: string; readonly seq: number }[]): SeqRange[] {
+export function seqRanges(
+  rows: readonly { readonly session_id: string; readonly seq: number }[],
+): SeqRange[] {
   const ranges: SeqRange[] = [];
   let current: { sessionId: string; from: number; to: number } | undefined;
   for (const row of rows) {

@@ -114,15 +114,15 @@ export class SqlSessionStore implements SessionStore {
     this.blobs = blobs ?? new SqlBlobStore(database);
     this.#words =
       indexWords && database.canWriteApart
-      ? new WordsDrain({
-          indexBatch: (limit) =>
-            database.writeApart((queries) => database.dialect.indexWaitingWords(database, queries, limit)),
-          canRun: () => database.canWriteApart,
-          // SQLite has one writer: it catches up between two writes. PostgreSQL drains on a connection of its
-          // own while appends go on.
-          catchUp: database.dialect.name === "sqlite",
-        })
-      : undefined;
+        ? new WordsDrain({
+            indexBatch: (limit) =>
+              database.writeApart((queries) => database.dialect.indexWaitingWords(database, queries, limit)),
+            canRun: () => database.canWriteApart,
+            // SQLite has one writer: it catches up between two writes. PostgreSQL drains on a connection of its
+            // own while appends go on.
+            catchUp: database.dialect.name === "sqlite",
+          })
+        : undefined;
   }
 
   /**

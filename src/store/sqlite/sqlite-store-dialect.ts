@@ -12,21 +12,19 @@ import { isUniqueViolation } from "./sqlite-errors.ts";
 import { deleteSessionWords, indexWaitingWords, pendingMatches } from "./sqlite-message-words.ts";
 
 const insertMessage = preparedQuery<MessageColumns, never>(({ builder }, p) =>
-  builder
-    .insertInto("messages")
-    .values({
-      session_id: p("session_id"),
-      seq: p("seq"),
-      position: p("position"),
-      turn: p("turn"),
-      id: p("id"),
-      role: p("role"),
-      kind: p("kind"),
-      tokens: p("tokens"),
-      summarized_by: p("summarized_by"),
-      created_at: p("created_at"),
-      body: p("body"),
-    }),
+  builder.insertInto("messages").values({
+    session_id: p("session_id"),
+    seq: p("seq"),
+    position: p("position"),
+    turn: p("turn"),
+    id: p("id"),
+    role: p("role"),
+    kind: p("kind"),
+    tokens: p("tokens"),
+    summarized_by: p("summarized_by"),
+    created_at: p("created_at"),
+    body: p("body"),
+  }),
 );
 
 const insertMemoryRow = preparedQuery<MemoryRowValues, { row_id: number }>(({ builder }, p) =>

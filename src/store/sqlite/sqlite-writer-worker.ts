@@ -94,7 +94,8 @@ async function drain(
     const group = ++groups;
     await store.flushSearchIndex().then(
       () => post({ type: "reply", id: request.id, group, ok: true, value: undefined }),
-      (error: unknown) => post({ type: "reply", id: request.id, group, ok: false, error: serializeError(error) }),
+      (error: unknown) =>
+        post({ type: "reply", id: request.id, group, ok: false, error: serializeError(error) }),
     );
   }
   if (closing === -1) return false;
