@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { afterAll, describe, expect, it } from "vitest";
 import type { MessageInput } from "../../model/message.ts";
 import { openSqliteSessionStore } from "./open-sqlite-session-store.ts";
@@ -43,7 +44,7 @@ describe("SQLite message words, indexed after their turns", () => {
     let index = 0;
     while (mark(store).last < WORDS_BATCH) await store.appendTurn("c", turn(`filler ${index++}`));
     expect(mark(store).indexed).toBe(0);
-    await store.appendTurn("c", turn(`filler ${index++}`));
+    await store.appendTurn("c", turn(`filler ${index}`));
     const { indexed, last } = mark(store);
     expect(indexed).toBe(last - 2);
     await store.appendTurn("d", turn("delta zebra"));
@@ -110,8 +111,7 @@ describe("SQLite message words left waiting", () => {
     for (let index = 0; index < 3; index++) await store.appendTurn("a", turn(`heron ${index}`));
     await store.close();
     // As a process killed between its commits and its drain leaves the file: rows past the mark, no words.
-    const raw = store.database.connection.constructor as typeof import("node:sqlite").DatabaseSync;
-    const file = new raw(path);
+    const file = new DatabaseSync(path);
     file.exec("DELETE FROM message_words; UPDATE message_words_state SET indexed_to = 0");
     file.close();
     const reopened = await openSqliteSessionStore({ path, retentionDays: 0 });
