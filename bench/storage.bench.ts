@@ -185,11 +185,18 @@ async function rawPostgres(url: string, schema: string, poolSize = 1): Promise<R
 /** A store measured beside ctxkit in the append rotation: ctxkit of a baseline checkout, raw, or a peer. */
 interface Contender {
   readonly name: string;
-  /** Appends the turns one after the other; resolves with the milliseconds they took. */
-  appendTurns(work: readonly { session: string; turn: Turn }[]): Promise<number>;
+  /**
+   * Appends the turns one after the other; resolves with the milliseconds they took and, for ctxkit, those its
+   * search index took afterwards to catch up with them.
+   */
+  appendTurns(work: readonly { session: string; turn: Turn }[]): Promise<{ ms: number; catchUpMs?: number }>;
 }
 
-/** A ctxkit store as a contender: each turn with `expectedNextSeq`; the search index caught up in the time. */
+/**
+ * A ctxkit store as a contender: each turn with `expectedNextSeq`. After the slice, the time its search index
+ * takes to hold every word of it is measured apart (search finds queued rows meanwhile, so appends are
+ * searchable as soon as they return).
+ */
 function storeContender(name: string, store: SessionStore): Contender {
   const nextSeq = new Map<string, number>();
   return {
@@ -200,9 +207,10 @@ function storeContender(name: string, store: SessionStore): Contender {
         const result = await store.appendTurn(session, turn, { expectedNextSeq: nextSeq.get(session) ?? 0 });
         nextSeq.set(session, result.session.nextSeq);
       }
-      // Words are indexed after the turns (in the background): the time counts until the index has them all.
+      const ms = since(begun);
+      const caughtUp = performance.now();
       await (store as { flushSearchIndex?: () => Promise<void> }).flushSearchIndex?.();
-      return since(begun);
+      return { ms, catchUpMs: since(caughtUp) };
     },
   };
 }
@@ -220,15 +228,16 @@ function rawContender(raw: RawDatabase): Contender {
         await raw.appendTurn(session, first, bodies[index]!);
         nextSeq.set(session, first + bodies[index]!.length);
       }
-      return since(begun);
+      return { ms: since(begun) };
     },
   };
 }
 
-/** What a contender did: its time for all the work. */
+/** What a contender did: its time for all the work (and its index's catch-up time). */
 interface AppendFigures {
   readonly name: string;
   readonly ms: number;
+  readonly catchUpMs: number | undefined;
 }
 
 /** The work is done in this many slices, the contenders taking turns, so drift in the machine's load hits all. */
@@ -239,13 +248,21 @@ async function measureAppend(
   work: readonly { session: string; turn: Turn }[],
 ): Promise<AppendFigures[]> {
   const times = contenders.map(() => 0);
+  const catchUps = contenders.map((): number | undefined => undefined);
   const sliceSize = Math.ceil(work.length / APPEND_SLICES);
   for (let start = 0; start < work.length; start += sliceSize) {
     const slice = work.slice(start, start + sliceSize);
-    for (const [index, contender] of contenders.entries())
-      times[index]! += await contender.appendTurns(slice);
+    for (const [index, contender] of contenders.entries()) {
+      const { ms, catchUpMs } = await contender.appendTurns(slice);
+      times[index]! += ms;
+      if (catchUpMs !== undefined) catchUps[index] = (catchUps[index] ?? 0) + catchUpMs;
+    }
   }
-  return contenders.map((contender, index) => ({ name: contender.name, ms: times[index]! }));
+  return contenders.map((contender, index) => ({
+    name: contender.name,
+    ms: times[index]!,
+    catchUpMs: catchUps[index],
+  }));
 }
 
 /** Sessions appending at once, turns each, and rounds of the concurrent measurement (the server's case). */
@@ -390,6 +407,7 @@ function appendRows(
     rate(turns, entry.ms),
     rate(messages, entry.ms),
     entry === ctxkit ? "" : `${(entry.ms / ctxkit.ms).toFixed(2)}×`,
+    entry.catchUpMs === undefined ? "" : `${Math.round((entry.catchUpMs / turns) * 1000)} µs`,
   ]);
 }
 
@@ -455,7 +473,7 @@ async function appendFigures(
         ...contenders.slice(0, -1),
         ...running.map((store): Contender => ({
           name: store.name,
-          appendTurns: (slice) => store.appendTurns(slice),
+          appendTurns: async (slice) => ({ ms: await store.appendTurns(slice) }),
         })),
         contenders.at(-1)!,
       ],
@@ -641,7 +659,14 @@ export default async function storageBench(): Promise<BenchSection> {
     ...(postgres ? [{ name: "PostgreSQL", figures: postgres }] : []),
   ];
 
-  const appendHeaders = ["backend", "store", "turns/s", "msg/s", "time / ctxkit's"];
+  const appendHeaders = [
+    "backend",
+    "store",
+    "turns/s",
+    "msg/s",
+    "time / ctxkit's",
+    "index catch-up per turn",
+  ];
   const appendTable = backends.flatMap(({ name, figures }) =>
     appendRows(name, figures.append, turns, messages),
   );
@@ -705,8 +730,8 @@ export default async function storageBench(): Promise<BenchSection> {
       "`synchronous = FULL`, its default, inline writer; PostgreSQL: the server's commit settings, a pool of 2) " +
       "that validates, numbers, checks the expected seq and the owner, writes the rows and the session's counters " +
       "and queues the rows' search words; the words are indexed after the turns, in transactions of their own " +
-      "(a batch of 256 rows at a time), and ctxkit's time runs until the index holds every word of the slice " +
-      "(search finds the queued rows meanwhile all the same). Raw writes the same message JSON as " +
+      "(a batch of 256 rows at a time), and the time the index takes after a slice to hold every word of it is its catch-up, shown apart: a " +
+      "turn is searchable as soon as its append returns (search matches the queued rows itself). Raw writes the same message JSON as " +
       "`(session_id, seq, body)` rows, one transaction per turn, with the same pragmas: what the driver and disk " +
       "allow (no validation, no session row, no search). Peers are used through their own APIs with the same " +
       "durability, on SQLite files in the same folder and in schemas of the same PostgreSQL cluster; their " +

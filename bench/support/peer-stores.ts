@@ -265,7 +265,8 @@ export async function sqlitePeers(folder: string): Promise<PeerOutcome[]> {
     if (installed.nativeProblem) throw new Error(installed.nativeProblem);
     return childCheckpointer(
       `${names[0]} (@langchain/langgraph-checkpoint-sqlite ${versionOf(require, "@langchain/langgraph-checkpoint-sqlite")}, better-sqlite3)`,
-      "one checkpoint per turn holding the whole message list; WAL, synchronous = FULL (run in a process of " +
+      "as a graph writes a turn: per super-step (input, model reply, tool results) its writes and a checkpoint " +
+        "holding the whole message list; WAL, synchronous = FULL (run in a process of " +
         "its own, its statements prepared once: better-sqlite3 12.11.1 aborts on this Node when the garbage " +
         "collector frees the ones it prepares per call)",
       root,
@@ -274,7 +275,10 @@ export async function sqlitePeers(folder: string): Promise<PeerOutcome[]> {
   });
   const mastra = await attempt(names[1]!, async () => {
     const libsql = require("@libsql/client") as {
-      createClient(this: void, config: { url: string }): {
+      createClient(
+        this: void,
+        config: { url: string },
+      ): {
         execute(sql: string): Promise<{ rows: Record<string, unknown>[] }>;
         close(): void;
       };
@@ -326,7 +330,9 @@ export async function postgresPeers(url: string, schemaPrefix: string): Promise<
     const turns = checkpointerTurns(saver, uuid6);
     return {
       name: `${names[0]} (@langchain/langgraph-checkpoint-postgres ${versionOf(require, "@langchain/langgraph-checkpoint-postgres")})`,
-      writes: "one checkpoint per turn, the message list as a new blob version of its channel",
+      writes:
+        "as a graph writes a turn: per super-step (input, model reply, tool results) its writes and a checkpoint, " +
+        "the message list as a new blob version of its channel",
       appendTurns: (work) => timed(work, (session, turn) => turns.append(session, turn)),
       load: (session) => turns.load(session),
       close: () => saver.end(),

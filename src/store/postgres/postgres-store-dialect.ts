@@ -11,7 +11,7 @@
 import { CompiledQuery, sql, type SqlBool } from "kysely";
 import { preparedQuery } from "../sql/prepared-query.ts";
 import { messageColumns, sessionTotals, TOTALS_COLUMNS, updateSessionTotals } from "../sql/session-rows.ts";
-import { matchingRows, seqRanges, wordsOfBody, type QueuedRow } from "../sql/queued-words.ts";
+import { matchingRows, queuedWords, seqRanges, type QueuedRow } from "../sql/queued-words.ts";
 import type { MemoryRowValues, StoreDialect } from "../sql/store-dialect.ts";
 import type { StoreTables } from "../sql/store-tables.ts";
 
@@ -136,6 +136,14 @@ export function postgresStoreDialect(schema: string): StoreDialect & { readonly 
       const together = totals !== undefined && rows.length > 0 && rows.length <= ROWS_PER_STATEMENT;
       for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
         const chunk = rows.slice(start, start + ROWS_PER_STATEMENT).map(messageColumns);
+        chunk.forEach((columns, index) =>
+          database.recentBodies?.remember(
+            columns.session_id,
+            columns.seq,
+            columns.body,
+            rows[start + index]!.message,
+          ),
+        );
         const column = <T>(pick: (values: (typeof chunk)[number]) => T) => chunk.map(pick);
         const ranges = seqRanges(chunk);
         const parameters = [
@@ -169,7 +177,7 @@ export function postgresStoreDialect(schema: string): StoreDialect & { readonly 
       }
       if (totals !== undefined && !together) await updateSessionTotals(database, queries, totals);
     },
-    async indexWaitingWords(_database, queries, limit) {
+    async indexWaitingWords(database, queries, limit) {
       // A queued range is one write's rows (a turn: about four).
       const ranges = Math.max(1, Math.ceil(limit / 4));
       const rows = await queries.all<{
@@ -181,7 +189,11 @@ export function postgresStoreDialect(schema: string): StoreDialect & { readonly 
       if (rows.length === 0) return 0;
       const indexed = rows.flatMap((row) => {
         if (row.session_id === null || row.seq === null || row.body === null) return [];
-        const words = wordsOfBody(row.body);
+        const words = queuedWords(database.recentBodies, {
+          session_id: row.session_id,
+          seq: row.seq,
+          body: row.body,
+        });
         return words === "" ? [] : [{ sessionId: row.session_id, seq: row.seq, words }];
       });
       if (indexed.length > 0) {

@@ -4,6 +4,7 @@
  */
 import type { Message } from "../../model/message.ts";
 import { searchTextOf } from "../search-text.ts";
+import type { RecentBodies } from "./recent-bodies.ts";
 
 /** A queued message row as read back: its place and its stored body. */
 export interface QueuedRow {
@@ -25,6 +26,17 @@ export function wordsOfBody(body: string): string {
   } catch {
     return "";
   }
+}
+
+/**
+ * The words of a queued row: from the message `recent` remembers for it (the same body text), else its body.
+ *
+ * @example
+ * queuedWords(recent, row);
+ */
+export function queuedWords(recent: RecentBodies | undefined, row: QueuedRow): string {
+  const message = recent?.take(row.session_id, row.seq, row.body);
+  return message === undefined ? wordsOfBody(row.body) : searchTextOf(message);
 }
 
 /**

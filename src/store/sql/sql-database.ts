@@ -5,6 +5,7 @@
  * against it.
  */
 import type { Compilable, CompiledQuery, Kysely, RawBuilder } from "kysely";
+import type { RecentBodies } from "./recent-bodies.ts";
 import type { StoreDialect } from "./store-dialect.ts";
 import type { StoreTables } from "./store-tables.ts";
 
@@ -36,6 +37,8 @@ export interface SqlTarget {
    * templates write tables as `dialect.table(name)`).
    */
   readonly builder: Kysely<StoreTables>;
+  /** The messages this connection wrote lately, for the drain of their search words (none: parse the bodies). */
+  readonly recentBodies?: RecentBodies;
 }
 
 /** Options of `SqlDatabase.read`. */

@@ -10,6 +10,7 @@ import {
   type SqlQueries,
   type SqlQuery,
 } from "../sql/sql-database.ts";
+import { RecentBodies } from "../sql/recent-bodies.ts";
 import type { StoreTables } from "../sql/store-tables.ts";
 import { toStoreError } from "./sqlite-errors.ts";
 import { sqliteStoreDialect } from "./sqlite-store-dialect.ts";
@@ -71,6 +72,7 @@ export class SqliteDatabase implements SqlDatabase {
   readonly location: string;
   readonly readOnly: boolean;
   readonly dialect = sqliteStoreDialect;
+  readonly recentBodies = new RecentBodies();
   readonly builder: Kysely<StoreTables>;
   readonly queries: SqlQueries;
   /** The queries of a transaction, which owns the connection while it runs. */

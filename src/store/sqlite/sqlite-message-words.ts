@@ -9,7 +9,8 @@
  * always above it.
  */
 import { CompiledQuery, sql } from "kysely";
-import { matchingRows, wordsOfBody } from "../sql/queued-words.ts";
+import { matchingRows, queuedWords, type QueuedRow } from "../sql/queued-words.ts";
+import type { RecentBodies } from "../sql/recent-bodies.ts";
 import type { SqlQueries } from "../sql/sql-database.ts";
 
 async function addWords(queries: SqlQueries, rowId: number, words: string): Promise<void> {
@@ -23,15 +24,19 @@ async function addWords(queries: SqlQueries, rowId: number, words: string): Prom
  * Indexes the words of the first `limit` waiting rows (in row id order) and moves the mark past them, inside the
  * caller's write transaction; returns how many rows it indexed (0 when none waits).
  */
-export async function indexWaitingWords(queries: SqlQueries, limit: number): Promise<number> {
-  const rows = await queries.all<{ row_id: number; body: string }>(
+export async function indexWaitingWords(
+  queries: SqlQueries,
+  limit: number,
+  recent?: RecentBodies,
+): Promise<number> {
+  const rows = await queries.all<QueuedRow & { row_id: number }>(
     CompiledQuery.raw(
-      "SELECT row_id, body FROM messages WHERE row_id > (SELECT indexed_to FROM message_words_state) ORDER BY row_id LIMIT ?",
+      "SELECT row_id, session_id, seq, body FROM messages WHERE row_id > (SELECT indexed_to FROM message_words_state) ORDER BY row_id LIMIT ?",
       [limit],
     ),
   );
   if (rows.length === 0) return 0;
-  for (const row of rows) await addWords(queries, row.row_id, wordsOfBody(row.body));
+  for (const row of rows) await addWords(queries, row.row_id, queuedWords(recent, row));
   await queries.run(
     CompiledQuery.raw("UPDATE message_words_state SET indexed_to = ?", [rows.at(-1)!.row_id]),
   );

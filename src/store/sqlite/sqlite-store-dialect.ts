@@ -104,10 +104,14 @@ export const sqliteStoreDialect: StoreDialect = {
 
   // The rows wait for their words past the mark (sqlite-message-words.ts): the drain indexes them later.
   async insertMessages(database, queries, rows, totals) {
-    for (const row of rows) await queries.run(insertMessage.bind(database, messageColumns(row)));
+    for (const row of rows) {
+      const columns = messageColumns(row);
+      await queries.run(insertMessage.bind(database, columns));
+      database.recentBodies?.remember(columns.session_id, columns.seq, columns.body, row.message);
+    }
     if (totals) await updateSessionTotals(database, queries, totals);
   },
-  indexWaitingWords: (_database, queries, limit) => indexWaitingWords(queries, limit),
+  indexWaitingWords: (database, queries, limit) => indexWaitingWords(queries, limit, database.recentBodies),
   async deleteMessageWords(_database, queries, sessionId) {
     await deleteSessionWords(queries, sessionId);
   },
