@@ -21,5 +21,11 @@ describe("RecentBodies", () => {
     for (let seq = 0; seq < 3000; seq++) recent.remember("s", seq, `${seq}`, message(`${seq}`));
     expect(recent.take("s", 0, "0")).toBeUndefined();
     expect(recent.take("s", 2999, "2999")).toEqual(message("2999"));
+    // Long bodies are not kept, and the text kept in all is bounded.
+    recent.remember("s", 5000, "x".repeat(100_000), message("long"));
+    expect(recent.take("s", 5000, "x".repeat(100_000))).toBeUndefined();
+    for (let seq = 0; seq < 200; seq++) recent.remember("t", seq, `${seq}`.padEnd(60_000), message(`${seq}`));
+    expect(recent.take("t", 0, "0".padEnd(60_000))).toBeUndefined();
+    expect(recent.take("t", 199, "199".padEnd(60_000))).toEqual(message("199"));
   });
 });
