@@ -43,8 +43,6 @@ export class WordsDrain {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #running: Promise<void> | undefined;
   #closed = false;
-  /** The last drain's failure; the rows stay queued and the next drain retries them. */
-  #failure: unknown;
 
   constructor(options: WordsDrainOptions) {
     this.#options = {
@@ -61,11 +59,6 @@ export class WordsDrain {
     return this.#waiting >= this.#options.batch;
   }
 
-  /** @internal The last background drain's failure (undefined after a drain that succeeded). */
-  get failure(): unknown {
-    return this.#failure;
-  }
-
   /** Records `rows` queued by a write that committed (or will commit with its group); schedules the drain. */
   noteWritten(rows: number): void {
     if (rows <= 0 || this.#closed) return;
@@ -74,9 +67,12 @@ export class WordsDrain {
     else this.#schedule(this.#options.delayMs);
   }
 
-  /** Drains now when a batch waits (the writer's catch-up between two writes); otherwise does nothing. */
+  /**
+   * Drains now when a batch waits (the writer's catch-up between two writes); otherwise does nothing. A failure
+   * does not fail the write about to run: the rows stay queued and the drain is tried again later.
+   */
   async drainDue(): Promise<void> {
-    if (this.#options.catchUp && this.due && this.#options.canRun()) await this.flush();
+    if (this.#options.catchUp && this.due && this.#options.canRun()) await this.flush().catch(() => {});
   }
 
   /** Indexes everything waiting now, this store's rows and any other's (open, close, tests). */
@@ -92,7 +88,7 @@ export class WordsDrain {
     return drain;
   }
 
-  /** Starts a flush without waiting for it (at open); a failure is kept in `failure` and retried later. */
+  /** Starts a flush without waiting for it (at open, on the timer); a failure is retried later. */
   flushInBackground(): void {
     this.flush().catch(() => {});
   }
@@ -127,9 +123,9 @@ export class WordsDrain {
     this.#waiting = 0;
     try {
       while ((await this.#options.indexBatch(this.#options.batch)) > 0);
-      this.#failure = undefined;
     } catch (error) {
-      this.#failure = error;
+      // The rows stay queued (search finds them all the same): try again later, and at the next open.
+      if (!this.#closed) this.#schedule(this.#options.delayMs * 4);
       throw error;
     }
   }
