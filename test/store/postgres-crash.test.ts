@@ -77,7 +77,7 @@ describe("PostgreSQL store with connections cut and writers killed", () => {
     expect(terminated).toBeGreaterThan(0);
     const store = await openPostgresSessionStore({ connectionString: server!.url, schema, retentionDays: 0 });
     const appended = acknowledged.filter((tag) => !tag.startsWith("restored-"));
-    await expectSearchableTurns(store, Date.now(), backlog, [{ sessionId: "crash", acknowledged: appended }]);
+    await expectSearchableTurns(store, backlog, [{ sessionId: "crash", acknowledged: appended }]);
     await admin.end();
     const turns = await expectCompleteTurns(store, "crash", appended);
     expect(turns).toBeGreaterThan(0);

@@ -60,8 +60,7 @@ describe("SQLite store under SIGKILL", () => {
     raw.close();
     expect(leftWaiting).toBeGreaterThan(0);
     const store = await openSqliteSessionStore({ path, retentionDays: 0 });
-    const openedAt = Date.now();
-    await expectSearchableTurns(store, openedAt, async () => backlogOf(path), [
+    await expectSearchableTurns(store, async () => backlogOf(path), [
       { sessionId: "crash", acknowledged: appended },
     ]);
     const turns = await expectCompleteTurns(store, "crash", appended);
@@ -104,7 +103,6 @@ describe("SQLite store under SIGKILL during group commits", () => {
     expect(raw.prepare("PRAGMA integrity_check").all()).toEqual([{ integrity_check: "ok" }]);
     raw.close();
     const store = await openSqliteSessionStore({ path, retentionDays: 0 });
-    const openedAt = Date.now();
     let turns = 0;
     const lanes = [0, 1, 2, 3, 4].map((lane) => {
       const sessionId = `lane-${lane}`;
@@ -113,7 +111,7 @@ describe("SQLite store under SIGKILL during group commits", () => {
         .map((line) => line.slice(sessionId.length + 1));
       return { sessionId, acknowledged: acked };
     });
-    await expectSearchableTurns(store, openedAt, async () => backlogOf(path), lanes);
+    await expectSearchableTurns(store, async () => backlogOf(path), lanes);
     for (const { sessionId, acknowledged: acked } of lanes) {
       turns += await expectCompleteTurns(store, sessionId, acked);
     }
