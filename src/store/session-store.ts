@@ -333,6 +333,12 @@ export interface SessionStore {
   attachCompactSummary(sessionId: string, input: CompactSummaryInput): Promise<Message>;
   getSession(sessionId: string): Promise<SessionRecord | undefined>;
   listSessions(options?: ListOptions): Promise<SessionPage>;
+  /**
+   * Sessions whose title or some message holds every word of `query` (whole words, any case), newest first, each
+   * with its first matching message. A turn is found as soon as its append returns: the SQL stores index message
+   * words after the turn, in the background (within about a second, and at the next open after a crash), and
+   * match the rows still waiting themselves.
+   */
   searchSessions(query: string, options?: SearchOptions): Promise<SearchHit[]>;
   /** The most recently updated session matching the filter (to resume it). */
   latestSession(filter?: SessionFilter): Promise<SessionRecord | undefined>;

@@ -96,6 +96,7 @@ export async function crashRounds(
   rounds: readonly CrashWorkerArgument[],
   maxDelayMs: (argument: CrashWorkerArgument) => number,
   cut: (argument: CrashWorkerArgument, child: Child) => Promise<void> = async () => {},
+  afterKill: (argument: CrashWorkerArgument) => Promise<void> = async () => {},
 ): Promise<{ acknowledged: string[]; kills: number; lines: string[] }> {
   const acknowledged: string[] = [];
   const lines: string[] = [];
@@ -124,6 +125,7 @@ export async function crashRounds(
       (line) => line.startsWith("fail") && line !== "fail store_error" && line !== "fail concurrent_write",
     );
     expect(unexpected).toEqual([]);
+    await afterKill(rounds[index]!);
     acknowledged.push(...child.lines.filter((line) => line.startsWith("ack ")).map((line) => line.slice(4)));
     lines.push(...child.lines);
   }
@@ -161,6 +163,42 @@ export async function expectCompleteTurns(
   expect(tags).toEqual(tags.map((_, index) => `t${index + 1}`));
   expect(new Set(tags)).toEqual(new Set([...tags, ...acknowledged]));
   return tags.length;
+}
+
+/**
+ * Checks search after a crash: right after the reopened store's open, while its drain of what the killed
+ * processes left queued may still be under way, a search for each acknowledged turn's tag finds the session at that turn's first message (each tag is a word of its own
+ * turn only; queued rows are matched by the search itself); then the queue of words to index (`backlog` counts
+ * it) empties with no further write, and the searches find the same.
+ */
+export async function expectSearchableTurns(
+  store: SessionStore,
+  backlog: () => Promise<number>,
+  sessions: readonly { readonly sessionId: string; readonly acknowledged: readonly string[] }[],
+): Promise<void> {
+  const firstSeqs = new Map<string, Map<string, number>>();
+  for (const { sessionId } of sessions) {
+    const seqs = new Map<string, number>();
+    for (const message of await store.loadMessages(sessionId, { strategy: "all" })) {
+      const { tag } = message.metadata as { tag: string };
+      if (!seqs.has(tag)) seqs.set(tag, message.seq);
+    }
+    firstSeqs.set(sessionId, seqs);
+  }
+  const checkAll = async () => {
+    for (const { sessionId, acknowledged } of sessions) {
+      for (const tag of acknowledged) {
+        const hits = await store.searchSessions(tag, { limit: 1000 });
+        const hit = hits.find((entry) => entry.session.id === sessionId);
+        expect(hit?.seq, `${sessionId} ${tag}`).toBe(firstSeqs.get(sessionId)!.get(tag));
+      }
+    }
+  };
+  await checkAll();
+  // The drain indexes the queue within about a second of the open (250 ms here on a quiet machine); the bound
+  // is loose so that a loaded machine does not fail it.
+  await expect.poll(backlog, { timeout: 15_000, interval: 20 }).toBe(0);
+  await checkAll();
 }
 
 /** Checks restored sessions: every acknowledged one is there, and every one there is whole. */

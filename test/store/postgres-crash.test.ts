@@ -2,7 +2,12 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPostgresSessionStore } from "../../src/store/postgres/index.ts";
-import { crashRounds, expectCompleteRestores, expectCompleteTurns } from "./crash-harness.ts";
+import {
+  crashRounds,
+  expectCompleteRestores,
+  expectCompleteTurns,
+  expectSearchableTurns,
+} from "./crash-harness.ts";
 import { postgresForTests, type TestPostgres } from "./pg-server.ts";
 
 let server: TestPostgres | undefined;
@@ -44,7 +49,18 @@ describe("PostgreSQL store with connections cut and writers killed", () => {
       mode: worker % 5 === 4 ? ("restore" as const) : ("append" as const),
       worker,
     }));
+    // Ranges of message rows still queued for their words.
+    const backlog = async () =>
+      Number(
+        (
+          await admin.query<{ count: string }>(
+            `SELECT count(*) AS count FROM "${schema}".message_words_queue`,
+          )
+        ).rows[0]!.count,
+      );
     let round = 0;
+    // How often a kill left rows queued (killed between a commit and its drain).
+    let leftWaiting = 0;
     // Every other round cuts the connections before the kill; the others only kill the writer.
     const { acknowledged, kills } = await crashRounds(
       rounds,
@@ -52,16 +68,18 @@ describe("PostgreSQL store with connections cut and writers killed", () => {
       async (argument) => {
         if (round++ % 2 === 1) await cutConnections(argument.worker);
       },
+      async () => {
+        if ((await backlog()) > 0) leftWaiting++;
+      },
     );
-    await admin.end();
+    expect(leftWaiting).toBeGreaterThan(0);
     expect(kills).toBe(50);
     expect(terminated).toBeGreaterThan(0);
     const store = await openPostgresSessionStore({ connectionString: server!.url, schema, retentionDays: 0 });
-    const turns = await expectCompleteTurns(
-      store,
-      "crash",
-      acknowledged.filter((tag) => !tag.startsWith("restored-")),
-    );
+    const appended = acknowledged.filter((tag) => !tag.startsWith("restored-"));
+    await expectSearchableTurns(store, backlog, [{ sessionId: "crash", acknowledged: appended }]);
+    await admin.end();
+    const turns = await expectCompleteTurns(store, "crash", appended);
     expect(turns).toBeGreaterThan(0);
     await expectCompleteRestores(
       store,

@@ -34,14 +34,30 @@ describe("PostgreSQL schema versions", () => {
     await admin!.query(`ALTER TABLE "${schema}".sessions DROP COLUMN metadata_json`);
     await admin!.query(`DROP TABLE "${schema}".governor_states`);
     await admin!.query(`DROP TABLE "${schema}".memories, "${schema}".memory_versions`);
+    // Version 1 kept each message's words in its row.
+    const table = (name: string) => `"${schema}".${name}`;
+    await admin!.query(`ALTER TABLE ${table("messages")} ADD COLUMN words tsvector NOT NULL DEFAULT ''`);
+    await admin!.query(
+      `UPDATE ${table("messages")} m SET words = w.words FROM ${table("message_words")} w
+        WHERE w.session_id = m.session_id AND w.seq = m.seq`,
+    );
+    await admin!.query(`ALTER TABLE ${table("messages")} ALTER COLUMN words DROP DEFAULT`);
+    await admin!.query(`CREATE INDEX messages_by_words ON ${table("messages")} USING gin (words)`);
+    await admin!.query(`DROP TABLE ${table("message_words")}, ${table("message_words_queue")}`);
     await admin!.query(`DELETE FROM "${schema}".ctxkit_schema WHERE version > 1`);
 
     const store = await open();
     const versions = await admin!.query<{ version: number }>(
       `SELECT version FROM "${schema}".ctxkit_schema ORDER BY version`,
     );
-    expect(versions.rows.map((row) => row.version)).toEqual([1, 2, 3, 4]);
-    expect(POSTGRES_SCHEMA_VERSION).toBe(4);
+    expect(versions.rows.map((row) => row.version)).toEqual([1, 2, 3, 4, 5]);
+    expect(POSTGRES_SCHEMA_VERSION).toBe(5);
+    // The words stored in the rows moved to the index table.
+    expect((await store.searchSessions("before")).map((hit) => `${hit.session.id}@${hit.seq}`)).toEqual([
+      "old@0",
+    ]);
+    const moved = await admin!.query(`SELECT count(*)::int AS count FROM ${table("message_words")}`);
+    expect(moved.rows[0]).toEqual({ count: 2 });
     expect((await store.getSession("old"))?.metadata).toEqual({ zeta: 1, alpha: 2 });
     expect((await store.loadMessages("old")).map((message) => message.content)).toEqual(
       turn("before").map((message) => message.content),

@@ -5,12 +5,32 @@ import { DatabaseSync } from "node:sqlite";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, describe, expect, it } from "vitest";
 import { openSqliteSessionStore } from "../../src/store/sqlite/index.ts";
-import { crashRounds, expectCompleteRestores, expectCompleteTurns } from "./crash-harness.ts";
+import {
+  crashRounds,
+  expectCompleteRestores,
+  expectCompleteTurns,
+  expectSearchableTurns,
+} from "./crash-harness.ts";
 
 const folder = mkdtempSync(join(tmpdir(), "ctxkit-crash-"));
 /** Turns a group-commit worker has acknowledged before its kill may come. */
 const ACKS_BEFORE_KILL = 2;
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+/** Message rows of the file still waiting for their search words (past the mark). */
+function backlogOf(path: string): number {
+  const raw = new DatabaseSync(path, { readOnly: true });
+  try {
+    const row = raw
+      .prepare(
+        "SELECT (SELECT count(*) FROM messages WHERE row_id > (SELECT indexed_to FROM message_words_state)) AS waiting",
+      )
+      .get() as { waiting: number };
+    return row.waiting;
+  } finally {
+    raw.close();
+  }
+}
 
 describe("SQLite store under SIGKILL", () => {
   it("keeps every acknowledged turn and no partial one across 50 kills at random moments", async () => {
@@ -22,8 +42,15 @@ describe("SQLite store under SIGKILL", () => {
       mode: worker % 5 === 4 ? ("restore" as const) : ("append" as const),
       worker,
     }));
-    const { acknowledged, kills } = await crashRounds(rounds, (round) =>
-      round.mode === "append" ? 200 : 300,
+    // How often a kill left rows waiting for their words (killed between a commit and its drain).
+    let leftWaiting = 0;
+    const { acknowledged, kills } = await crashRounds(
+      rounds,
+      (round) => (round.mode === "append" ? 200 : 300),
+      undefined,
+      async () => {
+        if (backlogOf(path) > 0) leftWaiting++;
+      },
     );
     const appended = acknowledged.filter((tag) => !tag.startsWith("restored-"));
     const restored = acknowledged.filter((tag) => tag.startsWith("restored-"));
@@ -31,7 +58,11 @@ describe("SQLite store under SIGKILL", () => {
     const raw = new DatabaseSync(path);
     expect(raw.prepare("PRAGMA integrity_check").all()).toEqual([{ integrity_check: "ok" }]);
     raw.close();
+    expect(leftWaiting).toBeGreaterThan(0);
     const store = await openSqliteSessionStore({ path, retentionDays: 0 });
+    await expectSearchableTurns(store, async () => backlogOf(path), [
+      { sessionId: "crash", acknowledged: appended },
+    ]);
     const turns = await expectCompleteTurns(store, "crash", appended);
     await expectCompleteRestores(store, restored, 122);
     expect(turns).toBeGreaterThan(0);
@@ -49,6 +80,7 @@ describe("SQLite store under SIGKILL during group commits", () => {
       mode: "group" as const,
       worker,
     }));
+    let leftWaiting = 0;
     // Each worker is killed at a random moment once its writers have had two turns acknowledged, so the
     // rounds overlap several writers' commits however slow the machine is at the time.
     const { acknowledged, kills, lines } = await crashRounds(
@@ -62,6 +94,9 @@ describe("SQLite store under SIGKILL during group commits", () => {
         }
         await sleep(Math.random() * 250);
       },
+      async () => {
+        if (backlogOf(path) > 0) leftWaiting++;
+      },
     );
     expect(kills).toBe(30);
     const raw = new DatabaseSync(path);
@@ -69,13 +104,19 @@ describe("SQLite store under SIGKILL during group commits", () => {
     raw.close();
     const store = await openSqliteSessionStore({ path, retentionDays: 0 });
     let turns = 0;
-    for (const lane of [0, 1, 2, 3, 4]) {
-      const session = `lane-${lane}`;
+    const lanes = [0, 1, 2, 3, 4].map((lane) => {
+      const sessionId = `lane-${lane}`;
       const acked = acknowledged
-        .filter((line) => line.startsWith(`${session} `))
-        .map((line) => line.slice(session.length + 1));
-      turns += await expectCompleteTurns(store, session, acked);
+        .filter((line) => line.startsWith(`${sessionId} `))
+        .map((line) => line.slice(sessionId.length + 1));
+      return { sessionId, acknowledged: acked };
+    });
+    await expectSearchableTurns(store, async () => backlogOf(path), lanes);
+    for (const { sessionId, acknowledged: acked } of lanes) {
+      turns += await expectCompleteTurns(store, sessionId, acked);
     }
+    // Kills came between the writer thread's commits and its drain.
+    expect(leftWaiting).toBeGreaterThan(0);
     // Several writers ran at once: far more turns than rounds were acknowledged, and the writer threads
     // committed them several to a transaction (each worker's last "stats <writes> <groups>" line).
     expect(acknowledged.length).toBeGreaterThanOrEqual(ACKS_BEFORE_KILL * rounds.length);

@@ -55,6 +55,7 @@ export async function openPostgresSessionStore(
   try {
     await migratePostgres(database);
     store = new PostgresSessionStore(database, context);
+    store.startIndexing();
   } catch (error) {
     await database.close();
     throw toPostgresStoreError(error, location);

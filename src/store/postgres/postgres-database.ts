@@ -10,6 +10,7 @@ import {
   type SqlQueries,
   type SqlQuery,
 } from "../sql/sql-database.ts";
+import { RecentBodies } from "../sql/recent-bodies.ts";
 import type { StoreTables } from "../sql/store-tables.ts";
 import { advisoryLockStatement, postgresStoreDialect, sqlState } from "./postgres-store-dialect.ts";
 
@@ -217,6 +218,7 @@ export class PostgresDatabase implements SqlDatabase {
   /** Where the database is, for messages (the URL without its password). */
   readonly location: string;
   readonly dialect: ReturnType<typeof postgresStoreDialect>;
+  readonly recentBodies = new RecentBodies();
   readonly builder: Kysely<StoreTables>;
   readonly queries: SqlQueries;
   readonly #root: Kysely<StoreTables>;
@@ -253,6 +255,14 @@ export class PostgresDatabase implements SqlDatabase {
       body,
       lockKey === undefined ? "BEGIN" : `BEGIN; ${advisoryLockStatement(lockKey)}`,
     );
+  }
+
+  writeApart<T>(body: (queries: SqlQueries) => Promise<T>): Promise<T> {
+    return this.transaction(body);
+  }
+
+  get canWriteApart(): boolean {
+    return !this.#closed;
   }
 
   /**

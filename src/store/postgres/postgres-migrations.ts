@@ -130,10 +130,34 @@ CREATE TABLE IF NOT EXISTS {memory_versions} (
 DROP TABLE IF EXISTS {memory_schema};
 `;
 
+// Message words leave the turn's transaction: a turn queues the range of seqs it wrote (message_words_queue), and
+// a drain writes their words to message_words afterwards, in a transaction of its own (postgres-store-dialect.ts).
+// The words already stored move over; the column and its index go.
+const version5 = `
+CREATE TABLE {message_words} (
+  session_id text COLLATE "C" NOT NULL,
+  seq integer NOT NULL,
+  words tsvector NOT NULL,
+  PRIMARY KEY (session_id, seq),
+  FOREIGN KEY (session_id, seq) REFERENCES {messages} (session_id, seq) ON DELETE CASCADE
+);
+INSERT INTO {message_words} (session_id, seq, words)
+  SELECT session_id, seq, words FROM {messages} WHERE words <> ''::tsvector;
+CREATE INDEX message_words_by_words ON {message_words} USING gin (words);
+ALTER TABLE {messages} DROP COLUMN words;
+CREATE TABLE {message_words_queue} (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  session_id text COLLATE "C" NOT NULL,
+  from_seq integer NOT NULL,
+  to_seq integer NOT NULL
+);
+`;
+
 /** The migrations of a ctxkit PostgreSQL schema, in order. */
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { version: 1, sql: version1 },
   { version: 2, sql: version2 },
   { version: 3, sql: version3 },
   { version: 4, sql: version4 },
+  { version: 5, sql: version5 },
 ];

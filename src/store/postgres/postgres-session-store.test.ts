@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresForTests, type TestPostgres } from "../../../test/store/pg-server.ts";
 import { describeSessionStoreConformance } from "../conformance/describe-conformance.ts";
@@ -46,6 +47,8 @@ describe("PostgreSQL appends", () => {
       { role: "assistant" as const, content: [{ type: "text" as const, text: `re: ${text}` }] },
     ];
     const first = await store.appendTurn("s1", turn("one"), { governorState: { version: 1 } });
+    // Search words are indexed after the turn, in a transaction of their own (not counted here).
+    await store.flushSearchIndex();
     sent.length = 0;
     await store.appendTurn("s1", turn("two"), {
       expectedNextSeq: first.session.nextSeq,
@@ -57,5 +60,69 @@ describe("PostgreSQL appends", () => {
     expect(await store.loadGovernorState("s1")).toEqual({ version: 2 });
     await store.close();
     await pool.end();
+  });
+});
+
+describe("PostgreSQL message words", () => {
+  const turn = (text: string) => [
+    { role: "user" as const, content: [{ type: "text" as const, text }] },
+    { role: "assistant" as const, content: [{ type: "text" as const, text: `re: ${text}` }] },
+  ];
+  const count = async (store: PostgresSessionStore, table: string) =>
+    Number(
+      (
+        await store.database.pool.query<{ count: string }>(
+          `SELECT count(*) AS count FROM "${store.database.schema}".${table}`,
+        )
+      ).rows[0]!.count,
+    );
+  const found = async (store: PostgresSessionStore, query: string, owner?: string) =>
+    (await store.searchSessions(query, owner === undefined ? {} : { owner })).map(
+      (hit) => `${hit.session.id}@${hit.seq}`,
+    );
+
+  it("are queued by the turn, found by search while queued, and indexed apart with no further write", async () => {
+    const store = await open({}, `t_${randomUUID().replaceAll("-", "")}`);
+    await store.flushSearchIndex();
+    await store.appendTurn("mine", turn("okapi"), { session: { owner: "ada" } });
+    await store.appendTurn("theirs", turn("okapi"), { session: { owner: "bob" } });
+    // Each turn's two rows are queued (one range) or indexed, never both nor neither, whenever the drain runs.
+    const { rows } = await store.database.pool.query<{ total: number }>(
+      `SELECT (SELECT 2 * count(*) FROM "${store.database.schema}".message_words_queue)
+        + (SELECT count(*) FROM "${store.database.schema}".message_words) AS total`,
+    );
+    expect(Number(rows[0]!.total)).toBe(4);
+    // Queued rows match as indexed ones do, filters included: another tenant's never show.
+    expect(await found(store, "okapi", "ada")).toEqual(["mine@0"]);
+    expect(await found(store, "re okapi", "bob")).toEqual(["theirs@1"]);
+    await expect.poll(() => count(store, "message_words_queue"), { timeout: 10_000 }).toBe(0);
+    expect(await count(store, "message_words")).toBe(4);
+    expect(await found(store, "okapi", "ada")).toEqual(["mine@0"]);
+    expect((await found(store, "okapi")).sort()).toEqual(["mine@0", "theirs@0"]);
+    // A deleted session's words go with its rows.
+    await store.deleteSession("theirs");
+    expect(await count(store, "message_words")).toBe(2);
+    await store.close();
+  });
+
+  it("left queued by a process killed before its drain are indexed at the next open", async () => {
+    const schema = `t_${randomUUID().replaceAll("-", "")}`;
+    const store = await open({}, schema);
+    for (let index = 0; index < 3; index++) await store.appendTurn("a", turn(`ibis ${index}`));
+    await store.close();
+    // As a killed process leaves them: the ranges queued, no words (and a range whose session is gone).
+    const admin = new pg.Client({ connectionString: server!.url });
+    await admin.connect();
+    await admin.query(`DELETE FROM "${schema}".message_words`);
+    await admin.query(
+      `INSERT INTO "${schema}".message_words_queue (session_id, from_seq, to_seq) VALUES ('a', 0, 3), ('a', 4, 5), ('gone', 0, 1)`,
+    );
+    await admin.end();
+    const reopened = await open({}, schema);
+    expect(await found(reopened, "ibis 1")).toEqual(["a@2"]);
+    await expect.poll(() => count(reopened, "message_words_queue"), { timeout: 10_000 }).toBe(0);
+    expect(await count(reopened, "message_words")).toBe(6);
+    expect(await found(reopened, "ibis 2")).toEqual(["a@4"]);
+    await reopened.close();
   });
 });

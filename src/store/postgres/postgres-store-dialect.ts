@@ -2,11 +2,16 @@
  * PostgreSQL's side of `StoreDialect`: JSON columns are `json` (which keeps key order, so exports stay
  * byte-identical) read back as text, flags are booleans, and message and memory words are a GIN-indexed
  * `tsvector` built from ctxkit's own normalised words (`array_to_tsvector`) and queried with quoted lexemes, so
- * no text-search configuration changes them. Tables in `sql` templates are qualified with the store's schema.
+ * no text-search configuration changes them. A message's words are not written with it: its turn queues the
+ * range of seqs it wrote (`message_words_queue`, in the same statement), and a drain (../sql/words-drain.ts)
+ * later takes ranges off the queue and writes their words to `message_words` in one transaction, so a range is
+ * either queued or indexed in any snapshot; search matches the queued rows itself. Tables in `sql` templates
+ * are qualified with the store's schema.
  */
 import { CompiledQuery, sql, type SqlBool } from "kysely";
 import { preparedQuery } from "../sql/prepared-query.ts";
-import { messageValues, sessionTotals, TOTALS_COLUMNS, updateSessionTotals } from "../sql/session-rows.ts";
+import { messageColumns, sessionTotals, TOTALS_COLUMNS, updateSessionTotals } from "../sql/session-rows.ts";
+import { matchingRows, queuedWords, seqRanges, type QueuedRow } from "../sql/queued-words.ts";
 import type { MemoryRowValues, StoreDialect } from "../sql/store-dialect.ts";
 import type { StoreTables } from "../sql/store-tables.ts";
 
@@ -79,20 +84,34 @@ const tsQuery = (terms: readonly string[], operator: " & " | " | ") =>
  */
 export function postgresStoreDialect(schema: string): StoreDialect & { readonly schema: string } {
   const table = (name: keyof StoreTables) => sql.id(schema, name);
-  // Message rows go in by the thousand, one statement per chunk, their columns as arrays.
-  const messagesTable = `"${schema.replaceAll('"', '""')}"."messages"`;
-  const insertMessages = `INSERT INTO ${messagesTable} (session_id, seq, position, turn, id, role, kind, tokens,
-      summarized_by, created_at, body, words)
-    SELECT session_id, seq, position, turn, id, role, kind, tokens, summarized_by, created_at, body,
-      array_to_tsvector(string_to_array(words, ' '))
-    FROM unnest($1::text[], $2::int[], $3::int[], $4::int[], $5::text[], $6::text[], $7::text[], $8::int[], $9::int[],
-      $10::text[], $11::json[], $12::text[])
-      AS t (session_id, seq, position, turn, id, role, kind, tokens, summarized_by, created_at, body, words)`;
-  // One turn's rows and its session's new totals in one statement: one round trip fewer per turn.
-  const insertMessagesAndTotals = `WITH inserted AS (${insertMessages})
-    UPDATE "${schema.replaceAll('"', '""')}"."sessions"
-    SET ${TOTALS_COLUMNS.map((column, index) => `${column} = $${13 + index}`).join(", ")}
-    WHERE id = $${13 + TOTALS_COLUMNS.length}`;
+  const quoted = (name: string) => `"${schema.replaceAll('"', '""')}"."${name}"`;
+  // Message rows go in by the thousand, one statement per chunk, their columns as arrays, with the ranges of
+  // seqs that wait for their words (message_words_queue) in the same statement.
+  const insertRows = `INSERT INTO ${quoted("messages")} (session_id, seq, position, turn, id, role, kind, tokens,
+      summarized_by, created_at, body)
+    SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::int[], $5::text[], $6::text[], $7::text[],
+      $8::int[], $9::int[], $10::text[], $11::json[])`;
+  const queueRanges = `INSERT INTO ${quoted("message_words_queue")} (session_id, from_seq, to_seq)
+    SELECT * FROM unnest($12::text[], $13::int[], $14::int[])`;
+  const insertMessages = `WITH inserted AS (${insertRows}) ${queueRanges}`;
+  // One turn's rows, its queue entry and its session's new totals in one statement: one round trip per turn.
+  const insertMessagesAndTotals = `WITH inserted AS (${insertRows}), queued AS (${queueRanges})
+    UPDATE ${quoted("sessions")}
+    SET ${TOTALS_COLUMNS.map((column, index) => `${column} = $${15 + index}`).join(", ")}
+    WHERE id = $${15 + TOTALS_COLUMNS.length}`;
+  // Takes queued ranges off the queue (skipping those another drain holds) with their rows' bodies; a range
+  // whose rows are gone (its session deleted) comes back once with a null seq.
+  const takeQueued = `WITH taken AS (DELETE FROM ${quoted("message_words_queue")} WHERE id IN (
+      SELECT id FROM ${quoted("message_words_queue")} ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
+      RETURNING id, session_id, from_seq, to_seq)
+    SELECT q.id, m.session_id, m.seq, m.body::text AS body FROM taken q LEFT JOIN ${quoted("messages")} m
+      ON m.session_id = q.session_id AND m.seq BETWEEN q.from_seq AND q.to_seq`;
+  // A message deleted meanwhile fails the foreign key: the drain rolls back and its ranges wait for the next.
+  const insertWords = `INSERT INTO ${quoted("message_words")} (session_id, seq, words)
+    SELECT s, q, array_to_tsvector(string_to_array(w, ' ')) FROM unnest($1::text[], $2::int[], $3::text[]) AS t (s, q, w)
+    ON CONFLICT DO NOTHING`;
+  const readQueued = `SELECT m.session_id, m.seq, m.body::text AS body FROM ${quoted("message_words_queue")} q
+    JOIN ${quoted("messages")} m ON m.session_id = q.session_id AND m.seq BETWEEN q.from_seq AND q.to_seq`;
   return {
     name: "postgres",
     schema,
@@ -116,9 +135,18 @@ export function postgresStoreDialect(schema: string): StoreDialect & { readonly 
     async insertMessages(database, queries, rows, totals) {
       const together = totals !== undefined && rows.length > 0 && rows.length <= ROWS_PER_STATEMENT;
       for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
-        const chunk = rows.slice(start, start + ROWS_PER_STATEMENT).map(messageValues);
+        const chunk = rows.slice(start, start + ROWS_PER_STATEMENT).map(messageColumns);
+        chunk.forEach((columns, index) =>
+          database.recentBodies?.remember(
+            columns.session_id,
+            columns.seq,
+            columns.body,
+            rows[start + index]!.message,
+          ),
+        );
         const column = <T>(pick: (values: (typeof chunk)[number]) => T) => chunk.map(pick);
-        const columns = [
+        const ranges = seqRanges(chunk);
+        const parameters = [
           column((row) => row.session_id),
           column((row) => row.seq),
           column((row) => row.position),
@@ -130,31 +158,65 @@ export function postgresStoreDialect(schema: string): StoreDialect & { readonly 
           column((row) => row.summarized_by),
           column((row) => row.created_at),
           column((row) => row.body),
-          column((row) => row.words),
+          ranges.map((range) => range.sessionId),
+          ranges.map((range) => range.from),
+          ranges.map((range) => range.to),
         ];
         if (!together) {
-          await queries.run(CompiledQuery.raw(insertMessages, columns));
+          await queries.run(CompiledQuery.raw(insertMessages, parameters));
           continue;
         }
         const values = sessionTotals(totals);
         await queries.run(
           CompiledQuery.raw(insertMessagesAndTotals, [
-            ...columns,
-            ...TOTALS_COLUMNS.map((column) => values[column]),
+            ...parameters,
+            ...TOTALS_COLUMNS.map((name) => values[name]),
             values.id,
           ]),
         );
       }
       if (totals !== undefined && !together) await updateSessionTotals(database, queries, totals);
     },
-    // The words live in the message rows.
+    async indexWaitingWords(database, queries, limit) {
+      // A queued range is one write's rows (a turn: about four).
+      const ranges = Math.max(1, Math.ceil(limit / 4));
+      const rows = await queries.all<{
+        id: string;
+        session_id: string | null;
+        seq: number | null;
+        body: string | null;
+      }>(CompiledQuery.raw(takeQueued, [ranges]));
+      if (rows.length === 0) return 0;
+      const indexed = rows.flatMap((row) => {
+        if (row.session_id === null || row.seq === null || row.body === null) return [];
+        const words = queuedWords(database.recentBodies, {
+          session_id: row.session_id,
+          seq: row.seq,
+          body: row.body,
+        });
+        return words === "" ? [] : [{ sessionId: row.session_id, seq: row.seq, words }];
+      });
+      if (indexed.length > 0) {
+        await queries.run(
+          CompiledQuery.raw(insertWords, [
+            indexed.map((row) => row.sessionId),
+            indexed.map((row) => row.seq),
+            indexed.map((row) => row.words),
+          ]),
+        );
+      }
+      return new Set(rows.map((row) => row.id)).size;
+    },
+    // The words go with their message rows (foreign key, on delete cascade).
     deleteMessageWords: async () => {},
-    messageHits: async (_database, _queries, terms) =>
-      sql<{
-        session_id: string;
-        seq: number;
-      }>`SELECT m.session_id, min(m.seq) AS seq FROM ${table("messages")} m
-        WHERE m.words @@ ${tsQuery(terms, " & ")}::tsquery GROUP BY m.session_id`,
+    async messageHits(_database, queries, terms) {
+      const pending = matchingRows(await queries.all<QueuedRow>(CompiledQuery.raw(readQueued, [])), terms);
+      return sql<{ session_id: string; seq: number }>`SELECT session_id, min(seq) AS seq FROM (
+          SELECT w.session_id, w.seq FROM ${table("message_words")} w WHERE w.words @@ ${tsQuery(terms, " & ")}::tsquery
+          UNION ALL
+          SELECT * FROM unnest(${pending.map((row) => row.session_id)}::text[], ${pending.map((row) => row.seq)}::int[])
+        ) AS found (session_id, seq) GROUP BY session_id`;
+    },
 
     async insertMemory(database, queries, row) {
       await queries.run(insertMemoryRow.bind(database, row));

@@ -2,7 +2,7 @@
 import { sql } from "kysely";
 import { CorruptStoreError, DamagedMessageError } from "../../errors/index.ts";
 import type { Message } from "../../model/message.ts";
-import { normalizeSearchText, searchTextOf } from "../search-text.ts";
+import { normalizeSearchText } from "../search-text.ts";
 import type { BlobData, SessionRecord, StoredRow } from "../session-store.ts";
 import { preparedQuery } from "./prepared-query.ts";
 import type { SqlDatabase, SqlQueries, SqlTarget } from "./sql-database.ts";
@@ -276,10 +276,7 @@ export async function updateSessionTotals(
 }
 
 /** A message row's columns as written. */
-export type MessageColumns = Omit<MessageValues, "words">;
-
-/** A message row's columns as written, and its search words. */
-export interface MessageValues {
+export interface MessageColumns {
   readonly session_id: string;
   readonly seq: number;
   readonly position: number;
@@ -292,13 +289,6 @@ export interface MessageValues {
   readonly created_at: string;
   /** The message without its session id, as JSON. */
   readonly body: string;
-  /** ctxkit's normalised search words of the message, space-separated ("" for none). */
-  readonly words: string;
-}
-
-/** The columns of a stored row, with its search words. */
-export function messageValues(row: StoredRow): MessageValues {
-  return { ...messageColumns(row), words: searchTextOf(row.message) };
 }
 
 /** The columns of a stored row. */

@@ -5,6 +5,7 @@
  * against it.
  */
 import type { Compilable, CompiledQuery, Kysely, RawBuilder } from "kysely";
+import type { RecentBodies } from "./recent-bodies.ts";
 import type { StoreDialect } from "./store-dialect.ts";
 import type { StoreTables } from "./store-tables.ts";
 
@@ -36,6 +37,8 @@ export interface SqlTarget {
    * templates write tables as `dialect.table(name)`).
    */
   readonly builder: Kysely<StoreTables>;
+  /** The messages this connection wrote lately, for the drain of their search words (none: parse the bodies). */
+  readonly recentBodies?: RecentBodies;
 }
 
 /** Options of `SqlDatabase.read`. */
@@ -61,6 +64,14 @@ export interface SqlDatabase extends SqlTarget {
    * lock, taken as the transaction begins (PostgreSQL: in the same round trip as BEGIN).
    */
   write<T>(body: (queries: SqlQueries) => Promise<T>, lockKey?: string): Promise<T>;
+  /**
+   * Runs `body` in a write transaction of its own, never as part of another (SQLite: after the writer thread's
+   * group transaction under way commits, never as a savepoint of it). For work that must stay out of a turn's
+   * transaction, such as indexing search words.
+   */
+  writeApart<T>(body: (queries: SqlQueries) => Promise<T>): Promise<T>;
+  /** False where `writeApart` cannot run now (read-only; SQLite: from inside the writer thread's group). */
+  readonly canWriteApart: boolean;
   /** Runs `body` in a read transaction, so its queries see one snapshot. */
   read<T>(body: (queries: SqlQueries) => Promise<T>, options?: ReadOptions): Promise<T>;
   close(): Promise<void>;

@@ -49,6 +49,7 @@ import {
   writeSyncState,
 } from "./session-extras.ts";
 import { latestSessionRow, listSessionRows, searchSessionRows } from "./session-queries.ts";
+import { WordsDrain } from "./words-drain.ts";
 import {
   bodySelect,
   collectBlobs,
@@ -99,15 +100,47 @@ export class SqlSessionStore implements SessionStore {
   readonly blobs: SqlBlobStore;
   readonly #database: SqlDatabase;
   readonly #context: StoreContext;
+  /** Indexes the words of the rows this store's writes queued, after they commit (none when read-only). */
+  readonly #words: WordsDrain | undefined;
 
   /**
    * @internal Use `openSqliteSessionStore` or `openPostgresSessionStore`. `blobs` replaces the blob store on the
-   * same database (the SQLite store's, whose writes go to its writer thread).
+   * same database (the SQLite store's, whose writes go to its writer thread). `indexWords: false` leaves the
+   * queued words to another store on the same database (the SQLite writer thread's).
    */
-  constructor(database: SqlDatabase, context: StoreContext, blobs?: SqlBlobStore) {
+  constructor(database: SqlDatabase, context: StoreContext, blobs?: SqlBlobStore, indexWords = true) {
     this.#database = database;
     this.#context = context;
     this.blobs = blobs ?? new SqlBlobStore(database);
+    this.#words =
+      indexWords && database.canWriteApart
+        ? new WordsDrain({
+            indexBatch: (limit) =>
+              database.writeApart((queries) => database.dialect.indexWaitingWords(database, queries, limit)),
+            canRun: () => database.canWriteApart,
+            // SQLite has one writer: it catches up between two writes. PostgreSQL drains on a connection of its
+            // own while appends go on.
+            catchUp: database.dialect.name === "sqlite",
+          })
+        : undefined;
+  }
+
+  /**
+   * @internal Starts indexing the words every earlier process left queued (one killed between a turn's commit
+   * and its drain), in the background; the store's opener calls it once.
+   */
+  startIndexing(): void {
+    this.#words?.flushInBackground();
+  }
+
+  /** @internal Between two writes: indexes the queued words when a batch waits (SQLite's writer thread). */
+  async catchUpSearchIndex(): Promise<void> {
+    await this.#words?.drainDue();
+  }
+
+  /** @internal Indexes every queued message's words now (tests, benches); search never needs it. */
+  async flushSearchIndex(): Promise<void> {
+    await this.#words?.flush();
   }
 
   async appendTurn(
@@ -117,8 +150,9 @@ export class SqlSessionStore implements SessionStore {
   ): Promise<AppendResult> {
     checkSessionId(sessionId);
     const database = this.#database;
+    await this.#words?.drainDue();
     // Writers of the session are serialised by its lock, taken with the transaction.
-    return database.write(async (queries) => {
+    const result = await database.write(async (queries) => {
       const found = await readSessionForWrite(database, queries, sessionId);
       const existing = found?.session;
       const head = existing ?? { nextSeq: 0, turnCount: 0 };
@@ -160,6 +194,8 @@ export class SqlSessionStore implements SessionStore {
       }
       return { session, messages: plan.rows, summaries };
     }, sessionId);
+    this.#words?.noteWritten(result.messages.length + result.summaries.length);
+    return result;
   }
 
   async loadGovernorState(sessionId: string): Promise<JsonValue | undefined> {
@@ -188,7 +224,7 @@ export class SqlSessionStore implements SessionStore {
   async applyCompaction(sessionId: string, input: CompactionInput): Promise<Message> {
     const checked = checkCompactionInput(input);
     const database = this.#database;
-    return database.write(async (queries) => {
+    const summary = await database.write(async (queries) => {
       await database.dialect.lock(queries, sessionId);
       const session = await readSession(database, queries, sessionId);
       if (!session) throw missing(sessionId);
@@ -198,6 +234,8 @@ export class SqlSessionStore implements SessionStore {
       await writeGovernorState(database, queries, sessionId, compacted.session.nextSeq, undefined);
       return compacted.summary;
     });
+    this.#words?.noteWritten(1);
+    return summary;
   }
 
   /** Applies a checked compaction inside the caller's transaction; returns the summary and the updated record. */
@@ -281,7 +319,7 @@ export class SqlSessionStore implements SessionStore {
     const id = checkSessionId(options.id ?? this.#context.ids("ses"));
     const title = options.title === undefined ? undefined : checkTitle(options.title);
     const database = this.#database;
-    return database.write(async (queries) => {
+    const fork = await database.write(async (queries) => {
       await database.dialect.lock(queries, id);
       const parent = await readSession(database, queries, sessionId);
       if (!parent) throw missing(sessionId);
@@ -312,6 +350,8 @@ export class SqlSessionStore implements SessionStore {
       );
       return record;
     });
+    this.#words?.noteWritten(fork.messageCount);
+    return fork;
   }
 
   async attachCompactSummary(sessionId: string, input: CompactSummaryInput): Promise<Message> {
@@ -446,10 +486,12 @@ export class SqlSessionStore implements SessionStore {
   async restoreSession(dump: SessionDump, options: RestoreOptions = {}): Promise<SessionRecord> {
     const checked = checkDump(dump, this.#context.inlineMediaLimit);
     const onExisting = options.onExisting ?? "error";
-    return this.#database.write(async (queries) => {
+    const record = await this.#database.write(async (queries) => {
       const [complete] = await this.#withReferencedBlobs(queries, [checked]);
       return (await this.#restore(queries, complete!, onExisting))!;
     });
+    this.#words?.noteWritten(checked.rows.length);
+    return record;
   }
 
   async restoreSessions(
@@ -458,7 +500,7 @@ export class SqlSessionStore implements SessionStore {
   ): Promise<RestoreSessionsResult> {
     const checked = checkDumps(dumps, this.#context.inlineMediaLimit);
     const onExisting = options.onExisting ?? "error";
-    return this.#database.write(async (queries) => {
+    const result = await this.#database.write(async (queries) => {
       const complete = await this.#withReferencedBlobs(queries, checked);
       const restored: SessionRecord[] = [];
       const skipped: string[] = [];
@@ -470,9 +512,12 @@ export class SqlSessionStore implements SessionStore {
       }
       return { restored, skipped };
     });
+    this.#words?.noteWritten(checked.reduce((rows, dump) => rows + dump.rows.length, 0));
+    return result;
   }
 
   async close(): Promise<void> {
+    await this.#words?.close();
     await this.#database.close();
   }
 

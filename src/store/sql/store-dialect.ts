@@ -37,8 +37,9 @@ export interface StoreDialect {
   metadataConditions(metadata: MetadataFilter): RawBuilder<SqlBool>[];
 
   /**
-   * Inserts message rows with their search words; given `totals`, also writes that record's counters, usage,
-   * cost and time to its session row (as `updateSessionTotals`; PostgreSQL: in the same statement).
+   * Inserts message rows, queued for their search words (indexed later by `indexWaitingWords`, in a transaction
+   * of its own); given `totals`, also writes that record's counters, usage, cost and time to its session row (as
+   * `updateSessionTotals`; PostgreSQL: in the same statement).
    */
   insertMessages(
     database: SqlTarget,
@@ -46,11 +47,17 @@ export interface StoreDialect {
     rows: readonly StoredRow[],
     totals?: SessionRecord,
   ): Promise<void>;
+  /**
+   * Indexes the search words of up to `limit` queued message rows, oldest first, and takes them off the queue,
+   * inside the caller's write transaction; returns how many it took (0 when none waits).
+   */
+  indexWaitingWords(database: SqlTarget, queries: SqlQueries, limit: number): Promise<number>;
   /** Deletes the search words of a session's messages (before the messages go). */
   deleteMessageWords(database: SqlTarget, queries: SqlQueries, sessionId: string): Promise<void>;
   /**
    * Sessions with a message holding every term, and the first such message: rows `(session_id, seq)`, to be
-   * joined as `h` (SQLite first matches the rows its text index does not hold yet, with `queries`).
+   * joined as `h`. The queued rows the text index does not hold yet are matched first, with `queries` (inside
+   * the search's read snapshot, in which a row is either queued or indexed).
    */
   messageHits(
     database: SqlTarget,

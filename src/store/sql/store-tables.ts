@@ -52,11 +52,12 @@ export interface MessagesTable {
   summarized_by: number | null;
   created_at: string;
   body: JsonText;
-  /** PostgreSQL: the search words (`tsvector`). */
-  words: OneDialect<unknown>;
 }
 
-/** SQLite: the FTS5 index of message words (contentless, keyed by `messages.row_id`). */
+/**
+ * The index of message words. SQLite: FTS5, contentless, keyed by `messages.row_id` (`rowid`). PostgreSQL:
+ * `(session_id, seq, words tsvector)` rows (read through `dialect.table` in `sql` templates).
+ */
 export interface WordsTable {
   rowid: number;
   words: string;

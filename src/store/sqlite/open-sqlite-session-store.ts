@@ -64,6 +64,8 @@ export async function openSqliteSessionStore(
     }
   }
   const store = new SqliteSessionStore(database, context, writer);
+  // With a writer thread, that thread indexes what earlier processes left queued.
+  if (!writer) store.startIndexing();
   await applyOpenRetention(store, options);
   return store;
 }

@@ -10,6 +10,7 @@ import {
   type SqlQueries,
   type SqlQuery,
 } from "../sql/sql-database.ts";
+import { RecentBodies } from "../sql/recent-bodies.ts";
 import type { StoreTables } from "../sql/store-tables.ts";
 import { toStoreError } from "./sqlite-errors.ts";
 import { sqliteStoreDialect } from "./sqlite-store-dialect.ts";
@@ -71,6 +72,7 @@ export class SqliteDatabase implements SqlDatabase {
   readonly location: string;
   readonly readOnly: boolean;
   readonly dialect = sqliteStoreDialect;
+  readonly recentBodies = new RecentBodies();
   readonly builder: Kysely<StoreTables>;
   readonly queries: SqlQueries;
   /** The queries of a transaction, which owns the connection while it runs. */
@@ -120,6 +122,15 @@ export class SqliteDatabase implements SqlDatabase {
     this.#checkWritable();
     if (this.#group) return this.#savepoint(this.#group, body);
     return this.#transaction("BEGIN IMMEDIATE", body, true);
+  }
+
+  writeApart<T>(body: (queries: SqlQueries) => Promise<T>): Promise<T> {
+    this.#checkWritable();
+    return this.#transaction("BEGIN IMMEDIATE", body, true);
+  }
+
+  get canWriteApart(): boolean {
+    return this.#group === undefined && !this.readOnly && !this.#closed;
   }
 
   /**

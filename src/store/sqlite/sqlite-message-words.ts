@@ -1,41 +1,17 @@
 /**
- * The search words of SQLite message rows, indexed in batches rather than by one FTS5 insert per row. An FTS5
- * insert costs little by itself, but every transaction that makes one writes a new index segment (and merges
- * them now and then): for one turn per transaction that doubled the pages each append wrote. So appends only
- * insert rows; `message_words_state.indexed_to` marks how far `message_words` goes (every row up to it is
- * indexed, none after it), and once `WORDS_BACKLOG` rows wait, the write that took the backlog there indexes
- * them all in its own transaction. Search matches the waiting rows itself (`pendingMatches`), so results are
- * the same as if every row were indexed at once. Deleting a session's rows keeps the mark at or below the
- * newest remaining row, so row ids SQLite hands out again are always above it.
+ * The search words of SQLite message rows, indexed after the turns that wrote them (../sql/words-drain.ts), a
+ * batch per transaction rather than one FTS5 insert per row: an FTS5 insert costs little by itself, but every
+ * transaction that makes one writes a new index segment (and merges them now and then). Appends only insert
+ * rows; `message_words_state.indexed_to` marks how far `message_words` goes (every row up to it is indexed, none
+ * after it): the rows after it are the durable queue, committed with their turns. Search matches the waiting
+ * rows itself (`pendingMatches`), so results are the same as if every row were indexed at once. Deleting a
+ * session's rows keeps the mark at or below the newest remaining row, so row ids SQLite hands out again are
+ * always above it.
  */
 import { CompiledQuery, sql } from "kysely";
-import type { Message } from "../../model/message.ts";
-import { searchTextOf } from "../search-text.ts";
+import { matchingRows, queuedWords, type QueuedRow } from "../sql/queued-words.ts";
+import type { RecentBodies } from "../sql/recent-bodies.ts";
 import type { SqlQueries } from "../sql/sql-database.ts";
-
-/** Rows left waiting before a write indexes them (search reads at most this many rows itself). */
-export const WORDS_BACKLOG = 256;
-
-const readMark = CompiledQuery.raw(
-  "SELECT indexed_to, (SELECT max(row_id) FROM messages) AS last FROM message_words_state",
-  [],
-);
-
-/** A row just inserted: its id and its message. */
-export interface InsertedRow {
-  readonly rowId: number;
-  readonly message: Pick<Message, "content">;
-}
-
-/** The words of a stored body ("" for a body that cannot be read: it matches nothing, as a damaged row). */
-function wordsOfBody(body: string): string {
-  try {
-    const message = JSON.parse(body) as Pick<Message, "content">;
-    return Array.isArray(message.content) ? searchTextOf(message) : "";
-  } catch {
-    return "";
-  }
-}
 
 async function addWords(queries: SqlQueries, rowId: number, words: string): Promise<void> {
   if (words === "") return;
@@ -45,30 +21,26 @@ async function addWords(queries: SqlQueries, rowId: number, words: string): Prom
 }
 
 /**
- * After rows were inserted (`inserted`, in row id order: the newest rows of the table), indexes every waiting
- * row once `WORDS_BACKLOG` or more wait, or `now` asks for it (bulk writes). Inside the caller's transaction.
+ * Indexes the words of the first `limit` waiting rows (in row id order) and moves the mark past them, inside the
+ * caller's write transaction; returns how many rows it indexed (0 when none waits).
  */
 export async function indexWaitingWords(
   queries: SqlQueries,
-  inserted: readonly InsertedRow[],
-  now = false,
-): Promise<void> {
-  const mark = await queries.first<{ indexed_to: number; last: number | null }>(readMark);
-  if (mark === undefined) return;
-  const last = mark.last ?? 0;
-  if (last <= mark.indexed_to || (!now && last - mark.indexed_to < WORDS_BACKLOG)) return;
-  // Row ids are handed out above the largest: the rows just inserted are the last ones, older waiting rows
-  // lie between the mark and them.
-  const first = inserted[0]?.rowId ?? last + 1;
-  const older = await queries.all<{ row_id: number; body: string }>(
-    CompiledQuery.raw("SELECT row_id, body FROM messages WHERE row_id > ? AND row_id < ? ORDER BY row_id", [
-      mark.indexed_to,
-      first,
-    ]),
+  limit: number,
+  recent?: RecentBodies,
+): Promise<number> {
+  const rows = await queries.all<QueuedRow & { row_id: number }>(
+    CompiledQuery.raw(
+      "SELECT row_id, session_id, seq, body FROM messages WHERE row_id > (SELECT indexed_to FROM message_words_state) ORDER BY row_id LIMIT ?",
+      [limit],
+    ),
   );
-  for (const row of older) await addWords(queries, row.row_id, wordsOfBody(row.body));
-  for (const row of inserted) await addWords(queries, row.rowId, searchTextOf(row.message));
-  await queries.run(CompiledQuery.raw("UPDATE message_words_state SET indexed_to = ?", [last]));
+  if (rows.length === 0) return 0;
+  for (const row of rows) await addWords(queries, row.row_id, queuedWords(recent, row));
+  await queries.run(
+    CompiledQuery.raw("UPDATE message_words_state SET indexed_to = ?", [rows.at(-1)!.row_id]),
+  );
+  return rows.length;
 }
 
 /**
@@ -104,10 +76,6 @@ export async function pendingMatches(queries: SqlQueries, terms: readonly string
       [],
     ),
   );
-  const matches: number[] = [];
-  for (const row of rows) {
-    const words = new Set(wordsOfBody(row.body).split(" "));
-    if (terms.every((term) => words.has(term))) matches.push(row.row_id);
-  }
+  const matches = matchingRows(rows, terms).map((row) => row.row_id);
   return JSON.stringify(matches);
 }

@@ -35,7 +35,8 @@ export class SqliteSessionStore extends SqlSessionStore {
 
   /** @internal Use `openSqliteSessionStore`. */
   constructor(database: SqliteDatabase, context: StoreContext, writer?: SqliteWriterClient) {
-    super(database, context, writer && new WriterBlobStore(database, writer, context));
+    // With a writer thread, that thread indexes search words (this thread's writes are rare: forks, restores).
+    super(database, context, writer && new WriterBlobStore(database, writer, context), writer === undefined);
     this.#database = database;
     this.#context = context;
     this.#writer = writer;
@@ -106,6 +107,11 @@ export class SqliteSessionStore extends SqlSessionStore {
     checkSyncInput(agent, cursor, executorSessionId);
     const args = [sessionId, agent, cursor, executorSessionId];
     return this.#writer.call("setSyncState", args, this.#context.clock());
+  }
+
+  override async flushSearchIndex(): Promise<void> {
+    if (!this.#writer) return super.flushSearchIndex();
+    await this.#writer.call("flushSearchIndex", [], this.#context.clock());
   }
 
   // Writes that stay on this thread wait for the writer thread's queue first, so they see its writes.

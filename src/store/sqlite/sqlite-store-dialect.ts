@@ -1,37 +1,30 @@
 /**
  * SQLite's side of `StoreDialect`: JSON is stored as text, flags as 0/1, and message and memory words are
  * indexed by contentless FTS5 tables (`message_words`, `memory_words`, the `ascii` tokenizer over ctxkit's own
- * normalised words) keyed by the rows' `row_id`; message words in batches (sqlite-message-words.ts).
+ * normalised words) keyed by the rows' `row_id`; message words after their turns, in batches
+ * (sqlite-message-words.ts).
  */
 import { sql, type RawBuilder, type SqlBool } from "kysely";
 import { preparedQuery } from "../sql/prepared-query.ts";
 import { messageColumns, updateSessionTotals, type MessageColumns } from "../sql/session-rows.ts";
 import type { MemoryRowValues, MetadataFilter, StoreDialect } from "../sql/store-dialect.ts";
 import { isUniqueViolation } from "./sqlite-errors.ts";
-import {
-  deleteSessionWords,
-  indexWaitingWords,
-  pendingMatches,
-  type InsertedRow,
-} from "./sqlite-message-words.ts";
+import { deleteSessionWords, indexWaitingWords, pendingMatches } from "./sqlite-message-words.ts";
 
-const insertMessage = preparedQuery<MessageColumns, { row_id: number }>(({ builder }, p) =>
-  builder
-    .insertInto("messages")
-    .values({
-      session_id: p("session_id"),
-      seq: p("seq"),
-      position: p("position"),
-      turn: p("turn"),
-      id: p("id"),
-      role: p("role"),
-      kind: p("kind"),
-      tokens: p("tokens"),
-      summarized_by: p("summarized_by"),
-      created_at: p("created_at"),
-      body: p("body"),
-    })
-    .returning("row_id"),
+const insertMessage = preparedQuery<MessageColumns, never>(({ builder }, p) =>
+  builder.insertInto("messages").values({
+    session_id: p("session_id"),
+    seq: p("seq"),
+    position: p("position"),
+    turn: p("turn"),
+    id: p("id"),
+    role: p("role"),
+    kind: p("kind"),
+    tokens: p("tokens"),
+    summarized_by: p("summarized_by"),
+    created_at: p("created_at"),
+    body: p("body"),
+  }),
 );
 
 const insertMemoryRow = preparedQuery<MemoryRowValues, { row_id: number }>(({ builder }, p) =>
@@ -109,18 +102,16 @@ export const sqliteStoreDialect: StoreDialect = {
   metadataConditions: (metadata) =>
     Object.entries(metadata).map(([key, value]) => metadataCondition(key, value)),
 
+  // The rows wait for their words past the mark (sqlite-message-words.ts): the drain indexes them later.
   async insertMessages(database, queries, rows, totals) {
-    const inserted: InsertedRow[] = [];
     for (const row of rows) {
-      const values = messageColumns(row);
-      const { row_id: rowId } = (await queries.first<{ row_id: number }>(
-        insertMessage.bind(database, values),
-      ))!;
-      inserted.push({ rowId, message: row.message });
+      const columns = messageColumns(row);
+      await queries.run(insertMessage.bind(database, columns));
+      database.recentBodies?.remember(columns.session_id, columns.seq, columns.body, row.message);
     }
-    await indexWaitingWords(queries, inserted);
     if (totals) await updateSessionTotals(database, queries, totals);
   },
+  indexWaitingWords: (database, queries, limit) => indexWaitingWords(queries, limit, database.recentBodies),
   async deleteMessageWords(_database, queries, sessionId) {
     await deleteSessionWords(queries, sessionId);
   },

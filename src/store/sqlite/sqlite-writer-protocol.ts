@@ -10,7 +10,8 @@ export type WriterMethod =
   | "setSyncState"
   | "attachCompactSummary"
   | "renameSession"
-  | "deleteSession";
+  | "deleteSession"
+  | "flushSearchIndex";
 
 /** The blob writes the writer thread runs (offloaded outputs, the governor's rewritten messages). */
 export type WriterBlobMethod = "putBlobText" | "putBlobBytes" | "deleteBlob";

@@ -53,6 +53,7 @@ try {
 if (database) {
   const open = database;
   const store = new SqlSessionStore(open, context);
+  store.startIndexing();
   const queue: WriterRequest[] = [];
   let running = false;
   /** Commits group after group while writes are queued: each group takes every write that arrived before it began. */
@@ -64,6 +65,8 @@ if (database) {
           queue.push(next.message as WriterRequest);
         }
         if (await drain(open, store, queue.splice(0))) return;
+        // Search words are indexed between groups, never inside one (a batch at a time).
+        await store.catchUpSearchIndex();
       }
     } finally {
       running = false;
@@ -82,10 +85,21 @@ async function drain(
   batch: WriterRequest[],
 ): Promise<boolean> {
   const closing = batch.findIndex((request) => request.method === "close");
-  const writes = closing === -1 ? batch : batch.slice(0, closing);
+  const requests = closing === -1 ? batch : batch.slice(0, closing);
+  // A flush indexes search words in transactions of its own, after the group of the writes posted with it.
+  const writes = requests.filter((request) => request.method !== "flushSearchIndex");
   if (writes.length > 0) await commitGroup(database, store, writes);
+  for (const request of requests) {
+    if (request.method !== "flushSearchIndex") continue;
+    const group = ++groups;
+    await store.flushSearchIndex().then(
+      () => post({ type: "reply", id: request.id, group, ok: true, value: undefined }),
+      (error: unknown) =>
+        post({ type: "reply", id: request.id, group, ok: false, error: serializeError(error) }),
+    );
+  }
   if (closing === -1) return false;
-  await database.close();
+  await store.close();
   post({ type: "reply", id: batch[closing]!.id, group: ++groups, ok: true, value: undefined });
   port.close();
   return true;
