@@ -9,7 +9,8 @@ import { createExactCounter } from "../src/tokens/exact-counter.ts";
 import { transcriptFiles, transcriptName } from "../test/support/transcripts.ts";
 import type { BenchSection } from "./run.ts";
 import { benchPolicies, type BenchPolicy } from "./policies/index.ts";
-import type { GovernancePolicyInput } from "../src/governance/policy.ts";
+import type { PresetOptionsInput } from "../src/governance/preset-options.ts";
+import { preset } from "../src/governance/presets.ts";
 import { createExtractiveSummarizer } from "../src/summarize/index.ts";
 import type { TokenCounter } from "../src/tokens/token-counter.ts";
 import { calibrateCache, type CacheCalibration } from "./support/cache-calibration.ts";
@@ -243,8 +244,8 @@ function verdicts(totals: readonly Total[]): string[] {
 /** A weight that keeps the reuse rates fixed: no session counts that many replies. */
 const FIXED = 1e12;
 
-/** A variant's policy: the same for every session, or one made for each (held-out reuse rates). */
-type VariantPolicy = GovernancePolicyInput | ((entry: CorpusConversation) => GovernancePolicyInput);
+/** A variant's knobs of the default preset: the same for every session, or made for each (held-out reuse rates). */
+type VariantPolicy = PresetOptionsInput | ((entry: CorpusConversation) => PresetOptionsInput);
 
 const VARIANTS: readonly { readonly label: string; readonly policy: VariantPolicy }[] = [
   { label: "default", policy: {} },
@@ -280,7 +281,10 @@ async function variantsTable(corpus: readonly CorpusConversation[], counter: Tok
           {
             kind: "governor",
             name: variant.label,
-            policy: typeof variant.policy === "function" ? variant.policy(entry) : variant.policy,
+            pipeline: preset(
+              "default",
+              typeof variant.policy === "function" ? variant.policy(entry) : variant.policy,
+            ),
             ctxkit: true,
             window: "recorded",
           },

@@ -1,8 +1,7 @@
 // Every policy the cost-and-grounding bench replays: none, ctxkit's presets, the peers reimplemented as ctxkit
 // processors (so all share the replay machinery, the summarizer and the meters), and LangChain v1 run for real.
 import { preset } from "../../src/governance/presets.ts";
-import type { GovernancePolicyInput } from "../../src/governance/policy.ts";
-import type { Processor } from "../../src/governance/processor.ts";
+import type { GovernancePipeline } from "../../src/governance/pipeline.ts";
 import { anthropicClearToolUses } from "./anthropic-context-editing.ts";
 import { claudeCodeCompaction } from "./claude-code.ts";
 import { coCliTrimming, coCliWindow } from "./co-cli.ts";
@@ -11,7 +10,7 @@ import { cowAgentTrimming, cowAgentTruncation } from "./cowagent.ts";
 import { geminiCompression, geminiMasking } from "./gemini-cli.ts";
 import type { LangChainContextSize } from "./langchain.ts";
 import { opencodeCompaction, opencodePrune } from "./opencode.ts";
-import { peerPolicy } from "./peer-support.ts";
+import { peerPipeline } from "./peer-support.ts";
 
 /** The window a policy runs with at its users' real settings: a number, or the recorded agent's own. */
 export type RealWindow = number | "recorded";
@@ -19,11 +18,10 @@ export type RealWindow = number | "recorded";
 /** How a policy is replayed. */
 export type BenchPolicy =
   | {
-      /** A governor with ctxkit's processors (or a peer's, with `processors`). */
+      /** A governor with ctxkit's processors (a preset) or a peer's (`peerPipeline`). */
       readonly kind: "governor";
       readonly name: string;
-      readonly policy: GovernancePolicyInput;
-      readonly processors?: readonly Processor[];
+      readonly pipeline: GovernancePipeline;
       /**
        * Its checkpoints weigh the provider's cache prices and the summarizer's price (ctxkit): replayed once per
        * provider, with a summarizer priced as an LLM (the headline) and with the free offline one (as run).
@@ -49,20 +47,19 @@ const M = 1_048_576;
 
 /** No governance, ctxkit's default and aggressive presets, then the peers at their users' windows. */
 export const benchPolicies: readonly BenchPolicy[] = [
-  { kind: "governor", name: "no governance", policy: preset("off"), window: "recorded" },
-  { kind: "governor", name: "ctxkit default", policy: {}, ctxkit: true, window: "recorded" },
+  { kind: "governor", name: "no governance", pipeline: preset("off"), window: "recorded" },
+  { kind: "governor", name: "ctxkit default", pipeline: preset("default"), ctxkit: true, window: "recorded" },
   {
     kind: "governor",
     name: "ctxkit aggressive",
-    policy: preset("aggressive"),
+    pipeline: preset("aggressive"),
     ctxkit: true,
     window: "recorded",
   },
   {
     kind: "governor",
     name: "Claude Code",
-    policy: peerPolicy,
-    processors: [claudeCodeCompaction],
+    pipeline: peerPipeline([claudeCodeCompaction]),
     breakpoints: "newest",
     window: 200_000,
     note: "200k (Claude models)",
@@ -70,46 +67,40 @@ export const benchPolicies: readonly BenchPolicy[] = [
   {
     kind: "governor",
     name: "Gemini CLI",
-    policy: peerPolicy,
-    processors: [geminiMasking, geminiCompression],
+    pipeline: peerPipeline([geminiMasking, geminiCompression]),
     window: M,
     note: "1M (Gemini 2.5 Pro), compression at 0.5",
   },
   {
     kind: "governor",
     name: "Codex CLI",
-    policy: peerPolicy,
-    processors: [codexTruncation, codexCompaction],
+    pipeline: peerPipeline([codexTruncation, codexCompaction]),
     window: 272_000,
     note: "272k (GPT-5 Codex input window)",
   },
   {
     kind: "governor",
     name: "OpenCode",
-    policy: peerPolicy,
-    processors: [opencodePrune, opencodeCompaction],
+    pipeline: peerPipeline([opencodePrune, opencodeCompaction]),
     window: 200_000,
     note: "200k (its common Claude models)",
   },
   {
     kind: "governor",
     name: "co-cli",
-    policy: peerPolicy,
-    processors: [coCliTrimming, coCliWindow],
+    pipeline: peerPipeline([coCliTrimming, coCliWindow]),
     window: "recorded",
   },
   {
     kind: "governor",
     name: "CowAgent",
-    policy: peerPolicy,
-    processors: [cowAgentTruncation, cowAgentTrimming],
+    pipeline: peerPipeline([cowAgentTruncation, cowAgentTrimming]),
     window: "recorded",
   },
   {
     kind: "governor",
     name: "Anthropic context editing*",
-    policy: peerPolicy,
-    processors: [anthropicClearToolUses],
+    pipeline: peerPipeline([anthropicClearToolUses]),
     window: "recorded",
     note: "clear_tool_uses_20250919 defaults, reimplemented from the documentation",
   },

@@ -1,9 +1,14 @@
-export * from "./policy.ts";
+export * from "./governor-settings.ts";
+export * from "./preset-options.ts";
 export * from "./presets.ts";
 export * from "./events.ts";
 export * from "./processor.ts";
-export { createPipeline, type GovernancePipeline, type GovernancePipelineInput } from "./pipeline.ts";
-export { pipelineFromPolicy } from "./policy-pipeline.ts";
+export {
+  createPipeline,
+  withSettings,
+  type GovernancePipeline,
+  type GovernancePipelineInput,
+} from "./pipeline.ts";
 export * from "./governor.ts";
 export * from "./offload-store.ts";
 export * from "./recall-tool.ts";

@@ -1,5 +1,5 @@
 import type { Message, ToolCallBlock } from "../model/message.ts";
-import { governancePricing } from "./policy.ts";
+import { governancePricing } from "./governor-settings.ts";
 import { contextKind } from "../metrics/context-kind.ts";
 import type { ProcessorContext } from "./processor.ts";
 import { sumTokens } from "./processor.ts";
@@ -27,12 +27,12 @@ const REREAD_CALL_TOKENS = 60;
  */
 export function neededContext(
   messages: readonly Message[],
-  context: Pick<ProcessorContext, "policy" | "window" | "tokensOf" | "fixedTokens" | "reuseRates">,
+  context: Pick<ProcessorContext, "settings" | "window" | "tokensOf" | "fixedTokens" | "reuseRates">,
 ): Set<number> {
   const needed = new Set<number>();
-  const missRate = 1 - context.policy.groundingTarget;
-  if (context.policy.groundingTarget === 0) return needed;
-  const pricing = governancePricing(context.policy);
+  const missRate = 1 - context.settings.groundingTarget;
+  if (context.settings.groundingTarget === 0) return needed;
+  const pricing = governancePricing(context.settings);
   const payload = context.fixedTokens + sumTokens(messages, context.tokensOf);
   const calls = new Map<string, Pick<ToolCallBlock, "name" | "input">>();
   for (const message of messages)
@@ -47,13 +47,13 @@ export function neededContext(
     if (message.role === "assistant" && message.kind === undefined) repliesAfter++;
     const kind = contextKind(message, calls);
     if (kind === undefined || message.kind !== undefined) continue;
-    const rate = reuseRate(kind, age, context.reuseRates ?? context.policy.reuseRates);
+    const rate = reuseRate(kind, age, context.reuseRates ?? context.settings.reuseRates);
     const tokens = context.tokensOf(message);
     const readAgain = payload * pricing.read + (tokens + REREAD_CALL_TOKENS) * pricing.write;
     if (rate >= missRate || rate * readAgain >= tokens * pricing.read)
       candidates.push({ index, rate, tokens });
   }
-  let budget = Math.floor(context.window.usable * context.policy.tailShare);
+  let budget = Math.floor(context.window.usable * context.settings.tailShare);
   for (const candidate of candidates.sort((a, b) => b.rate - a.rate || b.index - a.index)) {
     if (candidate.tokens > budget) continue;
     budget -= candidate.tokens;

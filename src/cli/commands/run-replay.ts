@@ -4,7 +4,9 @@ import { join } from "node:path";
 import { z } from "zod";
 import { ValidationError } from "../../errors/errors.ts";
 import { fromFileSystemError } from "../../errors/file-access-error.ts";
-import { governancePolicySchema, type GovernancePolicyInput } from "../../governance/policy.ts";
+import type { GovernorSettings } from "../../governance/governor-settings.ts";
+import { withSettings, type GovernancePipeline } from "../../governance/pipeline.ts";
+import { presetOptionsSchema } from "../../governance/preset-options.ts";
 import { preset } from "../../governance/presets.ts";
 import { validate } from "../../model/schemas.ts";
 import {
@@ -67,8 +69,7 @@ function pickConversation(
   return found;
 }
 
-async function policyFrom(options: z.output<typeof optionsSchema>): Promise<GovernancePolicyInput> {
-  let overrides: GovernancePolicyInput = {};
+async function pipelineFrom(options: z.output<typeof optionsSchema>): Promise<GovernancePipeline> {
   if (options.config !== undefined) {
     let parsed: unknown;
     try {
@@ -80,28 +81,30 @@ async function policyFrom(options: z.output<typeof optionsSchema>): Promise<Gove
     }
     const fileSchema = z.object({
       preset: z.string().optional(),
-      policy: governancePolicySchema.partial().optional(),
+      policy: presetOptionsSchema.partial().optional(),
     });
     const file = validate(fileSchema, parsed, `replay config ${options.config}`);
-    overrides = { ...preset(file.preset ?? "default"), ...file.policy };
+    // The file's preset and knobs win over --preset (still checked to be a preset).
+    if (options.preset !== undefined) preset(options.preset);
+    return preset(file.preset ?? "default", file.policy);
   }
-  return options.preset !== undefined ? preset(options.preset, overrides) : overrides;
+  return preset(options.preset ?? "default");
 }
 
 /**
- * The replay's governance policy: the preset's or config file's (which come with every default filled in), with
- * what the flags decide on top: the prices the replay bills (`--pricing`, or the model's provider) and the cache
- * TTL (`--cache-ttl`), so governance weighs the cache the meter bills.
+ * The replay's governance pipeline: the preset's or config file's, with what the flags decide on top: the prices
+ * the replay bills (`--pricing`, or the model's provider) and the cache TTL (`--cache-ttl`), so governance weighs
+ * the cache the meter bills.
  *
  * @example
- * replayPolicy(preset("aggressive"), "openai", "1h"); // { ...aggressive, pricing: "openai", cacheTtl: "1h" }
+ * replayPipeline(preset("aggressive"), "openai", "1h").settings; // { ...aggressive's, pricing: "openai", cacheTtl: "1h" }
  */
-export function replayPolicy(
-  policy: GovernancePolicyInput,
-  pricing: NonNullable<GovernancePolicyInput["pricing"]>,
-  cacheTtl: NonNullable<GovernancePolicyInput["cacheTtl"]>,
-): GovernancePolicyInput {
-  return { ...policy, pricing, cacheTtl };
+export function replayPipeline(
+  pipeline: GovernancePipeline,
+  pricing: GovernorSettings["pricing"],
+  cacheTtl: GovernorSettings["cacheTtl"],
+): GovernancePipeline {
+  return withSettings(pipeline, { pricing, cacheTtl });
 }
 
 /** Writes one dumped request; a failure stops the replay with a typed error naming the file. */
@@ -124,7 +127,7 @@ export async function runReplay(file: string, raw: Record<string, unknown>, io: 
   const model = defaultModelRegistry.lookup(modelId);
   const contextWindow = options.window ?? model.contextWindow;
   const counter = await counterForModel(model);
-  const policy = await policyFrom(options);
+  const pipeline = await pipelineFrom(options);
   // Priced as the recorded model's provider bills it, unless told otherwise.
   const cache =
     options.pricing === undefined
@@ -141,7 +144,7 @@ export async function runReplay(file: string, raw: Record<string, unknown>, io: 
     reservedOutputTokens: reservedOutputTokens({ contextWindow, maxOutputTokens: model.maxOutputTokens }),
     counter,
     summarizer: createExtractiveSummarizer({ counter }),
-    policy: replayPolicy(policy, cache.provider, options.cacheTtl),
+    pipeline: replayPipeline(pipeline, cache.provider, options.cacheTtl),
     cache,
     breakpoints: options.breakpoints,
     longTtl: options.cacheTtl === "1h",

@@ -134,6 +134,10 @@ export const registerServe: CommandRegistration = (program, io) => {
       (value: string, previous: string[]) => [...previous, value],
       [] as string[],
     )
+    .option(
+      "--pipeline <module>",
+      "governance pipeline module: its default export is a pipeline, or a function of the preset's returning one",
+    )
     .option("--memory-in-context", "put each tenant's core memories in its sessions' system prompts")
     .option(
       "--public-metrics",

@@ -75,20 +75,3 @@ export function createCompressSmallHistory(options: CompressSmallHistoryOptions)
     process: (messages, context) => compress(resolved, messages, context),
   };
 }
-
-/**
- * `createCompressSmallHistory`'s processor with its options read from the policy in its context
- * (`smallHistoryTurns`, `compactionTrigger`; either 0: off).
- */
-export const compressSmallHistory: Processor = {
-  name: NAME,
-  process(messages, context) {
-    const { policy } = context;
-    if (policy.smallHistoryTurns === 0 || policy.compactionTrigger === 0) return messages;
-    return compress(
-      { belowTurns: policy.smallHistoryTurns, trigger: policy.compactionTrigger },
-      messages,
-      context,
-    );
-  },
-};

@@ -138,6 +138,7 @@ export function createOffloadToolOutputs(options: OffloadToolOutputsOptions): Pr
   const resolved = validate(optionsSchema, options, `${NAME} options`);
   return {
     name: NAME,
+    offloads: true,
     triggers: [
       { kind: "checkpoint" },
       { kind: "tool-output", tokens: resolved.minPrunableTokens, windowShare: MIN_PRUNABLE_WINDOW_SHARE },
@@ -145,16 +146,3 @@ export function createOffloadToolOutputs(options: OffloadToolOutputsOptions): Pr
     process: (messages, context) => offload(resolved, messages, context),
   };
 }
-
-/**
- * `createOffloadToolOutputs`'s processor with its options read from the policy in its context
- * (`offloadMinPrunableTokens`, 0: off; `offloadPreviewLines`).
- */
-export const offloadToolOutputs: Processor = {
-  name: NAME,
-  process(messages, context) {
-    const { offloadMinPrunableTokens: minPrunableTokens, offloadPreviewLines: previewLines } = context.policy;
-    if (minPrunableTokens === 0) return messages;
-    return offload({ minPrunableTokens, previewLines }, messages, context);
-  },
-};

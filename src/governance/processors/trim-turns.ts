@@ -71,10 +71,3 @@ export function createTrimTurns(options: TrimTurnsOptions): Processor {
     process: (messages, context) => trim(maxTurns, messages, context),
   };
 }
-
-/** `createTrimTurns`'s processor with `maxTurns` read from the policy in its context (0: off). */
-export const trimTurns: Processor = {
-  name: NAME,
-  process: (messages, context) =>
-    context.policy.maxTurns === 0 ? messages : trim(context.policy.maxTurns, messages, context),
-};

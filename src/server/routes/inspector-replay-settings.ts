@@ -1,5 +1,5 @@
 import type { EngineSettings } from "../../engine/engine-settings.ts";
-import type { GovernancePolicyInput } from "../../governance/policy.ts";
+import { withSettings, type GovernancePipeline } from "../../governance/pipeline.ts";
 import type { Message } from "../../model/message.ts";
 import { cacheProfileFor, cacheProfiles, type CacheProfile } from "../../pricing/cache-profile.ts";
 import { createExtractiveSummarizer } from "../../summarize/index.ts";
@@ -9,7 +9,7 @@ import { reservedOutputTokens } from "../../tokens/model-info.ts";
 import { defaultModelRegistry } from "../../tokens/model-registry.ts";
 import type { TokenCounter } from "../../tokens/token-counter.ts";
 
-/** How a stored session is replayed: window, tokenizer, policy and the cache model that bills it. */
+/** How a stored session is replayed: window, tokenizer, pipeline and the cache model that bills it. */
 export interface SessionReplaySettings {
   /** The model the session is replayed as, when known. */
   readonly model?: string;
@@ -20,8 +20,8 @@ export interface SessionReplaySettings {
   readonly counter: TokenCounter;
   /** The extractive summarizer on `counter` (viewing never calls a model). */
   readonly summarizer: Summarizer;
-  /** The server's policy, priced by `cache`'s provider. */
-  readonly policy: GovernancePolicyInput;
+  /** The server's pipeline, priced by `cache`'s provider. */
+  readonly pipeline: GovernancePipeline;
   readonly cache: CacheProfile;
 }
 
@@ -37,7 +37,7 @@ function profileOf(model: string, provider?: CacheProfile["provider"]): CachePro
  * with `ctxkit replay` on the same session: a session that records a model (on its assistant messages) is
  * replayed with that model's window and tokenizer and priced by its provider's cache — unless it is the model
  * this server serves, whose window and counter are the server's own (what governed it). A session that records
- * no model is replayed with the server's settings and priced as the server's model (or its policy's pricing).
+ * no model is replayed with the server's settings and priced as the server's model (or its pipeline's pricing).
  *
  * @example
  * const replay = await sessionReplaySettings(messages, engine.settings, context.upstream?.model);
@@ -62,12 +62,12 @@ export async function sessionReplaySettings(
       reservedOutputTokens: reservedOutputTokens(info),
       counter,
       summarizer: createExtractiveSummarizer({ counter }),
-      policy: { ...settings.policy, pricing: cache.provider },
+      pipeline: withSettings(settings.pipeline, { pricing: cache.provider }),
       cache,
     };
   }
   const model = recorded ?? serverModel;
-  const pricing = settings.policy.pricing;
+  const pricing = settings.pipeline.settings.pricing;
   const cache = model === undefined ? cacheProfiles[pricing ?? "anthropic"] : profileOf(model, pricing);
   return {
     ...(model !== undefined && { model }),
@@ -76,7 +76,7 @@ export async function sessionReplaySettings(
     reservedOutputTokens: settings.reservedOutputTokens,
     counter: settings.counter,
     summarizer: createExtractiveSummarizer({ counter: settings.counter }),
-    policy: { ...settings.policy, pricing: cache.provider },
+    pipeline: withSettings(settings.pipeline, { pricing: cache.provider }),
     cache,
   };
 }
