@@ -120,10 +120,22 @@ export class TenantEngines {
     this.#live.delete(sessionId);
     this.#live.set(sessionId, entry);
     this.#evict();
+    let session = engine.session(sessionId);
+    try {
+      // Another server on the same database may have moved the session on since this one loaded it: the turn
+      // starts from what the store holds, never from a stale view (whose commit would be refused after the call).
+      if (await session.isBehindStore()) {
+        engine.release(sessionId);
+        session = engine.session(sessionId);
+      }
+    } catch (error) {
+      unlock();
+      throw error;
+    }
     let released = false;
     return {
       engine,
-      session: engine.session(sessionId),
+      session,
       memo: entry.memo,
       discard: () => engine.release(sessionId),
       release: () => {
