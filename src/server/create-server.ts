@@ -71,6 +71,7 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
       store: options.store,
       ...(options.engine !== undefined && { engine: options.engine }),
       maxLiveSessions: limits.maxLiveSessions,
+      ...(options.turnLocks !== undefined && { turnLocks: options.turnLocks }),
       ...(options.memoryInContext === true &&
         options.memory !== undefined && { contextMemory: options.memory }),
       onEvent: (tenant, sessionId, event) => {

@@ -10,7 +10,8 @@ import { messageText } from "../../src/model/blocks.ts";
 import { MemoryKeyStore } from "../../src/server/auth/memory-key-store.ts";
 import { startServer, type RunningServer } from "../../src/server/start-server.ts";
 import type { SessionStore } from "../../src/store/session-store.ts";
-import { openPostgresSessionStore } from "../../src/store/postgres/index.ts";
+import { openPostgresSessionStore, PostgresTurnLocks } from "../../src/store/postgres/index.ts";
+import { waitForTurnLock } from "../../src/server/tenancy/turn-locks.ts";
 import { startFakeOpenAIServer, type FakeOpenAIServer } from "../../src/test/fake-openai-server.ts";
 import { FakeTokenCounter } from "../../src/test/fake-token-counter.ts";
 
@@ -22,6 +23,9 @@ let upstream: FakeOpenAIServer;
 let key: string;
 const stores: SessionStore[] = [];
 const servers: RunningServer[] = [];
+const locks: PostgresTurnLocks[] = [];
+/** Milliseconds the upstream takes to answer. */
+let upstreamDelay = 0;
 
 /** The text of the last user message of an upstream request, in any of the three APIs. */
 function lastQuestion(body: Record<string, unknown>): string {
@@ -45,17 +49,23 @@ beforeAll(async () => {
   url.pathname = `/${database}`;
   databaseUrl = url.toString();
   upstream = await startFakeOpenAIServer({
-    responses: (request) => ({ text: `re: ${lastQuestion(request.body)}` }),
+    responses: async (request) => {
+      await new Promise((resolve) => setTimeout(resolve, upstreamDelay));
+      return { text: `re: ${lastQuestion(request.body)}` };
+    },
   });
   const keys = new MemoryKeyStore();
   key = (await keys.create("acme")).key;
   for (let index = 0; index < INSTANCES; index++) {
     const store = await openPostgresSessionStore({ connectionString: databaseUrl });
     stores.push(store);
+    const turnLocks = new PostgresTurnLocks(databaseUrl);
+    locks.push(turnLocks);
     servers.push(
       await startServer({
         store,
         keys,
+        turnLocks,
         port: 0,
         upstream: { baseURL: upstream.url, apiKey: "sk-upstream", model: "fake-model" },
         anthropicUpstream: { baseURL: upstream.url, apiKey: "sk-ant-upstream", auth: "x-api-key" },
@@ -70,6 +80,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(servers.map((server) => server.close()));
   await Promise.all(stores.map((store) => store.close()));
+  await Promise.all(locks.map((turnLocks) => turnLocks.close()));
   await upstream.close();
 });
 
@@ -163,5 +174,61 @@ describe("servers behind a round-robin balancer without affinity", () => {
     }
     expect(upstream.requests.length - calls).toBe(TURNS);
     expect(await stored("acme/responses")).toEqual(conversationOf("responses"));
+  });
+
+  it("take turns when one session's requests race on two servers: the model is never called for a refused turn", async () => {
+    upstreamDelay = 150;
+    try {
+      const calls = upstream.requests.length;
+      const ask = (instance: number, text: string) =>
+        new OpenAI({
+          baseURL: `${servers[instance]!.url}/v1`,
+          apiKey: key,
+          maxRetries: 0,
+          defaultHeaders: { "X-Ctxkit-Session": "race" },
+        }).chat.completions.create({ model: "m", messages: [{ role: "user", content: text }] });
+      const answers = await Promise.all([ask(0, "race a"), ask(1, "race b")]);
+      expect(answers.map((answer) => answer.choices[0]?.message.content).sort()).toEqual([
+        "re: race a",
+        "re: race b",
+      ]);
+      // The second turn waited for the first and was sent upstream with its reply: two calls, two stored turns.
+      const sent = upstream.requests.slice(calls);
+      expect(sent).toHaveLength(2);
+      expect(sent[1]!.body.messages).toHaveLength(3);
+      const history = await stored("acme/race");
+      expect(history).toHaveLength(4);
+      expect(history[1]).toEqual(["assistant", `re: ${history[0]![1]}`]);
+      expect(history[3]).toEqual(["assistant", `re: ${history[2]![1]}`]);
+    } finally {
+      upstreamDelay = 0;
+    }
+  });
+
+  it("refuse a turn with 409 concurrent_write, naming the client's id, when another server holds the session too long", async () => {
+    const other = new PostgresTurnLocks(databaseUrl);
+    try {
+      const release = await other.tryLock("acme/held");
+      expect(release).toBeDefined();
+      const refused = await waitForTurnLock(locks[0]!, "acme/held", "held", 50).catch(
+        (error: unknown) => error,
+      );
+      expect(refused).toMatchObject({ status: 409, code: "concurrent_write" });
+      expect(String((refused as Error).message)).toContain("session held ");
+      await release!();
+      const unlock = await waitForTurnLock(locks[0]!, "acme/held", "held", 1_000);
+      unlock();
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("lose a dead server's turn locks with its connection", async () => {
+    const dying = new PostgresTurnLocks(databaseUrl);
+    expect(await dying.tryLock("acme/orphan")).toBeDefined();
+    expect(await locks[0]!.tryLock("acme/orphan")).toBeUndefined();
+    await dying.close();
+    const release = await waitForTurnLock(locks[0]!, "acme/orphan", "orphan", 5_000);
+    release();
   });
 });

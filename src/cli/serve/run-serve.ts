@@ -194,6 +194,11 @@ export async function runServe(flags: ServeFlags, io: CliIo): Promise<void> {
     // Many sessions commit at once: a writer thread groups their commits and keeps fsyncs off the event loop.
     writerThread: true,
   });
+  // Servers sharing a PostgreSQL database take turns on a session, as the turns of one server do.
+  const turnLocks =
+    database.kind === "postgres"
+      ? new (await import("../../store/postgres/postgres-turn-locks.ts")).PostgresTurnLocks(database.url)
+      : undefined;
   let running: RunningServer;
   try {
     running = await startServer({
@@ -210,6 +215,7 @@ export async function runServe(flags: ServeFlags, io: CliIo): Promise<void> {
       ...(keys !== undefined && { keys }),
       ...(sync !== undefined && { sync }),
       publicMetrics: flags.publicMetrics === true,
+      ...(turnLocks !== undefined && { turnLocks }),
       limits,
       ...(tenantLimits !== undefined && { tenantLimits }),
       host,
@@ -217,6 +223,7 @@ export async function runServe(flags: ServeFlags, io: CliIo): Promise<void> {
       log: (line) => io.stderr.write(`${line}\n`),
     });
   } catch (error) {
+    await turnLocks?.close();
     await stores.close();
     throw error;
   }
@@ -272,6 +279,7 @@ export async function runServe(flags: ServeFlags, io: CliIo): Promise<void> {
   try {
     await running.close();
   } finally {
+    await turnLocks?.close();
     await stores.close();
   }
   io.stdout.write("ctxkit serve: stopped\n");
