@@ -23,7 +23,7 @@ const deepObject = (depth: number) => '{"a":'.repeat(depth) + "1" + "}".repeat(d
 function send(
   harness: ServerHarness,
   path: string,
-  body: string | Uint8Array,
+  body: string | Uint8Array<ArrayBuffer>,
   headers: Record<string, string> = {},
 ): Promise<Response> {
   return fetch(`${harness.server.url}${path}`, {
