@@ -3,11 +3,10 @@ import { streamSSE } from "hono/streaming";
 import packageJson from "../../../package.json" with { type: "json" };
 import type { ServerContext, ServerEnv } from "../server-context.ts";
 import type { HubEvent } from "../tenancy/event-hub.ts";
+import { KEY_RECHECK_MS } from "../auth/end-streams-on-revocation.ts";
 
 /** Seconds between keep-alive comments on a live event stream. */
 const KEEP_ALIVE_MS = 15_000;
-/** How stale a live stream's key check may be before an event is sent. */
-const KEY_RECHECK_MS = 1_000;
 
 /** How long `GET /ready` waits for the store before it answers 503. */
 const READY_TIMEOUT_MS = 2_000;
@@ -57,7 +56,8 @@ export function registerStatusRoutes(app: Hono<ServerEnv>, context: ServerContex
     const tenant = c.get("tenant");
     const keyIsValid = c.get("keyIsValid");
     let checkedAt = performance.now();
-    // The stream outlives the request's key check: a key revoked since ends it (checked at most once a second).
+    // The stream outlives the request's key check: a key revoked since ends it before its next event (and, idle,
+    // within a second: `endStreamsOnRevocation`).
     const stillValid = async () => {
       if (performance.now() - checkedAt < KEY_RECHECK_MS) return true;
       checkedAt = performance.now();

@@ -8,9 +8,7 @@ import { presentedKey } from "../auth/authenticate.ts";
 import type { KeyStore } from "../auth/key-store.ts";
 import { isLoopbackHost } from "../http/loopback-host-guard.ts";
 import { cleanupSyncSessions, TenantSyncStateStore } from "./tenant-sync-state-store.ts";
-
-/** How often a live socket's key is checked again (a key revoked since cuts the socket). */
-const KEY_RECHECK_MS = 5_000;
+import { KEY_RECHECK_MS } from "../auth/end-streams-on-revocation.ts";
 
 /** The URL path of the agent-sync WebSocket. */
 export const SYNC_PATH = "/v1/sync";
