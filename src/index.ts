@@ -11,6 +11,7 @@ export {
   CtxkitError,
   type CtxkitErrorCode,
   type CtxkitErrorOptions,
+  type HttpErrorCode,
   ConcurrentWriteError,
   ConfigError,
   ContextOverflowError,
