@@ -1,5 +1,5 @@
 /**
- * Multi-agent context sync (a conversation agent and executors sharing one ledger, each executor with a cursor),
+ * `ctxkit/sync`: multi-agent context sync (a conversation agent and executors sharing one ledger, each executor with a cursor),
  * its WebSocket protocol, and the CLI-proxy channel (`toCliPrompt`, `CliModel`). Core-safe: the WebSocket endpoint
  * (it needs `ws`) is exported from `ctxkit/server` as `attachSyncEndpoint`. See docs/sync.md.
  */

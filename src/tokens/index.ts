@@ -1,3 +1,7 @@
+/**
+ * `ctxkit/tokens`: token counting — exact OpenAI encodings and per-family estimators, media costs, the model
+ * registry (windows, output caps, tokenizer families) and `counterForModel`.
+ */
 export {
   messageTokens,
   messageTokensAsync,
