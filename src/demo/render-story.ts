@@ -1,3 +1,4 @@
+import { eventSummary } from "./event-words.ts";
 import type { DemoReport } from "./run-demo.ts";
 
 const BARS = "▁▂▃▄▅▆▇█";
@@ -78,10 +79,7 @@ export function renderStory(report: DemoReport, place: StoryPlace): string {
     overflowing > 0
       ? `Without governance ${overflowing} of ${raw.length} requests would not have fit the window; with ctxkit none was over.`
       : "Every request fit the window.",
-    `Governance: ${Object.entries(report.eventCounts)
-      .filter(([type]) => !["compaction-start", "checkpoint-skipped"].includes(type))
-      .map(([type, count]) => `${type} ×${count}`)
-      .join(", ")}.`,
+    `What governance did: ${eventSummary(report.eventCounts)}.`,
     "",
   ];
   for (const [index, compaction] of report.compactions.entries()) {
@@ -90,7 +88,8 @@ export function renderStory(report: DemoReport, place: StoryPlace): string {
         `${number(compaction.tokensAfter)} tokens. It kept the current instruction and the recent work verbatim ` +
         "and wrote this summary of the rest:",
     );
-    for (const line of compaction.summaryExcerpt.split("\n")) lines.push(`    ${line.slice(0, 110)}`);
+    for (const line of compaction.summaryExcerpt)
+      lines.push(`    ${line.length > 110 ? `${line.slice(0, 109)}…` : line}`);
     if (index >= 1 && report.compactions.length > 2) {
       lines.push(`  (… and ${report.compactions.length - 2} more compactions)`);
       break;

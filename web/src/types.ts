@@ -167,7 +167,7 @@ export interface Timeline {
   readonly usable: number;
   readonly fixedTokens: number;
   readonly model?: string;
-  readonly settingsFrom: "recorded model" | "server";
+  readonly settingsFrom: "session" | "recorded model" | "server";
   readonly cacheModel: CacheModel;
   readonly totals: TimelineTotals;
   readonly requests: readonly TimelineRequest[];
