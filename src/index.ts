@@ -9,6 +9,7 @@ export * from "./conversation/index.ts";
 export * from "./tokens/index.ts";
 export * from "./pricing/index.ts";
 export * from "./formats/providers/index.ts";
+export * from "./formats/openai/index.ts";
 export * from "./formats/transcripts/index.ts";
 export * from "./formats/ctxkit-jsonl/index.ts";
 export * from "./governance/index.ts";
