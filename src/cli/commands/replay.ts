@@ -11,7 +11,7 @@ export const registerReplay: CommandRegistration = (program: Command, io: CliIo)
   const command = program
     .command("replay")
     .description(
-      "Replay a recorded agent session through ctxkit governance: tokens, prompt-cache hits, cost, retention",
+      "replay a recorded agent session through ctxkit governance: tokens, prompt-cache hits, cost, retention",
     )
     .argument(
       "[file]",

@@ -17,6 +17,7 @@ import { openSqliteSessionStore } from "../../store/sqlite/index.ts";
 import { createExtractiveSummarizer, createLlmSummarizer, type Summarizer } from "../../summarize/index.ts";
 import { estimatorForModel } from "../../tokens/index.ts";
 import { buildTimeline } from "../../server/routes/inspector-timeline.ts";
+import { cliCommand } from "../cli-command.ts";
 import { progressBar } from "../progress-bar.ts";
 import { storedSessionReplay } from "../stored-session-replay.ts";
 import type { CliIo } from "../program.ts";
@@ -104,7 +105,10 @@ export async function runDemoCommand(flags: DemoFlags, io: CliIo): Promise<void>
     const { messages, settings: replay } = await storedSessionReplay(store, run.sessionId);
     const report = demoReport(run, await buildTimeline(messages, replay));
     const replaced = database === undefined ? 0 : await removeEarlierRuns(store, report.sessionId);
-    io.stdout.write(renderStory(report, database === undefined ? {} : { database, replaced }));
+    const command = cliCommand(root);
+    io.stdout.write(
+      renderStory(report, database === undefined ? { command } : { database, replaced, command }),
+    );
   } finally {
     await store.close();
   }
