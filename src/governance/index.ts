@@ -1,3 +1,8 @@
+/**
+ * `ctxkit/governance`: the governor and what it runs — pipelines of processors (trim, compact, offload,
+ * truncate…) with the governor's settings, presets, the recall tool, loop detection, cache economics and
+ * governance events.
+ */
 export * from "./governor-settings.ts";
 export * from "./preset-options.ts";
 export * from "./presets.ts";

@@ -1,6 +1,6 @@
 import type { ReuseRates } from "./reuse-rates.ts";
 import type { Clock, IdGenerator } from "../model/ids.ts";
-import type { Message } from "../model/message.ts";
+import type { JsonValue, Message } from "../model/message.ts";
 import type { Summarizer } from "../summarize/summarizer.ts";
 import type { GovernanceEvent } from "./events.ts";
 import type { OffloadStore } from "./offload-store.ts";
@@ -144,6 +144,11 @@ export interface Processor {
    * `recall_tool_output`: an engine then offers that tool.
    */
   readonly offloads?: boolean;
+  /**
+   * The options its factory resolved, as JSON (the built-in processors): a session's governance record keeps them
+   * so a replay rebuilds the same processor (`describePipeline`).
+   */
+  readonly options?: { readonly [key: string]: JsonValue };
   process(
     messages: readonly Message[],
     context: ProcessorContext,

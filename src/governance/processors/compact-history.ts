@@ -234,6 +234,7 @@ export function createCompactHistory(options: CompactHistoryOptions): Processor 
   const settings = validate(optionsSchema, options, `${NAME} options`);
   return {
     name: NAME,
+    options: settings,
     triggers: [
       { kind: "payload-share", share: settings.trigger },
       ...(settings.aboveMessages > 0

@@ -125,6 +125,7 @@ export function createCompactSettledHistory(options: CompactSettledHistoryOption
   const resolved = validate(optionsSchema, options, `${NAME} options`);
   return {
     name: NAME,
+    options: resolved,
     triggers: [{ kind: "settled-history" }],
     process: (messages, context) => compactSettled(resolved, messages, context),
   };

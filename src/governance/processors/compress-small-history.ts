@@ -71,6 +71,7 @@ export function createCompressSmallHistory(options: CompressSmallHistoryOptions)
   const resolved = validate(optionsSchema, options, `${NAME} options`);
   return {
     name: NAME,
+    options: resolved,
     triggers: [{ kind: "checkpoint" }, { kind: "overflow" }],
     process: (messages, context) => compress(resolved, messages, context),
   };

@@ -163,6 +163,7 @@ export function createElideOlderToolInputs(options: ElideOlderToolInputsOptions)
   const { aboveTokens } = validate(optionsSchema, options, `${NAME} options`);
   return {
     name: NAME,
+    options: { aboveTokens },
     offloads: true,
     triggers: [{ kind: "checkpoint" }, { kind: "tool-input", above: aboveTokens }],
     process: (messages, context) => elide(aboveTokens, messages, context),

@@ -138,6 +138,7 @@ export function createOffloadToolOutputs(options: OffloadToolOutputsOptions): Pr
   const resolved = validate(optionsSchema, options, `${NAME} options`);
   return {
     name: NAME,
+    options: resolved,
     offloads: true,
     triggers: [
       { kind: "checkpoint" },

@@ -67,6 +67,7 @@ export function createTrimTurns(options: TrimTurnsOptions): Processor {
   const { maxTurns } = validate(optionsSchema, options, `${NAME} options`);
   return {
     name: NAME,
+    options: { maxTurns },
     triggers: [{ kind: "turn-count", above: maxTurns }],
     process: (messages, context) => trim(maxTurns, messages, context),
   };

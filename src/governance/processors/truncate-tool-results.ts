@@ -97,6 +97,7 @@ export function createTruncateToolResults(options: TruncateToolResultsOptions): 
   const resolved = validate(truncateOptionsSchema, options, `${TRUNCATE} options`);
   return {
     name: TRUNCATE,
+    options: resolved,
     triggers: [{ kind: "checkpoint" }, { kind: "tool-output", tokens: resolved.aboveTokens }],
     process: (messages, context) => truncateOlder(resolved, messages, context),
   };
@@ -152,6 +153,7 @@ export function createCapToolResults(options: CapToolResultsOptions): Processor 
   const resolved = validate(capOptionsSchema, options, `${CAP} options`);
   return {
     name: CAP,
+    options: resolved,
     triggers: [{ kind: "each-message" }, { kind: "checkpoint" }],
     process: (messages, context) => capResults(resolved, messages, context),
   };
