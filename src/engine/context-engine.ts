@@ -128,7 +128,8 @@ export async function createContextEngine(options: ContextEngineOptions): Promis
     contextWindow,
     maxOutputTokens: options.maxOutputTokens ?? info.maxOutputTokens,
   });
-  const pipeline = options.pipeline ?? defaultPipeline(options.model === undefined ? undefined : info.provider);
+  const pipeline =
+    options.pipeline ?? defaultPipeline(options.model === undefined ? undefined : info.provider);
   const model = modelId(options.model);
   return new ContextEngine({
     store: options.store,

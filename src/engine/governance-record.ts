@@ -46,10 +46,7 @@ const recordSchema = z.object({
  * @example
  * withGovernanceRecord({ agent: "demo" }, { contextWindow: 48_000, reservedOutputTokens: 4_096, pipeline });
  */
-export function withGovernanceRecord(
-  init: SessionInit | undefined,
-  record: GovernanceRecord,
-): SessionInit {
+export function withGovernanceRecord(init: SessionInit | undefined, record: GovernanceRecord): SessionInit {
   const governance: { [key: string]: JsonValue | PipelineRecord | undefined } = {
     ...(record.model !== undefined && { model: record.model }),
     contextWindow: record.contextWindow,
@@ -78,7 +75,7 @@ export function readGovernanceRecord(metadata: SessionMetadata | undefined): Gov
     pipeline =
       parsed.data.pipeline !== undefined
         ? pipelineFromRecord(parsed.data.pipeline).pipeline
-        : preset("default", (parsed.data.policy ?? {}) as never);
+        : preset("default", parsed.data.policy ?? {});
   } catch {
     return undefined;
   }

@@ -16,7 +16,10 @@ import { createUseCompactSummaries } from "./processors/use-compact-summaries.ts
 
 /** A pipeline as JSON: each processor's name and resolved options, and the governor settings. */
 export interface PipelineRecord {
-  readonly processors: readonly { readonly name: string; readonly options?: { readonly [key: string]: JsonValue } }[];
+  readonly processors: readonly {
+    readonly name: string;
+    readonly options?: { readonly [key: string]: JsonValue };
+  }[];
   readonly settings: GovernorSettings;
 }
 
@@ -77,6 +80,6 @@ export function pipelineFromRecord(record: z.output<typeof pipelineRecordSchema>
     if (factory === undefined) unknown.push(name);
     else processors.push(factory((options ?? {}) as never));
   }
-  const settings = resolveGovernorSettings(record.settings as never);
+  const settings = resolveGovernorSettings(record.settings);
   return { pipeline: createPipeline({ processors, settings }), unknown };
 }

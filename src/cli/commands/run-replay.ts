@@ -201,7 +201,9 @@ export async function runReplay(
       : reservedOutputTokens({ contextWindow, maxOutputTokens: model.maxOutputTokens });
   const counter = options.model === undefined ? source.counter : await counterForModel(model);
   const pipeline =
-    options.preset === undefined && options.config === undefined ? source.pipeline : await pipelineFrom(options);
+    options.preset === undefined && options.config === undefined
+      ? source.pipeline
+      : await pipelineFrom(options);
   const cache =
     options.pricing === undefined
       ? options.model === undefined
