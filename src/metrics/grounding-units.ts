@@ -67,11 +67,24 @@ export function isDistinctiveIdentifier(token: string): boolean {
 }
 
 /** The kinds of token a reply can copy. */
-export type TokenKind = "path" | "identifier" | "literal";
+export type TokenKind = "path" | "identifier" | "literal" | "name";
+
+/**
+ * Hyphenated names: command-line flags (`--no-verify`), package, branch, CSS and command names
+ * (`ts-node`, `feature/x-y`, `grid-template-columns`). Distinctive as a flag, with two hyphens or more, or with a
+ * digit; one-hyphen words (`well-known`) are prose.
+ */
+const KEBAB = /^[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+$/;
+const MIN_NAME = 6;
+
+function isDistinctiveName(token: string, flag: boolean): boolean {
+  if (token.length < MIN_NAME || !KEBAB.test(token)) return false;
+  return flag || token.split("-").length >= 3 || /\d/.test(token);
+}
 
 /**
  * The distinctive tokens of a text, each with its kind: file paths (as `filePathsIn` finds them), URLs, hashes,
- * UUIDs and long numbers (literals), and distinctive identifiers.
+ * UUIDs and long numbers (literals), distinctive identifiers, and hyphenated names and flags.
  *
  * @example
  * distinctiveTokens("fix parseConfig in src/config.ts") // [["src/config.ts", "path"], ["parseConfig", "identifier"]]
@@ -86,6 +99,7 @@ export function distinctiveTokens(text: string): [string, TokenKind][] {
     const token = match[0].replace(/^[.-]+|[.,:;!?-]+$/g, "");
     if (found.has(token)) continue;
     if (HEX.test(token) || UUID.test(token) || LONG_NUMBER.test(token)) found.set(token, "literal");
+    else if (isDistinctiveName(token, match[0].startsWith("--"))) found.set(token, "name");
     else if (isDistinctiveIdentifier(token)) {
       found.set(token, "identifier");
       // `config.maxTokens` also shows `maxTokens`.
