@@ -251,6 +251,31 @@ describe("GroundingTracker", () => {
     expect(grounding.totals.lenientAnchorShare).toBe(1);
   });
 
+  it("credits strictly the blocks a rewritten message sent unchanged, not the ones governance rewrote", () => {
+    const { history, reply } = editSession();
+    const read = history.find((message) => message.role === "tool")!;
+    const call = history.find(
+      (message) =>
+        message.role === "assistant" && message.content.some((block) => block.type === "tool-call"),
+    )!;
+    // The assistant message re-sent with a new (elided) copy of one block and its other blocks as recorded.
+    const rewritten: Message = {
+      ...call,
+      content: [...call.content, { type: "text", text: "governance note" }],
+    };
+    const view = history.map((message) => (message === call ? rewritten : message));
+    const observation = new GroundingTracker().observe(history, view, reply);
+    expect(observation.missing.map(({ span }) => span.text)).not.toContain("src/settings.ts");
+    // The read output rewritten as a copy: its spans are not credited.
+    const copy: Message = { ...read, content: read.content.map((block) => ({ ...block })) };
+    const both = new GroundingTracker().observe(
+      history,
+      view.map((message) => (message === read ? copy : message)),
+      reply,
+    );
+    expect(both.missing.map(({ span }) => span.text)).toContain("readConfig");
+  });
+
   it("follows the view as it changes between requests and totals the requests", () => {
     const { history, reply } = editSession();
     const read = history.find((message) => message.role === "tool")!;

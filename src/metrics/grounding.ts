@@ -1,5 +1,5 @@
-import type { Message } from "../model/message.ts";
-import { messageUnits, type GroundingUnit } from "./grounding-units.ts";
+import type { ContentBlock, Message } from "../model/message.ts";
+import { blockUnits, messageUnits, type GroundingUnit } from "./grounding-units.ts";
 import { replySpans, type ReplySpan } from "./reply-spans.ts";
 
 /** A span the reply used that the view did not show verbatim in a recorded message. */
@@ -79,12 +79,14 @@ export class GroundingTracker {
   #indexed: Message[] = [];
   /** The history's messages, to tell a view message sent as recorded from one governance rewrote or wrote. */
   #recorded = new Set<Message>();
+  /** The history's content blocks: a rewritten message still sends the blocks governance left alone. */
+  #recordedBlocks = new Set<ContentBlock>();
   #view: readonly Message[] = [];
   readonly #inView = new Map<GroundingUnit, number>();
   /** Units of the view's messages sent as recorded. */
   readonly #inRecorded = new Map<GroundingUnit, number>();
-  /** The view's messages counted in `#inRecorded`. */
-  readonly #recordedIn = new Set<Message>();
+  /** The units each view message added to `#inRecorded` (its recorded blocks'), to take them out again. */
+  readonly #recordedIn = new Map<Message, readonly ReadonlySet<GroundingUnit>[]>();
   #lenientSum = 0;
   #lenientKept = 0;
   #lenientAnchorsKept = 0;
@@ -182,11 +184,13 @@ export class GroundingTracker {
       this.#history = new Map();
       this.#indexed = [];
       this.#recorded = new Set();
+      this.#recordedBlocks = new Set();
     }
     for (let position = this.#indexed.length; position < history.length; position++) {
       const message = history[position]!;
       this.#indexed.push(message);
       this.#recorded.add(message);
+      for (const block of message.content) this.#recordedBlocks.add(block);
       // Governance's own summaries and markers are not the conversation's context.
       if (message.kind !== undefined) continue;
       for (const unit of messageUnits(message)) this.#history.set(unit, message);
@@ -199,22 +203,23 @@ export class GroundingTracker {
     while (same < view.length && same < previous.length && view[same] === previous[same]) same++;
     for (let position = same; position < previous.length; position++) {
       const message = previous[position]!;
-      const recorded = this.#recordedIn.has(message);
-      for (const unit of messageUnits(message)) {
-        decrement(this.#inView, unit);
-        if (recorded) decrement(this.#inRecorded, unit);
-      }
+      for (const unit of messageUnits(message)) decrement(this.#inView, unit);
+      for (const units of this.#recordedIn.get(message) ?? [])
+        for (const unit of units) decrement(this.#inRecorded, unit);
       this.#recordedIn.delete(message);
     }
     for (let position = same; position < view.length; position++) {
       const message = view[position]!;
-      // Whether it was sent as recorded is decided when it enters the view, and undone with the same answer.
-      const recorded = this.#recorded.has(message);
-      if (recorded) this.#recordedIn.add(message);
-      for (const unit of messageUnits(message)) {
-        this.#inView.set(unit, (this.#inView.get(unit) ?? 0) + 1);
-        if (recorded) this.#inRecorded.set(unit, (this.#inRecorded.get(unit) ?? 0) + 1);
-      }
+      for (const unit of messageUnits(message)) this.#inView.set(unit, (this.#inView.get(unit) ?? 0) + 1);
+      // What was sent as recorded is decided when it enters the view, and undone with the same answer: the whole
+      // message, or the blocks of it governance left alone.
+      const recorded = this.#recorded.has(message)
+        ? [messageUnits(message)]
+        : message.content.filter((block) => this.#recordedBlocks.has(block)).map(blockUnits);
+      if (recorded.length === 0) continue;
+      this.#recordedIn.set(message, recorded);
+      for (const units of recorded)
+        for (const unit of units) this.#inRecorded.set(unit, (this.#inRecorded.get(unit) ?? 0) + 1);
     }
     this.#view = view;
   }
