@@ -45,6 +45,19 @@ describe("neededContext", () => {
     expect(neededContext(old, context()).has(readIndex(old))).toBe(false);
   });
 
+  it("keeps the same pieces whoever bills: OpenAI's missing write premium does not make a miss cheaper", () => {
+    // Small reads at every age between the rate test and the price test: the price test decides them.
+    for (const after of [13, 25]) {
+      for (let lines = 1; lines <= 150; lines++) {
+        const messages = readThen(after, lines);
+        const anthropic = [...neededContext(messages, context({ pricing: "anthropic" }))];
+        expect([...neededContext(messages, context({ pricing: "openai" }))]).toEqual(anthropic);
+      }
+    }
+    // The price test is live here: a small read 13 steps old is kept for its price, a large one is not.
+    expect(neededContext(readThen(13, 5), context()).has(readIndex(readThen(13, 5)))).toBe(true);
+  });
+
   it("lets a shell output go sooner than a file read: agents rarely copy from old command output", () => {
     const messages = new HistoryBuilder()
       .user("run the tests")
