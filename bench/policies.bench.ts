@@ -329,9 +329,11 @@ const FIXED = 1e12;
  */
 const CANDIDATES: readonly { readonly label: string; readonly policy: GovernancePolicyInput }[] = [
   { label: "default", policy: {} },
-  { label: "groundingTarget 0.99", policy: { groundingTarget: 0.99 } },
   { label: "groundingTarget 0.995", policy: { groundingTarget: 0.995 } },
-  { label: "groundingTarget 0.95", policy: { groundingTarget: 0.95 } },
+  {
+    label: "groundingTarget 0.995, elideToolInputsAbove 0",
+    policy: { groundingTarget: 0.995, elideToolInputsAbove: 0 },
+  },
 ];
 
 /** The goal every figure is judged by, and cross-validation chooses by: strict grounding and anchors. */

@@ -1,12 +1,37 @@
 // A worker thread of `runJobs` (policy-pool.ts): replays the jobs it is sent, one at a time.
 import { parentPort } from "node:worker_threads";
+import type { Message } from "../../src/model/message.ts";
 import { createExactCounter } from "../../src/tokens/exact-counter.ts";
+import type { TokenCounter } from "../../src/tokens/token-counter.ts";
 import { benchPolicies, type BenchPolicy } from "../policies/index.ts";
 import { loadCorpusFile, type CorpusConversation } from "./corpus.ts";
 import type { PolicyJob } from "./policy-pool.ts";
 import { runPolicy } from "./policy-runs.ts";
 
-const counter = await createExactCounter("o200k_base");
+const counter = memoised(await createExactCounter("o200k_base"));
+
+/**
+ * `inner` with each message counted once per worker: every replay's governor counts the same recorded messages
+ * again (its cache is its own), and tokenising is most of a replay's work.
+ */
+function memoised(inner: TokenCounter): TokenCounter {
+  const counts = new WeakMap<Message, number>();
+  const countMessage = (message: Message) => {
+    let count = counts.get(message);
+    if (count === undefined) {
+      count = inner.countMessage(message);
+      counts.set(message, count);
+    }
+    return count;
+  };
+  return {
+    name: inner.name,
+    countText: (text) => inner.countText(text),
+    countMessage,
+    ...(inner.countTextAsync !== undefined && { countTextAsync: inner.countTextAsync.bind(inner) }),
+    countMessageAsync: (message) => Promise.resolve(countMessage(message)),
+  };
+}
 const files = new Map<string, Promise<CorpusConversation[]>>();
 
 function policyOf(job: PolicyJob): BenchPolicy {
