@@ -13,6 +13,7 @@ export {
 export { DEFAULT_LIMITS, LOCAL_TENANT, type ServerOptions, type ServerLimits } from "./server-options.ts";
 export type { ServerEnv } from "./server-context.ts";
 export type { ServerEngineOptions } from "./tenancy/tenant-engines.ts";
+export type { TurnLocks } from "./tenancy/turn-locks.ts";
 export type { UpstreamOptions } from "./upstream/upstream-options.ts";
 export type { RateLimit } from "./limits/rate-limiter.ts";
 export type { LimitOverrides } from "./limits/limit-overrides.ts";
@@ -23,6 +24,8 @@ export { MemoryKeyStore } from "./auth/memory-key-store.ts";
 export { JsonFileKeyStore } from "./auth/json-file-key-store.ts";
 export { generateApiKey, hashApiKey, type GeneratedKey } from "./auth/api-key.ts";
 export { CONTENT_SECURITY_POLICY } from "./http/security-headers.ts";
+export { HttpError } from "./http/http-error.ts";
+export * from "./api-schemas.ts";
 export { type TenantHubOptions, type TenantSync } from "./sync/tenant-sync-endpoint.ts";
 export {
   SYNC_SESSION_AGENT,

@@ -134,6 +134,11 @@ export const registerServe: CommandRegistration = (program, io) => {
       (value: string, previous: string[]) => [...previous, value],
       [] as string[],
     )
+    .option(
+      "--sync-retention-days <days>",
+      "delete /v1/sync sessions (agent ctxkit-sync, every tenant's) idle for more than this many days, at start " +
+        "(default: never delete)",
+    )
     .option("--memory-in-context", "put each tenant's core memories in its sessions' system prompts")
     .option(
       "--public-metrics",
