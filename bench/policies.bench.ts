@@ -701,18 +701,23 @@ export default async function policies(): Promise<BenchSection> {
       "the output price). ctxkit weighs that price before it summarises, so its headline replay runs with the " +
       "summarizer priced as an LLM and its as-run replay with it free; the peers decide the same way either way.",
     "- **Next-step grounding**: of the spans the recorded agent's reply to request k copied from its context — each " +
-      "line an edit replaced or a patch expected (edit anchors), paths, distinctive identifiers, long literals in " +
-      "its text and tool arguments — the share still in view k (src/metrics/grounding.ts). A span the history never " +
-      "held does not count. The strict column credits only recorded messages sent unmodified: a span found " +
-      "only in text governance wrote (a summary, an offload preview, an outline) does not count there. " +
-      "**+ re-reads**: each request that lacked a span costs one more request at its size " +
+      "line an edit replaced or a patch expected (edit anchors), every other whole line it carried over, paths, " +
+      "distinctive identifiers, hyphenated names and flags, long literals in its text and tool arguments " +
+      "(docs/grounding.md) — the share still in view k (src/metrics/grounding.ts). A span the history never held " +
+      "does not count. **Strict** (every headline figure): a span counts only where it is verbatim in a recorded " +
+      "message (or a block of one) the view sent unmodified; a span found only in text governance wrote (a " +
+      "summary, an offload preview, an outline, an elided argument) is missing. The lenient figures, labelled, " +
+      "credit such text too. " +
+      "**+ re-reads**: each request that lacked a span (strictly) costs one more request at its size " +
       "(read from the cache it just wrote) plus the outputs that held the missing spans (written), once per output " +
       "until the next checkpoint, and what it brought back rides (read from the cache) in every request until " +
       "then. This is the headline cost.",
     "- **Windows**: each peer at the window its users really have (Claude Code 200k, Gemini CLI 1M with compression " +
       "at half of it, Codex 272k, OpenCode 200k) and the model-agnostic policies (ctxkit, no governance, co-cli, " +
       "CowAgent, Anthropic context editing, LangChain) at the recorded agent's window (Claude Code 200k, Codex 272k, " +
-      "Gemini CLI 1M, GPT-4o recordings 128k). A second table runs everything in one 128k window for comparability (the " +
+      "Gemini CLI 1M, GPT-4o recordings 128k); Claude Code's own policy runs at 1M on the Claude Code sessions " +
+      "that ran at 1M. Further tables run everything in one 128k, 64k and 32k window, on the sessions whose history " +
+      "exceeds it (the " +
       "budgets Claude Code, Gemini CLI, Codex and OpenCode size for windows of 200k and more scaled by 128/200; " +
       "per-output caps and the fixed triggers of CowAgent and context editing as documented).",
     "- Peers are reimplemented from their documented behaviour as ctxkit processors (bench/policies/), without " +
