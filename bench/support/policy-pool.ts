@@ -1,7 +1,10 @@
 // Policy replays spread over worker threads: each job replays one policy over one session at one window, and the
 // sessions are independent, so the section's wall time divides by the cores. Each worker loads (and tokenises)
 // only the transcript files its jobs name, once.
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
+import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import type { GovernancePolicyInput } from "../../src/governance/policy.ts";
 import type { BenchProvider, PolicyRun } from "./policy-runs.ts";
@@ -37,10 +40,29 @@ export async function runJobs(
   onDone?: (job: PolicyJob, done: number) => void,
 ): Promise<JobResult[]> {
   const results: JobResult[] = Array.from({ length: jobs.length });
-  const order = jobs.map((_, index) => index).sort((a, b) => jobs[b]!.weight - jobs[a]!.weight);
+  // BENCH_CACHE (a directory) keeps each job's result by the job, for iterations on the tables: never set it
+  // across a change of the code replayed.
+  const cache = process.env["BENCH_CACHE"];
+  const cached = (job: PolicyJob) =>
+    cache === undefined
+      ? undefined
+      : join(
+          cache,
+          `${createHash("sha1")
+            .update(JSON.stringify({ ...job, weight: 0 }))
+            .digest("hex")}.json`,
+        );
+  const todo: number[] = [];
+  for (const [index, job] of jobs.entries()) {
+    const file = cached(job);
+    if (file !== undefined && existsSync(file))
+      results[index] = JSON.parse(readFileSync(file, "utf8")) as JobResult;
+    else todo.push(index);
+  }
+  const order = todo.sort((a, b) => jobs[b]!.weight - jobs[a]!.weight);
   let next = 0;
   let done = 0;
-  const workers = Math.max(1, Math.min(workerCount(), jobs.length));
+  const workers = Math.max(1, Math.min(workerCount(), order.length));
   await Promise.all(
     Array.from({ length: workers }, async () => {
       const worker = new Worker(new URL("policy-worker.ts", import.meta.url));
@@ -57,6 +79,8 @@ export async function runJobs(
             worker.once("error", reject);
             worker.postMessage(jobs[index]);
           });
+          const file = cached(jobs[index]!);
+          if (file !== undefined) writeFileSync(file, JSON.stringify(results[index]));
           onDone?.(jobs[index]!, ++done);
         }
       } finally {
