@@ -2,6 +2,7 @@
 // processors (so all share the replay machinery, the summarizer and the meters), and LangChain v1 run for real.
 import { preset } from "../../src/governance/presets.ts";
 import type { GovernancePipeline } from "../../src/governance/pipeline.ts";
+import type { PresetOptionsInput } from "../../src/governance/preset-options.ts";
 import { anthropicClearToolUses } from "./anthropic-context-editing.ts";
 import { claudeCodeCompaction } from "./claude-code.ts";
 import { coCliTrimming, coCliWindow } from "./co-cli.ts";
@@ -12,8 +13,12 @@ import type { LangChainContextSize } from "./langchain.ts";
 import { opencodeCompaction, opencodePrune } from "./opencode.ts";
 import { peerPipeline } from "./peer-support.ts";
 
-/** The window a policy runs with at its users' real settings: a number, or the recorded agent's own. */
-export type RealWindow = number | "recorded";
+/**
+ * The window a policy runs with at its users' real settings: a number, the recorded agent's own, or the
+ * recorded agent's own when that agent ran at 1M (`long-context`: a Claude Code session that outgrew 200k ran
+ * with Claude Code's 1M window, so its own policy had that window), else the number.
+ */
+export type RealWindow = number | "recorded" | { readonly longContext: number };
 
 /** How a policy is replayed. */
 export type BenchPolicy =
@@ -22,6 +27,8 @@ export type BenchPolicy =
       readonly kind: "governor";
       readonly name: string;
       readonly pipeline: GovernancePipeline;
+      /** The default preset's knobs it was made from, for a policy not in `benchPolicies` (a worker rebuilds it). */
+      readonly knobs?: PresetOptionsInput;
       /**
        * Its checkpoints weigh the provider's cache prices and the summarizer's price (ctxkit): replayed once per
        * provider, with a summarizer priced as an LLM (the headline) and with the free offline one (as run).
@@ -61,8 +68,8 @@ export const benchPolicies: readonly BenchPolicy[] = [
     name: "Claude Code",
     pipeline: peerPipeline([claudeCodeCompaction]),
     breakpoints: "newest",
-    window: 200_000,
-    note: "200k (Claude models)",
+    window: { longContext: 200_000 },
+    note: "200k (Claude models), 1M where the recorded Claude Code session ran at 1M",
   },
   {
     kind: "governor",

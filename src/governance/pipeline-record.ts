@@ -69,7 +69,7 @@ export function describePipeline(pipeline: GovernancePipeline): PipelineRecord {
  * @example
  * const { pipeline } = pipelineFromRecord(describePipeline(preset("aggressive")));
  */
-export function pipelineFromRecord(record: z.output<typeof pipelineRecordSchema>): {
+export function pipelineFromRecord(record: PipelineRecord | z.output<typeof pipelineRecordSchema>): {
   pipeline: GovernancePipeline;
   unknown: string[];
 } {
@@ -80,6 +80,7 @@ export function pipelineFromRecord(record: z.output<typeof pipelineRecordSchema>
     if (factory === undefined) unknown.push(name);
     else processors.push(factory((options ?? {}) as never));
   }
+  // Checked here: a stored record may come from another version.
   const settings = resolveGovernorSettings(record.settings);
   return { pipeline: createPipeline({ processors, settings }), unknown };
 }
