@@ -8,6 +8,7 @@ import { request } from "node:http";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { MAX_UNREAD_BYTES } from "../src/server/http/guard-streams.ts";
 import { DEFAULT_LIMITS } from "../src/server/server-options.ts";
 import { startFakeOpenAIServer } from "../src/test/fake-openai-server.ts";
 
@@ -250,7 +251,7 @@ export async function fairnessSection(): Promise<string> {
       `| **light p50 during / alone** (goal ≤ 2) | **${ratio.toFixed(2)}** |`,
       `| heavy requests answered during the run | ${heavyDone} (${statuses}) |`,
       `| server CPU per heavy request, ms | ${heavyCpu.toFixed(0)} |`,
-      `| server memory growth per slow reader, MiB | ${perReader.toFixed(1)} |`,
+      `| server memory growth per slow reader, MiB (the unread bound is ${MAX_UNREAD_BYTES / 2 ** 20} MiB, plus the reply read until the drop and garbage not yet collected) | ${perReader.toFixed(1)} |`,
       `| **memory per slow reader / its reply's size** | **${(perReader / replyMiB).toFixed(2)}** |`,
       `| slow readers dropped (their session free again) | ${slow.dropped} of ${SLOW_READERS} |`,
     ].join("\n");
