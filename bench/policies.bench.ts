@@ -8,10 +8,8 @@ import { recordedSpend } from "../src/replay/replay.ts";
 import { createExactCounter } from "../src/tokens/exact-counter.ts";
 import { transcriptFiles, transcriptName } from "../test/support/transcripts.ts";
 import type { BenchSection } from "./run.ts";
-import { benchPolicies, type BenchPolicy } from "./policies/index.ts";
-import type { GovernorSettingsInput } from "../src/governance/governor-settings.ts";
+import { benchPolicies, ctxkitPreset, type BenchPolicy, type BenchPreset } from "./policies/index.ts";
 import type { PresetOptionsInput } from "../src/governance/preset-options.ts";
-import { preset } from "../src/governance/presets.ts";
 import { createExtractiveSummarizer } from "../src/summarize/index.ts";
 import type { TokenCounter } from "../src/tokens/token-counter.ts";
 import { calibrateCache, type CacheCalibration } from "./support/cache-calibration.ts";
@@ -142,12 +140,14 @@ function totalOf(name: string, runs: readonly Runs[], windows: readonly number[]
   };
 }
 
-/** Governor settings for one session, set per job: ctxkit's reuse rates and weight held out, else undefined. */
-type PolicyFor = (policy: BenchPolicy, entry: CorpusConversation) => GovernorSettingsInput | undefined;
+/** A policy for one session, set per job: ctxkit's own with the reuse rates and weight held out, else undefined. */
+type PolicyFor = (policy: BenchPolicy, entry: CorpusConversation) => BenchPreset | undefined;
 
 /** ctxkit's policies with their reuse rates and weight measured on the other sessions (the peers unchanged). */
 const heldOutCtxkit: PolicyFor = (policy, entry) =>
-  policy.kind === "governor" && policy.ctxkit === true ? heldOutPolicy(entry) : undefined;
+  policy.kind === "governor" && policy.preset !== undefined
+    ? { name: policy.preset.name, options: { ...policy.preset.options, ...heldOutPolicy(entry) } }
+    : undefined;
 
 /**
  * Replays every policy of `policies` over every session of `corpus` (those `window` gives a window), on the
@@ -174,8 +174,7 @@ async function replayAll(
         session: entry.name,
         conversation: conversationIndex(all, entry),
         policyName: policy.name,
-        ...(policy.kind === "governor" && policy.knobs !== undefined && { knobs: policy.knobs }),
-        ...(override !== undefined && { settings: override }),
+        ...(override !== undefined && { preset: override }),
         window: tokens,
         asRun: false,
         weight: entry.tokens * (policy.kind === "governor" && policy.ctxkit === true ? 2 : 1),
@@ -348,8 +347,7 @@ async function candidateRuns(
   const policies: BenchPolicy[] = CANDIDATES.map((candidate) => ({
     kind: "governor",
     name: `ctxkit ${candidate.label}`,
-    pipeline: preset("default", candidate.policy),
-    knobs: candidate.policy,
+    ...ctxkitPreset("default", candidate.policy),
     ctxkit: true,
     window: "recorded",
   }));

@@ -30,6 +30,11 @@ export type BenchPolicy =
       /** The default preset's knobs it was made from, for a policy not in `benchPolicies` (a worker rebuilds it). */
       readonly knobs?: PresetOptionsInput;
       /**
+       * The preset (name and knobs) `pipeline` was built from, for ctxkit's own: plain data a worker thread can be
+       * sent, to rebuild the pipeline with other knobs (held-out reuse rates, cross-validation candidates).
+       */
+      readonly preset?: BenchPreset;
+      /**
        * Its checkpoints weigh the provider's cache prices and the summarizer's price (ctxkit): replayed once per
        * provider, with a summarizer priced as an LLM (the headline) and with the free offline one (as run).
        */
@@ -50,16 +55,30 @@ export type BenchPolicy =
       readonly note?: string;
     };
 
+/** A ctxkit preset as data: its name and its knobs. */
+export interface BenchPreset {
+  readonly name: string;
+  readonly options: PresetOptionsInput;
+}
+
+/** ctxkit's preset `name` with `options`, as a bench policy's pipeline and the data to rebuild it. */
+export function ctxkitPreset(
+  name: string,
+  options: PresetOptionsInput = {},
+): { pipeline: GovernancePipeline; preset: BenchPreset } {
+  return { pipeline: preset(name, options), preset: { name, options } };
+}
+
 const M = 1_048_576;
 
 /** No governance, ctxkit's default and aggressive presets, then the peers at their users' windows. */
 export const benchPolicies: readonly BenchPolicy[] = [
   { kind: "governor", name: "no governance", pipeline: preset("off"), window: "recorded" },
-  { kind: "governor", name: "ctxkit default", pipeline: preset("default"), ctxkit: true, window: "recorded" },
+  { kind: "governor", name: "ctxkit default", ...ctxkitPreset("default"), ctxkit: true, window: "recorded" },
   {
     kind: "governor",
     name: "ctxkit aggressive",
-    pipeline: preset("aggressive"),
+    ...ctxkitPreset("aggressive"),
     ctxkit: true,
     window: "recorded",
   },

@@ -6,23 +6,17 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
-import type { GovernorSettingsInput } from "../../src/governance/governor-settings.ts";
-import type { PresetOptionsInput } from "../../src/governance/preset-options.ts";
+import type { BenchPreset } from "../policies/index.ts";
 import type { BenchProvider, PolicyRun } from "./policy-runs.ts";
 
-/**
- * One replay: a policy of `benchPolicies` by name, or ctxkit's default preset with `knobs` set, over one session,
- * with `settings` laid over its governor settings (plain JSON: jobs are posted to worker threads).
- */
+/** One replay: a policy of `benchPolicies` by name, or ctxkit's default with `policy` set, over one session. */
 export interface PolicyJob {
   /** The session: its name in the corpus and its position among that file's main conversations. */
   readonly session: string;
   readonly conversation: number;
-  /** A policy of `benchPolicies` by name; with `knobs`, ctxkit's default preset with those knobs (a variant). */
+  /** A policy of `benchPolicies` by name; with `preset`, ctxkit's governor with that preset (a variant). */
   readonly policyName: string;
-  readonly knobs?: PresetOptionsInput;
-  /** Governor settings over the policy's own (the reuse rates and weight held out). */
-  readonly settings?: GovernorSettingsInput;
+  readonly preset?: BenchPreset;
   readonly window: number;
   readonly asRun: boolean;
   /** Work estimate (the session's tokens), to start the longest first. */

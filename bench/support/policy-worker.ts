@@ -1,11 +1,9 @@
 // A worker thread of `runJobs` (policy-pool.ts): replays the jobs it is sent, one at a time.
-import { withSettings } from "../../src/governance/pipeline.ts";
-import { preset } from "../../src/governance/presets.ts";
 import { parentPort } from "node:worker_threads";
 import type { Message } from "../../src/model/message.ts";
 import { createExactCounter } from "../../src/tokens/exact-counter.ts";
 import type { TokenCounter } from "../../src/tokens/token-counter.ts";
-import { benchPolicies, type BenchPolicy } from "../policies/index.ts";
+import { benchPolicies, ctxkitPreset, type BenchPolicy } from "../policies/index.ts";
 import { loadCorpusFile, type CorpusConversation } from "./corpus.ts";
 import type { PolicyJob } from "./policy-pool.ts";
 import { runPolicy } from "./policy-runs.ts";
@@ -37,19 +35,17 @@ function memoised(inner: TokenCounter): TokenCounter {
 const files = new Map<string, Promise<CorpusConversation[]>>();
 
 function policyOf(job: PolicyJob): BenchPolicy {
-  const policy: BenchPolicy | undefined =
-    job.knobs !== undefined
-      ? {
-          kind: "governor",
-          name: job.policyName,
-          pipeline: preset("default", job.knobs),
-          ctxkit: true,
-          window: job.window,
-        }
-      : benchPolicies.find((candidate) => candidate.name === job.policyName);
+  if (job.preset !== undefined)
+    return {
+      kind: "governor",
+      name: job.policyName,
+      ...ctxkitPreset(job.preset.name, job.preset.options),
+      ctxkit: true,
+      window: job.window,
+    };
+  const policy = benchPolicies.find((candidate) => candidate.name === job.policyName);
   if (policy === undefined) throw new Error(`no bench policy named ${job.policyName}`);
-  if (job.settings === undefined || policy.kind !== "governor") return policy;
-  return { ...policy, pipeline: withSettings(policy.pipeline, job.settings) };
+  return policy;
 }
 
 async function replay(job: PolicyJob): Promise<void> {
