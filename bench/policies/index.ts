@@ -27,8 +27,6 @@ export type BenchPolicy =
       readonly kind: "governor";
       readonly name: string;
       readonly pipeline: GovernancePipeline;
-      /** The default preset's knobs it was made from, for a policy not in `benchPolicies` (a worker rebuilds it). */
-      readonly knobs?: PresetOptionsInput;
       /**
        * The preset (name and knobs) `pipeline` was built from, for ctxkit's own: plain data a worker thread can be
        * sent, to rebuild the pipeline with other knobs (held-out reuse rates, cross-validation candidates).
