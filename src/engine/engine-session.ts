@@ -26,7 +26,7 @@ import type { ContentBlock, JsonValue, Message, MessageInput } from "../model/me
 import type { CompactionInput, LoadStrategy, SessionRecord, SessionStore } from "../store/session-store.ts";
 import { sessionOffloadStore, type BlobStore } from "../store/blob-store.ts";
 import { inlineMedia } from "../store/media-blobs.ts";
-import { resolvePolicy, type GovernancePolicyInput } from "../governance/policy.ts";
+import type { GovernancePipeline } from "../governance/pipeline.ts";
 import { createRecallTool } from "../governance/recall-tool.ts";
 import { createExtractiveSummarizer } from "../summarize/index.ts";
 import type { EngineSettings } from "./engine-settings.ts";
@@ -105,8 +105,6 @@ export class EngineSession {
   #recoveries = 0;
   /** `recall_tool_output` over this session's offloads; null when the policy never offloads. */
   #recallTool: EngineTool | null | undefined;
-  /** While set, the governor's events are also collected here (to hand `recover`'s event back). */
-  #captured: GovernanceEvent[] | undefined;
   /** Settles when the last queued `run()` has finished: the next one starts then. */
   #runs: Promise<void> = Promise.resolve();
 
@@ -155,10 +153,7 @@ export class EngineSession {
       ...this.#governorOptions(),
       offloadStore: sessionOffloadStore(this.#store.blobs, this.id),
       ...(settings.memory !== undefined && { memorySink: (entry) => settings.memory!.remember(entry) }),
-      onEvent: (event) => {
-        this.#captured?.push(event);
-        settings.onEvent?.(event, this.id);
-      },
+      onEvent: (event) => settings.onEvent?.(event, this.id),
     });
     // The governor as it was after the last commit: the same view and cache arithmetic, so the provider's cached
     // prefix survives the restart. A state another version wrote, or one that does not fit, is rebuilt instead.
@@ -183,7 +178,7 @@ export class EngineSession {
       reservedOutputTokens: settings.reservedOutputTokens,
       counter: settings.counter,
       summarizer: settings.summarizer,
-      policy: settings.policy,
+      pipeline: settings.pipeline,
       recall: settings.recall,
       ids: settings.ids,
       clock: settings.clock,
@@ -469,14 +464,9 @@ export class EngineSession {
   async recover(error: unknown, signal?: AbortSignal): Promise<OverflowRecovery | undefined> {
     if (this.#recoveries >= 2 || !isContextOverflowError(error)) return undefined;
     const { governor } = await this.#ready();
-    const captured: GovernanceEvent[] = (this.#captured = []);
-    try {
-      await governor.recover(error, signal);
-    } finally {
-      this.#captured = undefined;
-    }
+    const { event } = await governor.recover(error, signal);
     this.#recoveries++;
-    return captured.find((event): event is OverflowRecovery => event.type === "emergency-recovery");
+    return event;
   }
 
   /**
@@ -574,7 +564,7 @@ export class EngineSession {
    */
   get engineTools(): readonly EngineTool[] {
     this.#recallTool ??= this.#settings.recall
-      ? recallEngineTool(this.#settings.policy, this.#store.blobs, this.id)
+      ? recallEngineTool(this.#settings.pipeline, this.#store.blobs, this.id)
       : null;
     const search = this.#settings.memory?.searchTool;
     return [
@@ -683,14 +673,13 @@ function safeGovernorState(value: JsonValue): GovernorState | undefined {
   }
 }
 
-/** The engine's `recall_tool_output` for a session, or null when `policy` neither offloads nor elides. */
+/** The engine's `recall_tool_output` for a session, or null when no processor of `pipeline` offloads. */
 function recallEngineTool(
-  policy: GovernancePolicyInput,
+  pipeline: GovernancePipeline,
   blobs: BlobStore,
   sessionId: string,
 ): EngineTool | null {
-  const resolved = resolvePolicy(policy);
-  if (resolved.offloadMinPrunableTokens === 0 && resolved.elideToolInputsAbove === 0) return null;
+  if (!pipeline.processors.some((processor) => processor.offloads === true)) return null;
   const recall = createRecallTool(sessionOffloadStore(blobs, sessionId));
   return { definition: recall.definition, execute: (input) => recall.execute(input) };
 }
