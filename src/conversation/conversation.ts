@@ -66,6 +66,10 @@ export class Conversation {
   #turn: number;
   /** Index where the open (uncommitted) turn starts, or -1. */
   #openTurnStart = -1;
+  /** How many messages, from the start, are committed (stored); those after them are not yet. */
+  #committed: number;
+  /** The store's `nextSeq` as of its last write: what the next write expects. */
+  #storedNextSeq: number;
   #inFlight: AbortController | undefined;
   readonly #writer: ConversationWriter = { append: (input) => this.#append(input) };
 
@@ -80,6 +84,8 @@ export class Conversation {
       options.nextSeq ?? 0,
     );
     this.#turn = this.#backing.reduce((turn, message) => Math.max(turn, message.turn), 0);
+    this.#committed = this.#backing.length;
+    this.#storedNextSeq = options.nextSeq ?? this.#nextSeq;
   }
 
   /** Number of messages. */
@@ -155,9 +161,30 @@ export class Conversation {
     this.#inFlight = undefined;
   }
 
-  /** Closes the open turn: `interrupt()` no longer removes it. */
-  commitTurn(): void {
+  /**
+   * Closes the open turn: `interrupt()` no longer removes it, and every message so far counts as committed. Given
+   * the store's `nextSeq` after the write that stored them, remembers it (see `storedNextSeq`).
+   */
+  commitTurn(storedNextSeq?: number): void {
     this.#openTurnStart = -1;
+    this.#committed = this.#backing.length;
+    if (storedNextSeq !== undefined) this.stored(storedNextSeq);
+  }
+
+  /** Remembers a store write that took seqs up to `nextSeq` (a compaction's summary rows, a turn's messages). */
+  stored(nextSeq: number): void {
+    this.#storedNextSeq = nextSeq;
+    this.reserveSeq(nextSeq);
+  }
+
+  /** The store's `nextSeq` as of the last write this conversation was told of: the next write expects it. */
+  get storedNextSeq(): number {
+    return this.#storedNextSeq;
+  }
+
+  /** The messages appended since the last `commitTurn` (or since the conversation was loaded), in order. */
+  uncommitted(): readonly Message[] {
+    return this.#backing.slice(this.#committed);
   }
 
   /** True when a turn was opened and not yet committed. */
@@ -220,6 +247,7 @@ export class Conversation {
 
   #rewrite(messages: Message[]): void {
     this.#backing = messages;
+    this.#committed = Math.min(this.#committed, messages.length);
     this.#version++;
   }
 

@@ -54,62 +54,55 @@ export async function runTurn(
   options: RunOptions = {},
 ): Promise<RunResult> {
   const maxSteps = options.maxSteps ?? 20;
-  await session.addUser(input);
   const { executeTool, stopOnLoop = true, ...rest } = options;
   const callerTools = rest.tools ?? [];
   const ownTools = session.engineTools.filter(
     (tool) => !callerTools.some((definition) => definition.name === tool.definition.name),
   );
-  const prepareOptions = { ...rest, tools: [...callerTools, ...ownTools.map((tool) => tool.definition)] };
+  const prepareOptions = {
+    ...rest,
+    maxSteps,
+    tools: [...callerTools, ...ownTools.map((tool) => tool.definition)],
+  };
   const recoveries: OverflowRecovery["stage"][] = [];
-  try {
-    let reply: Message | undefined;
-    for (let step = 1; step <= maxSteps; step++) {
-      const signal = await session.beginRequest();
-      let request = await session.prepare({ ...prepareOptions, maxSteps, signal });
-      if (request.loop && stopOnLoop) {
-        await session.commit();
-        return { reply, steps: step - 1, stoppedBy: "loop", recoveries };
-      }
-      let answer: AssistantInput | undefined;
-      while (answer === undefined) {
-        try {
-          answer = await callModel(request, signal);
-        } catch (error) {
-          const recovery = await session.recover(error, signal);
-          if (recovery === undefined) throw error;
-          recoveries.push(recovery.stage);
-          request = await session.prepare({ ...prepareOptions, maxSteps, signal });
-        }
-      }
-      reply = await session.recordAssistant(answer);
-      const calls = toolCallsOf(reply);
-      if (calls.length === 0) {
-        await session.commit();
-        return { reply, steps: step, stoppedBy: "answer", recoveries };
-      }
-      const results = [];
-      for (const call of calls) {
-        const own = ownTools.find((tool) => tool.definition.name === call.name);
-        let output: Awaited<ReturnType<ExecuteTool>>;
-        if (own) output = await runEngineTool(own, call, signal);
-        else if (executeTool) output = await executeTool(call, signal);
-        else throw new ValidationError("the model called tools but run() was given no executeTool");
-        results.push({
-          callId: call.id,
-          toolName: call.name,
-          content: output.content,
-          ...(output.isError && { isError: true }),
-        });
-      }
-      await session.recordToolResults(results);
+  await using turn = await session.begin(input);
+  let reply: Message | undefined;
+  for (let step = 1; step <= maxSteps; step++) {
+    const sent = await turn.send(
+      async (request, signal) =>
+        request.loop && stopOnLoop ? undefined : { answer: await callModel(request, signal), signal },
+      prepareOptions,
+    );
+    recoveries.push(...sent.recoveries.map((recovery) => recovery.stage));
+    if (sent.response === undefined) {
+      await turn.commit();
+      return { reply, steps: step - 1, stoppedBy: "loop", recoveries };
     }
-    await session.commit();
-    return { reply, steps: maxSteps, stoppedBy: "max-steps", recoveries };
-  } catch (error) {
-    await session.interrupt();
-    throw error;
+    const { answer, signal } = sent.response;
+    [reply] = await turn.record(answer);
+    const calls = toolCallsOf(reply!);
+    if (calls.length === 0) {
+      await turn.commit();
+      return { reply, steps: step, stoppedBy: "answer", recoveries };
+    }
+    const results = [];
+    for (const call of calls) {
+      const own = ownTools.find((tool) => tool.definition.name === call.name);
+      let output: Awaited<ReturnType<ExecuteTool>>;
+      if (own) output = await runEngineTool(own, call, signal);
+      else if (executeTool) output = await executeTool(call, signal);
+      else throw new ValidationError("the model called tools but run() was given no executeTool");
+      results.push({
+        callId: call.id,
+        toolName: call.name,
+        content: output.content,
+        ...(output.isError && { isError: true }),
+      });
+    }
+    await turn.record(results);
   }
+  await turn.commit();
+  return { reply, steps: maxSteps, stoppedBy: "max-steps", recoveries };
 }
 
 /** Runs one of the engine's own tools; a failure it explains (bad arguments) becomes an error result. */

@@ -133,6 +133,8 @@ export interface RecoveryOutcome {
   readonly retry: boolean;
   /** True when the context had to be cleared (only the current instruction remains). */
   readonly cleared: boolean;
+  /** The `emergency-recovery` event of this recovery; undefined when nothing was done. */
+  readonly event?: Extract<GovernanceEvent, { type: "emergency-recovery" }>;
 }
 
 /**
@@ -389,24 +391,26 @@ export class Governor {
   /**
    * Call after a provider rejected a request as too long (any provider's error shape). First time: the whole
    * view is summarised to the memory sink and trimmed aggressively (10k-character caps, last 5 turns) — retry.
-   * Second time in a row: the context is cleared down to the current instruction, and the caller is told.
+   * Second time in a row: the context is cleared down to the current instruction, and the caller is told. A third
+   * time in a row does nothing (both stages are spent: the error stands).
    */
   async recover(error: unknown, signal?: AbortSignal): Promise<RecoveryOutcome> {
-    if (!isContextOverflowError(error)) return { retry: false, cleared: false };
+    if (!isContextOverflowError(error) || this.#state.emergencyStage >= 2) return { retry: false, cleared: false };
     const before = this.#state.viewTokens;
     const stage = this.#state.emergencyStage === 0 ? "trimmed" : "cleared";
     const context = this.#context(0, true, () => undefined, signal);
     const { view, removedIds } = await emergencyView(this.#state.view, stage, context);
     this.#commit(view);
     this.#state.emergencyStage++;
-    this.#options.onEvent?.({
+    const event = {
       type: "emergency-recovery",
       stage,
       tokensBefore: before,
       tokensAfter: this.#state.viewTokens,
       messageIds: removedIds,
-    });
-    return { retry: stage === "trimmed", cleared: stage === "cleared" };
+    } as const;
+    this.#options.onEvent?.(event);
+    return { retry: stage === "trimmed", cleared: stage === "cleared", event };
   }
 
   /**

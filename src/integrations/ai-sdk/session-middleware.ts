@@ -250,74 +250,82 @@ class StreamedReply {
  * ```
  */
 export function ctxkitSessionMiddleware(options: CtxkitSessionMiddlewareOptions): LanguageModelV4Middleware {
-  const feeds = new WeakMap<
+  type Model = Parameters<NonNullable<LanguageModelV4Middleware["transformParams"]>>[0]["model"];
+  const calls = new WeakMap<
     LanguageModelV4CallOptions,
-    { feed: SessionFeed<LanguageModelV4Message>; original: LanguageModelV4CallOptions }
+    {
+      feed: SessionFeed<LanguageModelV4Message>;
+      providerOptions: LanguageModelV4CallOptions["providerOptions"];
+    }
   >();
 
-  async function govern(
+  /** The call to the model with the governed request in place of the prompt, and the model's cache hints. */
+  function governed(
     original: LanguageModelV4CallOptions,
-    feed: SessionFeed<LanguageModelV4Message>,
+    prepared: PreparedRequest,
     providerOptions: LanguageModelV4CallOptions["providerOptions"],
-    model: Parameters<NonNullable<LanguageModelV4Middleware["transformParams"]>>[0]["model"],
-  ): Promise<LanguageModelV4CallOptions> {
+    model: Model,
+  ): LanguageModelV4CallOptions {
     const system = original.prompt.filter((message) => message.role === "system");
     const instructions = system.map((message) => message.content).join("\n\n");
-    const prepared = await feed.session.prepare({
-      system: [{ name: "identity", content: instructions, heading: null }],
-      tools: toolDefinitions(original.tools),
-      ...(original.abortSignal !== undefined && { signal: original.abortSignal }),
-    });
-    options.onRequest?.(prepared);
     const head: LanguageModelV4Prompt =
       prepared.system === instructions.trim() ? system : [{ role: "system", content: prepared.system }];
     const cached = withPromptCaching(
-      {
-        system: head,
-        messages: toPrompt(prepared.messages, "v4"),
-        tools: original.tools,
-        providerOptions,
-      },
+      { system: head, messages: toPrompt(prepared.messages, "v4"), tools: original.tools, providerOptions },
       {
         ...options,
         model,
-        sessionId: feed.session.id,
+        sessionId: prepared.sessionId,
         ephemeralTail: ephemeralTail(prepared.messages),
         countTokens: (text) => options.engine.settings.counter.countText(text),
       },
     );
     const { providerOptions: _dropped, ...rest } = original;
-    const governed: LanguageModelV4CallOptions = {
+    return {
       ...rest,
       prompt: [...cached.system, ...cached.messages],
       ...(cached.tools !== undefined && { tools: cached.tools }),
       ...(cached.providerOptions !== undefined && { providerOptions: cached.providerOptions }),
     };
-    feeds.set(governed, { feed, original });
-    return governed;
   }
 
-  /** Runs the call; after a provider overflow, lets the session recover and runs it once more, governed again. */
-  async function withRecovery<T>(
+  /**
+   * Sends the call as a turn of its session (`SessionTurn.send`: governed, and after a provider overflow recovered
+   * and sent again).
+   */
+  async function send<T>(
     params: LanguageModelV4CallOptions,
-    model: Parameters<NonNullable<LanguageModelV4Middleware["transformParams"]>>[0]["model"],
-    run: (params: LanguageModelV4CallOptions) => PromiseLike<T>,
-    first: () => PromiseLike<T>,
-  ): Promise<{ result: T; params: LanguageModelV4CallOptions }> {
-    try {
-      return { result: await first(), params };
-    } catch (error) {
-      const call = feeds.get(params);
-      if (call === undefined || (await call.feed.session.recover(error, params.abortSignal)) === undefined)
-        throw error;
-      const retried = await govern(call.original, call.feed, params.providerOptions, model);
-      return { result: await run(retried), params: retried };
-    }
+    model: Model,
+    call: (params: LanguageModelV4CallOptions) => PromiseLike<T>,
+  ): Promise<{ result: T; feed: SessionFeed<LanguageModelV4Message> }> {
+    const entry = calls.get(params);
+    if (entry === undefined)
+      throw new ValidationError("ctxkitSessionMiddleware: a call its transformParams did not see");
+    const { feed, providerOptions } = entry;
+    const instructions = params.prompt
+      .filter((message) => message.role === "system")
+      .map((message) => message.content)
+      .join("\n\n");
+    // A call that fails leaves its turn open, uncommitted: the application's retry continues it, and what it
+    // recorded is not recorded twice.
+    const turn = await feed.session.begin();
+    const { response } = await turn.send(
+      async (request) => {
+        options.onRequest?.(request);
+        return call(governed(params, request, providerOptions, model));
+      },
+      {
+        system: [{ name: "identity", content: instructions, heading: null }],
+        tools: toolDefinitions(params.tools),
+        ...(params.abortSignal !== undefined && { signal: params.abortSignal }),
+      },
+    );
+    return { result: response, feed };
   }
 
   return {
     specificationVersion: "v4",
-    async transformParams({ params, model }) {
+    async transformParams({ params }) {
       const { sessionId, providerOptions } = sessionOf(params, options.defaultSessionId);
       const feed = feedOf(options.engine, sessionId);
       const history = params.prompt.filter((message) => message.role !== "system");
@@ -327,35 +335,23 @@ export function ctxkitSessionMiddleware(options: CtxkitSessionMiddlewareOptions)
         entriesOf(message).map((entry) => ({ entry, source: message, key: key(message) })),
       );
       await feed.record(items);
-      return govern(params, feed, providerOptions, model);
+      const { providerOptions: _ctxkit, ...rest } = params;
+      const call = { ...rest, ...(providerOptions !== undefined && { providerOptions }) };
+      calls.set(call, { feed, providerOptions });
+      return call;
     },
-    async wrapGenerate({ doGenerate, params, model }) {
-      const { result, params: sent } = await withRecovery(
-        params,
-        model,
-        (retried) => model.doGenerate(retried),
-        doGenerate,
-      );
-      const call = feeds.get(sent);
-      if (call !== undefined) {
-        const { message, reply } = replyOf(result.content, {
-          usage: result.usage,
-          finishReason: result.finishReason,
-          model: model.modelId,
-        });
-        await call.feed.reply(reply, message);
-      }
+    async wrapGenerate({ params, model }) {
+      const { result, feed } = await send(params, model, (governed) => model.doGenerate(governed));
+      const { message, reply } = replyOf(result.content, {
+        usage: result.usage,
+        finishReason: result.finishReason,
+        model: model.modelId,
+      });
+      await feed.reply(reply, message);
       return result;
     },
-    async wrapStream({ doStream, params, model }) {
-      const { result, params: sent } = await withRecovery(
-        params,
-        model,
-        (retried) => model.doStream(retried),
-        doStream,
-      );
-      const call = feeds.get(sent);
-      if (call === undefined) return result;
+    async wrapStream({ params, model }) {
+      const { result, feed } = await send(params, model, (governed) => model.doStream(governed));
       const collected = new StreamedReply();
       let failed = false;
       const recorder = new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
@@ -372,7 +368,7 @@ export function ctxkitSessionMiddleware(options: CtxkitSessionMiddlewareOptions)
             finishReason: collected.finishReason,
             model: model.modelId,
           });
-          await call.feed.reply(reply, message);
+          await feed.reply(reply, message);
         },
       });
       return { ...result, stream: result.stream.pipeThrough(recorder) };
