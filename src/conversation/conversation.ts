@@ -103,10 +103,12 @@ export class Conversation {
     return this.snapshot().turns();
   }
 
-  /** Appends a user message, opening a new turn. */
-  appendUser(content: string | readonly ContentBlock[]): Promise<Message> {
+  /** Appends a user message, opening a new turn (with `metadata`: data kept with it, never sent to a model). */
+  appendUser(content: string | readonly ContentBlock[], metadata?: Message["metadata"]): Promise<Message> {
     const blocks = toBlocks(validate(contentInputSchema, content, "user content"));
-    return this.#queue.run(() => this.#append({ role: "user", content: blocks }));
+    return this.#queue.run(() =>
+      this.#append({ role: "user", content: blocks, ...(metadata !== undefined && { metadata }) }),
+    );
   }
 
   /** Appends an assistant reply (text, reasoning and tool calls) with its usage. */
@@ -128,10 +130,16 @@ export class Conversation {
     );
   }
 
-  /** Appends one tool result as a `tool` message. */
-  appendToolResult(input: ToolResultInput): Promise<Message> {
+  /** Appends one tool result as a `tool` message (with `metadata`: data kept with it, never sent to a model). */
+  appendToolResult(input: ToolResultInput, metadata?: Message["metadata"]): Promise<Message> {
     const block = validate(toolResultBlockSchema, { type: "tool-result", ...input }, "tool result");
-    return this.#queue.run(() => this.#append({ role: "tool", content: [block as ToolResultBlock] }));
+    return this.#queue.run(() =>
+      this.#append({
+        role: "tool",
+        content: [block as ToolResultBlock],
+        ...(metadata !== undefined && { metadata }),
+      }),
+    );
   }
 
   /** Appends any message (an importer's, a summary, a marker). */

@@ -117,7 +117,7 @@ export class EngineSession {
     }
     const { conversation } = await this.#ready();
     if (options.keepOpenTurn !== true && holdsUncommittedReply(conversation)) await this.commit();
-    return conversation.appendUser(content);
+    return conversation.appendUser(content, options.metadata);
   }
 
   /**
@@ -170,13 +170,18 @@ export class EngineSession {
    * Records tool results answering the latest assistant message. Each must answer a tool call of this session
    * that has no result yet: a result for a call the session does not hold is refused with a `NotFoundError`, a
    * second result for one call with a `ValidationError` (a model would never see either: the payload keeps one
-   * result per call, right after it). A refused batch records none of its results.
+   * result per call, right after it). A refused batch records none of its results. `options.metadata` holds data
+   * kept with each result's message (never sent to a model), by position.
    */
-  async recordToolResults(results: readonly ToolResultInput[]): Promise<Message[]> {
+  async recordToolResults(
+    results: readonly ToolResultInput[],
+    options: { readonly metadata?: readonly Message["metadata"][] } = {},
+  ): Promise<Message[]> {
     const { conversation } = await this.#ready();
     checkToolResults(conversation.snapshot(), results, this.id);
     const messages: Message[] = [];
-    for (const result of results) messages.push(await conversation.appendToolResult(result));
+    for (const [index, result] of results.entries())
+      messages.push(await conversation.appendToolResult(result, options.metadata?.[index]));
     return messages;
   }
 

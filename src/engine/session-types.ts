@@ -1,6 +1,7 @@
 import type { ContextStats } from "../assembly/context-stats.ts";
 import type { PromptSection } from "../assembly/system-prompt.ts";
 import type { GovernanceEvent } from "../governance/events.ts";
+import type { JsonValue } from "../model/message.ts";
 import type { SessionRecord } from "../store/session-store.ts";
 import type { ToolDefinition } from "./prepared-request.ts";
 
@@ -34,6 +35,8 @@ export interface AddUserOptions {
    * an assistant message between user messages), so that all of it is committed with the reply, or none of it.
    */
   readonly keepOpenTurn?: boolean;
+  /** Data kept with the message and never sent to a model (a framework's own form of it, see `Message.metadata`). */
+  readonly metadata?: { readonly [key: string]: JsonValue };
 }
 
 /** A session's figures for `/context` and dashboards. */

@@ -1,4 +1,5 @@
 import { AIMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
+import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import { createMiddleware, type AgentMiddleware } from "langchain";
 import type { ContextEngine } from "../../engine/context-engine.ts";
@@ -7,7 +8,7 @@ import { ValidationError } from "../../errors/errors.ts";
 import type { JsonValue } from "../../model/message.ts";
 import type { FeedItem, SessionFeed } from "../shared/session-feed.ts";
 import { feedOf } from "./langchain-feeds.ts";
-import { entryOf, replyOf, toLangChain } from "./langchain-messages.ts";
+import { entryOf, originalMetadata, replyOf, toLangChain } from "./langchain-messages.ts";
 
 /** What `sessionId` may read to name the session of a model call. */
 export interface LangChainCallContext {
@@ -23,6 +24,13 @@ export interface CtxkitLangChainMiddlewareOptions {
   sessionId?: (call: LangChainCallContext) => string | undefined;
   /** Called with every governed request (its events, tokens and inspection) before the model sees it. */
   onRequest?: (request: PreparedRequest) => void;
+}
+
+/** The name `createAgent` gives the model's replies: its `name` option, else "model". */
+function agentName(): string {
+  const metadata = AsyncLocalStorageProviderSingleton.getRunnableConfig()?.metadata;
+  const name = metadata?.["lc_agent_name"];
+  return typeof name === "string" && name !== "" ? name : "model";
 }
 
 /** A message's key: LangGraph gives every message in the agent's state an id. */
@@ -92,7 +100,13 @@ export function ctxkitLangChainMiddleware(options: CtxkitLangChainMiddlewareOpti
     const items: FeedItem<BaseMessage>[] = [];
     for (const message of unseen) {
       const entry = entryOf(message, toolName);
-      if (entry !== undefined) items.push({ entry, source: message, key: keyOf(message) });
+      if (entry !== undefined)
+        items.push({
+          entry,
+          source: message,
+          key: keyOf(message),
+          metadata: originalMetadata(message, entry),
+        });
     }
     await feed.record(items);
   }
@@ -122,7 +136,16 @@ export function ctxkitLangChainMiddleware(options: CtxkitLangChainMiddlewareOpti
         // The engine adds sections (core memories) to the prompt only when it has memory: send them then.
         ...(prepared.system !== system.trim() && { systemMessage: new SystemMessage(prepared.system) }),
       });
-      await feed.reply(replyOf(response), response);
+      // The agent names its reply once the middleware returns it (`createAgent`'s `name`, default "model"):
+      // named now, the reply is stored as the agent keeps it, and comes back so after a restart.
+      const name = agentName();
+      response.name = name;
+      response.lc_kwargs["name"] = name;
+      const reply = replyOf(response);
+      await feed.reply(
+        { ...reply, metadata: originalMetadata(response, { role: "assistant", reply }) },
+        response,
+      );
       return response;
     },
   });
