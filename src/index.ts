@@ -1,22 +1,100 @@
 /**
- * ctxkit core: the message model, errors, conversation, token accounting, formats, governance, summarizers,
- * prompt assembly, the context engine and replay. Storage backends, the server and integrations live in subpath
- * exports (`ctxkit/sqlite`, `ctxkit/postgres`, `ctxkit/server`, `ctxkit/ai-sdk`, `ctxkit/test`).
+ * ctxkit: the common path of an agent that keeps its context governed — the context engine and its sessions, the
+ * message model, the errors, the governance presets, the summarizers, token counters for a model and the in-memory
+ * stores. Everything else is a subpath export, one idea each: `ctxkit/formats` (provider payloads and transcripts),
+ * `ctxkit/tokens`, `ctxkit/pricing`, `ctxkit/governance` (processors, the governor, pipelines), `ctxkit/store`,
+ * `ctxkit/memory`, `ctxkit/assembly`, `ctxkit/replay`, `ctxkit/model` (schemas and block helpers), `ctxkit/sync`,
+ * and the backends and integrations (`ctxkit/sqlite`, `ctxkit/postgres`, `ctxkit/server`, `ctxkit/ai-sdk`, …).
  */
-export * from "./errors/index.ts";
-export * from "./model/index.ts";
-export * from "./conversation/index.ts";
-export * from "./tokens/index.ts";
-export * from "./pricing/index.ts";
-export * from "./formats/providers/index.ts";
-export * from "./formats/transcripts/index.ts";
-export * from "./formats/ctxkit-jsonl/index.ts";
-export * from "./governance/index.ts";
-export * from "./summarize/index.ts";
-export * from "./metrics/index.ts";
-export * from "./assembly/index.ts";
-export * from "./store/index.ts";
-export * from "./memory/index.ts";
 export * from "./engine/index.ts";
-export * from "./replay/index.ts";
-export * from "./sync/index.ts";
+export {
+  CtxkitError,
+  type CtxkitErrorCode,
+  type CtxkitErrorOptions,
+  type HttpErrorCode,
+  ConcurrentWriteError,
+  ConfigError,
+  ContextOverflowError,
+  CorruptStoreError,
+  DamagedMessageError,
+  FileAccessError,
+  InterruptedError,
+  LoopDetectedError,
+  MissingBlobError,
+  MissingDependencyError,
+  NotFoundError,
+  type OverflowFigures,
+  ParseError,
+  PartialLastLineError,
+  ProviderError,
+  type ProviderErrorKind,
+  SchemaTooNewError,
+  SessionExistsError,
+  SettingsFileError,
+  StoreError,
+  SummarizerError,
+  UnknownFormatError,
+  UnsupportedError,
+  ValidationError,
+  isContextOverflowError,
+} from "./errors/index.ts";
+export {
+  type ContentBlock,
+  type FileBlock,
+  type ImageBlock,
+  type JsonValue,
+  type Message,
+  type MessageInput,
+  type MessageKind,
+  type OpaqueBlock,
+  type ReasoningBlock,
+  type Role,
+  type TextBlock,
+  type ToolCallBlock,
+  type ToolResultBlock,
+  type Usage,
+  messageText,
+  text,
+  toolCallsOf,
+  toolResultsOf,
+  toolResultText,
+} from "./model/index.ts";
+export {
+  type AssistantInput,
+  Conversation,
+  type ConversationOptions,
+  type ToolResultInput,
+} from "./conversation/index.ts";
+export {
+  type GovernanceEvent,
+  type GovernanceEventType,
+  type GovernancePolicy,
+  type GovernancePolicyInput,
+  type PresetName,
+  preset,
+  presetNames,
+  RECALL_TOOL_NAME,
+} from "./governance/index.ts";
+export {
+  type Summarizer,
+  type SummarizeRequest,
+  createExtractiveSummarizer,
+  type ExtractiveSummarizerOptions,
+  createLlmSummarizer,
+  type LlmSummarizerOptions,
+} from "./summarize/index.ts";
+export {
+  type TokenCounter,
+  counterForModel,
+  estimatorForModel,
+  defaultModelRegistry,
+  type ModelInfo,
+} from "./tokens/index.ts";
+export {
+  type SessionStore,
+  type SessionRecord,
+  type BlobStore,
+  MemorySessionStore,
+  MemoryBlobStore,
+} from "./store/index.ts";
+export { type MemoryStore, InMemoryMemoryStore } from "./memory/index.ts";

@@ -12,7 +12,9 @@ export const DEFAULT_WEB_OUT: string = resolve(webDir, "dist");
 /**
  * Builds the web inspector into `outDir`: the TypeScript modules under `web/src` compiled by `tsc` to plain ES
  * modules (the browser loads them as they are; no bundler, no network), and the files of `web/static`
- * (`index.html`, the stylesheet) copied beside them. The folder is emptied first.
+ * (`index.html`, the stylesheet) copied beside them. The folder is emptied first. The inspector's types are
+ * imported type-only from `ctxkit/server` (the server's wire schemas), whose declarations are the package's
+ * `dist/`: `npm run build` makes them first.
  *
  * @example
  * buildInspector("/tmp/inspector"); // then createServer({ …, webRoot: "/tmp/inspector" })

@@ -1,3 +1,7 @@
+/**
+ * `ctxkit/conversation`: the in-memory history of one session — appends, snapshots, orphan repair and the
+ * write queue.
+ */
 export {
   type AssistantInput,
   Conversation,

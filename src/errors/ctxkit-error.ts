@@ -26,7 +26,29 @@ export type CtxkitErrorCode =
   | "config_error"
   | "cli_model_error"
   | "unsupported"
-  | "missing_dependency";
+  | "missing_dependency"
+  | HttpErrorCode;
+
+/**
+ * The codes only the server's HTTP answers carry (`HttpError`, `ctxkit/server`): a refused request, a missing
+ * configuration, or an upstream model server's failure as the proxy reports it.
+ */
+export type HttpErrorCode =
+  | "http_error"
+  | "invalid_json"
+  | "unsupported_media_type"
+  | "payload_too_large"
+  | "session_too_large"
+  | "unauthorized"
+  | "forbidden"
+  | "forbidden_host"
+  | "conflict"
+  | "not_configured"
+  | "previous_response_not_found"
+  | "upstream_auth_failed"
+  | "upstream_error"
+  | "upstream_rejected"
+  | "upstream_timeout";
 
 /** Options shared by every ctxkit error. */
 export interface CtxkitErrorOptions {

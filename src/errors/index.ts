@@ -1,4 +1,9 @@
-export { CtxkitError, type CtxkitErrorCode, type CtxkitErrorOptions } from "./ctxkit-error.ts";
+export {
+  CtxkitError,
+  type CtxkitErrorCode,
+  type CtxkitErrorOptions,
+  type HttpErrorCode,
+} from "./ctxkit-error.ts";
 export * from "./errors.ts";
 export * from "./file-access-error.ts";
 export * from "./optional-peer.ts";

@@ -14,8 +14,27 @@ const overflowPatterns = [
   /exceeded max context length/i, // Ollama
   /reduce the length of the (messages|prompt)/i, // OpenAI
   /request too large/i, // HTTP 413 bodies
-  /\bcontext_overflow\b/, // ctxkit's own code, on an error that crossed an HTTP boundary (the proxy's upstream)
 ];
+
+/**
+ * True when `value` — an error, its cause, or the JSON body it carries — has ctxkit's `context_overflow` as its
+ * `code` field: a ctxkit server's answer (`{ error: { code } }`) read back by an SDK. The field, never the text.
+ */
+function carriesOverflowCode(value: unknown, depth = 0): boolean {
+  if (depth > 4 || typeof value !== "object" || value === null) {
+    if (typeof value !== "string" || !value.startsWith("{")) return false;
+    try {
+      return carriesOverflowCode(JSON.parse(value) as unknown, depth + 1);
+    } catch {
+      return false;
+    }
+  }
+  const record = value as Record<string, unknown>;
+  if (record["code"] === "context_overflow") return true;
+  return ["error", "cause", "data", "responseBody", "body"].some(
+    (field) => record[field] !== value && carriesOverflowCode(record[field], depth + 1),
+  );
+}
 
 function fieldsOf(error: unknown): { status?: number; text: string } {
   if (typeof error !== "object" || error === null) return { text: String(error) };
@@ -37,13 +56,16 @@ function fieldsOf(error: unknown): { status?: number; text: string } {
 /**
  * True when `error` is a provider's "your request is too big for the context window" error, whatever its shape:
  * OpenAI (`context_length_exceeded`), Anthropic (`prompt is too long`), Gemini (`exceeds the maximum number of
- * tokens`), Ollama / vLLM / llama.cpp messages, or HTTP 413.
+ * tokens`), Ollama / vLLM / llama.cpp messages, or HTTP 413. A ctxkit error (the server's `HttpError` included)
+ * is one exactly when its code is `context_overflow`; a ctxkit server's answer read back by an SDK, when it carries
+ * that code.
  *
  * @example
  * try { await generateText(request); } catch (error) { if (isContextOverflowError(error)) await recover(); }
  */
 export function isContextOverflowError(error: unknown): boolean {
-  if (CtxkitError.isInstance(error) && error.code === "context_overflow") return true;
+  if (CtxkitError.isInstance(error)) return error.code === "context_overflow";
+  if (carriesOverflowCode(error)) return true;
   const { status, text } = fieldsOf(error);
   if (status === 413) return true;
   return overflowPatterns.some((pattern) => pattern.test(text));

@@ -1,3 +1,7 @@
+/**
+ * `ctxkit/governance`: the governor and what it runs — policies and presets, pipelines of processors (trim,
+ * compact, offload, truncate…), the recall tool, loop detection, cache economics and governance events.
+ */
 export * from "./policy.ts";
 export * from "./presets.ts";
 export * from "./events.ts";

@@ -1,3 +1,6 @@
+/**
+ * `ctxkit/metrics`: measures over a conversation — facts, retention and next-step grounding.
+ */
 export { type Fact, type FactKind, messageFacts } from "./facts.ts";
 export { type RetentionObservation, RetentionTracker, scoreRetention } from "./retention.ts";
 export {

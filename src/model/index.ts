@@ -1,3 +1,7 @@
+/**
+ * `ctxkit/model`: the message model — message and block types, their zod schemas, block helpers, turns, tool
+ * pairing and id generators.
+ */
 export * from "./message.ts";
 export {
   isBinaryBlock,

@@ -1,3 +1,6 @@
+/**
+ * `ctxkit/replay`: replays of recorded conversations through governance, metered as a provider bills them.
+ */
 export {
   governedReplay,
   type GovernedReplayOptions,

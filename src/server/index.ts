@@ -23,6 +23,8 @@ export { MemoryKeyStore } from "./auth/memory-key-store.ts";
 export { JsonFileKeyStore } from "./auth/json-file-key-store.ts";
 export { generateApiKey, hashApiKey, type GeneratedKey } from "./auth/api-key.ts";
 export { CONTENT_SECURITY_POLICY } from "./http/security-headers.ts";
+export { HttpError } from "./http/http-error.ts";
+export * from "./api-schemas.ts";
 export { type TenantHubOptions, type TenantSync } from "./sync/tenant-sync-endpoint.ts";
 export {
   SYNC_SESSION_AGENT,

@@ -1,3 +1,6 @@
+/**
+ * `ctxkit/summarize`: summarizers (extractive, LLM) and the structured snapshot their summaries follow.
+ */
 export type { SummarizeRequest, Summarizer, SummarizerPrice } from "./summarizer.ts";
 export { createExtractiveSummarizer, type ExtractiveSummarizerOptions } from "./extractive-summarizer.ts";
 export { createLlmSummarizer, type LlmSummarizerOptions } from "./llm-summarizer.ts";

@@ -37,12 +37,12 @@ describe("ctxkit sync barrel", () => {
     expect(offenders.map(([file]) => file)).toEqual([]);
   });
 
-  it("is exported by the core entry, and the WebSocket endpoint by ctxkit/server", () => {
+  it("is the ctxkit/sync subpath, not part of the core entry; the WebSocket endpoint is in ctxkit/server", () => {
     for (const name of ["ConversationLedger", "SyncClient", "SyncHub", "CliModel", "toCliPrompt"] as const) {
       expect(typeof sync[name]).toBe("function");
-      expect(core[name]).toBe(sync[name]);
+      expect(name in core).toBe(false);
     }
-    expect(core.SYNC_SUBPROTOCOL).toBe("ctxkit.sync");
+    expect(sync.SYNC_SUBPROTOCOL).toBe("ctxkit.sync");
     expect(typeof server.attachSyncEndpoint).toBe("function");
     expect("attachSyncEndpoint" in core).toBe(false);
   });

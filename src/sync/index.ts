@@ -1,7 +1,7 @@
 /**
- * Multi-agent context sync (a conversation agent and executors sharing one ledger, each executor with a cursor),
- * its WebSocket protocol, and the CLI-proxy channel (`toCliPrompt`, `CliModel`). Core-safe: the WebSocket endpoint
- * (it needs `ws`) is exported from `ctxkit/server` as `attachSyncEndpoint`. See docs/sync.md.
+ * `ctxkit/sync`: multi-agent context sync (a conversation agent and executors sharing one ledger, each executor
+ * with a cursor), its WebSocket protocol, and the CLI-proxy channel (`toCliPrompt`, `CliModel`). Core-safe: the
+ * WebSocket endpoint (it needs `ws`) is exported from `ctxkit/server` as `attachSyncEndpoint`. See docs/sync.md.
  */
 export { type LedgerEntry, ledgerEntrySchema } from "./ledger-entry.ts";
 export * from "./ledger-state.ts";

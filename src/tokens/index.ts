@@ -1,3 +1,7 @@
+/**
+ * `ctxkit/tokens`: token counting — exact OpenAI encodings and per-family estimators, media costs, the model
+ * registry (windows, output caps, tokenizer families) and `counterForModel`.
+ */
 export {
   messageTokens,
   messageTokensAsync,
@@ -45,22 +49,3 @@ export { KNOWN_MODELS } from "./known-models.ts";
 export { ModelRegistry, defaultModelRegistry, type ModelOverride } from "./model-registry.ts";
 export { counterForModel, estimatorForModel } from "./counter-for-model.ts";
 export { CountingTokenCounter } from "./token-cache.ts";
-export {
-  activeCalibration,
-  calibratedTokens,
-  calibrationStateSchema,
-  initialCalibration,
-  learnFromGrowth,
-  learnFromWhole,
-  restoreCalibration,
-  type CalibrationOptions,
-  type CalibrationState,
-  type GrowthSample,
-} from "./calibration.ts";
-export {
-  AnchoredTokenAccount,
-  type AnchoredTokenAccountOptions,
-  type EstimateBasis,
-  type TokenEstimate,
-  type TokenPayload,
-} from "./anchored-token-account.ts";

@@ -3,8 +3,8 @@
  * meets it: publint (package.json fields, exports, files), arethetypeswrong (every subpath's types resolve;
  * ctxkit is ESM-only, so CommonJS `require` and node10 resolution are out of scope), the API report (API
  * Extractor: the root export's declarations must match etc/ctxkit.api.md), a consumer project that
- * imports every subpath export and compiles with `strict` and `skipLibCheck: false`, and the packed CLI
- * (`--help`, `sessions list`). Part of `npm test`.
+ * imports every subpath export, compiles with `strict` and `skipLibCheck: false` and loads each subpath in Node,
+ * and the packed CLI (`--help`, `sessions list`). Part of `npm test`.
  *
  * The consumer's dependencies are this repository's node_modules. `@mastra/core` ships declarations that do not
  * compile against the zod and AI SDK majors it resolves to (its own files, not ctxkit's): errors there are listed
@@ -111,6 +111,31 @@ try {
     throw new Error(`a consumer with skipLibCheck: false does not compile: ${ours.length} errors`);
   }
   console.log(`consumer (skipLibCheck: false) compiles every subpath export: ${subpaths.length} imports`);
+
+  // The same subpaths loaded by Node from the unpacked package: each resolves to code that exports something,
+  // the layers the root left out are where their subpaths say, and the root does not hold them.
+  writeFileSync(
+    join(consumer, "load.mjs"),
+    `const loaded = {};\n` +
+      `for (const path of ${JSON.stringify(subpaths)}) loaded[path] = Object.keys(await import("ctxkit" + path));\n` +
+      `console.log(JSON.stringify(loaded));\n`,
+  );
+  const loaded = JSON.parse(
+    execFileSync(process.execPath, ["load.mjs"], { cwd: consumer, encoding: "utf8" }),
+  ) as Record<string, string[]>;
+  const empty = subpaths.filter((path) => (loaded[path] ?? []).length === 0);
+  if (empty.length > 0) throw new Error(`subpaths that load nothing: ${empty.join(", ")}`);
+  const expected: Record<string, string> = {
+    "/formats": "importTranscript",
+    "/sync": "CliModel",
+    "/tokens": "createEstimatingCounter",
+    "/governance": "createGovernor",
+  };
+  for (const [path, name] of Object.entries(expected)) {
+    if (!loaded[path]?.includes(name)) throw new Error(`ctxkit${path} does not export ${name}`);
+    if (loaded[""]!.includes(name)) throw new Error(`the root export still holds ${name} (ctxkit${path})`);
+  }
+  console.log(`Node loads every subpath from the packed package: ${subpaths.length} imports`);
 
   // The CLI as installed: bin/ctxkit.js runs the bundle (dist/cli-bundle), its peers found in node_modules.
   const cli = (...args: string[]) =>

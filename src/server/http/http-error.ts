@@ -1,20 +1,26 @@
+import { CtxkitError, type CtxkitErrorCode } from "../../errors/ctxkit-error.ts";
+
 /**
- * An error that already knows its HTTP answer: status, a stable snake_case code, a message that says what to
- * do, and any headers (`Retry-After`, `WWW-Authenticate`). Route handlers throw it; the error handler renders it.
+ * A ctxkit error that already knows its HTTP answer: status, its code, a message that says what to do, and any
+ * headers (`Retry-After`, `WWW-Authenticate`). Route handlers throw it; the error handler renders it. Being a
+ * `CtxkitError`, it is recognised by its code wherever it travels: an upstream's `context_overflow` reaches the
+ * engine's recovery as that code, not as text.
  *
  * @example
  * throw new HttpError(409, "conflict", `session id "${id}" is taken; choose another id or leave it out`);
  */
-export class HttpError extends Error {
+export class HttpError extends CtxkitError {
   readonly status: number;
-  readonly code: string;
   readonly headers: Readonly<Record<string, string>>;
 
-  constructor(status: number, code: string, message: string, headers: Readonly<Record<string, string>> = {}) {
-    super(message);
-    this.name = "HttpError";
+  constructor(
+    status: number,
+    code: CtxkitErrorCode,
+    message: string,
+    headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(code, message);
     this.status = status;
-    this.code = code;
     this.headers = headers;
   }
 }
