@@ -1,10 +1,9 @@
 import type { AssistantInput } from "../conversation/conversation.ts";
-import { CtxkitError } from "../errors/ctxkit-error.ts";
 import { ValidationError } from "../errors/errors.ts";
 import { toolCallsOf } from "../model/blocks.ts";
 import type { ContentBlock, JsonValue, Message, ToolCallBlock } from "../model/message.ts";
 import type { EngineSession, OverflowRecovery, PrepareRequestOptions } from "./engine-session.ts";
-import type { EngineTool } from "./engine-tool.ts";
+import { runEngineTool } from "./engine-tool.ts";
 import type { PreparedRequest } from "./prepared-request.ts";
 
 /** Calls the model with a prepared request and returns its reply. */
@@ -103,18 +102,4 @@ export async function runTurn(
   }
   await turn.commit();
   return { reply, steps: maxSteps, stoppedBy: "max-steps", recoveries };
-}
-
-/** Runs one of the engine's own tools; a failure it explains (bad arguments) becomes an error result. */
-async function runEngineTool(
-  tool: EngineTool,
-  call: ToolCallBlock,
-  signal: AbortSignal,
-): Promise<{ content: string; isError?: boolean }> {
-  try {
-    return { content: await tool.execute(call.input, signal) };
-  } catch (error) {
-    if (!CtxkitError.isInstance(error) || signal.aborted) throw error;
-    return { content: error.message, isError: true };
-  }
 }

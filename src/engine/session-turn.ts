@@ -1,12 +1,28 @@
 import type { AssistantInput, ToolResultInput } from "../conversation/conversation.ts";
 import type { GovernanceEvent } from "../governance/events.ts";
+import { toolCallsOf } from "../model/blocks.ts";
 import type { ContentBlock, Message } from "../model/message.ts";
 import type { SessionRecord } from "../store/session-store.ts";
 import type { EngineSession, OverflowRecovery, PrepareRequestOptions } from "./engine-session.ts";
+import { runEngineTool } from "./engine-tool.ts";
 import type { PreparedRequest } from "./prepared-request.ts";
 
 /** Sends a prepared request to the model (any wire format) and resolves with what came back. */
 export type Transport<T> = (request: PreparedRequest, signal: AbortSignal) => Promise<T>;
+
+/** Options of `SessionTurn.send`: the request's, and how to read the model's reply to answer the engine's tools. */
+export interface SendOptions<T> extends PrepareRequestOptions {
+  /**
+   * Reads the model's reply in a response. Given it, the session's own tools (`session.engineTools`:
+   * `recall_tool_output` when governance offloads, `search_memory` with memory) are offered with the request's
+   * tools, and a reply that calls only them is answered by the session — the call and its results recorded in the
+   * turn — and the request sent again, so the caller gets the reply that follows.
+   */
+  readonly reply?: (response: T) => AssistantInput;
+}
+
+/** How many times in a row one `send` answers the engine's tools before it hands the reply over as it is. */
+const ENGINE_ROUNDS = 8;
 
 /** What `SessionTurn.send` got back. */
 export interface TurnResponse<T> {
@@ -71,23 +87,52 @@ export class SessionTurn {
    * window (see `isContextOverflowError`), the session recovers (`trimmed`, then `cleared`) and the request is
    * prepared and sent again. The transport gets a signal that `session.interrupt()` (or `options.signal`) aborts.
    */
-  async send<T>(transport: Transport<T>, options: PrepareRequestOptions = {}): Promise<TurnResponse<T>> {
+  async send<T>(transport: Transport<T>, options: SendOptions<T> = {}): Promise<TurnResponse<T>> {
+    const { reply: read, ...prepare } = options;
     const own = await this.session.beginRequest();
-    const signal = options.signal === undefined ? own : AbortSignal.any([own, options.signal]);
-    const prepareOptions = { ...options, signal };
+    const signal = prepare.signal === undefined ? own : AbortSignal.any([own, prepare.signal]);
+    const callerTools = prepare.tools ?? [];
+    const engineTools =
+      read === undefined
+        ? []
+        : this.session.engineTools.filter(
+            (tool) => !callerTools.some((t) => t.name === tool.definition.name),
+          );
+    const prepareOptions = {
+      ...prepare,
+      signal,
+      ...(engineTools.length > 0 && {
+        tools: [...callerTools, ...engineTools.map((tool) => tool.definition)],
+      }),
+    };
     const events: GovernanceEvent[] = [];
     const recoveries: OverflowRecovery[] = [];
+    let rounds = 0;
     for (;;) {
       const request = await this.session.prepare(prepareOptions);
       events.push(...request.events);
+      let response: T;
       try {
-        return { response: await transport(request, signal), request, events, recoveries };
+        response = await transport(request, signal);
       } catch (error) {
         const recovery = signal.aborted ? undefined : await this.session.recover(error, signal);
         if (recovery === undefined) throw error;
         events.push(recovery);
         recoveries.push(recovery);
+        continue;
       }
+      const reply = read?.(response);
+      const calls = reply === undefined ? [] : toolCallsOf({ content: blocksOf(reply.content) });
+      const own = calls.map((call) => engineTools.find((tool) => tool.definition.name === call.name));
+      if (reply === undefined || calls.length === 0 || own.includes(undefined) || ++rounds > ENGINE_ROUNDS)
+        return { response, request, events, recoveries };
+      await this.record(reply);
+      const results = [];
+      for (const [index, call] of calls.entries()) {
+        const output = await runEngineTool(own[index]!, call, signal);
+        results.push({ callId: call.id, toolName: call.name, ...output });
+      }
+      await this.record(results);
     }
   }
 
@@ -115,4 +160,8 @@ export class SessionTurn {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.dispose();
   }
+}
+
+function blocksOf(content: string | readonly ContentBlock[]): readonly ContentBlock[] {
+  return typeof content === "string" ? [{ type: "text", text: content }] : content;
 }

@@ -252,15 +252,26 @@ describe("Governor", () => {
       status: 400,
     });
     const first = await instance.recover(openAiError);
-    expect(first).toEqual({ retry: true, cleared: false });
+    expect(first).toMatchObject({
+      retry: true,
+      cleared: false,
+      event: { type: "emergency-recovery", stage: "trimmed" },
+    });
     const trimmed = await instance.prepare(history);
     expect(trimmed.messages.filter((message) => message.role === "user")).toHaveLength(5);
     expect(trimmed.messages.every((message) => messageText(message).length <= 10_100)).toBe(true);
     const second = await instance.recover({ status: 413, message: "Request Entity Too Large" });
-    expect(second).toEqual({ retry: false, cleared: true });
+    expect(second).toMatchObject({ retry: false, cleared: true, event: { stage: "cleared" } });
     expect(instance.view.map((message: Message) => messageText(message))).toEqual(["turn 7"]);
-    expect(events.filter((event) => event.type === "emergency-recovery")).toHaveLength(2);
+    // The events it handed back are those it emitted.
+    expect(events.filter((event) => event.type === "emergency-recovery")).toEqual([
+      first.event,
+      second.event,
+    ]);
     expect(await instance.recover(new Error("rate limited"))).toEqual({ retry: false, cleared: false });
+    // Both stages spent: a third overflow in a row changes nothing.
+    expect(await instance.recover(openAiError)).toEqual({ retry: false, cleared: false });
+    expect(events.filter((event) => event.type === "emergency-recovery")).toHaveLength(2);
   });
 
   it("keeps the leading system messages through both recovery stages and the turns after them", async () => {
@@ -272,11 +283,11 @@ describe("Governor", () => {
     const overflow = Object.assign(new Error("prompt is too long: 210000 tokens > 200000 maximum"), {
       status: 400,
     });
-    expect(await instance.recover(overflow)).toEqual({ retry: true, cleared: false });
+    expect(await instance.recover(overflow)).toMatchObject({ retry: true, cleared: false });
     const trimmed = await instance.prepare(history);
     expect(trimmed.messages[0]).toMatchObject({ role: "system" });
     expect(trimmed.messages.filter((message) => message.role === "user")).toHaveLength(5);
-    expect(await instance.recover(overflow)).toEqual({ retry: false, cleared: true });
+    expect(await instance.recover(overflow)).toMatchObject({ retry: false, cleared: true });
     expect(instance.view.map((message: Message) => [message.role, messageText(message)])).toEqual([
       ["system", "You are careful. Never delete the repository."],
       ["user", "turn 8"],

@@ -8,6 +8,7 @@ import type {
   LanguageModelV4StreamPart,
   LanguageModelV4Usage,
 } from "@ai-sdk/provider";
+import type { JSONSchema7 } from "@ai-sdk/provider";
 import { z } from "zod";
 import type { AssistantInput } from "../../conversation/conversation.ts";
 import type { ContextEngine } from "../../engine/context-engine.ts";
@@ -281,10 +282,23 @@ export function ctxkitSessionMiddleware(options: CtxkitSessionMiddlewareOptions)
       },
     );
     const { providerOptions: _dropped, ...rest } = original;
+    // The session's own tools it offered (`recall_tool_output`): the middleware answers their calls itself.
+    const own = prepared.tools.filter(
+      (tool) => !(original.tools ?? []).some((given) => given.name === tool.name),
+    );
+    const tools = [
+      ...(cached.tools ?? original.tools ?? []),
+      ...own.map((tool) => ({
+        type: "function" as const,
+        name: tool.name,
+        ...(tool.description !== undefined && { description: tool.description }),
+        inputSchema: tool.inputSchema as JSONSchema7,
+      })),
+    ];
     return {
       ...rest,
       prompt: [...cached.system, ...cached.messages],
-      ...(cached.tools !== undefined && { tools: cached.tools }),
+      ...(tools.length > 0 && { tools }),
       ...(cached.providerOptions !== undefined && { providerOptions: cached.providerOptions }),
     };
   }
@@ -297,6 +311,7 @@ export function ctxkitSessionMiddleware(options: CtxkitSessionMiddlewareOptions)
     params: LanguageModelV4CallOptions,
     model: Model,
     call: (params: LanguageModelV4CallOptions) => PromiseLike<T>,
+    reply?: (result: T) => AssistantInput,
   ): Promise<{ result: T; feed: SessionFeed<LanguageModelV4Message> }> {
     const entry = calls.get(params);
     if (entry === undefined)
@@ -318,6 +333,7 @@ export function ctxkitSessionMiddleware(options: CtxkitSessionMiddlewareOptions)
         system: [{ name: "identity", content: instructions, heading: null }],
         tools: toolDefinitions(params.tools),
         ...(params.abortSignal !== undefined && { signal: params.abortSignal }),
+        ...(reply !== undefined && { reply }),
       },
     );
     return { result: response, feed };
@@ -341,7 +357,15 @@ export function ctxkitSessionMiddleware(options: CtxkitSessionMiddlewareOptions)
       return call;
     },
     async wrapGenerate({ params, model }) {
-      const { result, feed } = await send(params, model, (governed) => model.doGenerate(governed));
+      // The session answers the calls of its own tools (`recall_tool_output`) and asks again; only a streamed
+      // call, whose reply is read as it goes out, is not offered them.
+      const read = (result: Awaited<ReturnType<typeof model.doGenerate>>) =>
+        replyOf(result.content, {
+          usage: result.usage,
+          finishReason: result.finishReason,
+          model: model.modelId,
+        }).reply;
+      const { result, feed } = await send(params, model, (governed) => model.doGenerate(governed), read);
       const { message, reply } = replyOf(result.content, {
         usage: result.usage,
         finishReason: result.finishReason,

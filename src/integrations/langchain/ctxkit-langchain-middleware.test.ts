@@ -189,6 +189,47 @@ describe("ctxkitLangChainMiddleware", () => {
     expect(ids.filter((id) => id.startsWith("msg_"))).toEqual([]);
   });
 
+  it("offers recall_tool_output when its notices name it, and the agent's call of it reads the output back", async () => {
+    const store = new MemorySessionStore();
+    const engine = await engineOver(store);
+    const notice = /recall_tool_output\("([^"]+)"/;
+    const model = readingModel(8);
+    let recalled = "";
+    model.respond((messages) => {
+      const ref = messages.map(textOf).join("\n").match(notice)?.[1];
+      if (ref === undefined) return new Error("no offload notice in the request");
+      return new AIMessage({
+        content: "",
+        tool_calls: [{ id: "recall_1", name: "recall_tool_output", args: { ref } }],
+      });
+    });
+    model.respond((messages) => {
+      recalled = textOf(messages.at(-1)!);
+      return new AIMessage("Recalled.");
+    });
+    const agent = createAgent({
+      model,
+      tools: [readFile],
+      middleware: [ctxkitLangChainMiddleware({ engine })],
+      checkpointer: new MemorySaver(),
+    });
+    const config = { configurable: { thread_id: "recall" } };
+    for (let turn = 1; turn <= 8; turn++)
+      await agent.invoke(
+        { messages: [{ role: "user", content: `Question ${turn}: ${"why ".repeat(turn)}` }] },
+        config,
+      );
+    const state = await agent.invoke(
+      { messages: [{ role: "user", content: "Recall the first file." }] },
+      config,
+    );
+    expect(textOf(state.messages.at(-1)!)).toBe("Recalled.");
+    // The tool ran for the thread's session: the model got the offloaded file back, line for line.
+    expect(recalled).toMatch(/^\[characters 0–\d+ of \d+/);
+    expect(recalled).toContain('export const line = "src/');
+    expect(model.calls.at(-2)!.options).toBeDefined();
+  });
+
   it("keeps interleaved threads apart through one agent", async () => {
     const store = new MemorySessionStore();
     const engine = await engineOver(store);

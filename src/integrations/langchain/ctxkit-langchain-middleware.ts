@@ -1,7 +1,12 @@
 import { AIMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
+import type { JsonSchema7Type } from "@langchain/core/utils/json_schema";
+import { tool, type ToolRunnableConfig } from "@langchain/core/tools";
 import { createMiddleware, type AgentMiddleware } from "langchain";
+import { runEngineTool } from "../../engine/engine-tool.ts";
+import { sessionEngineTools } from "../../engine/session-engine-tools.ts";
+import { RECALL_TOOL_NAME } from "../../governance/recall-tool.ts";
 import type { ContextEngine } from "../../engine/context-engine.ts";
 import type { PreparedRequest, ToolDefinition } from "../../engine/prepared-request.ts";
 import { ValidationError } from "../../errors/errors.ts";
@@ -111,15 +116,49 @@ export function ctxkitLangChainMiddleware(options: CtxkitLangChainMiddlewareOpti
     await feed.record(items);
   }
 
+  const sessionOf = (call: LangChainCallContext): string => {
+    const sessionId = sessionIdOf(call);
+    if (sessionId === undefined || sessionId === "")
+      throw new ValidationError(
+        "ctxkit needs a session for this model call: invoke the agent with `{ configurable: { thread_id } }` " +
+          "or pass `sessionId` to ctxkitLangChainMiddleware",
+      );
+    return sessionId;
+  };
+  // `recall_tool_output` when the engine's notices name it: the agent offers it and runs it like its own tools.
+  const recall = sessionEngineTools(options.engine.settings, "").find(
+    (candidate) => candidate.definition.name === RECALL_TOOL_NAME,
+  );
+  const tools =
+    recall === undefined
+      ? []
+      : [
+          tool(
+            async (input: JsonValue, config: ToolRunnableConfig) => {
+              const own = options.engine
+                .session(sessionOf(config as LangChainCallContext))
+                .engineTools.find((candidate) => candidate.definition.name === RECALL_TOOL_NAME)!;
+              const call = {
+                type: "tool-call" as const,
+                id: config.toolCall?.id ?? "",
+                name: RECALL_TOOL_NAME,
+                input,
+              };
+              return (await runEngineTool(own, call, config.signal ?? new AbortController().signal)).content;
+            },
+            {
+              name: RECALL_TOOL_NAME,
+              description: recall.definition.description ?? "",
+              schema: recall.definition.inputSchema as JsonSchema7Type,
+            },
+          ),
+        ];
+
   return createMiddleware({
     name: "CtxkitMiddleware",
+    tools,
     wrapModelCall: async (request, handler) => {
-      const sessionId = sessionIdOf(request.runtime);
-      if (sessionId === undefined || sessionId === "")
-        throw new ValidationError(
-          "ctxkit needs a session for this model call: invoke the agent with `{ configurable: { thread_id } }` " +
-            "or pass `sessionId` to ctxkitLangChainMiddleware",
-        );
+      const sessionId = sessionOf(request.runtime);
       const feed = feedOf(options.engine, sessionId);
       await recordUnseen(feed, request.messages);
       const system = request.systemMessage.text;
