@@ -7,7 +7,7 @@ const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
 if (major < 22 || (major === 22 && minor < 13)) {
   process.stderr.write(
     `ctxkit needs Node ≥ 22.13 (found ${process.versions.node}): install Node 22.13 or newer ` +
-      `(in a ctxkit checkout, npx ctxkit runs it with the project's own Node)\n`,
+      `(in a ctxkit checkout, npm run ctxkit -- <command> runs it with the project's own Node)\n`,
   );
   process.exit(2);
 }

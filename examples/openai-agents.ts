@@ -13,7 +13,8 @@ const session = new CtxkitAgentsSession({
   summarizer: createExtractiveSummarizer(),
   policy: { pricing: "openai" }, // rewrite history when it pays at OpenAI's cache prices
 });
-const agent = new Agent({ name: "Support", instructions: "Help the customer." });
+// The model governance was sized for (the SDK's own default model otherwise).
+const agent = new Agent({ name: "Support", instructions: "Help the customer.", model: "gpt-4.1" });
 // The filter governs every model call of the run too (a long tool run piles up outputs between calls).
 const result = await run(agent, "Where is my order?", {
   session,

@@ -98,3 +98,10 @@ export {
   MemoryBlobStore,
 } from "./store/index.ts";
 export { type MemoryStore, InMemoryMemoryStore } from "./memory/index.ts";
+export {
+  fromOpenAIChatCompletion,
+  fromOpenAIToolCalls,
+  toOpenAITools,
+  type OpenAIAssistantReply,
+  type OpenAIFunctionTool,
+} from "./formats/openai/index.ts";

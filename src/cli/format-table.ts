@@ -1,5 +1,8 @@
+const MISSING = "—";
+
 /**
- * Renders rows as an aligned plain-text table (numbers right-aligned), for human-readable CLI output.
+ * Renders rows as an aligned plain-text table (numbers right-aligned, also beside `—` for a missing number),
+ * for human-readable CLI output.
  *
  * @example
  * formatTable(["file", "tokens"], [["a.jsonl", 1200]]);
@@ -13,8 +16,11 @@ export function formatTable(
     ...rows.map((row) => row.map((cell) => (typeof cell === "number" ? formatNumber(cell) : cell))),
   ];
   const widths = headers.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? "").length)));
+  // A column of numbers, "—" standing for a missing one, is right-aligned.
   const numeric = headers.map(
-    (_, column) => rows.length > 0 && rows.every((row) => typeof row[column] === "number"),
+    (_, column) =>
+      rows.some((row) => typeof row[column] === "number") &&
+      rows.every((row) => typeof row[column] === "number" || row[column] === MISSING),
   );
   const line = (row: readonly string[]) =>
     row

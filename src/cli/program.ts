@@ -20,7 +20,7 @@ export type CommandRegistration = (program: Command, io: CliIo) => void;
  */
 export function createProgram(commands: readonly CommandRegistration[], io: CliIo): Command {
   const program = new Command("ctxkit")
-    .description("The context engine for LLM agents: govern, persist and inspect conversation context.")
+    .description("the context engine for LLM agents: govern, persist and inspect conversation context")
     .version(packageJson.version)
     .showHelpAfterError()
     .addHelpText("afterAll", exitCodesHelp())

@@ -1,3 +1,4 @@
+import { eventSummary } from "./event-words.ts";
 import type { DemoReport } from "./run-demo.ts";
 
 const BARS = "▁▂▃▄▅▆▇█";
@@ -25,19 +26,28 @@ export interface StoryPlace {
   readonly database?: string;
   /** Earlier demo sessions this run replaced in that database. */
   readonly replaced?: number;
+  /** How the user runs the CLI, before the hints' arguments (`npm run ctxkit --` in a checkout). Default `ctxkit`. */
+  readonly command?: string;
 }
 
-/** Where the session is, and the commands that show it. */
+/** A hint's command and what it does, aligned. */
+function hint(command: string, what: string): string {
+  return `  ${command.padEnd(40)}  ${what}`;
+}
+
+/** Where the session is, and the commands that show it (each runs as printed). */
 function where(report: DemoReport, place: StoryPlace): string[] {
+  const cli = place.command ?? "ctxkit";
   const kept = `The session (${report.storedMessages} stored messages, originals kept even where the view summarised them)`;
   if (place.database === undefined) {
     return [
-      `${kept} was kept in memory only (--temporary) and is gone; run \`ctxkit demo\` without --temporary to keep it.`,
+      `${kept} was kept in memory only (--temporary) and is gone; run \`${cli} demo\` without --temporary to keep it.`,
       "",
       "Where to look next:",
     ];
   }
   const replaced = place.replaced ?? 0;
+  const db = /^[\w./~-]+$/.test(place.database) ? place.database : JSON.stringify(place.database);
   return [
     `${kept} is in ${place.database} as ${report.sessionId}` +
       (replaced === 0
@@ -46,9 +56,12 @@ function where(report: DemoReport, place: StoryPlace): string[] {
       " Each run of the demo keeps only its newest session.",
     "",
     "Where to look next:",
-    "  ctxkit serve --no-auth            inspect this session in the browser: what the model saw, request by request",
-    "                                    (this machine only; with a key: ctxkit serve keys add local, then ctxkit serve)",
-    "  ctxkit sessions list              the stored sessions",
+    hint(
+      `${cli} serve --no-auth --db ${db}`,
+      "inspect this session in the browser: what the model saw, request by request (this machine only)",
+    ),
+    hint(`${cli} replay --session ${report.sessionId} --db ${db}`, "the same figures, in the terminal"),
+    hint(`${cli} sessions list --db ${db}`, "the stored sessions"),
   ];
 }
 
@@ -78,10 +91,7 @@ export function renderStory(report: DemoReport, place: StoryPlace): string {
     overflowing > 0
       ? `Without governance ${overflowing} of ${raw.length} requests would not have fit the window; with ctxkit none was over.`
       : "Every request fit the window.",
-    `Governance: ${Object.entries(report.eventCounts)
-      .filter(([type]) => !["compaction-start", "checkpoint-skipped"].includes(type))
-      .map(([type, count]) => `${type} ×${count}`)
-      .join(", ")}.`,
+    `What governance did: ${eventSummary(report.eventCounts)}.`,
     "",
   ];
   for (const [index, compaction] of report.compactions.entries()) {
@@ -90,7 +100,8 @@ export function renderStory(report: DemoReport, place: StoryPlace): string {
         `${number(compaction.tokensAfter)} tokens. It kept the current instruction and the recent work verbatim ` +
         "and wrote this summary of the rest:",
     );
-    for (const line of compaction.summaryExcerpt.split("\n")) lines.push(`    ${line.slice(0, 110)}`);
+    for (const line of compaction.summaryExcerpt)
+      lines.push(`    ${line.length > 110 ? `${line.slice(0, 109)}…` : line}`);
     if (index >= 1 && report.compactions.length > 2) {
       lines.push(`  (… and ${report.compactions.length - 2} more compactions)`);
       break;
@@ -107,7 +118,10 @@ export function renderStory(report: DemoReport, place: StoryPlace): string {
       `(edit anchors ${(report.anchorsKept * 100).toFixed(1)}%)`,
     "",
     ...where(report, place),
-    "  ctxkit replay <session.jsonl>     replay your own Claude Code / Codex sessions (~/.claude/projects, ~/.codex/sessions)",
+    hint(
+      `${place.command ?? "ctxkit"} replay <session.jsonl>`,
+      "replay your own Claude Code / Codex session (~/.claude/projects, ~/.codex/sessions)",
+    ),
   );
   return `${lines.join("\n")}\n`;
 }

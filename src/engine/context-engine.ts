@@ -13,6 +13,7 @@ import { defaultModelRegistry } from "../tokens/model-registry.ts";
 import type { TokenCounter } from "../tokens/token-counter.ts";
 import type { EngineMemory } from "./engine-memory.ts";
 import { EngineSession } from "./engine-session.ts";
+import { withGovernanceRecord } from "./governance-record.ts";
 import type { EngineSettings } from "./engine-settings.ts";
 
 /** Options of `createContextEngine`. */
@@ -118,24 +119,33 @@ export async function createContextEngine(options: ContextEngineOptions): Promis
     options.model !== undefined && typeof options.model !== "string"
       ? createLlmSummarizer({ model: options.model, fallback: summarizer })
       : summarizer;
+  const reserved = reservedOutputTokens({
+    contextWindow,
+    maxOutputTokens: options.maxOutputTokens ?? info.maxOutputTokens,
+  });
+  const policy =
+    options.model === undefined
+      ? (options.policy ?? {})
+      : withProviderPricing(options.policy ?? {}, info.provider);
+  const model = modelId(options.model);
   return new ContextEngine({
     store: options.store,
     contextWindow,
-    reservedOutputTokens: reservedOutputTokens({
-      contextWindow,
-      maxOutputTokens: options.maxOutputTokens ?? info.maxOutputTokens,
-    }),
+    reservedOutputTokens: reserved,
     counter,
     summarizer,
     compactSummarizer,
-    policy:
-      options.model === undefined
-        ? (options.policy ?? {})
-        : withProviderPricing(options.policy ?? {}, info.provider),
+    policy,
     memory: options.memory,
     coreMemoryTokens: options.coreMemoryTokens ?? 1_000,
     restore: options.restore,
-    sessionInit: options.session,
+    // Each session records the governance it ran with, so a later replay governs it the same way.
+    sessionInit: withGovernanceRecord(options.session, {
+      ...(model !== undefined && { model }),
+      contextWindow,
+      reservedOutputTokens: reserved,
+      policy,
+    }),
     recall: options.recall ?? true,
     onEvent: options.onEvent,
     ids: options.ids ?? randomIds,

@@ -368,6 +368,27 @@ export class EngineSession {
     return undefined;
   }
 
+  /**
+   * True when the store holds writes this object has not seen: another process sharing the database (a second
+   * server behind a load balancer) wrote the session since this object loaded it or last wrote it. False when it
+   * has not been loaded yet (its first use reads the store). Call it between turns; a stale session is dropped
+   * with `engine.release(id)`, and the next `engine.session(id)` reloads it as stored.
+   *
+   * @example
+   * if (await session.isBehindStore()) engine.release(session.id);
+   */
+  async isBehindStore(): Promise<boolean> {
+    const state = this.#state;
+    if (state === undefined) return false;
+    try {
+      await state;
+    } catch {
+      return false; // a failed load is tried again by the next use
+    }
+    const record = await this.#store.getSession(this.id);
+    return (record?.nextSeq ?? 0) !== this.#expectedNextSeq;
+  }
+
   /** How many messages `history()` holds, without copying them. */
   async historyLength(): Promise<number> {
     return (await this.#ready()).conversation.length;

@@ -6,3 +6,4 @@
 export * from "./providers/index.ts";
 export * from "./transcripts/index.ts";
 export * from "./ctxkit-jsonl/index.ts";
+export * from "./openai/index.ts";

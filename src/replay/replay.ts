@@ -253,7 +253,7 @@ export function governedReplay(
   const fixedTokens =
     typeof options.fixedTokens === "number"
       ? options.fixedTokens
-      : recordedFixedTokens(messages, points, governor.tokensOf, governor.window.usable);
+      : recordedFixedTokens(messages, points, governor.tokensOf);
   async function* steps(): AsyncGenerator<GovernedStep> {
     let rawRunning = 0;
     const history: Message[] = [];
@@ -424,17 +424,18 @@ export async function replayConversation(
 
 /**
  * The system prompt and tools of a recorded conversation, which transcripts do not record: the first request's
- * reported input minus the messages before it (the provider's number is the truth). 0 without usage, or when
- * it would take more than a quarter of `usableWindow` (a smaller window chosen for a replay).
+ * reported input minus the messages before it (the provider's number is the truth). 0 without usage. With
+ * `usableWindow`, also 0 when it would take more than a quarter of it (the bench's policy runs, which compare
+ * histories alone at small windows); a replay keeps it whatever the window, since every request carries it.
  *
  * @example
- * recordedFixedTokens(messages, requestPoints(messages), governor.tokensOf, 120_000)
+ * recordedFixedTokens(messages, requestPoints(messages), governor.tokensOf)
  */
 export function recordedFixedTokens(
   messages: readonly Message[],
   points: readonly number[],
   tokensOf: (message: Message) => number,
-  usableWindow: number,
+  usableWindow = Number.POSITIVE_INFINITY,
 ): number {
   const first = points[0] === undefined ? undefined : messages[points[0]];
   if (first?.usage === undefined) return 0;

@@ -150,7 +150,7 @@ export const timelineJsonSchema = z.object({
   usable: count,
   fixedTokens: count,
   model: z.string().optional(),
-  settingsFrom: z.enum(["recorded model", "server"]),
+  settingsFrom: z.enum(["session", "recorded model", "server"]),
   cacheModel: cacheModelJsonSchema,
   totals: timelineTotalsJsonSchema,
   requests: z.array(timelineRequestJsonSchema),

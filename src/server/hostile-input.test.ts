@@ -119,7 +119,7 @@ describe("hostile input and server-side failures", () => {
       `{"model":"m","messages":[{"role":"user","content":"hi"}],"extra":${nested(20_000)}}`,
     );
     expect(stateless.status).toBe(400);
-    expect(await stateless.text()).toMatch(/nests too deeply/);
+    expect(await stateless.text()).toMatch(/nests deeper than 1000 levels/);
     expect(harness.upstream.requests).toHaveLength(0);
   });
 

@@ -13,6 +13,7 @@ export {
 export { DEFAULT_LIMITS, LOCAL_TENANT, type ServerOptions, type ServerLimits } from "./server-options.ts";
 export type { ServerEnv } from "./server-context.ts";
 export type { ServerEngineOptions } from "./tenancy/tenant-engines.ts";
+export type { TurnLocks } from "./tenancy/turn-locks.ts";
 export type { UpstreamOptions } from "./upstream/upstream-options.ts";
 export type { RateLimit } from "./limits/rate-limiter.ts";
 export type { LimitOverrides } from "./limits/limit-overrides.ts";

@@ -41,7 +41,7 @@ class CountingStore extends MemorySessionStore {
 }
 
 describe("the OpenAI-compatible proxy, with the official openai client", () => {
-  it("reads the session record once per turn of a live session: the commit's own record serves what follows", async () => {
+  it("reads the session record twice per turn of a live session: the commit's own record serves what follows", async () => {
     const store = new CountingStore();
     const { client } = await setup({
       store,
@@ -58,8 +58,9 @@ describe("the OpenAI-compatible proxy, with the official openai client", () => {
       messages: [{ role: "user", content: "Hello again." }],
     });
     expect(second.choices[0]?.message.content).toBe("Again.");
-    // The directory's ownership check; the turn's stored record is not read back.
-    expect(store.reads).toBe(1);
+    // The directory's ownership check and the lease's check that no other server moved the session on; the
+    // turn's stored record is not read back.
+    expect(store.reads).toBe(2);
     expect((await store.getSession("acme/counted"))?.messageCount).toBe(4);
   });
 

@@ -5,6 +5,7 @@ import type { KeyStore } from "./auth/key-store.ts";
 import type { RateLimit } from "./limits/rate-limiter.ts";
 import type { TenantLimits } from "./limits/tenant-limits.ts";
 import type { ServerEngineOptions } from "./tenancy/tenant-engines.ts";
+import type { TurnLocks } from "./tenancy/turn-locks.ts";
 import type { UpstreamOptions } from "./upstream/upstream-options.ts";
 
 /** Request limits of the server. */
@@ -96,6 +97,13 @@ export interface ServerOptions {
    * keys get 403 `forbidden`.
    */
   readonly publicMetrics?: boolean;
+  /**
+   * Locks serialising each session's turns across the servers sharing the store's database
+   * (`new PostgresTurnLocks(url)` from `ctxkit/postgres`; `ctxkit serve --pg` makes them). Without them, servers
+   * behind a balancer still act on each session as stored, but two turns of one session racing on two servers
+   * both reach the model and the later one is refused (409) after its call.
+   */
+  readonly turnLocks?: TurnLocks;
   readonly clock?: Clock;
 }
 

@@ -15,9 +15,14 @@ export interface StartServerOptions extends ServerOptions {
   /**
    * Serve the agent-sync WebSocket at `/v1/sync` (API-key auth like every route): the sync hub options of
    * each tenant (its executors and conversation agent), created on its first connection. The sync state lives in
-   * `store`; sync sessions idle for 7 days are deleted at start.
+   * `store`; none is ever deleted unless `syncRetentionDays` says so.
    */
   readonly sync?: (tenant: string) => TenantHubOptions;
+  /**
+   * With `sync`: delete the sync sessions (agent `ctxkit-sync`, every tenant's) idle for more than this many days,
+   * at start (`RunningServer.sync.cleaned` tells how many). Default: never delete.
+   */
+  readonly syncRetentionDays?: number;
 }
 
 /** A listening server. */
@@ -117,6 +122,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           localTenant: LOCAL_TENANT,
           hubFor: options.sync,
           sessions: options.store,
+          retentionDays: options.syncRetentionDays ?? 0,
           maxPayload: options.limits?.maxBodyBytes ?? DEFAULT_LIMITS.maxBodyBytes,
         });
   const address = server.address() as AddressInfo;

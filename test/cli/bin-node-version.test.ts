@@ -23,7 +23,7 @@ describe("bin/ctxkit.js on an old Node", () => {
       expect(run.stdout).toBe("");
       expect(run.stderr).toBe(
         `ctxkit needs Node ≥ 22.13 (found ${version}): install Node 22.13 or newer ` +
-          `(in a ctxkit checkout, npx ctxkit runs it with the project's own Node)\n`,
+          `(in a ctxkit checkout, npm run ctxkit -- <command> runs it with the project's own Node)\n`,
       );
     },
   );

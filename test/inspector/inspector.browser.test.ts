@@ -276,6 +276,15 @@ describe("web inspector in Chromium", () => {
     page.on("request", (request) => asked.push(request.url()));
     await openSession(page, governedId);
     await page.getByRole("heading", { name: /^Summaries stored in the session \(\d+\)$/ }).waitFor();
+    // A short session fills the chart, and every label of the chart is inside it (none cut at its left edge).
+    const chart = page.locator("svg.chart");
+    expect(await chart.locator("g.request").count()).toBeLessThan(20);
+    expect(Number(await chart.getAttribute("width"))).toBeGreaterThanOrEqual(900);
+    const lefts = await chart
+      .locator("text")
+      .evaluateAll((texts) => texts.map((text) => (text as SVGTextElement).getBBox().x));
+    expect(lefts.length).toBeGreaterThan(0);
+    expect(Math.min(...lefts)).toBeGreaterThanOrEqual(0);
     // The summaries alone: opening a session never downloads its whole stored history.
     const messages = asked.filter((url) => url.includes("/messages"));
     expect(messages).toEqual([`${server.url}/v1/sessions/${governedId}/messages?strategy=summaries`]);

@@ -1,7 +1,7 @@
 // Three `ctxkit serve` processes on one PostgreSQL (the one the test run starts), clients spread over them, the same
-// sessions hit by different instances at once; then one instance SIGKILLed mid-load. Every turn is either stored
-// whole and in order or answered with a typed conflict (409) the client can retry — never lost, never interleaved,
-// never a 500.
+// sessions hit by different instances at once; then one instance SIGKILLed mid-load. Every acknowledged turn is
+// stored whole and in order (racing turns of a session take turns across the instances): never refused, never lost,
+// never interleaved, never a 500.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -156,7 +156,8 @@ describe("three ctxkit serve instances on one PostgreSQL", () => {
       const completed = await Promise.all(
         Array.from({ length: SESSIONS }, (_, session) => conversation(session)),
       );
-      expect(statuses.filter((status) => status !== 200 && status !== 409)).toEqual([]);
+      // Racing turns of a session take turns across the instances (turn locks): none is refused.
+      expect(statuses.filter((status) => status !== 200)).toEqual([]);
       expect(completed).toEqual(Array.from({ length: SESSIONS }, () => 2 * TURNS));
       console.log(
         `conflicts answered 409 and retried: ${statuses.filter((status) => status === 409).length}`,
@@ -198,6 +199,12 @@ describe("three ctxkit serve instances on one PostgreSQL", () => {
     // half-written (a turn the killed instance held is stored whole or not at all).
     const store = await openPostgresSessionStore({ connectionString: databaseUrl });
     try {
+      // The model was called once per stored turn, plus at most the turns the killed instance held.
+      let storedTurns = 0;
+      for (let session = 0; session < SESSIONS; session++)
+        storedTurns += (await store.getSession(`acme/s${session}`))?.turnCount ?? 0;
+      expect(upstream.requests.length).toBeGreaterThanOrEqual(storedTurns);
+      expect(upstream.requests.length).toBeLessThanOrEqual(storedTurns + SESSIONS);
       for (let session = 0; session < SESSIONS; session++) {
         const messages = await store.loadMessages(`acme/s${session}`, { strategy: "all" });
         const texts = messages.map((message) => [message.role, messageText(message)]);

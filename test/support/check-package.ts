@@ -41,7 +41,8 @@ const directory = mkdtempSync(join(tmpdir(), "ctxkit-pack-"));
 try {
   const tarball = execFileSync(
     "npm",
-    ["pack", "--ignore-scripts", "--silent", "--pack-destination", directory],
+    // With its scripts: `prepack` takes `prepare` out of the packed package.json (scripts/pack-manifest.ts).
+    ["pack", "--silent", "--pack-destination", directory],
     {
       cwd: root,
       encoding: "utf8",
@@ -51,6 +52,15 @@ try {
     .split("\n")
     .at(-1)!;
   const packed = join(directory, tarball);
+  const manifest = JSON.parse(
+    execFileSync("tar", ["xzfO", packed, "package/package.json"], { encoding: "utf8" }),
+  ) as {
+    scripts?: Record<string, string>;
+  };
+  if (manifest.scripts?.["prepare"] !== undefined)
+    throw new Error("the packed package.json keeps `prepare`: installing the tarball would warn about it");
+  if (existsSync(join(root, "package.json.before-pack")))
+    throw new Error("npm pack left package.json.before-pack: postpack did not restore package.json");
   execFileSync(bin("publint"), ["run", packed, "--strict"], { cwd: root, stdio: "inherit" });
   execFileSync(bin("attw"), [packed, "--profile", "esm-only", "--format", "table-flipped"], {
     cwd: root,

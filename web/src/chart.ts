@@ -47,6 +47,8 @@ export interface ChartOptions {
 const PLOT_HEIGHT = 240;
 const TOP = 22;
 const LEFT = 76;
+const PLOT_WIDTH = 900;
+const MAX_BAR = 36;
 const MARK_ROWS = EVENT_MARKS.length;
 const MARK_SIZE = 7;
 const GROUNDING_HEIGHT = 18;
@@ -103,8 +105,10 @@ function describe(request: TimelineRequest): string {
 export function renderChart(timeline: Timeline, options: ChartOptions): SVGSVGElement {
   const requests = timeline.requests;
   const count = Math.max(1, requests.length);
-  const step = Math.min(28, Math.max(5, 900 / count));
-  const barWidth = Math.max(3, step * 0.72);
+  // The plot is 900 px wide however few the requests (a short session's bars widen, up to MAX_BAR), so the
+  // chart fills its box and the labels drawn from its right edge have room.
+  const step = Math.max(5, PLOT_WIDTH / count);
+  const barWidth = Math.min(MAX_BAR, Math.max(3, step * 0.72));
   const width = LEFT + count * step + 16;
   const markTop = TOP + PLOT_HEIGHT + 8;
   const groundingTop = markTop + MARK_ROWS * (MARK_SIZE + 3) + 4;

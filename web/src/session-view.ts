@@ -308,9 +308,11 @@ function replayNote(timeline: Timeline): string {
   const cache = timeline.cacheModel;
   const totals = timeline.totals;
   const model =
-    timeline.model === undefined
-      ? "with this server's settings"
-      : `as ${timeline.model} (${timeline.settingsFrom === "recorded model" ? "the model the session recorded" : "this server's model"})`;
+    timeline.settingsFrom === "session"
+      ? `with the governance the session recorded${timeline.model === undefined ? "" : ` (${timeline.model})`}`
+      : timeline.model === undefined
+        ? "with this server's settings"
+        : `as ${timeline.model} (${timeline.settingsFrom === "recorded model" ? "the model the session recorded" : "this server's model"})`;
   const prices =
     cache.provider === "none"
       ? "with no prompt cache"

@@ -58,17 +58,47 @@ describe("ctxkit replay --explain", () => {
 describe("ctxkit replay with a window too small", () => {
   const spotter = transcriptPath("claude-code__marot-spotter/4d5611e5-241a-462a-8d15-5122611a9569.jsonl");
 
-  it("is a usage error (exit 2) when governance refuses every request", async () => {
-    const outcome = await runCliChild(["replay", short, "--window", "10"], { home });
-    expect(outcome.code).toBe(2);
-    expect(outcome.stdout).toBe("");
-    expect(outcome.stderr).toMatch(
-      /^ctxkit: --window 10 is too small for this conversation: governance refused every one of its 1 request; give a larger --window \(or leave it out for \S+'s [\d,]+\)\n$/,
-    );
+  it("is a usage error (exit 2) naming the recorded system prompt and tools when the window cannot hold them", async () => {
+    for (const [file, window] of [
+      [short, "10"],
+      [spotter, "3000"],
+    ] as const) {
+      const outcome = await runCliChild(["replay", file, "--window", window], { home });
+      expect(outcome.code).toBe(2);
+      expect(outcome.stdout).toBe("");
+      const [, fixed, reserved, above] =
+        /^ctxkit: --window [\d,]+ cannot hold this conversation's system prompt and tools \(([\d,]+) tokens, recorded\) with ([\d,]+) tokens kept for the reply: give a --window above ([\d,]+) \(or leave it out for \S+'s [\d,]+\)\n$/.exec(
+          outcome.stderr,
+        ) ?? [];
+      const figure = (text?: string) => Number(text?.replaceAll(",", ""));
+      expect(figure(fixed)).toBeGreaterThan(20_000);
+      expect(figure(above)).toBe(figure(fixed) + figure(reserved));
+    }
+  });
+
+  it("says how much more ctxkit costs when it costs more (no negative saving)", async () => {
+    const gemini = transcriptPath("codemie-code/gemini-cli/session-2025-12-01T21-45-5b959dae.json");
+    const outcome = await runCliChild(["replay", gemini, "--window", "20000"], { home });
+    expect(outcome.code).toBe(0);
+    const [, raw, governed] = /^cost units \S.*?\s([\d,]+)\s+([\d,]+)\s/m.exec(outcome.stdout) ?? [];
+    const [rawUnits, governedUnits] = [raw, governed].map((text) => Number(text?.replaceAll(",", "")));
+    expect(governedUnits).toBeGreaterThan(rawUnits!);
+    const above = (governedUnits! / rawUnits! - 1) * 100;
+    expect(outcome.stdout).toContain(`(${above.toFixed(1)}% above no governance)`);
+    expect(outcome.stdout).not.toMatch(/-\d+\.\d% below/);
+  });
+
+  it("right-aligns the recorded agent's column", async () => {
+    const outcome = await runCliChild(["replay", spotter, "--window", "48000"], { home });
+    const lines = outcome.stdout.split("\n");
+    const header = lines.find((line) => line.includes("recorded agent"))!;
+    const input = lines.find((line) => line.startsWith("input tokens"))!;
+    expect(input.length).toBe(header.length);
+    expect(input).toMatch(/\d$/);
   });
 
   it("claims no saving when some requests were refused", async () => {
-    const outcome = await runCliChild(["replay", spotter, "--window", "3000"], { home });
+    const outcome = await runCliChild(["replay", spotter, "--window", "40000"], { home });
     expect(outcome.code).toBe(0);
     const refused = Number(/, (\d+) refused\./.exec(outcome.stdout)?.[1]);
     expect(refused).toBeGreaterThan(0);

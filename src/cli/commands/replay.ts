@@ -1,15 +1,27 @@
 import type { Command } from "commander";
 import { presetNames } from "../../governance/presets.ts";
 import type { CliIo, CommandRegistration } from "../program.ts";
+import { withStoreOptions } from "./sessions-store.ts";
 
-/** `ctxkit replay <file>`: replays a real transcript through governance and reports tokens, cache and cost. */
+/**
+ * `ctxkit replay <file>` / `ctxkit replay --session <id>`: replays a real transcript, or a stored session with the
+ * governance it recorded (the figures the inspector shows), through governance and reports tokens, cache and cost.
+ */
 export const registerReplay: CommandRegistration = (program: Command, io: CliIo) => {
-  program
+  const command = program
     .command("replay")
     .description(
       "replay a recorded agent session through ctxkit governance: tokens, prompt-cache hits, cost, retention",
     )
-    .argument("<file>", "transcript (Claude Code, Codex, Gemini CLI, OpenAI chat, SWE-agent, ctxkit JSONL)")
+    .argument(
+      "[file]",
+      "transcript (Claude Code, Codex, Gemini CLI, OpenAI chat, SWE-agent, ctxkit JSONL); or use --session",
+    )
+    .option(
+      "--session <id>",
+      "replay a stored session instead of a file, with the governance it recorded (what the inspector shows)",
+    );
+  withStoreOptions(command)
     .option(
       "--format <format>",
       "transcript format: auto|claude-code|codex|gemini-cli|openai|swe-agent|ctxkit",
@@ -41,7 +53,7 @@ export const registerReplay: CommandRegistration = (program: Command, io: CliIo)
       "openai|anthropic: with anthropic, also request-<index>.anthropic.json, the Anthropic payload with its cache breakpoints",
       "openai",
     )
-    .action(async (file: string, options: Record<string, unknown>) =>
+    .action(async (file: string | undefined, options: Record<string, unknown>) =>
       (await import("./run-replay.ts")).runReplay(file, options, io),
     );
 };

@@ -6,7 +6,7 @@ import { loadSettings } from "../../config/index.ts";
 import { packageRoot } from "../../config/package-root.ts";
 import { UnsupportedError, ValidationError } from "../../errors/errors.ts";
 import { renderStory } from "../../demo/render-story.ts";
-import { DEMO_AGENT, runDemo } from "../../demo/run-demo.ts";
+import { DEMO_AGENT, demoReport, runDemo, type DemoRun } from "../../demo/run-demo.ts";
 import { DEMO_MIN_WINDOW } from "../../demo/demo-window.ts";
 import { randomIds } from "../../model/ids.ts";
 import { validate } from "../../model/schemas.ts";
@@ -16,7 +16,10 @@ import type { SessionStore } from "../../store/session-store.ts";
 import { openSqliteSessionStore } from "../../store/sqlite/index.ts";
 import { createExtractiveSummarizer, createLlmSummarizer, type Summarizer } from "../../summarize/index.ts";
 import { estimatorForModel } from "../../tokens/index.ts";
+import { buildTimeline } from "../../server/routes/inspector-timeline.ts";
+import { cliCommand } from "../cli-command.ts";
 import { progressBar } from "../progress-bar.ts";
+import { storedSessionReplay } from "../stored-session-replay.ts";
 import type { CliIo } from "../program.ts";
 
 export interface DemoFlags {
@@ -80,9 +83,9 @@ export async function runDemoCommand(flags: DemoFlags, io: CliIo): Promise<void>
       summarizer = createLlmSummarizer({ model: summarizationModel ?? model, fallback: summarizer });
     }
     const progress = progressBar(io, "demo");
-    let report;
+    let run: DemoRun;
     try {
-      report = await runDemo({
+      run = await runDemo({
         store,
         root,
         sourceFolder,
@@ -98,8 +101,14 @@ export async function runDemoCommand(flags: DemoFlags, io: CliIo): Promise<void>
       throw error;
     }
     progress.done();
+    // The figures are the replay of the stored session, as the inspector and `ctxkit replay --session` show it.
+    const { messages, settings: replay } = await storedSessionReplay(store, run.sessionId);
+    const report = demoReport(run, await buildTimeline(messages, replay));
     const replaced = database === undefined ? 0 : await removeEarlierRuns(store, report.sessionId);
-    io.stdout.write(renderStory(report, database === undefined ? {} : { database, replaced }));
+    const command = cliCommand(root);
+    io.stdout.write(
+      renderStory(report, database === undefined ? { command } : { database, replaced, command }),
+    );
   } finally {
     await store.close();
   }

@@ -22,6 +22,11 @@ import { reservedOutputTokens } from "../../tokens/model-info.ts";
 import { createExtractiveSummarizer } from "../../summarize/index.ts";
 import { RetentionTracker } from "../../metrics/index.ts";
 import { ensureDirectory } from "../../errors/ensure-directory.ts";
+import type { Message } from "../../model/message.ts";
+import type { CacheProfile } from "../../pricing/cache-profile.ts";
+import type { TokenCounter } from "../../tokens/token-counter.ts";
+import { storedSessionReplay } from "../stored-session-replay.ts";
+import { withReadOnlyCliStore } from "./sessions-store.ts";
 import { formatTable } from "../format-table.ts";
 import { progressBar } from "../progress-bar.ts";
 import type { CliIo } from "../program.ts";
@@ -44,7 +49,64 @@ const optionsSchema = z.object({
     .optional(),
   dump: z.string().optional(),
   dumpProvider: z.enum(["openai", "anthropic"]).default("openai"),
+  session: z.string().optional(),
+  db: z.string().optional(),
+  pg: z.string().optional(),
 });
+
+/** What is replayed, and with which defaults (flags override them). */
+interface ReplaySource {
+  /** Its name in the report's first line: the conversation id and format, or the stored session. */
+  readonly label: string;
+  readonly messages: readonly Message[];
+  readonly modelId: string;
+  readonly contextWindow: number;
+  readonly reservedOutputTokens: number;
+  readonly counter: TokenCounter;
+  readonly policy: GovernancePolicyInput;
+  readonly cache: CacheProfile;
+}
+
+/** A transcript file's conversation, replayed as its recorded model (or `claude-sonnet-4-5`). */
+async function fileSource(file: string, options: z.output<typeof optionsSchema>): Promise<ReplaySource> {
+  const conversations = await importTranscriptFile(file, { format: options.format });
+  const conversation = pickConversation(conversations, options.conversation, file);
+  const recordedModel = conversation.messages.find((message) => message.model !== undefined)?.model;
+  const modelId = recordedModel ?? "claude-sonnet-4-5";
+  const model = defaultModelRegistry.lookup(modelId);
+  return {
+    label: `${conversation.id} (${conversation.format}, ${conversation.messages.length} messages)`,
+    messages: conversation.messages,
+    modelId,
+    contextWindow: model.contextWindow,
+    reservedOutputTokens: reservedOutputTokens(model),
+    counter: await counterForModel(model),
+    policy: {},
+    // Priced as the recorded model's provider bills it.
+    cache: cacheProfileFor(modelId, model.provider === "google" ? { provider: "gemini" } : {}),
+  };
+}
+
+/** A stored session, replayed with the settings the inspector uses (the governance it recorded). */
+async function sessionSource(id: string, options: z.output<typeof optionsSchema>, io: CliIo) {
+  const flags = {
+    ...(options.db !== undefined && { db: options.db }),
+    ...(options.pg !== undefined && { pg: options.pg }),
+  };
+  return withReadOnlyCliStore(flags, io, async ({ store }): Promise<ReplaySource> => {
+    const { messages, settings } = await storedSessionReplay(store, id);
+    return {
+      label: `session ${id} (${messages.length} stored messages, settings: ${settings.settingsFrom === "session" ? "the governance it recorded" : settings.settingsFrom})`,
+      messages,
+      modelId: settings.model ?? "claude-sonnet-4-5",
+      contextWindow: settings.contextWindow,
+      reservedOutputTokens: settings.reservedOutputTokens,
+      counter: settings.counter,
+      policy: settings.policy,
+      cache: settings.cache,
+    };
+  });
+}
 
 function pickConversation(
   conversations: readonly ImportedConversation[],
@@ -113,22 +175,35 @@ async function dump(folder: string, name: string, body: object): Promise<void> {
 }
 
 /** Replays one transcript file and writes the report. */
-export async function runReplay(file: string, raw: Record<string, unknown>, io: CliIo): Promise<void> {
+export async function runReplay(
+  file: string | undefined,
+  raw: Record<string, unknown>,
+  io: CliIo,
+): Promise<void> {
   const options = validate(optionsSchema, raw, "replay options");
-  const conversations = await importTranscriptFile(file, {
-    format: options.format,
-  });
-  const conversation = pickConversation(conversations, options.conversation, file);
-  const recordedModel = conversation.messages.find((message) => message.model !== undefined)?.model;
-  const modelId = options.model ?? recordedModel ?? "claude-sonnet-4-5";
+  if ((file === undefined) === (options.session === undefined)) {
+    throw new ValidationError("give a transcript file or --session <id> (one of them)");
+  }
+  const source =
+    options.session === undefined
+      ? await fileSource(file!, options)
+      : await sessionSource(options.session, options, io);
+  const modelId = options.model ?? source.modelId;
   const model = defaultModelRegistry.lookup(modelId);
-  const contextWindow = options.window ?? model.contextWindow;
-  const counter = await counterForModel(model);
-  const policy = await policyFrom(options);
-  // Priced as the recorded model's provider bills it, unless told otherwise.
+  const contextWindow =
+    options.window ?? (options.model === undefined ? source.contextWindow : model.contextWindow);
+  const reserved =
+    options.window === undefined && options.model === undefined
+      ? source.reservedOutputTokens
+      : reservedOutputTokens({ contextWindow, maxOutputTokens: model.maxOutputTokens });
+  const counter = options.model === undefined ? source.counter : await counterForModel(model);
+  const policy =
+    options.preset === undefined && options.config === undefined ? source.policy : await policyFrom(options);
   const cache =
     options.pricing === undefined
-      ? cacheProfileFor(modelId, model.provider === "google" ? { provider: "gemini" } : {})
+      ? options.model === undefined
+        ? source.cache
+        : cacheProfileFor(modelId, model.provider === "google" ? { provider: "gemini" } : {})
       : options.pricing === "none"
         ? cacheProfileFor(modelId, { provider: "none" })
         : cacheProfiles[options.pricing];
@@ -136,9 +211,9 @@ export async function runReplay(file: string, raw: Record<string, unknown>, io: 
   // Not mkdir({ recursive: true }): it spins forever where a folder cannot be created (`/proc/x`).
   if (options.dump !== undefined) ensureDirectory(options.dump);
   const progress = progressBar(io, "replay");
-  const { requests, totals } = await replayConversation(conversation.messages, {
+  const { requests, totals } = await replayConversation(source.messages, {
     contextWindow,
-    reservedOutputTokens: reservedOutputTokens({ contextWindow, maxOutputTokens: model.maxOutputTokens }),
+    reservedOutputTokens: reserved,
     counter,
     summarizer: createExtractiveSummarizer({ counter }),
     policy: replayPolicy(policy, cache.provider, options.cacheTtl),
@@ -165,6 +240,14 @@ export async function runReplay(file: string, raw: Record<string, unknown>, io: 
     }),
   });
   progress.done();
+  if (totals.requests > 0 && totals.fixedTokens + reserved >= contextWindow) {
+    throw new ValidationError(
+      `--window ${number(contextWindow)} cannot hold this conversation's system prompt and tools ` +
+        `(${number(totals.fixedTokens)} tokens, recorded) with ${number(reserved)} tokens kept for the reply: ` +
+        `give a --window above ${number(totals.fixedTokens + reserved)} (or leave it out for ${modelId}'s ` +
+        `${number(model.contextWindow)})`,
+    );
+  }
   if (totals.requests > 0 && totals.refused === totals.requests) {
     throw new ValidationError(
       `--window ${contextWindow.toLocaleString("en-US")} is too small for this conversation: governance refused ` +
@@ -177,17 +260,12 @@ export async function runReplay(file: string, raw: Record<string, unknown>, io: 
     return;
   }
   io.stdout.write(
-    `${describe(conversation, modelId, contextWindow, totals)}\n\n${renderTotals(totals)}\n\n${renderRequests(requests)}\n`,
+    `${describe(source.label, modelId, contextWindow, totals)}\n\n${renderTotals(totals)}\n\n${renderRequests(requests)}\n`,
   );
   if (options.explain !== undefined) io.stdout.write(`\n${explainWorst(requests, options.explain)}\n`);
 }
 
-function describe(
-  conversation: ImportedConversation,
-  model: string,
-  window: number,
-  totals: ReplayTotals,
-): string {
+function describe(label: string, model: string, window: number, totals: ReplayTotals): string {
   const cache = totals.cacheModel;
   const prices =
     cache.provider === "none"
@@ -195,8 +273,7 @@ function describe(
       : `${cache.provider} prompt cache (${cache.model ?? "reference model"}: read ${cache.read}×, write ${cache.write}×, ` +
         `output ${cache.output}×, entries live ${cache.ttlSeconds / 60} min${cache.provider === "anthropic" ? `, ${cache.breakpoints} breakpoints` : ""})`;
   return (
-    `Replayed ${conversation.id} (${conversation.format}, ${conversation.messages.length} messages) with ${model}, ` +
-    `window ${window.toLocaleString("en-US")}, priced by the ${prices}.`
+    `Replayed ${label} with ${model}, ` + `window ${window.toLocaleString("en-US")}, priced by the ${prices}.`
   );
 }
 
@@ -205,7 +282,11 @@ function describe(
  * refusals is not cheaper, it did less.
  */
 function savingClaim(totals: ReplayTotals, saved: number): string {
-  if (totals.refused === 0) return `${(saved * 100).toFixed(1)}% below no governance`;
+  if (totals.refused === 0) {
+    return saved >= 0
+      ? `${(saved * 100).toFixed(1)}% below no governance`
+      : `${(-saved * 100).toFixed(1)}% above no governance`;
+  }
   return (
     `no saving claimed: ${totals.refused} of ${totals.requests} requests did not fit the window and were ` +
     "refused, which costs nothing here but stops the agent; raise --window"

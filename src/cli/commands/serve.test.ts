@@ -444,10 +444,25 @@ describe("ctxkit serve", () => {
     expect(served.stdout()).toMatch(/SIGINT, shutting down\nctxkit serve: stopped\n$/);
   });
 
+  it("deletes sync sessions only with --sync-retention-days, and says so at start", async () => {
+    const served = await serve(
+      "--db",
+      join(home, "serve-retention.db"),
+      "--executor",
+      "echo=cat",
+      "--sync-retention-days",
+      "30",
+    );
+    expect(served.stdout()).toMatch(
+      /its sessions idle over 30 days are deleted at start, every tenant's \(--sync-retention-days\): 0 deleted now/,
+    );
+    expect(await served.stop("SIGINT")).toBe(0);
+  });
+
   it("with --executor, serves the agent-sync WebSocket at /v1/sync behind the API key", async () => {
     const served = await serve("--db", join(home, "serve-3.db"), "--executor", "echo=cat");
     const url = `${served.url.replace(/^http/, "ws")}/v1/sync`;
-    expect(served.stdout()).toContain(`sync:     ${url}`);
+    expect(served.stdout()).toContain(`sync:     ${url}; its sessions are kept`);
     const refused = await new Promise<number>((resolve) => {
       const socket = new WebSocket(url);
       socket.once("unexpected-response", (_request, response) => resolve(response.statusCode ?? 0));
@@ -588,6 +603,16 @@ describe("ctxkit serve error paths: one clear line, non-zero exit", () => {
     ],
     ["a bad port", () => ["--port", "70000"], /^ctxkit: .*"70000" is not a port/],
     ["a bad executor", () => ["--executor", "nocommand"], /^ctxkit: .*is not name=command/],
+    [
+      "sync retention without sync",
+      () => ["--sync-retention-days", "7"],
+      /^ctxkit: .*deletes \/v1\/sync sessions, which only --executor serves/,
+    ],
+    [
+      "a sync retention that is not a number of days",
+      () => ["--executor", "echo=cat", "--sync-retention-days", "0"],
+      /^ctxkit: .*"0" is not a number of days/,
+    ],
   ])("%s", (_label, args, message) => {
     const child = runSync("serve", "--db", join(home, "errors.db"), ...args());
     expect(child.status).toBe(2);

@@ -28,11 +28,11 @@ function registerKeys(serveCommand: Command, io: CliIo): void {
   const keysOption = () => new Option("--keys <file>", "key file (default ~/.ctxkit/server-keys.json)");
   const keysCommand = serveCommand
     .command("keys")
-    .description("Create, list and revoke the server's API keys");
+    .description("create, list and revoke the server's API keys");
   const add = keysCommand
     .command("add")
     .description(
-      "Create an API key for a tenant; it is printed once and stored hashed. The limit flags give the key " +
+      "create an API key for a tenant; it is printed once and stored hashed. The limit flags give the key " +
         "limits of its own, over its tenant's and the server's",
     )
     .argument("<tenant>", "tenant the key belongs to (letters, digits, '.', '_', '-')")
@@ -64,7 +64,7 @@ function registerKeys(serveCommand: Command, io: CliIo): void {
   keysCommand
     .command("list")
     .description(
-      "List the keys (ids, tenants, labels, own limits and permissions; the keys themselves are not stored)",
+      "list the keys (ids, tenants, labels, own limits and permissions; the keys themselves are not stored)",
     )
     .addOption(keysOption())
     .action(async (options: { keys?: string }) => {
@@ -82,7 +82,7 @@ function registerKeys(serveCommand: Command, io: CliIo): void {
     });
   keysCommand
     .command("revoke")
-    .description("Revoke a key by its id (running servers stop accepting it at once)")
+    .description("revoke a key by its id (running servers stop accepting it at once)")
     .argument("<id>", "the key id (the 12 characters after ctxk_)")
     .addOption(keysOption())
     .action(async (id: string, options: { keys?: string }) => {
@@ -104,7 +104,7 @@ function registerKeys(serveCommand: Command, io: CliIo): void {
 export const registerServe: CommandRegistration = (program, io) => {
   const serveCommand = program
     .command("serve")
-    .description("Serve the HTTP API, the OpenAI-compatible proxy and the inspector")
+    .description("serve the HTTP API, the OpenAI-compatible proxy and the inspector")
     .option("--host <address>", "address to bind (default 127.0.0.1, the server.host setting)")
     .option("--port <port>", "port (default 7710, the server.port setting; 0 picks a free one)")
     .option("--db <file>", "SQLite database (default the db setting, ~/.ctxkit/ctxkit.db)")
@@ -133,6 +133,11 @@ export const registerServe: CommandRegistration = (program, io) => {
       "an execution agent for /v1/sync (repeatable)",
       (value: string, previous: string[]) => [...previous, value],
       [] as string[],
+    )
+    .option(
+      "--sync-retention-days <days>",
+      "delete /v1/sync sessions (agent ctxkit-sync, every tenant's) idle for more than this many days, at start " +
+        "(default: never delete)",
     )
     .option("--memory-in-context", "put each tenant's core memories in its sessions' system prompts")
     .option(

@@ -1,7 +1,7 @@
 import type { Message } from "../../model/message.ts";
 import type { ImportedSessionSummary } from "../../store/jsonl/import-sessions-jsonl.ts";
 import type { SearchHit, SessionRecord } from "../../store/session-store.ts";
-import { formatTable } from "../format-table.ts";
+import { formatNumber, formatTable } from "../format-table.ts";
 
 /** `text` on one line, cut to `width` characters with an ellipsis. */
 export function oneLine(text: string, width: number): string {
@@ -70,10 +70,15 @@ export function formatSessionDetails(session: SessionRecord, messages: readonly 
     ...(session.parentId === undefined
       ? []
       : [["forked from", `${session.parentId} at seq ${session.forkSeq ?? "?"}`] as [string, string]]),
-    ["messages", `${session.messageCount} stored, ${session.turnCount} turns, next seq ${session.nextSeq}`],
+    [
+      "messages",
+      `${formatNumber(session.messageCount)} stored, ${formatNumber(session.turnCount)} turns, next seq ${session.nextSeq}`,
+    ],
     [
       "tokens",
-      `input ${usage.input}, output ${usage.output}, cache read ${usage.cacheRead}, cache write ${usage.cacheWrite}, reasoning ${usage.reasoning}`,
+      `input ${formatNumber(usage.input)}, output ${formatNumber(usage.output)}, cache read ` +
+        `${formatNumber(usage.cacheRead)}, cache write ${formatNumber(usage.cacheWrite)}, reasoning ` +
+        `${formatNumber(usage.reasoning)}`,
     ],
     ["cost", formatCost(session.cost)],
     ...(session.origin === undefined

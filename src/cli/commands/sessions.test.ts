@@ -190,6 +190,10 @@ describe("ctxkit sessions on SQLite", () => {
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/^session +55604662-cf2a-4331-851a-ec234028f8ca$/m);
     expect(text.stdout).toMatch(/^messages +5 stored, 2 turns, next seq 5$/m);
+    // Token counts as people read them: thousands separated.
+    const input = /^tokens +input ([\d,]+), output [\d,]+, cache read [\d,]+/m.exec(text.stdout)?.[1];
+    expect(input).toBe(shown.session.usage.input.toLocaleString("en-US"));
+    expect(shown.session.usage.input).toBeGreaterThan(999);
     expect(text.stdout).toMatch(/^ +0 +1 +user +mix phx\.server doesnt seem to start$/m);
     expect(text.stdout).toMatch(/^ +2 +1 +tool +← Bash: /m);
   });

@@ -61,7 +61,7 @@ export function formatStatsTable(stats: readonly ConversationStats[]): string {
 export const registerStats: CommandRegistration = (program, io) => {
   program
     .command("stats")
-    .description("Count the messages, turns, tool calls and tokens of a transcript")
+    .description("count the messages, turns, tool calls and tokens of a transcript")
     .argument("<file>", "transcript file")
     .addOption(
       new Option("--format <format>", "transcript format")

@@ -212,3 +212,26 @@ describe("a ctxkit database without its schema version", () => {
     expect(readFileSync(foreign).equals(before)).toBe(true);
   });
 });
+
+describe("PostgreSQL connection strings the CLI cannot use", () => {
+  it("refuses keyword settings (host=… password=…) with a usage error naming the URL form, reading nothing", async () => {
+    const outcome = await run([
+      "sessions",
+      "list",
+      "--pg",
+      "host=127.0.0.1 port=1 user=app password=secret dbname=x",
+    ]);
+    expect(outcome.code).toBe(2);
+    expect(outcome.stderr).toMatch(
+      /give a postgres:\/\/ URL, e\.g\. postgres:\/\/app@db\.example:5432\/ctxkit/,
+    );
+    expect(outcome.stderr).not.toMatch(/ENOTFOUND|base|secret/);
+  });
+
+  it("says a server it cannot reach is unreachable, not that a write was interrupted", async () => {
+    const outcome = await run(["sessions", "list", "--pg", "postgres://app:secret@127.0.0.1:1/ctxkit"]);
+    expect(outcome.code).toBe(1);
+    expect(outcome.stderr).toMatch(/cannot reach PostgreSQL \(.*ECONNREFUSED.*\); check the host and port/);
+    expect(outcome.stderr).not.toMatch(/interrupted write|secret/);
+  });
+});

@@ -37,6 +37,7 @@ export interface ServeFlags {
   auth: boolean;
   keys?: string;
   executor: string[];
+  syncRetentionDays?: string;
   memoryInContext?: boolean;
   publicMetrics?: boolean;
   rateLimit?: string;
@@ -45,6 +46,19 @@ export interface ServeFlags {
   tenantLimits?: string;
   promptCacheKey?: boolean;
   reasoningContent?: boolean;
+}
+
+/** Days of `--sync-retention-days`: a whole number of days above 0, or undefined (never delete). */
+function parseRetentionDays(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const days = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(days) || days < 1) {
+    throw new ConfigError(
+      "--sync-retention-days",
+      `"${text}" is not a number of days; give a whole number from 1 (leave it out to delete nothing)`,
+    );
+  }
+  return days;
 }
 
 function parsePort(text: string | undefined, fallback: number): number {
@@ -147,6 +161,16 @@ async function chooseSummarizer(
   }
 }
 
+/** What the start-up cleanup of sync sessions did, for the report. */
+async function syncCleanup(running: RunningServer): Promise<string> {
+  try {
+    const deleted = (await running.sync?.cleaned) ?? 0;
+    return `${deleted} deleted now`;
+  } catch (error) {
+    return `failed (${redactSecrets(error instanceof Error ? error.message : String(error))}); sync refuses connections`;
+  }
+}
+
 export async function runServe(flags: ServeFlags, io: CliIo): Promise<void> {
   const { settings } = loadSettings({ cwd: process.cwd(), env: io.env });
   const host = flags.host ?? settings.server.host;
@@ -179,6 +203,13 @@ export async function runServe(flags: ServeFlags, io: CliIo): Promise<void> {
   const keysPath = keyFile(flags.keys);
   const keys = flags.auth ? new JsonFileKeyStore(keysPath) : undefined;
   const keyCount = keys === undefined ? 0 : (await keys.list()).length;
+  const syncRetentionDays = parseRetentionDays(flags.syncRetentionDays);
+  if (syncRetentionDays !== undefined && flags.executor.length === 0) {
+    throw new ConfigError(
+      "--sync-retention-days",
+      "it deletes /v1/sync sessions, which only --executor serves; add --executor name=command or drop it",
+    );
+  }
   const sync = await syncHubs(flags, upstream);
   const { summarizer, summariesNote } = await chooseSummarizer(settings, io.env);
   const engine: ServerEngineOptions = {
@@ -194,6 +225,11 @@ export async function runServe(flags: ServeFlags, io: CliIo): Promise<void> {
     // Many sessions commit at once: a writer thread groups their commits and keeps fsyncs off the event loop.
     writerThread: true,
   });
+  // Servers sharing a PostgreSQL database take turns on a session, as the turns of one server do.
+  const turnLocks =
+    database.kind === "postgres"
+      ? new (await import("../../store/postgres/postgres-turn-locks.ts")).PostgresTurnLocks(database.url)
+      : undefined;
   let running: RunningServer;
   try {
     running = await startServer({
@@ -209,7 +245,9 @@ export async function runServe(flags: ServeFlags, io: CliIo): Promise<void> {
       auth: flags.auth,
       ...(keys !== undefined && { keys }),
       ...(sync !== undefined && { sync }),
+      ...(syncRetentionDays !== undefined && { syncRetentionDays }),
       publicMetrics: flags.publicMetrics === true,
+      ...(turnLocks !== undefined && { turnLocks }),
       limits,
       ...(tenantLimits !== undefined && { tenantLimits }),
       host,
@@ -217,6 +255,7 @@ export async function runServe(flags: ServeFlags, io: CliIo): Promise<void> {
       log: (line) => io.stderr.write(`${line}\n`),
     });
   } catch (error) {
+    await turnLocks?.close();
     await stores.close();
     throw error;
   }
@@ -252,8 +291,15 @@ export async function runServe(flags: ServeFlags, io: CliIo): Promise<void> {
         ]),
     sync === undefined
       ? "  sync:     off (add --executor name=command to serve /v1/sync)"
-      : `  sync:     ${running.url.replace(/^http/, "ws")}/v1/sync`,
+      : `  sync:     ${running.url.replace(/^http/, "ws")}/v1/sync; ${
+          syncRetentionDays === undefined
+            ? "its sessions are kept (delete idle ones at start with --sync-retention-days <days>)"
+            : `its sessions idle over ${syncRetentionDays} days are deleted at start, every tenant's ` +
+              `(--sync-retention-days): ${await syncCleanup(running)}`
+        }`,
   ];
+  // Listening for signals before the report is out: whoever waits for it may stop the server at once.
+  const signalled = nextSignal();
   io.stdout.write(`${lines.join("\n")}\n`);
   if (!flags.auth) {
     io.stderr.write(
@@ -267,11 +313,12 @@ export async function runServe(flags: ServeFlags, io: CliIo): Promise<void> {
     );
   }
 
-  const signal = await nextSignal();
+  const signal = await signalled;
   io.stdout.write(`ctxkit serve: ${signal}, shutting down\n`);
   try {
     await running.close();
   } finally {
+    await turnLocks?.close();
     await stores.close();
   }
   io.stdout.write("ctxkit serve: stopped\n");

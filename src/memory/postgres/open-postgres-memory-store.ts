@@ -7,6 +7,7 @@ import { memoryStoreContext } from "../memory-plan.ts";
 import type { MemoryStoreOptions } from "../memory-store.ts";
 import { PostgresMemoryStore } from "./postgres-memory-store.ts";
 import { describePostgres } from "../../store/postgres/postgres-location.ts";
+import { postgresUrlSchema } from "../../store/postgres/open-postgres-session-store.ts";
 
 /** Options of `openPostgresMemoryStore`: a connection string, or a pool you own. */
 export interface PostgresMemoryStoreOptions extends MemoryStoreOptions {
@@ -22,7 +23,7 @@ export interface PostgresMemoryStoreOptions extends MemoryStoreOptions {
 
 const optionsSchema = z
   .object({
-    connectionString: z.string().min(1).optional(),
+    connectionString: postgresUrlSchema.optional(),
     schema: z.string().min(1).max(63).optional(),
     poolSize: z.number().int().min(1).max(1000).optional(),
     hasPool: z.boolean(),

@@ -1,6 +1,6 @@
 import { CtxkitError, type CtxkitErrorCode } from "../../errors/ctxkit-error.ts";
 import { ProviderError } from "../../errors/provider-errors.ts";
-import { ValidationError } from "../../errors/errors.ts";
+import { ConcurrentWriteError, ValidationError } from "../../errors/errors.ts";
 import { HttpError } from "./http-error.ts";
 import { redactSecrets } from "../../errors/redact-secrets.ts";
 
@@ -72,6 +72,21 @@ function fromProvider(error: ProviderError): ErrorAnswer {
 }
 
 /**
+ * A concurrent write's message for the client: the session named by the id the client sent (a tenant's session is
+ * stored as `<tenant>/<id>`; neither part holds a `/`), and what to do over HTTP.
+ */
+function concurrentWriteMessage(error: ConcurrentWriteError): string {
+  const stored = error.sessionId;
+  const id = stored.slice(stored.indexOf("/") + 1);
+  return error.message
+    .replace(`session ${stored}:`, `session ${id}:`)
+    .replace(
+      /; reload the session and retry the write$/,
+      "; nothing of this request was stored — send it again",
+    );
+}
+
+/**
  * Maps any thrown value to its HTTP answer: `HttpError` as is, ctxkit errors by their stable code (provider
  * failures become 429/502/504 upstream errors), anything else a 500 that reveals nothing of the failure.
  *
@@ -83,6 +98,9 @@ export function errorAnswer(error: unknown): ErrorAnswer {
     return { status: error.status, code: error.code, message: error.message, headers: error.headers };
   }
   if (error instanceof ProviderError) return fromProvider(error);
+  if (error instanceof ConcurrentWriteError) {
+    return { status: 409, code: error.code, message: concurrentWriteMessage(error), headers: {} };
+  }
   if (CtxkitError.isInstance(error)) {
     const retryable = error.code === "store_error" && (error as { retryable?: boolean }).retryable === true;
     const status = error.code === "store_error" ? (retryable ? 503 : 500) : (statusOfCode[error.code] ?? 500);
@@ -170,7 +188,7 @@ const anthropicTypes: Readonly<Record<number, string>> = {
   401: "authentication_error",
   403: "permission_error",
   404: "not_found_error",
-  409: "invalid_request_error",
+  409: "conflict_error",
   413: "request_too_large",
   429: "rate_limit_error",
   504: "timeout_error",

@@ -1,12 +1,17 @@
 import type { Context } from "hono";
 import type { z } from "zod";
-import { validate } from "../../model/schemas.ts";
+import { MAX_JSON_DEPTH, validate } from "../../model/schemas.ts";
 import { HttpError } from "./http-error.ts";
+import { deepestNesting } from "./json-nesting.ts";
+
+/** Refuses bytes that are not UTF-8 instead of replacing them with U+FFFD. */
+const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * Reads a JSON request body and validates it: 415 without `Content-Type: application/json` (a browser cannot
- * send that cross-site without a preflight the server never grants), 400 `invalid_json` for bad JSON, 400
- * `invalid_input` naming each bad field.
+ * send that cross-site without a preflight the server never grants), 400 `invalid_json` for bad JSON or bytes
+ * that are not UTF-8 (never read with U+FFFD in their place), 400 `invalid_input` for JSON nested deeper than
+ * `MAX_JSON_DEPTH` (strings holding JSON included: see `deepestNesting`) and naming each bad field.
  *
  * @example
  * const { title } = await readJson(c, z.object({ title: z.string() }), "session update");
@@ -24,9 +29,27 @@ export async function readJson<Schema extends z.ZodType>(
       "send the body as JSON with Content-Type: application/json",
     );
   }
+  let text: string;
+  try {
+    text = utf8.decode(await c.req.arrayBuffer());
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    throw new HttpError(
+      400,
+      "invalid_json",
+      "the body is not valid UTF-8; send JSON text encoded in UTF-8 (nothing of it was read)",
+    );
+  }
+  if (deepestNesting(text) > MAX_JSON_DEPTH) {
+    throw new HttpError(
+      400,
+      "invalid_input",
+      `the body nests deeper than ${MAX_JSON_DEPTH} levels (JSON held in a string, such as tool call ` +
+        "arguments or a tool result, counts too); flatten it",
+    );
+  }
   let body: unknown;
   try {
-    const text = await c.req.text();
     body = text.trim() === "" ? {} : JSON.parse(text);
   } catch (error) {
     if (error instanceof SyntaxError)

@@ -14,8 +14,8 @@ export interface AnthropicRelayOptions {
    * nothing was stored. A client that goes away while it is being stored does not fail the request.
    */
   readonly fail: (reason: unknown) => void;
-  /** Turns a failure into Anthropic's `{ type, message }` error object for the `error` event sent last. */
-  readonly errorObject: (reason: unknown) => { type: string; message: string };
+  /** Turns a failure into Anthropic's `{ type, message }` error object (with ctxkit's `code`) for the `error` event sent last. */
+  readonly errorObject: (reason: unknown) => { type: string; message: string; code: string };
 }
 
 const encoder = new TextEncoder();

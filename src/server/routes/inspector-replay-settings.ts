@@ -1,4 +1,5 @@
 import type { EngineSettings } from "../../engine/engine-settings.ts";
+import type { GovernanceRecord } from "../../engine/governance-record.ts";
 import type { GovernancePolicyInput } from "../../governance/policy.ts";
 import type { Message } from "../../model/message.ts";
 import { cacheProfileFor, cacheProfiles, type CacheProfile } from "../../pricing/cache-profile.ts";
@@ -13,8 +14,12 @@ import type { TokenCounter } from "../../tokens/token-counter.ts";
 export interface SessionReplaySettings {
   /** The model the session is replayed as, when known. */
   readonly model?: string;
-  /** `recorded model`: its window and tokenizer (as `ctxkit replay`); `server`: the server's own settings. */
-  readonly settingsFrom: "recorded model" | "server";
+  /**
+   * `session`: the governance the session recorded it ran with (window, model, policy); `recorded model`: the
+   * window and tokenizer of the model its replies name (as `ctxkit replay` of a transcript); `server`: the
+   * server's own settings.
+   */
+  readonly settingsFrom: "session" | "recorded model" | "server";
   readonly contextWindow: number;
   readonly reservedOutputTokens: number;
   readonly counter: TokenCounter;
@@ -33,21 +38,52 @@ function profileOf(model: string, provider?: CacheProfile["provider"]): CachePro
 }
 
 /**
+ * The settings a stored session is replayed with, when it recorded the governance it ran with: that window,
+ * reserve and policy, and the tokenizer and cache of its model (the replies' model when the engine had none).
+ */
+async function recordedSettings(
+  messages: readonly Message[],
+  record: GovernanceRecord,
+): Promise<SessionReplaySettings> {
+  const recorded = messages.find(
+    (message) => message.role === "assistant" && message.model !== undefined,
+  )?.model;
+  const model = record.model ?? recorded;
+  const policy = record.policy as GovernancePolicyInput;
+  const cache =
+    model === undefined ? cacheProfiles[policy.pricing ?? "anthropic"] : profileOf(model, policy.pricing);
+  const counter = await counterForModel(defaultModelRegistry.lookup(model ?? "gpt-4.1"));
+  return {
+    ...(model !== undefined && { model }),
+    settingsFrom: "session",
+    contextWindow: record.contextWindow,
+    reservedOutputTokens: record.reservedOutputTokens,
+    counter,
+    summarizer: createExtractiveSummarizer({ counter }),
+    policy: { ...policy, pricing: cache.provider },
+    cache,
+  };
+}
+
+/**
  * The settings a stored session is replayed with by the inspector's timeline and the replay route, so both agree
  * with `ctxkit replay` on the same session: a session that records a model (on its assistant messages) is
  * replayed with that model's window and tokenizer and priced by its provider's cache — unless it is the model
  * this server serves, whose window and counter are the server's own (what governed it). A session that records
  * no model is replayed with the server's settings and priced as the server's model (or its policy's pricing).
+ * A session that recorded the governance it ran with (`record`, from its metadata) is replayed with that.
  *
  * @example
- * const replay = await sessionReplaySettings(messages, engine.settings, context.upstream?.model);
+ * const replay = await sessionReplaySettings(messages, engine.settings, context.upstream?.model, record);
  * await buildTimeline(messages, replay);
  */
 export async function sessionReplaySettings(
   messages: readonly Message[],
-  settings: EngineSettings,
+  settings: Pick<EngineSettings, "contextWindow" | "reservedOutputTokens" | "counter" | "policy">,
   serverModel: string | undefined,
+  record?: GovernanceRecord,
 ): Promise<SessionReplaySettings> {
+  if (record !== undefined) return recordedSettings(messages, record);
   const recorded = messages.find(
     (message) => message.role === "assistant" && message.model !== undefined,
   )?.model;

@@ -1,5 +1,6 @@
 import type { Hono } from "hono";
 import { toOpenAIChatJson } from "../../formats/providers/openai-chat/index.ts";
+import { readGovernanceRecord } from "../../engine/governance-record.ts";
 import { messageText } from "../../model/blocks.ts";
 import { HttpError, notFound } from "../http/http-error.ts";
 import type { ServerContext, ServerEnv } from "../server-context.ts";
@@ -65,7 +66,12 @@ export function registerInspectorRoutes(app: Hono<ServerEnv>, context: ServerCon
         const rows = (await store.dumpSession(storeId)).rows;
         const messages = rows.map((row) => row.message).sort((a, b) => a.seq - b.seq);
         const characters = checkReplayCharacters(id, messages, limits);
-        const replay = await sessionReplaySettings(messages, settings, upstream?.model);
+        const replay = await sessionReplaySettings(
+          messages,
+          settings,
+          upstream?.model,
+          readGovernanceRecord(record.metadata),
+        );
         const timeline = await buildTimeline(messages, replay);
         return {
           timeline: {

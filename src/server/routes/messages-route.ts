@@ -11,7 +11,7 @@ import {
 import type { Message } from "../../model/message.ts";
 import { inlineMedia } from "../../store/media-blobs.ts";
 import { textTokensAsync } from "../../tokens/token-counter.ts";
-import { anthropicErrorType, errorAnswer, logHidden } from "../http/error-response.ts";
+import { anthropicErrorBody, errorAnswer, logHidden } from "../http/error-response.ts";
 import { HttpError } from "../http/http-error.ts";
 import { readJson } from "../http/json-body.ts";
 import { sessionHeaderValue, sessionIdFromHeader } from "../http/session-header.ts";
@@ -346,7 +346,7 @@ async function stateful(
       errorObject: (reason) => {
         const answer = errorAnswer(reason);
         logHidden(context.log, c.get("requestId"), answer);
-        return { type: anthropicErrorType(answer.status), message: answer.message };
+        return anthropicErrorBody(answer).error;
       },
     });
     return new Response(body, {

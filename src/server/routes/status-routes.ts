@@ -3,18 +3,18 @@ import { streamSSE } from "hono/streaming";
 import packageJson from "../../../package.json" with { type: "json" };
 import type { ServerContext, ServerEnv } from "../server-context.ts";
 import type { HubEvent } from "../tenancy/event-hub.ts";
+import { StoreWriteProbe } from "../health/store-write-probe.ts";
+import { KEY_RECHECK_MS } from "../auth/end-streams-on-revocation.ts";
 
 /** Seconds between keep-alive comments on a live event stream. */
 const KEEP_ALIVE_MS = 15_000;
-/** How stale a live stream's key check may be before an event is sent. */
-const KEY_RECHECK_MS = 1_000;
 
 /** How long `GET /ready` waits for the store before it answers 503. */
 const READY_TIMEOUT_MS = 2_000;
 
 /**
- * `GET /health` (no key needed: the process is up), `GET /ready` (no key needed: the store answers — what a load
- * balancer should route on), `GET /metrics` (Prometheus text of every tenant's traffic: `createServer` lets only
+ * `GET /health` (no key needed: the process is up), `GET /ready` (no key needed: the store can write — checked by
+ * writing; what a load balancer should route on), `GET /metrics` (Prometheus text of every tenant's traffic: `createServer` lets only
  * keys with the `metrics` permission reach it, unless `publicMetrics`), `GET /v1/me` (who the key is) and
  * `GET /v1/events` (the tenant's live events as Server-Sent Events).
  *
@@ -24,24 +24,21 @@ const READY_TIMEOUT_MS = 2_000;
 export function registerStatusRoutes(app: Hono<ServerEnv>, context: ServerContext): void {
   app.get("/health", (c) => c.json({ status: "ok", version: packageJson.version, auth: context.auth }));
 
+  const writes = new StoreWriteProbe(context.store);
   app.get("/ready", async (c) => {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<"timeout">((resolve) => {
       timer = setTimeout(() => resolve("timeout"), READY_TIMEOUT_MS);
     });
-    // One indexed read; any answer (even "no such session") shows the database is reachable.
-    const probe = context.store.getSession("ready-probe").then(
-      () => "ok" as const,
-      () => "error" as const,
-    );
-    const outcome = await Promise.race([probe, timeout]);
+    // A write, not a read: a full disk or a damaged file still answers reads.
+    const outcome = await Promise.race([writes.check(), timeout]);
     clearTimeout(timer);
-    return outcome === "ok"
+    return outcome !== "timeout" && outcome.ok
       ? c.json({ status: "ready" })
       : c.json(
           {
             status: "unavailable",
-            reason: outcome === "timeout" ? "the store did not answer" : "the store failed",
+            reason: outcome === "timeout" ? "the store did not answer" : outcome.reason,
           },
           503,
         );
@@ -57,7 +54,8 @@ export function registerStatusRoutes(app: Hono<ServerEnv>, context: ServerContex
     const tenant = c.get("tenant");
     const keyIsValid = c.get("keyIsValid");
     let checkedAt = performance.now();
-    // The stream outlives the request's key check: a key revoked since ends it (checked at most once a second).
+    // The stream outlives the request's key check: a key revoked since ends it before its next event (and, idle,
+    // within a second: `endStreamsOnRevocation`).
     const stillValid = async () => {
       if (performance.now() - checkedAt < KEY_RECHECK_MS) return true;
       checkedAt = performance.now();

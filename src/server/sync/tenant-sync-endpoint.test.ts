@@ -180,7 +180,7 @@ describe("the agent-sync WebSocket at /v1/sync", () => {
     });
   });
 
-  it("deletes sync sessions idle for 7 days on start by default, and nothing else", async () => {
+  it("deletes no session at start unless told to, then only sync sessions idle for longer than told", async () => {
     const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000);
     let now = daysAgo(8);
     const store = new MemorySessionStore({ clock: () => now });
@@ -195,7 +195,10 @@ describe("the agent-sync WebSocket at /v1/sync", () => {
     ]);
     now = daysAgo(6);
     await new TenantSyncStateStore(store, "acme").save("recent", state("six days ago"));
-    const { server } = await start({ store });
+    const { server: keeping } = await start({ store });
+    expect(await keeping.sync!.cleaned).toBe(0);
+    expect(await store.getSession(syncSessionId("acme", "old"))).toBeDefined();
+    const { server } = await start({ store, syncRetentionDays: 7 });
     expect(await server.sync!.cleaned).toBe(1);
     expect(await store.getSession(syncSessionId("acme", "old"))).toBeUndefined();
     expect(await store.getSession(syncSessionId("acme", "recent"))).toBeDefined();

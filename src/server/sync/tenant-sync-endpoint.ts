@@ -8,9 +8,7 @@ import { presentedKey } from "../auth/authenticate.ts";
 import type { KeyStore } from "../auth/key-store.ts";
 import { isLoopbackHost } from "../http/loopback-host-guard.ts";
 import { cleanupSyncSessions, TenantSyncStateStore } from "./tenant-sync-state-store.ts";
-
-/** How often a live socket's key is checked again (a key revoked since cuts the socket). */
-const KEY_RECHECK_MS = 5_000;
+import { KEY_RECHECK_MS } from "../auth/end-streams-on-revocation.ts";
 
 /** The URL path of the agent-sync WebSocket. */
 export const SYNC_PATH = "/v1/sync";
@@ -32,10 +30,11 @@ export interface TenantSyncOptions {
   readonly hubFor: (tenant: string) => TenantHubOptions;
   /**
    * The server's session store: each tenant's sync sessions, ledgers, cursors and executor session ids live there
-   * (`TenantSyncStateStore`), and sync sessions idle for `retentionDays` are deleted when the endpoint is mounted.
+   * (`TenantSyncStateStore`); with `retentionDays`, sync sessions idle for longer are deleted when the endpoint is
+   * mounted.
    */
   readonly sessions: SessionStore;
-  /** Days after its last exchange that a sync session is deleted, on mount (default 7, the Contop seed's; 0 keeps). */
+  /** Days after its last exchange that a sync session is deleted, on mount (default 0: none is deleted). */
   readonly retentionDays?: number;
   /** Largest accepted message in bytes. */
   readonly maxPayload?: number;
@@ -46,7 +45,7 @@ export interface TenantSync {
   /** Tenants with a hub now. */
   readonly tenants: readonly string[];
   /**
-   * The start-up cleanup of sync sessions older than `retentionDays`: how many it deleted. Connections wait for
+   * The start-up cleanup of sync sessions older than `retentionDays`: how many it deleted (0 without one). Connections wait for
    * it; if it fails, they are refused with 500 and this rejects with the store's error.
    */
   readonly cleaned: Promise<number>;
@@ -88,8 +87,8 @@ function sameOrigin(request: IncomingMessage): boolean {
 /**
  * Serves the agent-sync WebSocket (`attachSyncEndpoint` of `src/sync`) at `/v1/sync` with the server's API
  * keys: each tenant gets its own sync hub, so one tenant's sync sessions are invisible to another's even when
- * they pick the same session id. Their state is kept in the server's session store, and sync sessions idle for
- * 7 days (`retentionDays`) are deleted on mount. Refuses a missing or invalid key with 401 before the upgrade. Without auth,
+ * they pick the same session id. Their state is kept in the server's session store; sync sessions idle for
+ * `retentionDays` are deleted on mount when it is given (never by default). Refuses a missing or invalid key with 401 before the upgrade. Without auth,
  * it refuses non-loopback `Host` headers and cross-origin browser pages (a page elsewhere could otherwise
  * open a socket to 127.0.0.1). Other upgrade paths get 404.
  *
@@ -100,7 +99,7 @@ function sameOrigin(request: IncomingMessage): boolean {
 export function mountTenantSync(server: Server, options: TenantSyncOptions): TenantSync {
   if (options.auth && options.keys === undefined) throw new TypeError("mountTenantSync: auth needs keys");
   const hubs = new Map<string, { emitter: Server; endpoint: SyncEndpoint }>();
-  const cleaned = cleanupSyncSessions(options.sessions, options.retentionDays ?? 7, new Date());
+  const cleaned = cleanupSyncSessions(options.sessions, options.retentionDays ?? 0, new Date());
   // Connections wait for the cleanup and report its failure; the rejection is the caller's to read too.
   const ready = cleaned.then(
     () => true,

@@ -12,6 +12,8 @@ import type { SessionStore } from "../../store/session-store.ts";
 import { counterForModel } from "../../tokens/counter-for-model.ts";
 import { defaultModelRegistry } from "../../tokens/model-registry.ts";
 import { KeyedMutex } from "./keyed-mutex.ts";
+import { publicSessionId } from "./tenant-session-id.ts";
+import { waitForTurnLock, type TurnLocks } from "./turn-locks.ts";
 
 /** Engine options the server lets a deployment choose (the store, owner, event hook and recall are the server's). */
 export type ServerEngineOptions = Omit<ContextEngineOptions, "store" | "session" | "onEvent" | "recall">;
@@ -47,6 +49,12 @@ export interface TenantEnginesOptions {
    * its core memories in every system prompt. Off unless given.
    */
   readonly contextMemory?: MemoryStore;
+  /**
+   * Serialise each session's turns across the servers sharing the database too (`PostgresTurnLocks`): a turn
+   * waits for another server's turn on the session to end, so it starts from that turn's reply, and two turns never
+   * both call the model for one session head. Without it only this process's turns are serialised.
+   */
+  readonly turnLocks?: TurnLocks;
 }
 
 async function withTenantMemory(
@@ -120,15 +128,34 @@ export class TenantEngines {
     this.#live.delete(sessionId);
     this.#live.set(sessionId, entry);
     this.#evict();
+    let session = engine.session(sessionId);
+    let unlockTurn = () => {};
+    try {
+      const locks = this.#options.turnLocks;
+      if (locks !== undefined) {
+        unlockTurn = await waitForTurnLock(locks, sessionId, publicSessionId(tenant, sessionId));
+      }
+      // Another server on the same database may have moved the session on since this one loaded it: the turn
+      // starts from what the store holds, never from a stale view (whose commit would be refused after the call).
+      if (await session.isBehindStore()) {
+        engine.release(sessionId);
+        session = engine.session(sessionId);
+      }
+    } catch (error) {
+      unlockTurn();
+      unlock();
+      throw error;
+    }
     let released = false;
     return {
       engine,
-      session: engine.session(sessionId),
+      session,
       memo: entry.memo,
       discard: () => engine.release(sessionId),
       release: () => {
         if (released) return;
         released = true;
+        unlockTurn();
         unlock();
         this.#evict();
       },

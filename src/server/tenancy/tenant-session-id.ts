@@ -33,12 +33,15 @@ export function isApiSessionId(id: string): boolean {
 /** The prefix of the store ids of `/v1/sync` sessions (`sync:<tenant>:<id>`, see tenant-sync-state-store.ts). */
 export const SYNC_STORE_ID_PREFIX = "sync:";
 
+/** The prefix of the store ids of the sessions `/ready` writes and deletes to check the store can write. */
+export const READY_PROBE_ID_PREFIX = "ready:";
+
 /**
- * Whether an id has the form of the store ids the server keeps for itself (`/v1/sync` sessions'): an API
- * session with such an id is never stored under it.
+ * Whether an id has the form of the store ids the server keeps for itself (`/v1/sync` sessions', `/ready`'s
+ * probes): an API session with such an id is never stored under it.
  */
 export function isReservedStoreId(id: string): boolean {
-  return id.startsWith(SYNC_STORE_ID_PREFIX);
+  return id.startsWith(SYNC_STORE_ID_PREFIX) || id.startsWith(READY_PROBE_ID_PREFIX);
 }
 
 /**

@@ -21,8 +21,22 @@ export interface PostgresSessionStoreOptions extends SessionStoreOptions, OpenRe
   readonly poolSize?: number;
 }
 
+/**
+ * A `postgres://` or `postgresql://` URL: what `pg` reads. Keyword settings (`host=db password=…`, libpq's other
+ * form) are refused here; `pg` would take them for a relative URL and look for a host named "base".
+ */
+export const postgresUrlSchema = z
+  .string()
+  .min(1)
+  .refine((url) => /^postgres(?:ql)?:\/\//i.test(url.trim()), {
+    message:
+      "give a postgres:// URL, e.g. postgres://app@db.example:5432/ctxkit with the password after the user " +
+      "name and a colon (keyword settings such as host=… are not read: write them as such a URL, " +
+      "percent-encoding special characters)",
+  });
+
 const optionsSchema = z.object({
-  connectionString: z.string().min(1).optional(),
+  connectionString: postgresUrlSchema.optional(),
   schema: z.string().min(1).max(63).optional(),
   poolSize: z.number().int().min(1).max(1000).optional(),
 });

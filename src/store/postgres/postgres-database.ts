@@ -40,6 +40,17 @@ export function isConnectionError(error: unknown): boolean {
   );
 }
 
+/** Codes of a connection that could not be made: no server there, or no such host. */
+const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "EAI_AGAIN", "ENETUNREACH"]);
+
+/** True when no connection could be made at all (so nothing was sent). */
+function isUnreachable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string" && UNREACHABLE_CODES.has(code)) return true;
+  // Node reports a refused connection to a name with several addresses (localhost) as an AggregateError.
+  return error instanceof AggregateError && error.errors.length > 0 && error.errors.every(isUnreachable);
+}
+
 /**
  * The ctxkit error for a PostgreSQL failure; ctxkit errors pass through.
  *
@@ -50,9 +61,18 @@ export function toPostgresStoreError(error: unknown, location: string): CtxkitEr
   if (CtxkitError.isInstance(error)) return error;
   const detail = error instanceof Error ? error.message : String(error);
   const cause = { cause: error };
+  if (isUnreachable(error)) {
+    return new StoreError(
+      `${location}: cannot reach PostgreSQL (${detail}); check the host and port of the URL and that the server ` +
+        "is running — nothing was read or written",
+      true,
+      cause,
+    );
+  }
   if (isConnectionError(error)) {
     return new StoreError(
-      `${location}: lost the connection to PostgreSQL (${detail}); nothing of the interrupted write was kept — retry`,
+      `${location}: lost the connection to PostgreSQL (${detail}); a write it cut short was rolled back, ` +
+        "nothing of it kept — retry",
       true,
       cause,
     );
