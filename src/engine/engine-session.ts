@@ -1,5 +1,5 @@
 import { contextStats } from "../assembly/context-stats.ts";
-import type { AssistantInput, Conversation, ToolResultInput } from "../conversation/conversation.ts";
+import type { AssistantInput, ToolResultInput } from "../conversation/conversation.ts";
 import { NotFoundError, ValidationError } from "../errors/errors.ts";
 import { isContextOverflowError } from "../errors/overflow-recognition.ts";
 import type { GovernanceEvent } from "../governance/events.ts";
@@ -20,6 +20,7 @@ import type {
   PrepareRequestOptions,
   SessionStats,
 } from "./session-types.ts";
+import { holdsUncommittedReply, isBlank } from "./session-guards.ts";
 import { SessionTurn } from "./session-turn.ts";
 import { clearContext, unstoredCompactions, writeTurn } from "./session-writes.ts";
 import { GovernorStateCodec } from "./stored-governor-state.ts";
@@ -380,30 +381,18 @@ export class EngineSession {
   async isBehindStore(): Promise<boolean> {
     const state = this.#state;
     if (state === undefined) return false;
+    let loaded: LoadedSession;
     try {
-      await state;
+      loaded = await state;
     } catch {
       return false; // a failed load is tried again by the next use
     }
-    const record = await this.#store.getSession(this.id);
-    return (record?.nextSeq ?? 0) !== this.#expectedNextSeq;
+    const record = await this.#settings.store.getSession(this.id);
+    return (record?.nextSeq ?? 0) !== loaded.conversation.storedNextSeq;
   }
 
   /** How many messages `history()` holds, without copying them. */
   async historyLength(): Promise<number> {
     return (await this.#ready()).conversation.length;
   }
-}
-
-/** True when a message added since the last commit is an assistant message. */
-function holdsUncommittedReply(conversation: Conversation): boolean {
-  return conversation.uncommitted().some((message) => message.role === "assistant");
-}
-
-/** True when `content` holds no block but blank text (an empty string, an empty list, whitespace only). */
-function isBlank(content: string | readonly ContentBlock[]): boolean {
-  if (typeof content === "string") return content.trim() === "";
-  return (
-    Array.isArray(content) && content.every((block) => block?.type === "text" && block.text.trim() === "")
-  );
 }

@@ -162,7 +162,12 @@ function promptPartsOf(part: OpenPart | LanguageModelV4Content): AssistantPart[]
 /** The model's reply as the assistant message the next call's prompt will hold, and what the session records. */
 function replyOf(
   content: readonly (OpenPart | LanguageModelV4Content)[],
-  details: { usage?: LanguageModelV4Usage; finishReason?: LanguageModelV4FinishReason; model: string },
+  details: {
+    usage?: LanguageModelV4Usage;
+    finishReason?: LanguageModelV4FinishReason;
+    model: string;
+    provider: string;
+  },
 ): { message: LanguageModelV4Message; reply: AssistantInput } {
   const message: LanguageModelV4Message = { role: "assistant", content: content.flatMap(promptPartsOf) };
   const entry = entriesOf(message).find((candidate) => candidate.role === "assistant");
@@ -172,6 +177,7 @@ function replyOf(
     reply: {
       content: entry?.role === "assistant" ? entry.reply.content : [],
       model: details.model,
+      provider: details.provider,
       ...(usage !== undefined && { usage }),
       ...(details.finishReason !== undefined && { finishReason: details.finishReason.unified }),
     },
@@ -364,12 +370,14 @@ export function ctxkitSessionMiddleware(options: CtxkitSessionMiddlewareOptions)
           usage: result.usage,
           finishReason: result.finishReason,
           model: model.modelId,
+          provider: model.provider,
         }).reply;
       const { result, feed } = await send(params, model, (governed) => model.doGenerate(governed), read);
       const { message, reply } = replyOf(result.content, {
         usage: result.usage,
         finishReason: result.finishReason,
         model: model.modelId,
+        provider: model.provider,
       });
       await feed.reply(reply, message);
       return result;
@@ -391,6 +399,7 @@ export function ctxkitSessionMiddleware(options: CtxkitSessionMiddlewareOptions)
             ...(collected.usage !== undefined && { usage: collected.usage }),
             finishReason: collected.finishReason,
             model: model.modelId,
+            provider: model.provider,
           });
           await feed.reply(reply, message);
         },

@@ -162,19 +162,26 @@ export function ctxkitLangChainMiddleware(options: CtxkitLangChainMiddlewareOpti
       const feed = feedOf(options.engine, sessionId);
       await recordUnseen(feed, request.messages);
       const system = request.systemMessage.text;
-      const prepared = await feed.session.prepare({
-        system: [{ name: "identity", content: system, heading: null }],
-        tools: toolDefinitions(request.tools),
-        ...(request.runtime.signal !== undefined && { signal: request.runtime.signal }),
-      });
-      options.onRequest?.(prepared);
-      const messages = prepared.messages.map((message) => feed.original(message) ?? toLangChain(message));
-      const response = await handler({
-        ...request,
-        messages,
-        // The engine adds sections (core memories) to the prompt only when it has memory: send them then.
-        ...(prepared.system !== system.trim() && { systemMessage: new SystemMessage(prepared.system) }),
-      });
+      // A model call the provider refuses as too long is recovered from and sent again (`SessionTurn.send`); one
+      // that fails leaves its turn open, uncommitted, for the agent's retry.
+      const turn = await feed.session.begin();
+      const { response } = await turn.send(
+        async (prepared) => {
+          options.onRequest?.(prepared);
+          const messages = prepared.messages.map((message) => feed.original(message) ?? toLangChain(message));
+          return handler({
+            ...request,
+            messages,
+            // The engine adds sections (core memories) to the prompt only when it has memory: send them then.
+            ...(prepared.system !== system.trim() && { systemMessage: new SystemMessage(prepared.system) }),
+          });
+        },
+        {
+          system: [{ name: "identity", content: system, heading: null }],
+          tools: toolDefinitions(request.tools),
+          ...(request.runtime.signal !== undefined && { signal: request.runtime.signal }),
+        },
+      );
       // The agent names its reply once the middleware returns it (`createAgent`'s `name`, default "model"):
       // named now, the reply is stored as the agent keeps it, and comes back so after a restart.
       const name = agentName();
