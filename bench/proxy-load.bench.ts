@@ -16,6 +16,7 @@ import { DEFAULT_LIMITS } from "../src/server/server-options.ts";
 import { openSqliteSessionStore } from "../src/store/sqlite/index.ts";
 import { startFakeOpenAIServer } from "../src/test/fake-openai-server.ts";
 import type { BenchSection } from "./run.ts";
+import { fairnessSection } from "./proxy-fairness.ts";
 
 const SESSIONS = 50;
 const TURNS = 10;
@@ -323,6 +324,23 @@ async function checkStored(path: string, prefix: string): Promise<void> {
 const ms = (value: number) => value.toFixed(1);
 
 export default async function proxyLoad(): Promise<BenchSection> {
+  const fairness = await fairnessSection();
+  if (process.env["CTXKIT_BENCH_ONLY"] === "fairness") {
+    return { title: "Stateful proxy: fairness between tenants", goal: FAIRNESS_GOAL, markdown: fairness };
+  }
+  const section = await proxyUnderLoad();
+  return {
+    ...section,
+    goal: `${section.goal}; ${FAIRNESS_GOAL}`,
+    markdown: `${section.markdown}\n\n${fairness}`,
+  };
+}
+
+const FAIRNESS_GOAL =
+  "a tenant sending maximum-size bodies without pause slows another's small turns by at most 2× (p50); a client " +
+  "that never reads its stream costs a bounded buffer, then is dropped";
+
+async function proxyUnderLoad(): Promise<BenchSection> {
   const upstream = await startFakeOpenAIServer({
     responses: (request) => ({
       text: `Answer ${request.index}: module changed in two places.`,

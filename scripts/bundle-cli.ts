@@ -49,6 +49,7 @@ export async function bundleCli(outDir: string, options: BundleCliOptions = {}):
   const entries: Record<string, string> = {
     ctxkit: "src/cli/bin.ts",
     "sqlite-writer-worker": "src/store/sqlite/sqlite-writer-worker.ts",
+    "count-worker": "src/tokens/count-worker.ts",
     ...options.entries,
   };
   await build({

@@ -63,6 +63,45 @@ function exportedNames(file: string, seen = new Map<string, Set<string>>()): Set
   return names;
 }
 
+/** Every module `entry` reaches through relative imports, with the bare modules each one imports. */
+function moduleGraph(entry: string): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  const pending = [entry];
+  while (pending.length > 0) {
+    const file = pending.pop()!;
+    if (graph.has(file)) continue;
+    const specifiers = [
+      ...readFileSync(file, "utf8").matchAll(/^(?:import|export)[^;]*?from\s+"([^"]+)"/gms),
+    ].map((match) => match[1]!);
+    graph.set(
+      file,
+      specifiers.filter((specifier) => !specifier.startsWith(".")),
+    );
+    for (const specifier of specifiers) {
+      if (specifier.startsWith(".")) pending.push(resolve(dirname(file), specifier));
+    }
+  }
+  return graph;
+}
+
+/** The subpaths of the core: the root and one per layer below the engine. */
+const CORE = [
+  ".",
+  "./model",
+  "./conversation",
+  "./formats",
+  "./tokens",
+  "./pricing",
+  "./governance",
+  "./summarize",
+  "./assembly",
+  "./store",
+  "./memory",
+  "./replay",
+  "./metrics",
+  "./sync",
+];
+
 /** Every `import { … } from "ctxkit…"` in the README, the docs and the examples: the names and the subpath. */
 function documentedImports(): { file: string; subpath: string; names: string[] }[] {
   const files = [
@@ -117,6 +156,21 @@ describe("package entry points", () => {
       expect(target.types, subpath).toBe(target.default.replace(/\.js$/, ".d.ts"));
       expect(existsSync(sourceOf(subpath)), subpath).toBe(true);
     }
+  });
+
+  it("the core subpaths are core-safe: nothing they reach loads a server, a socket or a database driver", () => {
+    const heavy = ["ws", "hono", "@hono/node-server", "pg", "kysely", "node:sqlite"];
+    for (const subpath of CORE) {
+      const graph = moduleGraph(sourceOf(subpath));
+      const offenders = [...graph].filter(([, bare]) => bare.some((name) => heavy.includes(name)));
+      expect(
+        offenders.map(([file]) => file.slice(root.length)),
+        subpath,
+      ).toEqual([]);
+    }
+    // The check sees them where they are: the server reaches hono, the SQLite backend node:sqlite.
+    expect([...moduleGraph(sourceOf("./server")).values()].flat()).toContain("hono");
+    expect([...moduleGraph(sourceOf("./sqlite")).values()].flat()).toContain("node:sqlite");
   });
 
   it("the subpaths export what the root no longer does", async () => {

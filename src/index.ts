@@ -39,9 +39,12 @@ export {
   isContextOverflowError,
 } from "./errors/index.ts";
 export {
+  type Clock,
   type ContentBlock,
   type FileBlock,
+  type IdGenerator,
   type ImageBlock,
+  type ImageDetail,
   type JsonValue,
   type Message,
   type MessageInput,
@@ -49,6 +52,7 @@ export {
   type OpaqueBlock,
   type ReasoningBlock,
   type Role,
+  type SummaryRange,
   type TextBlock,
   type ToolCallBlock,
   type ToolResultBlock,
@@ -93,6 +97,7 @@ export {
 export {
   type SessionStore,
   type SessionRecord,
+  type UsageTotals,
   type BlobStore,
   MemorySessionStore,
   MemoryBlobStore,

@@ -13,8 +13,12 @@ import type { LangChainContextSize } from "./langchain.ts";
 import { opencodeCompaction, opencodePrune } from "./opencode.ts";
 import { peerPolicy } from "./peer-support.ts";
 
-/** The window a policy runs with at its users' real settings: a number, or the recorded agent's own. */
-export type RealWindow = number | "recorded";
+/**
+ * The window a policy runs with at its users' real settings: a number, the recorded agent's own, or the
+ * recorded agent's own when that agent ran at 1M (`long-context`: a Claude Code session that outgrew 200k ran
+ * with Claude Code's 1M window, so its own policy had that window), else the number.
+ */
+export type RealWindow = number | "recorded" | { readonly longContext: number };
 
 /** How a policy is replayed. */
 export type BenchPolicy =
@@ -64,8 +68,8 @@ export const benchPolicies: readonly BenchPolicy[] = [
     policy: peerPolicy,
     processors: [claudeCodeCompaction],
     breakpoints: "newest",
-    window: 200_000,
-    note: "200k (Claude models)",
+    window: { longContext: 200_000 },
+    note: "200k (Claude models), 1M where the recorded Claude Code session ran at 1M",
   },
   {
     kind: "governor",

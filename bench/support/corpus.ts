@@ -3,7 +3,7 @@ import { importTranscriptFile, type ImportedConversation } from "../../src/forma
 import type { Message } from "../../src/model/message.ts";
 import { replayableMessages, requestPoints } from "../../src/replay/replay.ts";
 import type { TokenCounter } from "../../src/tokens/token-counter.ts";
-import { transcriptFiles, transcriptName } from "../../test/support/transcripts.ts";
+import { transcriptFiles, transcriptName, transcriptPath } from "../../test/support/transcripts.ts";
 
 /** One main (not subagent) conversation of the corpus with its size. */
 export interface CorpusConversation {
@@ -21,22 +21,36 @@ export interface CorpusConversation {
 /** Every main conversation of every transcript file, in file order (subagent sidechains left out). */
 export async function loadCorpus(counter: TokenCounter): Promise<CorpusConversation[]> {
   const corpus: CorpusConversation[] = [];
-  for (const file of transcriptFiles) {
-    for (const conversation of await importTranscriptFile(file)) {
-      if (conversation.sidechain === true) continue;
-      const messages = replayableMessages(conversation.messages);
-      let tokens = 0;
-      for (const message of messages) tokens += counter.countMessage(message);
-      corpus.push({
-        name: transcriptName(file),
-        conversation,
-        messages,
-        requests: requestPoints(messages).length,
-        tokens,
-      });
-    }
-  }
+  for (const file of transcriptFiles) corpus.push(...(await conversationsOf(counter, file)));
   return corpus;
+}
+
+/** The main conversations of one transcript file, by its name relative to the corpus root. */
+export function loadCorpusFile(counter: TokenCounter, name: string): Promise<CorpusConversation[]> {
+  return conversationsOf(counter, transcriptPath(name));
+}
+
+async function conversationsOf(counter: TokenCounter, file: string): Promise<CorpusConversation[]> {
+  const found: CorpusConversation[] = [];
+  for (const conversation of await importTranscriptFile(file)) {
+    if (conversation.sidechain === true) continue;
+    const messages = replayableMessages(conversation.messages);
+    let tokens = 0;
+    for (const message of messages) tokens += counter.countMessage(message);
+    found.push({
+      name: transcriptName(file),
+      conversation,
+      messages,
+      requests: requestPoints(messages).length,
+      tokens,
+    });
+  }
+  return found;
+}
+
+/** A conversation's position among its file's main conversations (what `loadCorpusFile` returns). */
+export function conversationIndex(corpus: readonly CorpusConversation[], entry: CorpusConversation): number {
+  return corpus.filter((other) => other.name === entry.name).indexOf(entry);
 }
 
 /** Claude Code's standard window; sessions whose requests outgrew it ran with the 1M-token one. */

@@ -127,7 +127,8 @@ describe("Governor", () => {
       policy: offloadingPolicy,
     });
     const notice = toolMessageText((await blind.instance.prepare(history)).messages[2]!);
-    expect(notice).toMatch(/output offloaded: .*run the tool again if you need it\]$/s);
+    // The exact call that reads it again, in the agent's own tools.
+    expect(notice).toMatch(/output offloaded: .*run \w+\(.+\) again if you need it\]$/s);
     expect(notice).not.toContain("recall_tool_output");
   });
 

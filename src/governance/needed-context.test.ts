@@ -36,13 +36,26 @@ const readIndex = (messages: readonly Message[]) => messages.findIndex((message)
 
 describe("neededContext", () => {
   it("keeps a file read while the next reply uses such reads at least 2% of the time, and lets it go after", () => {
-    // Measured: a read is used by the next reply 2.2% of the time at ages 8–12, 1.9% at 13–20.
+    // Measured: a read is used by the next reply 3.1% of the time at ages 8–12, 1.3% at 21–33.
     expect(reuseRate("read", 12)).toBeGreaterThanOrEqual(0.02);
-    expect(reuseRate("read", 13)).toBeLessThan(0.02);
+    expect(reuseRate("read", 21)).toBeLessThan(0.02);
     const young = readThen(12);
     expect(neededContext(young, context()).has(readIndex(young))).toBe(true);
-    const old = readThen(13);
+    const old = readThen(21);
     expect(neededContext(old, context()).has(readIndex(old))).toBe(false);
+  });
+
+  it("keeps the same pieces whoever bills: OpenAI's missing write premium does not make a miss cheaper", () => {
+    // Small reads at every age between the rate test and the price test: the price test decides them.
+    for (const after of [21, 35]) {
+      for (let lines = 1; lines <= 150; lines++) {
+        const messages = readThen(after, lines);
+        const anthropic = [...neededContext(messages, context({ pricing: "anthropic" }))];
+        expect([...neededContext(messages, context({ pricing: "openai" }))]).toEqual(anthropic);
+      }
+    }
+    // The price test is live here: a small read 21 steps old is kept for its price, a large one is not.
+    expect(neededContext(readThen(21, 5), context()).has(readIndex(readThen(21, 5)))).toBe(true);
   });
 
   it("lets a shell output go sooner than a file read: agents rarely copy from old command output", () => {

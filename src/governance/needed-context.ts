@@ -1,4 +1,5 @@
 import type { Message, ToolCallBlock } from "../model/message.ts";
+import { cacheProfiles } from "../pricing/cache-profile.ts";
 import { governancePricing } from "./policy.ts";
 import { contextKind } from "../metrics/context-kind.ts";
 import type { ProcessorContext } from "./processor.ts";
@@ -14,8 +15,9 @@ const REREAD_CALL_TOKENS = 60;
  * - the chance that the next reply uses it (`reuseRate`: measured, by kind and age in requests) is at least the
  *   miss rate the user accepts, `1 − groundingTarget` — what the agent will use is kept with that confidence; or
  * - keeping it one more request (its tokens at the cache read price) costs less than that chance times getting it
- *   back (one more request over the payload, read from cache, plus the piece written anew) — small pieces stay
- *   long because they are cheap to keep.
+ *   back (one more request over the payload, read from cache, plus the piece written anew, at Anthropic's write
+ *   premium at least whoever bills, so both pricings keep the same) — small pieces stay long because they are
+ *   cheap to keep.
  * Both fall with age (the rates are fitted not to rise), so a piece let go is not needed again while the rates
  * stand; as the session's own reuse moves them (`SessionReuse`), one may be — an offloaded output stays
  * recallable. The newest step (age 0) is protected anyway.
@@ -33,6 +35,10 @@ export function neededContext(
   const missRate = 1 - context.policy.groundingTarget;
   if (context.policy.groundingTarget === 0) return needed;
   const pricing = governancePricing(context.policy);
+  // What the agent keeps must not depend on who bills it: a provider without a write premium (OpenAI) makes a
+  // re-read look cheaper, but the agent misses the piece all the same. A re-read is priced with the write premium
+  // of Anthropic's cache at least, so both pricings keep the same pieces (measured: bench, both pricings).
+  const rereadWrite = Math.max(pricing.write, cacheProfiles.anthropic.write);
   const payload = context.fixedTokens + sumTokens(messages, context.tokensOf);
   const calls = new Map<string, Pick<ToolCallBlock, "name" | "input">>();
   for (const message of messages)
@@ -49,7 +55,7 @@ export function neededContext(
     if (kind === undefined || message.kind !== undefined) continue;
     const rate = reuseRate(kind, age, context.reuseRates ?? context.policy.reuseRates);
     const tokens = context.tokensOf(message);
-    const readAgain = payload * pricing.read + (tokens + REREAD_CALL_TOKENS) * pricing.write;
+    const readAgain = payload * pricing.read + (tokens + REREAD_CALL_TOKENS) * rereadWrite;
     if (rate >= missRate || rate * readAgain >= tokens * pricing.read)
       candidates.push({ index, rate, tokens });
   }

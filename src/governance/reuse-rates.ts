@@ -11,7 +11,7 @@ export type ReuseRates = Readonly<Record<ContextKind, readonly number[]>>;
 
 /**
  * The chance that the agent's next reply uses a piece of context (copies a line, path, identifier or literal
- * from it that no newer message holds), by what the piece is and its age in requests. Measured on the 19 long
+ * from it that no newer message holds), by what the piece is and its age in requests. Measured on the 27 long
  * real sessions of the shared corpus (Claude Code, Codex, Gemini CLI, SWE-agent, tau-bench) by `npm run bench`,
  * section 4 (bench/support/reuse-rates.ts), which prints the measured rates and this fit of them: per kind, the
  * closest sequence that does not rise with age, each bucket weighted by the requests it counted (a bucket that
@@ -19,12 +19,12 @@ export type ReuseRates = Readonly<Record<ContextKind, readonly number[]>>;
  * thresholds: governance compares them with the miss rate the user accepts (`groundingTarget`) and with prices.
  */
 export const DEFAULT_REUSE_RATES: ReuseRates = {
-  read: [0.484, 0.169, 0.169, 0.089, 0.069, 0.022, 0.019, 0.013, 0.008, 0.002],
-  search: [0.167, 0.067, 0.034, 0.031, 0.031, 0.015, 0.003, 0.002, 0, 0],
-  edit: [0.595, 0.223, 0.159, 0.092, 0.048, 0.048, 0.014, 0.007, 0.006, 0.002],
-  shell: [0.207, 0.068, 0.027, 0.022, 0.018, 0.012, 0.004, 0.002, 0.001, 0.001],
-  other: [0.065, 0.037, 0.033, 0.033, 0.01, 0.007, 0.007, 0.007, 0.007, 0.001],
-  written: [0.346, 0.141, 0.099, 0.048, 0.045, 0.027, 0.017, 0.005, 0.002, 0.002],
+  read: [0.427, 0.147, 0.128, 0.091, 0.067, 0.031, 0.02, 0.013, 0.01, 0.003],
+  search: [0.253, 0.064, 0.034, 0.034, 0.025, 0.016, 0.008, 0.003, 0.003, 0.001],
+  edit: [0.568, 0.164, 0.118, 0.086, 0.042, 0.037, 0.015, 0.007, 0.005, 0.002],
+  shell: [0.188, 0.064, 0.047, 0.035, 0.018, 0.008, 0.005, 0.002, 0.001, 0.001],
+  other: [0.081, 0.045, 0.039, 0.039, 0.016, 0.008, 0.008, 0.004, 0.004, 0],
+  written: [0.524, 0.208, 0.144, 0.086, 0.061, 0.043, 0.026, 0.013, 0.007, 0.003],
 };
 
 /**
@@ -34,7 +34,7 @@ export const DEFAULT_REUSE_RATES: ReuseRates = {
  * samples of this size do (the method-of-moments estimate of a beta-binomial's prior size, pooled over kinds and
  * ages; the bench prints it). A session's own reuse takes over from the corpus's once it has counted about as much.
  */
-export const DEFAULT_REUSE_RATES_WEIGHT = 14;
+export const DEFAULT_REUSE_RATES_WEIGHT = 25;
 
 /**
  * The chance that the next reply uses a piece of context of `kind` that arrived `age` requests ago

@@ -65,20 +65,20 @@ describe("SessionReuse", () => {
     for (const [kind, row] of Object.entries(DEFAULT_REUSE_RATES))
       for (const [bucket, rate] of row.entries())
         expect(fresh[kind as keyof typeof fresh][bucket]).toBeCloseTo(rate, 12);
-    // This agent uses every read once, at age 15 (bucket 13–20): far above the corpus's 1.9%.
-    const rates = tracked(editsFromOldReads(30, 14)).rates(DEFAULT_REUSE_RATES, DEFAULT_REUSE_RATES_WEIGHT);
-    expect(rates.read[6]).toBeGreaterThan(0.05);
-    expect(reuseRate("read", 15)).toBeLessThan(0.02);
+    // This agent uses every read once, at age 23 (bucket 21–33): far above the corpus's 1.3%.
+    const rates = tracked(editsFromOldReads(30, 22)).rates(DEFAULT_REUSE_RATES, DEFAULT_REUSE_RATES_WEIGHT);
+    expect(rates.read[7]).toBeGreaterThan(0.025);
+    expect(reuseRate("read", 23)).toBeLessThan(0.02);
     // A weight no session reaches keeps the rates fixed.
-    const fixed = tracked(editsFromOldReads(30, 14)).rates(DEFAULT_REUSE_RATES, 1e12);
-    expect(fixed.read[6]).toBeCloseTo(DEFAULT_REUSE_RATES.read[6]!, 6);
+    const fixed = tracked(editsFromOldReads(30, 22)).rates(DEFAULT_REUSE_RATES, 1e12);
+    expect(fixed.read[7]).toBeCloseTo(DEFAULT_REUSE_RATES.read[7]!, 6);
   });
 
   it("makes governance keep what this agent goes back to, which the corpus's rates would let go", () => {
-    const history = editsFromOldReads(30, 14);
-    // A new session of the same agent's kind: a large read, then 14 commands — the next reply is the one in which
+    const history = editsFromOldReads(30, 22);
+    // A new session of the same agent's kind: a large read, then 22 commands — the next reply is the one in which
     // this agent edits from such a read.
-    const ongoing = editsFromOldReads(1, 14, 1_500).slice(0, -2);
+    const ongoing = editsFromOldReads(1, 22, 1_500).slice(0, -2);
     const read = 2;
     const counter = new FakeTokenCounter();
     const context = {

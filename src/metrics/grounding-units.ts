@@ -1,5 +1,5 @@
 import { toolResultText } from "../model/blocks.ts";
-import type { Message } from "../model/message.ts";
+import type { ContentBlock, Message } from "../model/message.ts";
 import { filePathsIn } from "./fact-patterns.ts";
 import { stringLeaves } from "./facts.ts";
 
@@ -67,11 +67,24 @@ export function isDistinctiveIdentifier(token: string): boolean {
 }
 
 /** The kinds of token a reply can copy. */
-export type TokenKind = "path" | "identifier" | "literal";
+export type TokenKind = "path" | "identifier" | "literal" | "name";
+
+/**
+ * Hyphenated names: command-line flags (`--no-verify`), package, branch, CSS and command names
+ * (`ts-node`, `feature/x-y`, `grid-template-columns`). Distinctive as a flag, with two hyphens or more, or with a
+ * digit; one-hyphen words (`well-known`) are prose.
+ */
+const KEBAB = /^[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+$/;
+const MIN_NAME = 6;
+
+function isDistinctiveName(token: string, flag: boolean): boolean {
+  if (token.length < MIN_NAME || !KEBAB.test(token)) return false;
+  return flag || token.split("-").length >= 3 || /\d/.test(token);
+}
 
 /**
  * The distinctive tokens of a text, each with its kind: file paths (as `filePathsIn` finds them), URLs, hashes,
- * UUIDs and long numbers (literals), and distinctive identifiers.
+ * UUIDs and long numbers (literals), distinctive identifiers, and hyphenated names and flags.
  *
  * @example
  * distinctiveTokens("fix parseConfig in src/config.ts") // [["src/config.ts", "path"], ["parseConfig", "identifier"]]
@@ -86,6 +99,7 @@ export function distinctiveTokens(text: string): [string, TokenKind][] {
     const token = match[0].replace(/^[.-]+|[.,:;!?-]+$/g, "");
     if (found.has(token)) continue;
     if (HEX.test(token) || UUID.test(token) || LONG_NUMBER.test(token)) found.set(token, "literal");
+    else if (isDistinctiveName(token, match[0].startsWith("--"))) found.set(token, "name");
     else if (isDistinctiveIdentifier(token)) {
       found.set(token, "identifier");
       // `config.maxTokens` also shows `maxTokens`.
@@ -99,13 +113,14 @@ export function distinctiveTokens(text: string): [string, TokenKind][] {
 
 /** The texts of a message an agent can read: text, tool-call arguments, tool results (not reasoning). */
 export function readableTexts(message: Pick<Message, "content">): string[] {
-  const texts: string[] = [];
-  for (const block of message.content) {
-    if (block.type === "text") texts.push(block.text);
-    else if (block.type === "tool-call") texts.push(block.name, ...stringLeaves(block.input));
-    else if (block.type === "tool-result") texts.push(toolResultText(block.content));
-  }
-  return texts;
+  return message.content.flatMap(blockTexts);
+}
+
+function blockTexts(block: ContentBlock): string[] {
+  if (block.type === "text") return [block.text];
+  if (block.type === "tool-call") return [block.name, ...stringLeaves(block.input)];
+  if (block.type === "tool-result") return [toolResultText(block.content)];
+  return [];
 }
 
 /**
@@ -133,8 +148,32 @@ const unitsByMessage = new WeakMap<Message, ReadonlySet<GroundingUnit>>();
 export function messageUnits(message: Message): ReadonlySet<GroundingUnit> {
   let units = unitsByMessage.get(message);
   if (units !== undefined) return units;
+  units = unitsOf(readableTexts(message));
+  unitsByMessage.set(message, units);
+  return units;
+}
+
+const unitsByBlock = new WeakMap<ContentBlock, ReadonlySet<GroundingUnit>>();
+
+/**
+ * The units of one content block (as `messageUnits` finds them in a message), computed once per block object:
+ * a message governance rewrote keeps the blocks it did not change, and those are still recorded text.
+ *
+ * @example
+ * blockUnits(readResult.content[0]!).has("line:return total;")
+ */
+export function blockUnits(block: ContentBlock): ReadonlySet<GroundingUnit> {
+  let units = unitsByBlock.get(block);
+  if (units === undefined) {
+    units = unitsOf(blockTexts(block));
+    unitsByBlock.set(block, units);
+  }
+  return units;
+}
+
+function unitsOf(texts: readonly string[]): ReadonlySet<GroundingUnit> {
   const found = new Set<GroundingUnit>();
-  for (const text of readableTexts(message)) {
+  for (const text of texts) {
     for (const line of text.split("\n")) {
       const anchor = anchorLine(line);
       if (anchor !== undefined) found.add(`line:${anchor}`);
@@ -144,7 +183,5 @@ export function messageUnits(message: Message): ReadonlySet<GroundingUnit> {
       if (kind === "path") for (const tail of pathTails(token)) found.add(`token:${tail}`);
     }
   }
-  units = found;
-  unitsByMessage.set(message, units);
-  return units;
+  return found;
 }

@@ -67,6 +67,58 @@ describe("reply spans", () => {
     expect(anchors).toEqual(["export const limit = computeLimit();", "const oldValue = 1;"]);
   });
 
+  it("takes whole lines carried into new text and hyphenated names and flags", () => {
+    const reply = new HistoryBuilder()
+      .user("rewrite it")
+      .step([
+        {
+          name: "Write",
+          input: { file_path: "src/settings.ts", content: "  const merged = readConfig(raw);\n// new\n" },
+          output: "ok",
+        },
+        {
+          name: "Bash",
+          input: { command: "git commit --no-verify -m x && npx ts-node-dev run" },
+          output: "",
+        },
+      ])
+      .build()
+      .filter((message) => message.role === "assistant");
+    const spans = replySpans(reply);
+    expect(spans.filter((span) => span.kind === "line").map((span) => span.text)).toContain(
+      "const merged = readConfig(raw);",
+    );
+    const names = spans.filter((span) => span.kind === "name").map((span) => span.text);
+    expect(names).toEqual(expect.arrayContaining(["no-verify", "ts-node-dev"]));
+    // One hyphen and no flag: prose.
+    expect(distinctiveTokens("a well-known fix")).toEqual([]);
+  });
+
+  it("scores a copied line that only a dropped read held as missing", () => {
+    const { history } = editSession();
+    const reply = new HistoryBuilder()
+      .user("x")
+      .step([
+        {
+          name: "Write",
+          input: {
+            file_path: "src/copy.ts",
+            content: "export function parseSettings(raw: string): Settings {",
+          },
+          output: "ok",
+        },
+      ])
+      .build()
+      .filter((message) => message.role === "assistant");
+    const read = history.find((message) => message.role === "tool")!;
+    const observation = new GroundingTracker().observe(
+      history,
+      history.filter((message) => message !== read),
+      reply,
+    );
+    expect(observation.missing.map(({ span }) => span.kind)).toContain("line");
+  });
+
   it("tells distinctive identifiers from words and strips read gutters from lines", () => {
     expect(
       ["parseConfig", "max_tokens", "utf8Decode", "config.maxTokens", "HTTPServer"].every(
@@ -152,7 +204,7 @@ describe("GroundingTracker", () => {
     expect(observation.score).toBeLessThan(1);
   });
 
-  it("counts a span a summary in the view kept", () => {
+  it("credits a span a summary in the view kept only in the lenient figures", () => {
     const { history, reply } = editSession();
     const read = history.find((message) => message.role === "tool")!;
     const summary: Message = {
@@ -167,10 +219,11 @@ describe("GroundingTracker", () => {
     const view = history.map((message) => (message === read ? summary : message));
     const observation = new GroundingTracker().observe(history, view, reply);
     const missing = observation.missing.map(({ span }) => span.text);
-    expect(missing).not.toContain("readConfig");
+    // The headline credits only messages sent as recorded: what the summary held is missing there.
+    expect(missing).toContain("readConfig");
     expect(missing).toContain("const merged = readConfig(raw);");
-    // The strict score credits only messages sent as recorded: what the summary held does not count there.
-    expect(observation.strictScore!).toBeLessThan(observation.score!);
+    expect(observation.score!).toBeLessThan(observation.lenientScore!);
+    expect(observation.lenientKept).toBeGreaterThan(observation.kept);
   });
 
   it("scores strictly the spans of recorded messages sent unmodified, as the view changes", () => {
@@ -178,7 +231,7 @@ describe("GroundingTracker", () => {
     const read = history.find((message) => message.role === "tool")!;
     const grounding = new GroundingTracker();
     const whole = grounding.observe(history, history, reply);
-    expect(whole.strictScore).toBe(whole.score);
+    expect(whole.score).toBe(whole.lenientScore);
     // The read output replaced by a rewritten copy holding the same text (as an offload preview might).
     const copy: Message = { ...read, content: read.content.map((block) => ({ ...block })) };
     const rewritten = grounding.observe(
@@ -186,11 +239,41 @@ describe("GroundingTracker", () => {
       history.map((message) => (message === read ? copy : message)),
       reply,
     );
-    expect(rewritten.score).toBe(whole.score);
-    expect(rewritten.strictScore!).toBeLessThan(whole.strictScore!);
+    expect(rewritten.lenientScore).toBe(whole.lenientScore);
+    expect(rewritten.score!).toBeLessThan(whole.score!);
+    expect(rewritten.anchorsKept).toBe(0);
+    expect(rewritten.lenientAnchorsKept).toBe(2);
     // Back to the recorded message: strict again.
-    expect(grounding.observe(history, history, reply).strictScore).toBe(whole.strictScore);
-    expect(grounding.totals.strictMean).toBeCloseTo((2 * whole.strictScore! + rewritten.strictScore!) / 3);
+    expect(grounding.observe(history, history, reply).score).toBe(whole.score);
+    expect(grounding.totals.mean).toBeCloseTo((2 * whole.score! + rewritten.score!) / 3);
+    expect(grounding.totals.lenientMean).toBe(1);
+    expect(grounding.totals.anchorShare).toBeCloseTo(4 / 6);
+    expect(grounding.totals.lenientAnchorShare).toBe(1);
+  });
+
+  it("credits strictly the blocks a rewritten message sent unchanged, not the ones governance rewrote", () => {
+    const { history, reply } = editSession();
+    const read = history.find((message) => message.role === "tool")!;
+    const call = history.find(
+      (message) =>
+        message.role === "assistant" && message.content.some((block) => block.type === "tool-call"),
+    )!;
+    // The assistant message re-sent with a new (elided) copy of one block and its other blocks as recorded.
+    const rewritten: Message = {
+      ...call,
+      content: [...call.content, { type: "text", text: "governance note" }],
+    };
+    const view = history.map((message) => (message === call ? rewritten : message));
+    const observation = new GroundingTracker().observe(history, view, reply);
+    expect(observation.missing.map(({ span }) => span.text)).not.toContain("src/settings.ts");
+    // The read output rewritten as a copy: its spans are not credited.
+    const copy: Message = { ...read, content: read.content.map((block) => ({ ...block })) };
+    const both = new GroundingTracker().observe(
+      history,
+      view.map((message) => (message === read ? copy : message)),
+      reply,
+    );
+    expect(both.missing.map(({ span }) => span.text)).toContain("readConfig");
   });
 
   it("follows the view as it changes between requests and totals the requests", () => {

@@ -1,8 +1,8 @@
-import type { Message } from "../model/message.ts";
-import { messageUnits, type GroundingUnit } from "./grounding-units.ts";
+import type { ContentBlock, Message } from "../model/message.ts";
+import { blockUnits, messageUnits, type GroundingUnit } from "./grounding-units.ts";
 import { replySpans, type ReplySpan } from "./reply-spans.ts";
 
-/** A span the reply used that the view did not show. */
+/** A span the reply used that the view did not show verbatim in a recorded message. */
 export interface MissingSpan {
   readonly span: ReplySpan;
   /** The newest message of the history that held it: what the agent would have had to read again. */
@@ -13,18 +13,24 @@ export interface MissingSpan {
 export interface GroundingObservation {
   /** Spans of the reply that the history held before the request (copied from context). */
   readonly spans: number;
-  /** Of those, the spans still present in the view sent. */
+  /**
+   * Of those, the spans present in a view message sent exactly as recorded (not in a summary, a preview, an
+   * outline or any other text governance wrote): the strict count every headline uses.
+   */
   readonly kept: number;
-  /** Edit anchors among the spans, and how many the view kept. */
+  /** Edit anchors among the spans, and how many the view kept (strictly). */
   readonly anchors: number;
   readonly anchorsKept: number;
   /** `kept / spans`; undefined when the reply copied nothing. */
   readonly score: number | undefined;
   /**
-   * The share of the spans present in view messages sent exactly as recorded (not in a summary, a preview, an
-   * outline or any other text governance wrote); undefined when the reply copied nothing.
+   * The lenient figures: a span anywhere in the view counts, text governance wrote included (a summary, an
+   * offload preview). Labelled as such wherever shown.
    */
-  readonly strictScore: number | undefined;
+  readonly lenientKept: number;
+  readonly lenientAnchorsKept: number;
+  readonly lenientScore: number | undefined;
+  /** The spans not kept (strictly): what the agent would have had to read again. */
   readonly missing: readonly MissingSpan[];
 }
 
@@ -33,16 +39,20 @@ export interface GroundingTotals {
   readonly requests: number;
   /** Requests whose reply copied at least one span. */
   readonly scoredRequests: number;
-  /** Mean of the per-request scores (1 when no request copied anything). */
+  /** Mean of the per-request (strict) scores (1 when no request copied anything). */
   readonly mean: number;
-  /** Mean of the per-request strict scores: spans found in unmodified recorded messages only. */
-  readonly strictMean: number;
+  /** Mean of the per-request lenient scores: spans in text governance wrote count too. */
+  readonly lenientMean: number;
   readonly spans: number;
   readonly kept: number;
   readonly anchors: number;
   readonly anchorsKept: number;
   /** `anchorsKept / anchors` (1 when there were none). */
   readonly anchorShare: number;
+  readonly lenientKept: number;
+  readonly lenientAnchorsKept: number;
+  /** `lenientAnchorsKept / anchors` (1 when there were none). */
+  readonly lenientAnchorShare: number;
   /** The lowest-scoring request. */
   readonly worst?: { readonly index: number; readonly score: number };
 }
@@ -50,9 +60,9 @@ export interface GroundingTotals {
 /**
  * Next-step grounding, request by request: of the spans the recorded agent's reply to request k copied from its
  * context (edit anchors, paths, identifiers, literals — see `replySpans`), the share still present in the view
- * k sent. A span the history never held was invented by the agent and does not count. Summaries are part of
- * the view, so a span a summary kept counts as kept; the strict score counts only the recorded messages the view
- * sent unmodified (text governance generated — summaries, previews, outlines — is not credited).
+ * k sent verbatim in a recorded message sent unmodified. A span the history never held was invented by the agent
+ * and does not count. Text governance generated — summaries, previews, outlines — is credited only by the
+ * lenient figures, beside the strict ones.
  *
  * Work per request is proportional to what changed: history units are indexed once per new message, the view's
  * unit counts are updated only for the messages that differ from the previous view, and each span is one map
@@ -69,13 +79,17 @@ export class GroundingTracker {
   #indexed: Message[] = [];
   /** The history's messages, to tell a view message sent as recorded from one governance rewrote or wrote. */
   #recorded = new Set<Message>();
+  /** The history's content blocks: a rewritten message still sends the blocks governance left alone. */
+  #recordedBlocks = new Set<ContentBlock>();
   #view: readonly Message[] = [];
   readonly #inView = new Map<GroundingUnit, number>();
   /** Units of the view's messages sent as recorded. */
   readonly #inRecorded = new Map<GroundingUnit, number>();
-  /** The view's messages counted in `#inRecorded`. */
-  readonly #recordedIn = new Set<Message>();
-  #strictSum = 0;
+  /** The units each view message added to `#inRecorded` (its recorded blocks'), to take them out again. */
+  readonly #recordedIn = new Map<Message, readonly ReadonlySet<GroundingUnit>[]>();
+  #lenientSum = 0;
+  #lenientKept = 0;
+  #lenientAnchorsKept = 0;
   #requests = 0;
   #scored = 0;
   #scoreSum = 0;
@@ -98,33 +112,49 @@ export class GroundingTracker {
     let kept = 0;
     let anchors = 0;
     let anchorsKept = 0;
-    let strictlyKept = 0;
+    let lenientKept = 0;
+    let lenientAnchorsKept = 0;
     const missing: MissingSpan[] = [];
     for (const span of replySpans(reply)) {
       const source = this.#history.get(span.unit);
       if (source === undefined) continue;
-      const present = (this.#inView.get(span.unit) ?? 0) > 0;
-      if ((this.#inRecorded.get(span.unit) ?? 0) > 0) strictlyKept++;
       spans++;
-      if (span.kind === "anchor") anchors++;
-      if (present) {
+      const anchor = span.kind === "anchor";
+      if (anchor) anchors++;
+      if ((this.#inView.get(span.unit) ?? 0) > 0) {
+        lenientKept++;
+        if (anchor) lenientAnchorsKept++;
+      }
+      if ((this.#inRecorded.get(span.unit) ?? 0) > 0) {
         kept++;
-        if (span.kind === "anchor") anchorsKept++;
+        if (anchor) anchorsKept++;
       } else missing.push({ span, source });
     }
     const score = spans === 0 ? undefined : kept / spans;
-    const strictScore = spans === 0 ? undefined : strictlyKept / spans;
+    const lenientScore = spans === 0 ? undefined : lenientKept / spans;
     this.#spans += spans;
     this.#kept += kept;
     this.#anchors += anchors;
     this.#anchorsKept += anchorsKept;
+    this.#lenientKept += lenientKept;
+    this.#lenientAnchorsKept += lenientAnchorsKept;
     if (score !== undefined) {
       this.#scored++;
       this.#scoreSum += score;
-      this.#strictSum += strictScore!;
+      this.#lenientSum += lenientScore!;
       if (this.#worst === undefined || score < this.#worst.score) this.#worst = { index, score };
     }
-    return { spans, kept, anchors, anchorsKept, score, strictScore, missing };
+    return {
+      spans,
+      kept,
+      anchors,
+      anchorsKept,
+      score,
+      lenientKept,
+      lenientAnchorsKept,
+      lenientScore,
+      missing,
+    };
   }
 
   /** Totals over the requests observed so far. */
@@ -133,12 +163,15 @@ export class GroundingTracker {
       requests: this.#requests,
       scoredRequests: this.#scored,
       mean: this.#scored === 0 ? 1 : this.#scoreSum / this.#scored,
-      strictMean: this.#scored === 0 ? 1 : this.#strictSum / this.#scored,
+      lenientMean: this.#scored === 0 ? 1 : this.#lenientSum / this.#scored,
       spans: this.#spans,
       kept: this.#kept,
       anchors: this.#anchors,
       anchorsKept: this.#anchorsKept,
       anchorShare: this.#anchors === 0 ? 1 : this.#anchorsKept / this.#anchors,
+      lenientKept: this.#lenientKept,
+      lenientAnchorsKept: this.#lenientAnchorsKept,
+      lenientAnchorShare: this.#anchors === 0 ? 1 : this.#lenientAnchorsKept / this.#anchors,
       ...(this.#worst !== undefined && { worst: this.#worst }),
     };
   }
@@ -151,11 +184,13 @@ export class GroundingTracker {
       this.#history = new Map();
       this.#indexed = [];
       this.#recorded = new Set();
+      this.#recordedBlocks = new Set();
     }
     for (let position = this.#indexed.length; position < history.length; position++) {
       const message = history[position]!;
       this.#indexed.push(message);
       this.#recorded.add(message);
+      for (const block of message.content) this.#recordedBlocks.add(block);
       // Governance's own summaries and markers are not the conversation's context.
       if (message.kind !== undefined) continue;
       for (const unit of messageUnits(message)) this.#history.set(unit, message);
@@ -168,22 +203,23 @@ export class GroundingTracker {
     while (same < view.length && same < previous.length && view[same] === previous[same]) same++;
     for (let position = same; position < previous.length; position++) {
       const message = previous[position]!;
-      const recorded = this.#recordedIn.has(message);
-      for (const unit of messageUnits(message)) {
-        decrement(this.#inView, unit);
-        if (recorded) decrement(this.#inRecorded, unit);
-      }
+      for (const unit of messageUnits(message)) decrement(this.#inView, unit);
+      for (const units of this.#recordedIn.get(message) ?? [])
+        for (const unit of units) decrement(this.#inRecorded, unit);
       this.#recordedIn.delete(message);
     }
     for (let position = same; position < view.length; position++) {
       const message = view[position]!;
-      // Whether it was sent as recorded is decided when it enters the view, and undone with the same answer.
-      const recorded = this.#recorded.has(message);
-      if (recorded) this.#recordedIn.add(message);
-      for (const unit of messageUnits(message)) {
-        this.#inView.set(unit, (this.#inView.get(unit) ?? 0) + 1);
-        if (recorded) this.#inRecorded.set(unit, (this.#inRecorded.get(unit) ?? 0) + 1);
-      }
+      for (const unit of messageUnits(message)) this.#inView.set(unit, (this.#inView.get(unit) ?? 0) + 1);
+      // What was sent as recorded is decided when it enters the view, and undone with the same answer: the whole
+      // message, or the blocks of it governance left alone.
+      const recorded = this.#recorded.has(message)
+        ? [messageUnits(message)]
+        : message.content.filter((block) => this.#recordedBlocks.has(block)).map(blockUnits);
+      if (recorded.length === 0) continue;
+      this.#recordedIn.set(message, recorded);
+      for (const units of recorded)
+        for (const unit of units) this.#inRecorded.set(unit, (this.#inRecorded.get(unit) ?? 0) + 1);
     }
     this.#view = view;
   }

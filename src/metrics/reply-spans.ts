@@ -2,8 +2,12 @@ import type { JsonValue, Message } from "../model/message.ts";
 import { stringLeaves } from "./facts.ts";
 import { anchorLine, distinctiveTokens, type GroundingUnit, type TokenKind } from "./grounding-units.ts";
 
-/** What kind of thing a reply copied: a line an edit replaces, or a path, identifier or literal it typed. */
-export type SpanKind = "anchor" | TokenKind;
+/**
+ * What kind of thing a reply copied: a line an edit replaces (`anchor`), any other whole line it wrote that its
+ * context held (`line`: a line carried into new text, a repeated command, a quoted output line), or a path,
+ * identifier, literal or hyphenated name it typed.
+ */
+export type SpanKind = "anchor" | "line" | TokenKind;
 
 /** One span of a reply that may have been copied from the agent's context. */
 export interface ReplySpan {
@@ -54,8 +58,9 @@ function patchAnchorLines(text: string): string[] {
 
 /**
  * The spans of a recorded reply that an agent could only have typed by copying them from its context (DESIGN.md,
- * "What the agent needs next"): each line an edit replaces or a patch expects (edit anchors), and the paths,
- * identifiers and literals in its text and tool-call arguments. Reasoning is not a source. Whether a span was
+ * "What the agent needs next"): each line an edit replaces or a patch expects (edit anchors), every other whole
+ * line of its text and tool-call arguments (copied lines), and the paths, identifiers, literals and hyphenated
+ * names in them. Reasoning is not a source. Whether a span was
  * really copied — it was in the history — is for the caller to check; spans are deduplicated by unit.
  *
  * @example
@@ -69,6 +74,15 @@ export function replySpans(reply: readonly Message[]): ReplySpan[] {
     const unit: GroundingUnit = `line:${text}`;
     if (!spans.has(unit)) spans.set(unit, { kind: "anchor", text, unit });
   };
+  const addLines = (text: string) => {
+    for (const line of text.split("\n")) {
+      // A patch's added lines (`+…`) are compared without their marker, as the file will hold them.
+      const body = anchorLine(/^[+-](?![+-])/.test(line) ? line.slice(1) : line);
+      if (body === undefined) continue;
+      const unit: GroundingUnit = `line:${body}`;
+      if (!spans.has(unit)) spans.set(unit, { kind: "line", text: body, unit });
+    }
+  };
   const addTokens = (text: string) => {
     for (const [token, kind] of distinctiveTokens(text)) {
       const unit: GroundingUnit = `token:${token}`;
@@ -78,12 +92,16 @@ export function replySpans(reply: readonly Message[]): ReplySpan[] {
   for (const message of reply) {
     if (message.role !== "assistant") continue;
     for (const block of message.content) {
-      if (block.type === "text") addTokens(block.text);
+      if (block.type === "text") {
+        addLines(block.text);
+        addTokens(block.text);
+      }
       if (block.type !== "tool-call") continue;
       for (const replaced of replacedTexts(block.input))
         for (const line of replaced.split("\n")) addAnchor(line);
       const leaves = stringLeaves(block.input);
       for (const leaf of leaves) for (const line of patchAnchorLines(leaf)) addAnchor(line);
+      for (const leaf of leaves) addLines(leaf);
       for (const leaf of leaves) addTokens(leaf);
     }
   }

@@ -31,7 +31,7 @@ import { DEFAULT_LIMITS, LOCAL_TENANT, type ServerOptions } from "./server-optio
 import { EventHub } from "./tenancy/event-hub.ts";
 import { SessionDirectory } from "./tenancy/session-directory.ts";
 import { TenantEngines } from "./tenancy/tenant-engines.ts";
-import { endStreamsOnRevocation } from "./auth/end-streams-on-revocation.ts";
+import { guardStreams } from "./http/guard-streams.ts";
 import { publicSessionId } from "./tenancy/tenant-session-id.ts";
 import { ReplayGate } from "./routes/replay-gate.ts";
 
@@ -113,7 +113,7 @@ export function createServer(options: ServerOptions): Hono<ServerEnv> {
   app.use("*", bodySizeLimit(limits.maxBodyBytes));
   const identify = auth ? authenticate(options.keys!) : anonymous(LOCAL_TENANT);
   app.use("/v1/*", identify);
-  if (auth) app.use("/v1/*", endStreamsOnRevocation());
+  app.use("/v1/*", guardStreams(auth));
   // Metrics count every tenant's traffic: an operator's endpoint, for keys with the metrics permission only.
   if (options.publicMetrics !== true) {
     app.use(

@@ -5,6 +5,7 @@ import { sumMessageTokens } from "./message-costs.ts";
 import type { TokenCounter } from "./token-counter.ts";
 import type { ExactEncoding } from "./tokenizer-family.ts";
 import { yieldWhenBusy } from "./yield-when-busy.ts";
+import { countOnWorker, WORKER_COUNT_FROM } from "./worker-counting.ts";
 import { optionalPeer } from "../errors/optional-peer.ts";
 
 interface Encoding {
@@ -71,7 +72,9 @@ class LongTextCounts {
  * Counting is linear in the text whatever it holds: long runs without a safe cut (one repeated character, a
  * long word without spaces) are counted in pieces of `MAX_RUN` characters, each such cut adding at most one
  * token (see `boundedPieces`); all other text counts exactly as gpt-tokenizer counts it whole.
- * `countTextAsync` and `countMessageAsync` count the same, but let the event loop run every few milliseconds;
+ * `countTextAsync` and `countMessageAsync` count the same, but let the event loop run every few milliseconds, and
+ * count texts of `WORKER_COUNT_FROM` characters or more on a thread of their own (`worker-counting.ts`), so other
+ * requests of a server are not slowed by one huge text;
  * the counts of long texts are remembered (up to 4 Mi characters in all), so counting the same text
  * synchronously right after is cheap.
  *
@@ -105,6 +108,13 @@ export async function createExactCounter(encoding: ExactEncoding): Promise<Token
     await yieldWhenBusy();
     const known = remembered.get(text);
     if (known !== undefined) return known;
+    if (text.length >= WORKER_COUNT_FROM) {
+      const counted = await countOnWorker(encoding, text);
+      if (counted !== undefined) {
+        remembered.set(text, counted);
+        return counted;
+      }
+    }
     let count = 0;
     for (const piece of boundedPieces(text)) {
       count += countPiece(piece);

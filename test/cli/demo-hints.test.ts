@@ -70,5 +70,6 @@ describe("the CLI from a checkout", () => {
     } finally {
       process.kill(-child.pid!, "SIGTERM");
     }
-  });
+    // The demo, three more CLI runs through npm and a server start: minutes on a loaded machine.
+  }, 240_000);
 });

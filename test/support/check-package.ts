@@ -4,7 +4,9 @@
  * ctxkit is ESM-only, so CommonJS `require` and node10 resolution are out of scope), the API report (API
  * Extractor: the root export's declarations must match etc/ctxkit.api.md), a consumer project that
  * imports every subpath export, compiles with `strict` and `skipLibCheck: false` and loads each subpath in Node,
- * and the packed CLI (`--help`, `sessions list`). Part of `npm test`.
+ * and the packed CLI (`--help`, `sessions list`); then the README followed verbatim in an empty project
+ * (readme-consumer.ts: its install lines against the tarball and the registry, its and docs/' snippets compiled
+ * with `skipLibCheck: false`, the README's run against a loopback fake of OpenAI). Part of `npm test`.
  *
  * The consumer's dependencies are this repository's node_modules. `@mastra/core` ships declarations that do not
  * compile against the zod and AI SDK majors it resolves to (its own files, not ctxkit's): errors there are listed
@@ -24,6 +26,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { checkReadmeConsumer } from "./readme-consumer.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const bin = (tool: string) => join(root, "node_modules", ".bin", tool);
@@ -161,6 +164,9 @@ try {
   if (existsSync(join(consumer, ".ctxkit", "ctxkit.db")))
     throw new Error("the packed CLI created a database to list sessions");
   console.log("the packed CLI (bin/ctxkit.js → dist/cli-bundle) runs --help and sessions list");
+
+  // The README followed verbatim: its install lines against the tarball, its and docs/' snippets compiled and run.
+  await checkReadmeConsumer(root, packed, join(directory, "readme-consumer"));
 } finally {
   rmSync(directory, { recursive: true, force: true });
 }

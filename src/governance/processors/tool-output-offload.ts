@@ -14,6 +14,7 @@ import {
   type PreviewFocus,
 } from "../tool-output-text.ts";
 import { RECALL_TOOL_NAME } from "../recall-tool.ts";
+import { toolCallLabel } from "../../metrics/tool-call-label.ts";
 import { neededContext } from "../needed-context.ts";
 
 /** Outputs smaller than this are not worth a reference and a preview. */
@@ -51,7 +52,9 @@ async function offloadMessage(
       content:
         `${preview}\n[output offloaded: ${text.length} characters, ${lines} lines; ` +
         (context.recall === false
-          ? "the rest is kept outside the conversation: run the tool again if you need it]"
+          ? // An agent that cannot recall (a proxy's client) is told the exact call that reads it again with its own
+            // tools: one step, as a recall would be.
+            `the rest is kept outside the conversation: run ${call === undefined ? "the tool" : toolCallLabel(call)} again if you need it]`
           : `call ${RECALL_TOOL_NAME}("${ref}", offset, limit) to read it]`),
       offloadRef: ref,
     });

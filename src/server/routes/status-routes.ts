@@ -4,7 +4,7 @@ import packageJson from "../../../package.json" with { type: "json" };
 import type { ServerContext, ServerEnv } from "../server-context.ts";
 import type { HubEvent } from "../tenancy/event-hub.ts";
 import { StoreWriteProbe } from "../health/store-write-probe.ts";
-import { KEY_RECHECK_MS } from "../auth/end-streams-on-revocation.ts";
+import { KEY_RECHECK_MS } from "../http/guard-streams.ts";
 
 /** Seconds between keep-alive comments on a live event stream. */
 const KEEP_ALIVE_MS = 15_000;
@@ -55,7 +55,7 @@ export function registerStatusRoutes(app: Hono<ServerEnv>, context: ServerContex
     const keyIsValid = c.get("keyIsValid");
     let checkedAt = performance.now();
     // The stream outlives the request's key check: a key revoked since ends it before its next event (and, idle,
-    // within a second: `endStreamsOnRevocation`).
+    // within a second: `guardStreams`).
     const stillValid = async () => {
       if (performance.now() - checkedAt < KEY_RECHECK_MS) return true;
       checkedAt = performance.now();

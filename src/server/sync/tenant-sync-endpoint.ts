@@ -8,7 +8,7 @@ import { presentedKey } from "../auth/authenticate.ts";
 import type { KeyStore } from "../auth/key-store.ts";
 import { isLoopbackHost } from "../http/loopback-host-guard.ts";
 import { cleanupSyncSessions, TenantSyncStateStore } from "./tenant-sync-state-store.ts";
-import { KEY_RECHECK_MS } from "../auth/end-streams-on-revocation.ts";
+import { KEY_RECHECK_MS } from "../http/guard-streams.ts";
 
 /** The URL path of the agent-sync WebSocket. */
 export const SYNC_PATH = "/v1/sync";

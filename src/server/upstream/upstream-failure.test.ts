@@ -1,11 +1,15 @@
+import Anthropic from "@anthropic-ai/sdk";
+import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { CtxkitError } from "../../errors/ctxkit-error.ts";
+import { isContextOverflowError } from "../../errors/overflow-recognition.ts";
 import { createContextEngine } from "../../engine/context-engine.ts";
 import { sequentialIds } from "../../model/ids.ts";
 import { MemorySessionStore } from "../../store/memory/index.ts";
 import { FakeSummarizer } from "../../test/fake-summarizer.ts";
 import { FakeTokenCounter } from "../../test/fake-token-counter.ts";
 import { HttpError } from "../http/http-error.ts";
+import { startHarness } from "../test-support/server-harness.test-helpers.ts";
 import { upstreamFailure } from "./upstream-failure.ts";
 
 /** A session of four turns, each reading a big file: something for a recovery to trim. */
@@ -66,5 +70,51 @@ describe("an upstream's failure as the proxy reports it", () => {
       code: "rate_limited",
       headers: { "Retry-After": "7" },
     });
+  });
+});
+
+describe("a ctxkit server's overflow, read back by the providers' SDKs", () => {
+  it("is recognised by its code, which the SDK keeps, not by the words of its message", async () => {
+    const harness = await startHarness({ contextWindow: 2_000, responses: ["never sent"] });
+    try {
+      const openai = new OpenAI({
+        baseURL: `${harness.server.url}/v1`,
+        apiKey: harness.acme,
+        maxRetries: 0,
+        defaultHeaders: { "X-Ctxkit-Session": "too-big" },
+      });
+      const failure = await openai.chat.completions
+        .create({ model: "m", messages: [{ role: "user", content: "word ".repeat(20_000) }] })
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      expect(failure).toMatchObject({ status: 400, code: "context_overflow" });
+      expect(isContextOverflowError(failure)).toBe(true);
+      // Its words alone say nothing a provider would: the code is what carries the overflow across.
+      expect(isContextOverflowError(new Error((failure as Error).message))).toBe(false);
+      const anthropic = new Anthropic({
+        baseURL: harness.server.url,
+        apiKey: harness.acme,
+        maxRetries: 0,
+        defaultHeaders: { "X-Ctxkit-Session": "too-big-too" },
+      });
+      const refused = await anthropic.messages
+        .create({
+          model: "m",
+          max_tokens: 100,
+          messages: [{ role: "user", content: "word ".repeat(20_000) }],
+        })
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      expect(refused).toMatchObject({ status: 400, error: { error: { code: "context_overflow" } } });
+      expect(isContextOverflowError(refused)).toBe(true);
+      expect(isContextOverflowError(new Error((refused as Error).message))).toBe(false);
+      expect(harness.upstream.requests).toHaveLength(0);
+    } finally {
+      await harness.close();
+    }
   });
 });

@@ -1,0 +1,83 @@
+// Leave-one-session-out choice of ctxkit's settings: for each session, the candidate settings are judged on the
+// other sessions only, and the session is scored with the candidate chosen there — as a session ctxkit has never
+// seen would be. The reuse rates and their weight are held out the same way (heldOut in policies.bench.ts).
+import type { BenchProvider, PolicyRun } from "./policy-runs.ts";
+
+/** One candidate's runs, one per session (same order for every candidate). */
+export type CandidateRuns = readonly Readonly<Record<BenchProvider, PolicyRun>>[];
+
+/** The targets a candidate must reach on the sessions it is judged on, under every provider's pricing. */
+export interface SelectionGoal {
+  readonly grounding: number;
+  readonly anchors: number;
+}
+
+/** Pooled figures of some sessions' runs under one pricing. */
+export interface Pooled {
+  /** Mean over sessions of the per-session (strict) grounding. */
+  readonly grounding: number;
+  /** Strictly kept edit anchors over all anchors (1 when there were none). */
+  readonly anchors: number;
+  /** Headline cost (with summaries and re-reads), summed. */
+  readonly cost: number;
+}
+
+/** Pools the runs of the sessions `include` selects, for one provider. */
+export function pooled(
+  runs: CandidateRuns,
+  provider: BenchProvider,
+  include: (session: number) => boolean = () => true,
+): Pooled {
+  let grounding = 0;
+  let sessions = 0;
+  let anchors = 0;
+  let anchorsKept = 0;
+  let cost = 0;
+  for (const [session, run] of runs.entries()) {
+    if (!include(session)) continue;
+    const of = run[provider];
+    sessions++;
+    grounding += of.grounding.mean;
+    anchors += of.grounding.anchors;
+    anchorsKept += of.grounding.anchorsKept;
+    cost += of.withRereads;
+  }
+  return {
+    grounding: sessions === 0 ? 1 : grounding / sessions,
+    anchors: anchors === 0 ? 1 : anchorsKept / anchors,
+    cost,
+  };
+}
+
+/**
+ * The candidate chosen for `session` without it: among the candidates that reach `goal` on every other session
+ * pooled, under every pricing, the cheapest (summed over pricings); if none does, the one whose weakest figure
+ * (grounding or anchors, any pricing) is highest.
+ */
+export function chooseWithout(
+  candidates: readonly CandidateRuns[],
+  session: number,
+  goal: SelectionGoal,
+  providers: readonly BenchProvider[],
+): number {
+  const others = (index: number) => index !== session;
+  let best = -1;
+  let bestCost = Number.POSITIVE_INFINITY;
+  let fallback = 0;
+  let fallbackScore = Number.NEGATIVE_INFINITY;
+  for (const [index, runs] of candidates.entries()) {
+    const figures = providers.map((provider) => pooled(runs, provider, others));
+    const reaches = figures.every((of) => of.grounding >= goal.grounding && of.anchors >= goal.anchors);
+    const cost = figures.reduce((total, of) => total + of.cost, 0);
+    if (reaches && cost < bestCost) {
+      best = index;
+      bestCost = cost;
+    }
+    const weakest = Math.min(...figures.flatMap((of) => [of.grounding, of.anchors]));
+    if (weakest > fallbackScore) {
+      fallback = index;
+      fallbackScore = weakest;
+    }
+  }
+  return best >= 0 ? best : fallback;
+}
