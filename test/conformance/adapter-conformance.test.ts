@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { createContextEngine } from "../../engine/context-engine.ts";
-import { MemorySessionStore } from "../../store/memory/index.ts";
-import type { SessionStore } from "../../store/session-store.ts";
-import { FakeSummarizer } from "../../test/fake-summarizer.ts";
-import { FakeTokenCounter } from "../../test/fake-token-counter.ts";
-import { adapters, type ConformanceAdapter } from "./adapters.test-helpers.ts";
-import { overflowError, ScriptedModel } from "./scripted-model.test-helpers.ts";
+import { createContextEngine } from "../../src/engine/context-engine.ts";
+import { MemorySessionStore } from "../../src/store/memory/index.ts";
+import type { SessionStore } from "../../src/store/session-store.ts";
+import { FakeSummarizer } from "../../src/test/fake-summarizer.ts";
+import { FakeTokenCounter } from "../../src/test/fake-token-counter.ts";
+import { adapters, type ConformanceAdapter } from "./adapters.ts";
+import { overflowError, ScriptedModel } from "./scripted-model.ts";
 
 /** A small window: the files the questions read add up past it, so governance offloads and compacts. */
 function engineOver(store: SessionStore) {

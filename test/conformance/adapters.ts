@@ -8,12 +8,12 @@ import { generateText, stepCountIs, tool as aiTool, wrapLanguageModel, type Mode
 import { MockLanguageModelV4 } from "ai/test";
 import { createAgent, tool as langChainTool } from "langchain";
 import { z } from "zod";
-import type { ContextEngine } from "../../engine/context-engine.ts";
-import { messageText } from "../../model/blocks.ts";
-import type { JsonValue, Message } from "../../model/message.ts";
-import { ctxkitSessionMiddleware } from "../ai-sdk/session-middleware.ts";
-import { ctxkitLangChainMiddleware } from "../langchain/ctxkit-langchain-middleware.ts";
-import { fileContent, type ScriptedModel, type ScriptedReply } from "./scripted-model.test-helpers.ts";
+import type { ContextEngine } from "../../src/engine/context-engine.ts";
+import { messageText } from "../../src/model/blocks.ts";
+import type { JsonValue, Message } from "../../src/model/message.ts";
+import { ctxkitSessionMiddleware } from "../../src/integrations/ai-sdk/session-middleware.ts";
+import { ctxkitLangChainMiddleware } from "../../src/integrations/langchain/ctxkit-langchain-middleware.ts";
+import { fileContent, type ScriptedModel, type ScriptedReply } from "./scripted-model.ts";
 
 /** One process's entry point: asks a question in a session, resolves with the final answer's text. */
 export interface OpenAdapter {
