@@ -8,7 +8,14 @@ import { generateText, stepCountIs, tool as aiTool, wrapLanguageModel, type Mode
 import { MockLanguageModelV4 } from "ai/test";
 import { createAgent, tool as langChainTool } from "langchain";
 import { z } from "zod";
-import type { ContextEngine } from "../../src/engine/context-engine.ts";
+import OpenAI from "openai";
+import { createContextEngine, type ContextEngine } from "../../src/engine/context-engine.ts";
+import { startServer } from "../../src/server/start-server.ts";
+import type { SessionStore } from "../../src/store/session-store.ts";
+import { FakeSummarizer } from "../../src/test/fake-summarizer.ts";
+import { FakeTokenCounter } from "../../src/test/fake-token-counter.ts";
+import { contextLengthExceeded } from "../../src/test/fake-openai-responses.ts";
+import { startFakeOpenAIServer } from "../../src/test/fake-openai-server.ts";
 import { messageText } from "../../src/model/blocks.ts";
 import type { JsonValue, Message } from "../../src/model/message.ts";
 import { ctxkitSessionMiddleware } from "../../src/integrations/ai-sdk/session-middleware.ts";
@@ -18,21 +25,40 @@ import { fileContent, type ScriptedModel, type ScriptedReply } from "./scripted-
 /** One process's entry point: asks a question in a session, resolves with the final answer's text. */
 export interface OpenAdapter {
   ask(session: string, question: string): Promise<string>;
+  /** Ends the process (a server stops listening). */
+  close?(): Promise<void>;
 }
 
 /** An entry point of ctxkit, as the suite drives it. */
 export interface ConformanceAdapter {
   readonly name: string;
-  /** The provider its replies must be recorded with: the model's. */
+  /** The provider its replies must be recorded with: the model's (the upstream's). */
   readonly provider: string;
+  /** Whether its agent can call `recall_tool_output` (a proxy's client runs its own tools: notices name none). */
+  readonly recall: boolean;
+  /** The id under which the store keeps session `session`. */
+  storeId(session: string): string;
   /**
-   * The entry point in a new process over `engine`, talking to `model`. `kept` is what outlives the process on the
-   * application's side (the AI SDK app's messages, LangGraph's checkpointer).
+   * The entry point in a new process over `store`, talking to `model`. `kept` is what outlives the process on the
+   * application's side (the app's messages, LangGraph's checkpointer).
    */
-  open(engine: ContextEngine, model: ScriptedModel, kept: Map<string, unknown>): OpenAdapter;
+  open(store: SessionStore, model: ScriptedModel, kept: Map<string, unknown>): Promise<OpenAdapter>;
 }
 
 const PROVIDER = "scripted";
+const own = (session: string) => session;
+
+/** A small window: the files the questions read add up past it, so governance offloads and compacts. */
+const engineSettings = () => ({
+  contextWindow: 12_000,
+  maxOutputTokens: 1_000,
+  tokenCounter: new FakeTokenCounter(),
+  summarizer: new FakeSummarizer(),
+});
+
+function engineOver(store: SessionStore): Promise<ContextEngine> {
+  return createContextEngine({ store, ...engineSettings() });
+}
 const readFileInput = z.object({ path: z.string() });
 
 function lastUserText(messages: readonly Message[]): string {
@@ -44,40 +70,52 @@ function lastUserText(messages: readonly Message[]): string {
 const run: ConformanceAdapter = {
   name: "session.run()",
   provider: PROVIDER,
-  open: (engine, model) => ({
-    async ask(session, question) {
-      const result = await engine.session(session).run(
-        question,
-        async (request) => {
-          const reply = model.answer({
-            session,
-            last: request.messages.at(-1)!.role as "user" | "assistant" | "tool",
-            question: lastUserText(request.messages),
-            wire: JSON.stringify({ messages: request.toOpenAIChat(), tools: request.tools }),
-            tools: request.tools.map((definition) => definition.name),
-          });
-          return {
-            provider: PROVIDER,
-            content:
-              "text" in reply
-                ? reply.text
-                : [{ type: "tool-call", id: reply.call.id, name: reply.call.name, input: reply.call.input }],
-          };
-        },
-        {
-          tools: [
-            {
-              name: "read_file",
-              description: "Reads a file",
-              inputSchema: z.toJSONSchema(readFileInput) as JsonValue,
-            },
-          ],
-          executeTool: async (call) => ({ content: fileContent((call.input as { path: string }).path) }),
-        },
-      );
-      return result.reply === undefined ? "" : messageText(result.reply);
-    },
-  }),
+  recall: true,
+  storeId: own,
+  open: async (store, model) => {
+    const engine = await engineOver(store);
+    return {
+      async ask(session, question) {
+        const result = await engine.session(session).run(
+          question,
+          async (request) => {
+            const reply = model.answer({
+              session,
+              last: request.messages.at(-1)!.role as "user" | "assistant" | "tool",
+              question: lastUserText(request.messages),
+              wire: JSON.stringify({ messages: request.toOpenAIChat(), tools: request.tools }),
+              tools: request.tools.map((definition) => definition.name),
+            });
+            return {
+              provider: PROVIDER,
+              content:
+                "text" in reply
+                  ? reply.text
+                  : [
+                      {
+                        type: "tool-call",
+                        id: reply.call.id,
+                        name: reply.call.name,
+                        input: reply.call.input,
+                      },
+                    ],
+            };
+          },
+          {
+            tools: [
+              {
+                name: "read_file",
+                description: "Reads a file",
+                inputSchema: z.toJSONSchema(readFileInput) as JsonValue,
+              },
+            ],
+            executeTool: async (call) => ({ content: fileContent((call.input as { path: string }).path) }),
+          },
+        );
+        return result.reply === undefined ? "" : messageText(result.reply);
+      },
+    };
+  },
 };
 
 function aiSdkResult(reply: ScriptedReply): LanguageModelV4GenerateResult {
@@ -116,7 +154,10 @@ function promptText(message: LanguageModelV4CallOptions["prompt"][number]): stri
 const aiSdk: ConformanceAdapter = {
   name: "AI SDK ctxkitSessionMiddleware",
   provider: PROVIDER,
-  open(engine, model, kept) {
+  recall: true,
+  storeId: own,
+  async open(store, model, kept) {
+    const engine = await engineOver(store);
     let current = "";
     const mock = new MockLanguageModelV4({
       provider: PROVIDER,
@@ -168,7 +209,10 @@ function langChainText(message: BaseMessage): string {
 const langChain: ConformanceAdapter = {
   name: "LangChain ctxkitLangChainMiddleware",
   provider: PROVIDER,
-  open(engine, model, kept) {
+  recall: true,
+  storeId: own,
+  async open(store, model, kept) {
+    const engine = await engineOver(store);
     let current = "";
     const fake = fakeModel();
     for (let call = 0; call < 500; call++)
@@ -227,5 +271,96 @@ const langChain: ConformanceAdapter = {
   },
 };
 
+type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+
+/** The proxy's `/v1/chat/completions` with `X-Ctxkit-Session`, in front of a loopback OpenAI-compatible upstream. */
+const proxy: ConformanceAdapter = {
+  name: "proxy /v1/chat/completions",
+  provider: "openai-compatible",
+  recall: false,
+  storeId: own,
+  async open(store, model) {
+    let current = "";
+    const upstream = await startFakeOpenAIServer({
+      responses: ({ body }) => {
+        const messages = body.messages ?? [];
+        const last = messages.at(-1)!;
+        let reply: ScriptedReply;
+        try {
+          reply = model.answer({
+            session: current,
+            last: last.role === "tool" ? "tool" : last.role === "assistant" ? "assistant" : "user",
+            question: String(messages.findLast((message) => message.role === "user")?.content ?? ""),
+            wire: JSON.stringify({ messages, tools: body.tools }),
+            tools: (body.tools ?? []).map(
+              (definition) => (definition as { function: { name: string } }).function.name,
+            ),
+          });
+        } catch (error) {
+          const message = error instanceof Error ? error.message : String(error);
+          return /maximum context length/.test(message)
+            ? contextLengthExceeded()
+            : { status: 503, error: { message, type: "server_error" } };
+        }
+        return "text" in reply
+          ? { text: reply.text }
+          : { toolCalls: [{ id: reply.call.id, name: reply.call.name, arguments: reply.call.input }] };
+      },
+    });
+    const server = await startServer({
+      store,
+      port: 0,
+      auth: false,
+      upstream: { baseURL: upstream.url, apiKey: "sk-upstream", model: "fake-model" },
+      engine: engineSettings(),
+      unownedSessionsTenant: "local",
+      log: () => {},
+      webRoot: false,
+    });
+    const tools = [
+      {
+        type: "function" as const,
+        function: {
+          name: "read_file",
+          description: "Reads a file",
+          parameters: z.toJSONSchema(readFileInput),
+        },
+      },
+    ];
+    return {
+      async ask(session, question) {
+        current = session;
+        const client = new OpenAI({
+          baseURL: `${server.url}/v1`,
+          apiKey: "none",
+          maxRetries: 0,
+          defaultHeaders: { "X-Ctxkit-Session": session },
+        });
+        // With X-Ctxkit-Session the client sends only what is new: the session holds the rest.
+        let fresh: ChatMessage[] = [{ role: "user", content: question }];
+        for (;;) {
+          const completion = await client.chat.completions.create({
+            model: "fake-model",
+            messages: fresh,
+            tools,
+          });
+          const message = completion.choices[0]!.message;
+          const calls = (message.tool_calls ?? []).filter((call) => call.type === "function");
+          if (calls.length === 0) return message.content ?? "";
+          fresh = calls.map((call) => ({
+            role: "tool" as const,
+            tool_call_id: call.id,
+            content: fileContent((JSON.parse(call.function.arguments) as { path: string }).path),
+          }));
+        }
+      },
+      async close() {
+        await server.close();
+        await upstream.close();
+      },
+    };
+  },
+};
+
 /** Every entry point the suite runs over. */
-export const adapters: readonly ConformanceAdapter[] = [run, aiSdk, langChain];
+export const adapters: readonly ConformanceAdapter[] = [run, aiSdk, langChain, proxy];
