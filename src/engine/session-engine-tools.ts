@@ -1,4 +1,3 @@
-import { resolvePolicy } from "../governance/policy.ts";
 import { createRecallTool } from "../governance/recall-tool.ts";
 import { sessionOffloadStore } from "../store/blob-store.ts";
 import type { EngineSettings } from "./engine-settings.ts";
@@ -20,8 +19,7 @@ export function sessionEngineTools(settings: EngineSettings, sessionId: string):
   return tools;
 }
 
-/** True when the engine's governance may move tool outputs or arguments out of the view. */
+/** True when a processor of the engine's pipeline may move tool outputs or arguments out of the view. */
 function offloads(settings: EngineSettings): boolean {
-  const resolved = resolvePolicy(settings.policy);
-  return resolved.offloadMinPrunableTokens !== 0 || resolved.elideToolInputsAbove !== 0;
+  return settings.pipeline.processors.some((processor) => processor.offloads === true);
 }

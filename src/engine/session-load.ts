@@ -30,7 +30,7 @@ export function governorOptions(settings: EngineSettings) {
     reservedOutputTokens: settings.reservedOutputTokens,
     counter: settings.counter,
     summarizer: settings.summarizer,
-    policy: settings.policy,
+    pipeline: settings.pipeline,
     recall: settings.recall,
     ids: settings.ids,
     clock: settings.clock,

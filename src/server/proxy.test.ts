@@ -5,6 +5,7 @@ import { MemorySessionStore } from "../store/memory/index.ts";
 import type { SessionRecord } from "../store/session-store.ts";
 import { contextLengthExceeded } from "../test/fake-openai-responses.ts";
 import { startHarness, type ServerHarness } from "./test-support/server-harness.test-helpers.ts";
+import { preset } from "../governance/presets.ts";
 
 const harnesses: ServerHarness[] = [];
 afterEach(async () => {
@@ -265,7 +266,11 @@ describe("the OpenAI-compatible proxy, with the official openai client", () => {
   it("offloads old tool outputs with a notice its client can act on: no recall tool it does not have", async () => {
     const { harness, client } = await setup({
       contextWindow: 16_000,
-      policy: { cacheAware: false, offloadProtectTokens: 500, offloadMinPrunableTokens: 1_000 },
+      pipeline: preset("default", {
+        cacheAware: false,
+        offloadProtectTokens: 500,
+        offloadMinPrunableTokens: 1_000,
+      }),
       responses: (request) =>
         request.index < 8
           ? {

@@ -69,6 +69,30 @@ function bugFixSession(): Message[] {
 }
 
 describe("createExtractiveSummarizer", () => {
+  it("quotes the newest code of each recently edited file when the budget allows, and gives it up first", async () => {
+    const builder = new HistoryBuilder().user("Split the exporter into three modules");
+    for (const name of ["csvWriter", "jsonWriter", "xmlWriter"])
+      builder.step([
+        {
+          name: "Write",
+          input: {
+            file_path: `src/export/${name}.ts`,
+            content: `export function ${name}(rows: Row[]) {\n  return rows;\n}`,
+          },
+          output: "ok",
+        },
+      ]);
+    const messages = builder.build();
+    const roomy = await summarizer.summarize({ messages, maxTokens: 2_000 });
+    for (const name of ["csvWriter", "jsonWriter", "xmlWriter"])
+      expect(roomy).toContain(`export function ${name}(rows: Row[]) {`);
+    // Tight: the older files' code goes before the instruction and the newest change.
+    const tight = await summarizer.summarize({ messages, maxTokens: 120 });
+    expect(tight).toContain("Split the exporter into three modules");
+    expect(tight).toContain("export function xmlWriter(rows: Row[]) {");
+    expect(tight).not.toContain("export function csvWriter(rows: Row[]) {");
+  });
+
   it("writes the snapshot sections with instructions, files, counted actions, fixes, plan and replies", async () => {
     const summary = await summarizer.summarize({ messages: bugFixSession(), maxTokens: 2_000 });
     const sections = parseSnapshot(summary);

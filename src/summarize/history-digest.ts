@@ -47,6 +47,11 @@ export interface HistoryDigest {
   readonly changes: ReadonlyMap<string, readonly string[]>;
   /** The newest edit or write: its file and the text it put there (whole lines, clipped). */
   readonly latestEdit?: { readonly path: string; readonly text: string };
+  /**
+   * The newest text put in each of the other recently edited files, newest first (at most `RECENT_EDIT_FILES`;
+   * whole lines, clipped): the code a continuing agent works on, as an LLM summary quotes it.
+   */
+  readonly recentEdits: readonly { readonly path: string; readonly text: string }[];
   /** Distinctive names (identifiers) the agent wrote in its own text, newest first. */
   readonly names: readonly string[];
 }
@@ -138,6 +143,7 @@ export function digestHistory(messages: readonly Message[], limits: DigestLimits
   const decisions = new Map<string, string>();
   const changes = new Map<string, string[]>();
   let latestEdit: { path: string; text: string } | undefined;
+  const editsByFile = new Map<string, string>();
   const names = new Map<string, number>();
   for (const message of own) {
     if (isInstruction(message)) {
@@ -172,8 +178,11 @@ export function digestHistory(messages: readonly Message[], limits: DigestLimits
       const declared = declaredNames(call.input);
       const target = touchedPaths(call.input)[0];
       const added = newText(call.input);
-      if (target !== undefined && added.trim() !== "")
+      if (target !== undefined && added.trim() !== "") {
         latestEdit = { path: target, text: clipLines(added, MAX_EDIT_CHARS) };
+        editsByFile.delete(target);
+        editsByFile.set(target, latestEdit.text);
+      }
       if (declared.length > 0 && target !== undefined) {
         const names = changes.get(target) ?? [];
         for (const name of declared) if (!names.includes(name)) names.push(name);
@@ -203,12 +212,18 @@ export function digestHistory(messages: readonly Message[], limits: DigestLimits
     decisions: [...decisions.values()],
     changes,
     ...(latestEdit !== undefined && { latestEdit }),
+    recentEdits: [...editsByFile]
+      .reverse()
+      .slice(1, RECENT_EDIT_FILES + 1)
+      .map(([path, text]) => ({ path, text })),
     names: [...names.keys()].reverse(),
   };
 }
 
-/** The newest edit keeps this much of its text. */
+/** The newest edit keeps this much of its text (and the newest edit of each recent file). */
 const MAX_EDIT_CHARS = 1_500;
+/** Files besides the newest edit's whose newest text a digest keeps. */
+const RECENT_EDIT_FILES = 4;
 
 /** `text` cut to whole lines within `limit` characters (at least its first line, clipped). */
 function clipLines(text: string, limit: number): string {

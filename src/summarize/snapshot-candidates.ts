@@ -13,6 +13,7 @@ const TIERS = {
   names: 3.5,
   touchedFile: 4,
   latestChange: 4.2,
+  recentChange: 0.5,
   change: 4.5,
   fixedError: 5,
   openError: 6,
@@ -32,6 +33,8 @@ const FILE_LINE = /^(.+?)(?: \(([^()]*)\))?$/;
 const PLAN_LINE = /^\[(x|in progress| )\] /;
 /** Names in play a summary lists at most (the newest the agent wrote). */
 const MAX_NAMES = 80;
+/** Starts an item quoting the code an edit put in a file. */
+const LATEST_CHANGE = "Latest change to ";
 /** Marks the later chunks of a long instruction. */
 const CONTINUED = "(cont.) ";
 
@@ -183,14 +186,25 @@ export function snapshotCandidates(
   for (const line of planDone ?? oldState.filter((line) => PLAN_LINE.test(line))) {
     push("state", line, TIERS.planDone, "plan steps");
   }
-  for (const line of oldReplies) push("state", line, TIERS.reply, "replies");
+  // Code an earlier summary quoted is the first thing a merge gives up: the newest code comes from this range.
+  for (const line of oldReplies)
+    if (line.startsWith(LATEST_CHANGE)) push("state", line, TIERS.recentChange - 0.25, "recent changes");
+    else push("state", line, TIERS.reply, "replies");
   for (const reply of digest.conclusions) push("state", `Reply: ${reply}`, TIERS.reply, "replies");
   if (digest.latestEdit !== undefined)
     push(
       "state",
-      `Latest change to ${digest.latestEdit.path}:\n${digest.latestEdit.text}`,
+      `${LATEST_CHANGE}${digest.latestEdit.path}:\n${digest.latestEdit.text}`,
       TIERS.latestChange,
       "latest change",
+    );
+  // Older files' code goes before the newest change, and the older the sooner.
+  for (const [age, edit] of digest.recentEdits.entries())
+    push(
+      "state",
+      `${LATEST_CHANGE}${edit.path}:\n${edit.text}`,
+      TIERS.recentChange - age / (2 * digest.recentEdits.length),
+      "recent changes",
     );
   if (digest.names.length > 0)
     push("state", `Names in play: ${digest.names.slice(0, MAX_NAMES).join(", ")}`, TIERS.names, "names");

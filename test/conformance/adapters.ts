@@ -273,6 +273,13 @@ const langChain: ConformanceAdapter = {
 
 type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 
+/** The text of a chat message's content: a string, or its text parts. */
+function chatText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((part: { text?: unknown }) => (typeof part.text === "string" ? part.text : "")).join("");
+}
+
 /** The proxy's `/v1/chat/completions` with `X-Ctxkit-Session`, in front of a loopback OpenAI-compatible upstream. */
 const proxy: ConformanceAdapter = {
   name: "proxy /v1/chat/completions",
@@ -290,7 +297,7 @@ const proxy: ConformanceAdapter = {
           reply = model.answer({
             session: current,
             last: last.role === "tool" ? "tool" : last.role === "assistant" ? "assistant" : "user",
-            question: String(messages.findLast((message) => message.role === "user")?.content ?? ""),
+            question: chatText(messages.findLast((message) => message.role === "user")?.content),
             wire: JSON.stringify({ messages, tools: body.tools }),
             tools: (body.tools ?? []).map(
               (definition) => (definition as { function: { name: string } }).function.name,
