@@ -172,7 +172,11 @@ async function slowReaders(
           );
           outgoing.once("error", reject);
           outgoing.end(
-            JSON.stringify({ model: "m", stream: true, messages: [{ role: "user", content: "long" }] }),
+            JSON.stringify({
+              model: "m",
+              stream: true,
+              messages: [{ role: "user", content: `long ${replyCharacters}` }],
+            }),
           );
         }),
     ),
