@@ -274,6 +274,9 @@ describe("Governor", () => {
     expect(instance.view.map((message: Message) => messageText(message))).toEqual(["turn 7"]);
     expect(events.filter((event) => event.type === "emergency-recovery")).toHaveLength(2);
     expect(await instance.recover(new Error("rate limited"))).toEqual({ retry: false, cleared: false });
+    // Both stages spent: a third overflow in a row changes nothing (a caller that retries on an event stops).
+    expect(await instance.recover(openAiError)).toEqual({ retry: false, cleared: false });
+    expect(events.filter((event) => event.type === "emergency-recovery")).toHaveLength(2);
   });
 
   it("keeps the leading system messages through both recovery stages and the turns after them", async () => {

@@ -194,11 +194,13 @@ export class Governor {
    * Call after a provider rejected a request as too long (any provider's error shape). First time: the whole
    * view is summarised to the memory sink and trimmed aggressively (10k-character caps, last 5 turns) — retry.
    * Second time in a row: the context is cleared down to the current instruction, and the caller is told.
-   * Resolves with what it did, its `emergency-recovery` event included (also told to `onEvent`).
+   * Resolves with what it did, its `emergency-recovery` event included (also told to `onEvent`). A third time in a
+   * row does nothing (both stages are spent: the error stands).
    */
   async recover(error: unknown, signal?: AbortSignal): Promise<RecoveryOutcome> {
     const core = this.#core;
-    if (!isContextOverflowError(error)) return { retry: false, cleared: false };
+    if (!isContextOverflowError(error) || core.state.emergencyStage >= 2)
+      return { retry: false, cleared: false };
     const before = core.viewFigures.tokens;
     const stage = core.state.emergencyStage === 0 ? "trimmed" : "cleared";
     const context = core.context(0, true, () => undefined, signal);

@@ -198,25 +198,20 @@ export class ChatRuntime {
     this.#phase = "requesting";
     this.#interrupting = undefined;
     try {
-      await session.addUser(text);
-      const signal = await session.beginRequest();
+      const turn = await session.begin(text);
       try {
-        let reply: AssistantInput | undefined;
-        while (reply === undefined) {
-          const request = await session.prepare({ system: CHAT_SYSTEM_PROMPT, signal });
-          this.lastRequest = request;
-          try {
-            reply = await this.#stream(request, signal);
-          } catch (error) {
-            // Too long for the model after all: trim (then clear) the context and ask again. The governance
-            // event (`emergency-recovery`) tells the user what was done.
-            if (signal.aborted || (await session.recover(error, signal)) === undefined) throw error;
-          }
-        }
-        if (signal.aborted) throw new InterruptedError();
+        // Too long for the model after all: the turn trims (then clears) the context and asks again; the
+        // governance event (`emergency-recovery`) tells the user what was done.
+        const { response: reply } = await turn.send(
+          (request, signal) => {
+            this.lastRequest = request;
+            return this.#stream(request, signal);
+          },
+          { system: CHAT_SYSTEM_PROMPT },
+        );
+        if (this.#interrupting !== undefined) throw new InterruptedError();
         this.#phase = "saving";
-        const [message] = await session.record(reply);
-        await session.commit();
+        const { reply: message } = await turn.commit(reply);
         output.emit({
           type: "reply",
           sessionId: session.id,
@@ -225,13 +220,13 @@ export class ChatRuntime {
         });
         return "answered";
       } catch (error) {
-        if (signal.aborted || error instanceof InterruptedError) {
-          const removed = await (this.#interrupting ?? session.interrupt());
+        if (this.#interrupting !== undefined || error instanceof InterruptedError) {
+          const removed = await (this.#interrupting ?? turn.dispose());
           this.#reload();
           output.emit({ type: "interrupted", sessionId: session.id, removed: removed.length });
           return "interrupted";
         }
-        await session.interrupt();
+        await turn.dispose();
         this.#reload();
         throw error;
       }

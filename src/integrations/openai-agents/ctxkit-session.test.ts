@@ -211,6 +211,38 @@ describe("CtxkitAgentsSession", () => {
     expect(JSON.stringify(everything)).not.toContain("conversation-summary");
   });
 
+  it("keeps every item's id (tool calls' included) at the next run, so each request starts with the previous one", async () => {
+    const store = new MemorySessionStore();
+    /** The Responses API's items carry ids: `fc_…` on function calls, `msg_…` on messages. */
+    class IdentifyingReader extends ReadingModel {
+      override async getResponse(request: ModelRequest): Promise<ModelResponse> {
+        const response = await super.getResponse(request);
+        const step = this.inputs.length;
+        return {
+          ...response,
+          output: response.output.map((item) => ({
+            ...item,
+            id: `${item.type === "message" ? "msg" : "fc"}_${step}`,
+          })),
+        };
+      }
+    }
+    const model = new IdentifyingReader();
+    const agent = new Agent({ name: "reader", instructions: "Read, then answer.", model, tools: [readFile] });
+    for (const question of ["Why?", "And then what?", "Where exactly?"]) {
+      // A new session object each run: a restarted process.
+      const session = governed(store, [], 1_000_000);
+      await run(agent, question, { session, callModelInputFilter: session.callModelInputFilter });
+    }
+    expect(model.inputs).toHaveLength(6);
+    for (let index = 1; index < model.inputs.length; index++) {
+      const previous = model.inputs[index - 1]!;
+      expect(JSON.stringify(model.inputs[index]!.slice(0, previous.length))).toBe(JSON.stringify(previous));
+    }
+    const calls = model.inputs.at(-1)!.filter((item) => item.type === "function_call");
+    expect(calls.map((call) => (call as { id?: string }).id)).toEqual(["fc_1", "fc_3", "fc_5"]);
+  });
+
   it("returns untouched items exactly as added, and the last items with a limit", async () => {
     const session = governed(new MemorySessionStore());
     const items: AgentInputItem[] = [
