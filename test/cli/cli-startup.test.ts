@@ -10,9 +10,9 @@ const main = new URL("../../src/cli/main.ts", import.meta.url).href;
 const home = mkdtempSync(join(tmpdir(), "ctxkit-startup-"));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
-/** Modules only a running command needs: the HTTP server, the engine, governance, model providers, tokenizers. */
+/** Modules only a running command needs: the HTTP server, the engine, the governor (its settings schema is a light zod module the config commands validate with), model providers, tokenizers. */
 const HEAVY =
-  /\/src\/(server\/(create|start)-server|engine\/|governance\/governor|replay\/)|\/node_modules\/(ai|@ai-sdk\/[^/]+|hono|pg|gpt-tokenizer)\//;
+  /\/src\/(server\/(create|start)-server|engine\/|governance\/governor(?!-settings)|replay\/)|\/node_modules\/(ai|@ai-sdk\/[^/]+|hono|pg|gpt-tokenizer)\//;
 
 /** Runs the CLI with `args` in a child that records every module it loads; returns their URLs. */
 function modulesLoadedBy(args: readonly string[], expectedCode = 0): string[] {
