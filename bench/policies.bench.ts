@@ -8,8 +8,8 @@ import { recordedSpend } from "../src/replay/replay.ts";
 import { createExactCounter } from "../src/tokens/exact-counter.ts";
 import { transcriptFiles, transcriptName } from "../test/support/transcripts.ts";
 import type { BenchSection } from "./run.ts";
-import { benchPolicies, type BenchPolicy } from "./policies/index.ts";
-import type { GovernancePolicyInput } from "../src/governance/policy.ts";
+import { benchPolicies, ctxkitPreset, type BenchPolicy, type BenchPreset } from "./policies/index.ts";
+import type { PresetOptionsInput } from "../src/governance/preset-options.ts";
 import { createExtractiveSummarizer } from "../src/summarize/index.ts";
 import type { TokenCounter } from "../src/tokens/token-counter.ts";
 import { calibrateCache, type CacheCalibration } from "./support/cache-calibration.ts";
@@ -141,12 +141,12 @@ function totalOf(name: string, runs: readonly Runs[], windows: readonly number[]
 }
 
 /** A policy for one session, set per job: ctxkit's own with the reuse rates and weight held out, else undefined. */
-type PolicyFor = (policy: BenchPolicy, entry: CorpusConversation) => GovernancePolicyInput | undefined;
+type PolicyFor = (policy: BenchPolicy, entry: CorpusConversation) => BenchPreset | undefined;
 
 /** ctxkit's policies with their reuse rates and weight measured on the other sessions (the peers unchanged). */
 const heldOutCtxkit: PolicyFor = (policy, entry) =>
-  policy.kind === "governor" && policy.ctxkit === true
-    ? { ...policy.policy, ...heldOutPolicy(entry) }
+  policy.kind === "governor" && policy.preset !== undefined
+    ? { name: policy.preset.name, options: { ...policy.preset.options, ...heldOutPolicy(entry) } }
     : undefined;
 
 /**
@@ -174,7 +174,7 @@ async function replayAll(
         session: entry.name,
         conversation: conversationIndex(all, entry),
         policyName: policy.name,
-        ...(override !== undefined && { policy: override }),
+        ...(override !== undefined && { preset: override }),
         window: tokens,
         asRun: false,
         weight: entry.tokens * (policy.kind === "governor" && policy.ctxkit === true ? 2 : 1),
@@ -327,7 +327,7 @@ const FIXED = 1e12;
  * The settings cross-validation chooses among for each session (each with the reuse rates and weight held out):
  * the default and the grounding targets around it (docs/policy.md).
  */
-const CANDIDATES: readonly { readonly label: string; readonly policy: GovernancePolicyInput }[] = [
+const CANDIDATES: readonly { readonly label: string; readonly policy: PresetOptionsInput }[] = [
   { label: "default", policy: {} },
   { label: "groundingTarget 0.995", policy: { groundingTarget: 0.995 } },
   {
@@ -347,7 +347,7 @@ async function candidateRuns(
   const policies: BenchPolicy[] = CANDIDATES.map((candidate) => ({
     kind: "governor",
     name: `ctxkit ${candidate.label}`,
-    policy: candidate.policy,
+    ...ctxkitPreset("default", candidate.policy),
     ctxkit: true,
     window: "recorded",
   }));

@@ -8,6 +8,7 @@ import { request } from "node:http";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { MAX_UNREAD_BYTES } from "../src/server/http/guard-streams.ts";
 import { DEFAULT_LIMITS } from "../src/server/server-options.ts";
 import { startFakeOpenAIServer } from "../src/test/fake-openai-server.ts";
 
@@ -18,9 +19,11 @@ const UPSTREAM_MS = 20;
 const LIGHT_TURNS = 30;
 /** Heavy requests kept in flight at once by the flooding tenant. */
 const HEAVY_IN_FLIGHT = 2;
-/** Clients that never read their stream, and the reply each asks for. */
-const SLOW_READERS = 8;
-const SLOW_REPLY_CHARACTERS = 16 * 1024 * 1024;
+/** Clients that never read their stream, and the reply each asks for (two sizes: the memory must not follow it). */
+const SLOW_RUNS = [
+  { readers: 8, replyCharacters: 16 * 1024 * 1024 },
+  { readers: 4, replyCharacters: 64 * 1024 * 1024 },
+] as const;
 
 function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
@@ -137,14 +140,18 @@ async function lightTurns(serve: Serve, session: string): Promise<number[]> {
   return latencies.sort((a, b) => a - b);
 }
 
-/** Streams `SLOW_READERS` long replies to clients that never read them; returns the RSS growth in MiB. */
-async function slowReaders(serve: Serve): Promise<{ growthMiB: number; dropped: number }> {
+/** Streams `readers` long replies to clients that never read them; returns the RSS growth in MiB. */
+async function slowReaders(
+  serve: Serve,
+  readers: number,
+  replyCharacters: number,
+): Promise<{ growthMiB: number; dropped: number }> {
   const before = rssMiB(serve.pid);
   let dropped = 0;
   const sockets: { destroy(): void }[] = [];
   await Promise.all(
     Array.from(
-      { length: SLOW_READERS },
+      { length: readers },
       (_, index) =>
         new Promise<void>((resolve, reject) => {
           const outgoing = request(
@@ -165,7 +172,11 @@ async function slowReaders(serve: Serve): Promise<{ growthMiB: number; dropped: 
           );
           outgoing.once("error", reject);
           outgoing.end(
-            JSON.stringify({ model: "m", stream: true, messages: [{ role: "user", content: "long" }] }),
+            JSON.stringify({
+              model: "m",
+              stream: true,
+              messages: [{ role: "user", content: `long ${replyCharacters}` }],
+            }),
           );
         }),
     ),
@@ -177,7 +188,7 @@ async function slowReaders(serve: Serve): Promise<{ growthMiB: number; dropped: 
     peak = Math.max(peak, rssMiB(serve.pid));
   }
   // A session's next turn is answered once its slow stream was dropped (the lease is free again).
-  for (let index = 0; index < SLOW_READERS; index++) {
+  for (let index = 0; index < readers; index++) {
     const body = JSON.stringify({ model: "m", messages: [{ role: "user", content: "short" }] });
     if ((await post(serve, "light", body, { "x-ctxkit-session": `slow-${index}` })) === 200) dropped++;
   }
@@ -190,8 +201,9 @@ export async function fairnessSection(): Promise<string> {
   const upstream = await startFakeOpenAIServer({
     responses: async (call) => {
       await new Promise((resolve) => setTimeout(resolve, UPSTREAM_MS));
-      return call.body.stream === true
-        ? { text: "x".repeat(SLOW_REPLY_CHARACTERS), chunkSize: 4_096 }
+      const asked = /long (\d+)/.exec(JSON.stringify(call.body.messages?.at(-1)?.content ?? ""))?.[1];
+      return call.body.stream === true && asked !== undefined
+        ? { text: "x".repeat(Number(asked)), chunkSize: 4_096 }
         : { text: "ok" };
     },
   });
@@ -221,17 +233,23 @@ export async function fairnessSection(): Promise<string> {
     flooding = false;
     await flood;
     const heavyCpu = (cpuMs(serve.pid) - cpuBefore) / Math.max(1, heavyDone);
-    // On a fresh server: the flood's garbage would hide the readers' memory.
-    const fresh = await startServe(join(folder, "slow"), upstream.url, ["light"]);
-    let slow: Awaited<ReturnType<typeof slowReaders>>;
-    try {
-      slow = await slowReaders(fresh);
-    } finally {
-      await fresh.stop();
+    // Each on a fresh server: the flood's garbage would hide the readers' memory.
+    const slowRows: string[] = [];
+    for (const { readers, replyCharacters } of SLOW_RUNS) {
+      const fresh = await startServe(join(folder, `slow-${readers}`), upstream.url, ["light"]);
+      try {
+        const slow = await slowReaders(fresh, readers, replyCharacters);
+        const replyMiB = replyCharacters / 2 ** 20;
+        const perReader = slow.growthMiB / readers;
+        slowRows.push(
+          `| ${readers} clients never reading a reply of ${replyMiB} Mi characters | ${perReader.toFixed(1)} | ` +
+            `**${(perReader / replyMiB).toFixed(2)}** | ${slow.dropped} of ${readers} |`,
+        );
+      } finally {
+        await fresh.stop();
+      }
     }
     const ratio = percentile(flooded, 50) / percentile(alone, 50);
-    const replyMiB = SLOW_REPLY_CHARACTERS / 2 ** 20;
-    const perReader = slow.growthMiB / SLOW_READERS;
     const statuses = [...heavyStatuses].map(([status, count]) => `${count} × ${status}`).join(", ");
     return [
       "### Fairness between tenants",
@@ -240,8 +258,7 @@ export async function fairnessSection(): Promise<string> {
         `${availableParallelism()} cores. Tenant *heavy* keeps ${HEAVY_IN_FLIGHT} stateless requests of the maximum ` +
         `body size (${DEFAULT_LIMITS.maxBodyBytes / 2 ** 20} MiB of base64 text, the tokenizer's worst case) in flight ` +
         `without pause; tenant *light* sends ${LIGHT_TURNS} small stateful turns one after the other, first alone, then ` +
-        `during the flood. Then ${SLOW_READERS} clients each ask for a streamed reply of ${replyMiB} Mi characters ` +
-        "and never read it (on a fresh server: memory growth is its peak resident size over the size before).",
+        "during the flood. Then, on fresh servers, clients ask for a long streamed reply and never read it.",
       "",
       "| measure | value |",
       "| ---- | ---: |",
@@ -250,9 +267,14 @@ export async function fairnessSection(): Promise<string> {
       `| **light p50 during / alone** (goal ≤ 2) | **${ratio.toFixed(2)}** |`,
       `| heavy requests answered during the run | ${heavyDone} (${statuses}) |`,
       `| server CPU per heavy request, ms | ${heavyCpu.toFixed(0)} |`,
-      `| server memory growth per slow reader, MiB | ${perReader.toFixed(1)} |`,
-      `| **memory per slow reader / its reply's size** | **${(perReader / replyMiB).toFixed(2)}** |`,
-      `| slow readers dropped (their session free again) | ${slow.dropped} of ${SLOW_READERS} |`,
+      "",
+      `| slow readers (the unread bound is ${MAX_UNREAD_BYTES / 2 ** 20} MiB per stream) | server memory growth per reader, MiB | growth / reply size | dropped, their session free again |`,
+      "| ---- | ---: | ---: | ---: |",
+      ...slowRows,
+      "",
+      "Memory growth is the server's peak resident size over its size before: the unread bytes held, the reply " +
+        "read until the drop (a reply is kept whole until stored) and garbage not yet collected; it does not grow " +
+        "with the reply once the client is dropped.",
     ].join("\n");
   } finally {
     await serve.stop();

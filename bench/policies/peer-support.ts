@@ -1,8 +1,15 @@
 // What the peer policy reimplementations share: the governor settings that hand every decision to their own
 // processors, summaries made the same way for all, and small view helpers.
 import { summaryBody } from "../../src/governance/processors/compact-history.ts";
-import type { GovernancePolicyInput } from "../../src/governance/policy.ts";
-import { sumTokens, type ProcessorContext } from "../../src/governance/processor.ts";
+import type { GovernancePipeline } from "../../src/governance/pipeline.ts";
+import { presetPipelineOf } from "../../src/governance/preset-pipeline.ts";
+import type { PresetOptionsInput } from "../../src/governance/preset-options.ts";
+import {
+  sumTokens,
+  type Processor,
+  type ProcessorContext,
+  type ProcessorTrigger,
+} from "../../src/governance/processor.ts";
 import { withContent } from "../../src/governance/rewrite.ts";
 import { summarizeSafely } from "../../src/governance/summarize-safely.ts";
 import { trimmedMarker } from "../../src/summarize/summarize-request-schema.ts";
@@ -11,10 +18,10 @@ import type { ContentBlock, Message } from "../../src/model/message.ts";
 import { opensTurn } from "../../src/model/turns.ts";
 
 /**
- * Governor settings for a peer policy: its processors run before every request (the trigger is always passed)
- * and decide for themselves; none of ctxkit's own safety nets (ingest cap, pre-flight, notices, loop detection).
+ * The knobs behind a peer policy: compaction triggered before every request, and none of ctxkit's own safety nets
+ * (ingest cap, pre-flight, notices, loop detection).
  */
-export const peerPolicy: GovernancePolicyInput = {
+const peerKnobs: PresetOptionsInput = {
   compactionTrigger: 1e-9,
   preflight: false,
   toolResultCapShare: 0,
@@ -27,6 +34,29 @@ export const peerPolicy: GovernancePolicyInput = {
   truncateToolResultsAbove: 0,
   smallHistoryTurns: 0,
 };
+
+/**
+ * A peer policy's pipeline: its processors run at a checkpoint before every request (a payload-share trigger
+ * always passed) and decide for themselves; ctxkit's compaction runs only when a request would overflow and on
+ * `/compact`; the governor settings leave out ctxkit's safety nets.
+ */
+export function peerPipeline(processors: readonly Processor[]): GovernancePipeline {
+  const knobs = presetPipelineOf(peerKnobs);
+  const everyRequest: ProcessorTrigger[] = [{ kind: "checkpoint" }, { kind: "payload-share", share: 1e-9 }];
+  const stages = new Set<ProcessorTrigger["kind"]>(["each-message", "overflow", "user-request"]);
+  return {
+    processors: [
+      ...processors.map((processor) =>
+        processor.triggers === undefined ? { ...processor, triggers: everyRequest } : processor,
+      ),
+      ...knobs.processors.flatMap((processor) => {
+        const own = (processor.triggers ?? []).filter((trigger) => stages.has(trigger.kind));
+        return own.length === 0 ? [] : [{ ...processor, triggers: own }];
+      }),
+    ],
+    settings: knobs.settings,
+  };
+}
 
 /**
  * Peers' absolute budgets are set for windows of 200k tokens and more: at their users' real windows they apply

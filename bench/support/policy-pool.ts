@@ -6,7 +6,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
-import type { GovernancePolicyInput } from "../../src/governance/policy.ts";
+import type { BenchPreset } from "../policies/index.ts";
 import type { BenchProvider, PolicyRun } from "./policy-runs.ts";
 
 /** One replay: a policy of `benchPolicies` by name, or ctxkit's default with `policy` set, over one session. */
@@ -14,9 +14,9 @@ export interface PolicyJob {
   /** The session: its name in the corpus and its position among that file's main conversations. */
   readonly session: string;
   readonly conversation: number;
-  /** A policy of `benchPolicies` by name; with `policy`, ctxkit's governor with that policy (a variant). */
+  /** A policy of `benchPolicies` by name; with `preset`, ctxkit's governor with that preset (a variant). */
   readonly policyName: string;
-  readonly policy?: GovernancePolicyInput;
+  readonly preset?: BenchPreset;
   readonly window: number;
   readonly asRun: boolean;
   /** Work estimate (the session's tokens), to start the longest first. */

@@ -1,6 +1,7 @@
 // One policy replayed over one transcript and metered the way providers bill and agents work: every request
 // priced by the prompt-cache model of each provider (Anthropic: breakpoints, 5-minute TTL; OpenAI: automatic
 // prefixes), summaries billed as LLM calls, and next-step grounding with the re-reads it implies.
+import { withSettings } from "../../src/governance/pipeline.ts";
 import type { GroundingTotals } from "../../src/metrics/grounding.ts";
 import { RetentionTracker } from "../../src/metrics/index.ts";
 import type { Message } from "../../src/model/message.ts";
@@ -143,8 +144,10 @@ async function governorReplay(
     contextWindow: options.window,
     counter: options.counter,
     summarizer,
-    policy: ctxkit === undefined ? policy.policy : { ...policy.policy, pricing: ctxkit.pricing.provider },
-    ...(policy.processors !== undefined && { processors: policy.processors }),
+    pipeline:
+      ctxkit === undefined
+        ? policy.pipeline
+        : withSettings(policy.pipeline, { pricing: ctxkit.pricing.provider }),
     onSummary: (call) => meters.summary(call),
   });
   const meters = new Meters(providers, replay.governor.tokensOf, policy.breakpoints ?? "ctxkit");

@@ -3,7 +3,7 @@ import { parentPort } from "node:worker_threads";
 import type { Message } from "../../src/model/message.ts";
 import { createExactCounter } from "../../src/tokens/exact-counter.ts";
 import type { TokenCounter } from "../../src/tokens/token-counter.ts";
-import { benchPolicies, type BenchPolicy } from "../policies/index.ts";
+import { benchPolicies, ctxkitPreset, type BenchPolicy } from "../policies/index.ts";
 import { loadCorpusFile, type CorpusConversation } from "./corpus.ts";
 import type { PolicyJob } from "./policy-pool.ts";
 import { runPolicy } from "./policy-runs.ts";
@@ -35,8 +35,14 @@ function memoised(inner: TokenCounter): TokenCounter {
 const files = new Map<string, Promise<CorpusConversation[]>>();
 
 function policyOf(job: PolicyJob): BenchPolicy {
-  if (job.policy !== undefined)
-    return { kind: "governor", name: job.policyName, policy: job.policy, ctxkit: true, window: job.window };
+  if (job.preset !== undefined)
+    return {
+      kind: "governor",
+      name: job.policyName,
+      ...ctxkitPreset(job.preset.name, job.preset.options),
+      ctxkit: true,
+      window: job.window,
+    };
   const policy = benchPolicies.find((candidate) => candidate.name === job.policyName);
   if (policy === undefined) throw new Error(`no bench policy named ${job.policyName}`);
   return policy;

@@ -9,6 +9,7 @@ import { contextStats } from "./context-stats.ts";
 import { inspectPayload } from "./inspect.ts";
 import { assemblePayload, currentInputStart } from "./payload.ts";
 import { assembleSystemPrompt, iterationBudgetSection } from "./system-prompt.ts";
+import { preset } from "../governance/presets.ts";
 
 const counter = new FakeTokenCounter({ overhead: 0 });
 
@@ -92,7 +93,11 @@ describe("payload order", () => {
       summarizer: new FakeSummarizer(),
       ids: sequentialIds(),
       // Compaction at the trigger (Coqui's order); settled-history compaction keeps the first task before it.
-      policy: { truncateToolResultsAbove: 0, offloadMinPrunableTokens: 0, compactSettledHistory: false },
+      pipeline: preset("default", {
+        truncateToolResultsAbove: 0,
+        offloadMinPrunableTokens: 0,
+        compactSettledHistory: false,
+      }),
     });
     const governed = await governor.prepare(builder.build());
     const system = assembleSystemPrompt([{ name: "identity", content: "fresh prompt" }], counter);

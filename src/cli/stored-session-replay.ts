@@ -1,4 +1,5 @@
 import { readGovernanceRecord } from "../engine/governance-record.ts";
+import { preset } from "../governance/presets.ts";
 import { NotFoundError } from "../errors/errors.ts";
 import type { Message } from "../model/message.ts";
 import {
@@ -38,7 +39,7 @@ export async function storedSessionReplay(store: SessionStore, id: string): Prom
     contextWindow: info.contextWindow,
     reservedOutputTokens: reservedOutputTokens(info),
     counter,
-    policy: {},
+    pipeline: preset("default"),
   };
   const settings = await sessionReplaySettings(
     messages,

@@ -29,7 +29,7 @@ export {
 export {
   settingEntries,
   describeEntrySource,
-  governancePolicyFromSettings,
+  pipelineFromSettings,
   type SettingEntry,
   type EntrySource,
 } from "./setting-entries.ts";

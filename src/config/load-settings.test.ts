@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../errors/errors.ts";
 import { SettingsFileError } from "../errors/settings-file-error.ts";
 import { loadSettings } from "./load-settings.ts";
-import { describeEntrySource, governancePolicyFromSettings, settingEntries } from "./setting-entries.ts";
+import { describeEntrySource, pipelineFromSettings, settingEntries } from "./setting-entries.ts";
 
 const roots: string[] = [];
 afterEach(() => {
@@ -262,7 +262,9 @@ describe("setting entries", () => {
     expect(describeEntrySource(entries.get("policy.compactionTrigger")!.source)).toBe("preset aggressive");
     expect(entries.get("apiKeys.openai")?.value).toBe("••••1234");
     expect(entries.get("apiKeys.anthropic")?.source).toEqual({ kind: "unset" });
-    const policy = governancePolicyFromSettings(loaded.settings);
-    expect([policy.maxTurns, policy.compactionTrigger]).toEqual([12, 0.7]);
+    const pipeline = pipelineFromSettings(loaded.settings);
+    const byName = new Map(pipeline.processors.map((processor) => [processor.name, processor]));
+    expect(byName.get("trim-turns")?.triggers).toEqual([{ kind: "turn-count", above: 12 }]);
+    expect(byName.get("compact-history")?.triggers).toContainEqual({ kind: "payload-share", share: 0.7 });
   });
 });

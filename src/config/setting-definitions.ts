@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { z } from "zod";
 import { CtxkitError } from "../errors/ctxkit-error.ts";
-import { governancePolicySchema } from "../governance/policy.ts";
+import { presetOptionsSchema } from "../governance/preset-options.ts";
 import { presetNames } from "../governance/presets.ts";
 import { parseModelSpec } from "../providers/model-spec.ts";
 import { providerNames } from "../providers/provider-catalog.ts";
@@ -109,10 +109,10 @@ const drafts: Draft[] = [
     description: "governance preset; policy.* settings override its values",
     defaultValue: () => "default",
   },
-  ...Object.entries(governancePolicySchema.shape).map(([field, schema]): Draft => ({
+  ...Object.entries(presetOptionsSchema.shape).map(([field, schema]): Draft => ({
     key: `policy.${field}`,
     schema: schema as z.ZodType,
-    description: `governance policy override: ${field}`,
+    description: `preset override: ${field}`,
   })),
   {
     key: "db",

@@ -1,5 +1,6 @@
-import type { GovernancePolicy } from "../governance/policy.ts";
-import { preset } from "../governance/presets.ts";
+import type { GovernancePipeline } from "../governance/pipeline.ts";
+import type { PresetOptions } from "../governance/preset-options.ts";
+import { preset, presetOptions } from "../governance/presets.ts";
 import { settingDefinitions, type SettingDefinition } from "./setting-definitions.ts";
 import { shownSettingValue } from "./secret-settings.ts";
 import { allowedValues } from "./setting-value.ts";
@@ -22,14 +23,12 @@ export interface SettingEntry {
 }
 
 /**
- * The governance policy the settings select: the preset with the `policy.*` overrides applied.
+ * The governance pipeline the settings select: the preset with the `policy.*` overrides applied.
  *
  * @example
- * const policy = governancePolicyFromSettings(loadSettings().settings);
+ * const pipeline = pipelineFromSettings(loadSettings().settings);
  */
-export function governancePolicyFromSettings(
-  settings: Pick<Settings, "preset" | "policy">,
-): GovernancePolicy {
+export function pipelineFromSettings(settings: Pick<Settings, "preset" | "policy">): GovernancePipeline {
   return preset(settings.preset, settings.policy);
 }
 
@@ -42,7 +41,7 @@ function valueAt(settings: Settings, key: string): unknown {
 function entryFor(
   definition: SettingDefinition,
   loaded: LoadedSettings,
-  policy: GovernancePolicy,
+  options: PresetOptions,
   revealSecrets: boolean,
 ): SettingEntry {
   const common = {
@@ -58,14 +57,14 @@ function entryFor(
     return { ...common, value: shown, source };
   }
   if (definition.key.startsWith("policy.")) {
-    const field = definition.key.slice("policy.".length) as keyof GovernancePolicy;
-    return { ...common, value: policy[field], source: { kind: "preset", preset: loaded.settings.preset } };
+    const field = definition.key.slice("policy.".length) as keyof PresetOptions;
+    return { ...common, value: options[field], source: { kind: "preset", preset: loaded.settings.preset } };
   }
   return { ...common, value: undefined, source: { kind: "unset" } };
 }
 
 /**
- * Every setting with its effective value and source, in definition order. Policy fields not overridden show
+ * Every setting with its effective value and source, in definition order. Preset knobs (`policy.*`) not overridden show
  * the preset's value with source `preset`.
  *
  * @example
@@ -75,9 +74,9 @@ export function settingEntries(
   loaded: LoadedSettings,
   options: { revealSecrets?: boolean } = {},
 ): SettingEntry[] {
-  const policy = governancePolicyFromSettings(loaded.settings);
+  const knobs = presetOptions(loaded.settings.preset, loaded.settings.policy);
   return settingDefinitions.map((definition) =>
-    entryFor(definition, loaded, policy, options.revealSecrets ?? false),
+    entryFor(definition, loaded, knobs, options.revealSecrets ?? false),
   );
 }
 

@@ -1,4 +1,4 @@
-import type { GovernancePolicyInput } from "../governance/policy.ts";
+import type { PresetOptionsInput } from "../governance/preset-options.ts";
 import type { PresetName } from "../governance/presets.ts";
 import type { ApiKeyName } from "../providers/provider-catalog.ts";
 
@@ -22,8 +22,8 @@ export interface Settings {
   requestTimeoutMs: number | undefined;
   /** Governance preset. Default "default". */
   preset: PresetName;
-  /** Governance policy fields that override the preset. */
-  policy: GovernancePolicyInput;
+  /** Knobs of the preset that override its values (`policy.maxTurns`, …: see `presetOptionsSchema`). */
+  policy: PresetOptionsInput;
   /** SQLite database file (absolute). Default `~/.ctxkit/ctxkit.db` (`CTXKIT_DB` overrides). */
   db: string;
   /** PostgreSQL URL; when set, sessions are stored there. */

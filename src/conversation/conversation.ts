@@ -66,6 +66,10 @@ export class Conversation {
   #turn: number;
   /** Index where the open (uncommitted) turn starts, or -1. */
   #openTurnStart = -1;
+  /** How many messages, from the start, are committed (stored); those after them are not yet. */
+  #committed: number;
+  /** The store's `nextSeq` as of its last write: what the next write expects. */
+  #storedNextSeq: number;
   #inFlight: AbortController | undefined;
   readonly #writer: ConversationWriter = { append: (input) => this.#append(input) };
 
@@ -80,6 +84,8 @@ export class Conversation {
       options.nextSeq ?? 0,
     );
     this.#turn = this.#backing.reduce((turn, message) => Math.max(turn, message.turn), 0);
+    this.#committed = this.#backing.length;
+    this.#storedNextSeq = options.nextSeq ?? this.#nextSeq;
   }
 
   /** Number of messages. */
@@ -97,10 +103,12 @@ export class Conversation {
     return this.snapshot().turns();
   }
 
-  /** Appends a user message, opening a new turn. */
-  appendUser(content: string | readonly ContentBlock[]): Promise<Message> {
+  /** Appends a user message, opening a new turn (with `metadata`: data kept with it, never sent to a model). */
+  appendUser(content: string | readonly ContentBlock[], metadata?: Message["metadata"]): Promise<Message> {
     const blocks = toBlocks(validate(contentInputSchema, content, "user content"));
-    return this.#queue.run(() => this.#append({ role: "user", content: blocks }));
+    return this.#queue.run(() =>
+      this.#append({ role: "user", content: blocks, ...(metadata !== undefined && { metadata }) }),
+    );
   }
 
   /** Appends an assistant reply (text, reasoning and tool calls) with its usage. */
@@ -122,10 +130,16 @@ export class Conversation {
     );
   }
 
-  /** Appends one tool result as a `tool` message. */
-  appendToolResult(input: ToolResultInput): Promise<Message> {
+  /** Appends one tool result as a `tool` message (with `metadata`: data kept with it, never sent to a model). */
+  appendToolResult(input: ToolResultInput, metadata?: Message["metadata"]): Promise<Message> {
     const block = validate(toolResultBlockSchema, { type: "tool-result", ...input }, "tool result");
-    return this.#queue.run(() => this.#append({ role: "tool", content: [block as ToolResultBlock] }));
+    return this.#queue.run(() =>
+      this.#append({
+        role: "tool",
+        content: [block as ToolResultBlock],
+        ...(metadata !== undefined && { metadata }),
+      }),
+    );
   }
 
   /** Appends any message (an importer's, a summary, a marker). */
@@ -155,9 +169,30 @@ export class Conversation {
     this.#inFlight = undefined;
   }
 
-  /** Closes the open turn: `interrupt()` no longer removes it. */
-  commitTurn(): void {
+  /**
+   * Closes the open turn: `interrupt()` no longer removes it, and every message so far counts as committed. Given
+   * the store's `nextSeq` after the write that stored them, remembers it (see `storedNextSeq`).
+   */
+  commitTurn(storedNextSeq?: number): void {
     this.#openTurnStart = -1;
+    this.#committed = this.#backing.length;
+    if (storedNextSeq !== undefined) this.stored(storedNextSeq);
+  }
+
+  /** Remembers a store write that took seqs up to `nextSeq` (a compaction's summary rows, a turn's messages). */
+  stored(nextSeq: number): void {
+    this.#storedNextSeq = nextSeq;
+    this.reserveSeq(nextSeq);
+  }
+
+  /** The store's `nextSeq` as of the last write this conversation was told of: the next write expects it. */
+  get storedNextSeq(): number {
+    return this.#storedNextSeq;
+  }
+
+  /** The messages appended since the last `commitTurn` (or since the conversation was loaded), in order. */
+  uncommitted(): readonly Message[] {
+    return this.#backing.slice(this.#committed);
   }
 
   /** True when a turn was opened and not yet committed. */
@@ -220,6 +255,7 @@ export class Conversation {
 
   #rewrite(messages: Message[]): void {
     this.#backing = messages;
+    this.#committed = Math.min(this.#committed, messages.length);
     this.#version++;
   }
 

@@ -1,10 +1,9 @@
 import type { AssistantInput } from "../conversation/conversation.ts";
-import { CtxkitError } from "../errors/ctxkit-error.ts";
 import { ValidationError } from "../errors/errors.ts";
 import { toolCallsOf } from "../model/blocks.ts";
 import type { ContentBlock, JsonValue, Message, ToolCallBlock } from "../model/message.ts";
 import type { EngineSession, OverflowRecovery, PrepareRequestOptions } from "./engine-session.ts";
-import type { EngineTool } from "./engine-tool.ts";
+import { runEngineTool } from "./engine-tool.ts";
 import type { PreparedRequest } from "./prepared-request.ts";
 
 /** Calls the model with a prepared request and returns its reply. */
@@ -54,74 +53,53 @@ export async function runTurn(
   options: RunOptions = {},
 ): Promise<RunResult> {
   const maxSteps = options.maxSteps ?? 20;
-  await session.addUser(input);
   const { executeTool, stopOnLoop = true, ...rest } = options;
   const callerTools = rest.tools ?? [];
   const ownTools = session.engineTools.filter(
     (tool) => !callerTools.some((definition) => definition.name === tool.definition.name),
   );
-  const prepareOptions = { ...rest, tools: [...callerTools, ...ownTools.map((tool) => tool.definition)] };
+  const prepareOptions = {
+    ...rest,
+    maxSteps,
+    tools: [...callerTools, ...ownTools.map((tool) => tool.definition)],
+  };
   const recoveries: OverflowRecovery["stage"][] = [];
-  try {
-    let reply: Message | undefined;
-    for (let step = 1; step <= maxSteps; step++) {
-      const signal = await session.beginRequest();
-      let request = await session.prepare({ ...prepareOptions, maxSteps, signal });
-      if (request.loop && stopOnLoop) {
-        await session.commit();
-        return { reply, steps: step - 1, stoppedBy: "loop", recoveries };
-      }
-      let answer: AssistantInput | undefined;
-      while (answer === undefined) {
-        try {
-          answer = await callModel(request, signal);
-        } catch (error) {
-          const recovery = await session.recover(error, signal);
-          if (recovery === undefined) throw error;
-          recoveries.push(recovery.stage);
-          request = await session.prepare({ ...prepareOptions, maxSteps, signal });
-        }
-      }
-      reply = await session.recordAssistant(answer);
-      const calls = toolCallsOf(reply);
-      if (calls.length === 0) {
-        await session.commit();
-        return { reply, steps: step, stoppedBy: "answer", recoveries };
-      }
-      const results = [];
-      for (const call of calls) {
-        const own = ownTools.find((tool) => tool.definition.name === call.name);
-        let output: Awaited<ReturnType<ExecuteTool>>;
-        if (own) output = await runEngineTool(own, call, signal);
-        else if (executeTool) output = await executeTool(call, signal);
-        else throw new ValidationError("the model called tools but run() was given no executeTool");
-        results.push({
-          callId: call.id,
-          toolName: call.name,
-          content: output.content,
-          ...(output.isError && { isError: true }),
-        });
-      }
-      await session.recordToolResults(results);
+  await using turn = await session.begin(input);
+  let reply: Message | undefined;
+  for (let step = 1; step <= maxSteps; step++) {
+    const sent = await turn.send(
+      async (request, signal) =>
+        request.loop && stopOnLoop ? undefined : { answer: await callModel(request, signal), signal },
+      prepareOptions,
+    );
+    recoveries.push(...sent.recoveries.map((recovery) => recovery.stage));
+    if (sent.response === undefined) {
+      await turn.commit();
+      return { reply, steps: step - 1, stoppedBy: "loop", recoveries };
     }
-    await session.commit();
-    return { reply, steps: maxSteps, stoppedBy: "max-steps", recoveries };
-  } catch (error) {
-    await session.interrupt();
-    throw error;
+    const { answer, signal } = sent.response;
+    [reply] = await turn.record(answer);
+    const calls = toolCallsOf(reply!);
+    if (calls.length === 0) {
+      await turn.commit();
+      return { reply, steps: step, stoppedBy: "answer", recoveries };
+    }
+    const results = [];
+    for (const call of calls) {
+      const own = ownTools.find((tool) => tool.definition.name === call.name);
+      let output: Awaited<ReturnType<ExecuteTool>>;
+      if (own) output = await runEngineTool(own, call, signal);
+      else if (executeTool) output = await executeTool(call, signal);
+      else throw new ValidationError("the model called tools but run() was given no executeTool");
+      results.push({
+        callId: call.id,
+        toolName: call.name,
+        content: output.content,
+        ...(output.isError && { isError: true }),
+      });
+    }
+    await turn.record(results);
   }
-}
-
-/** Runs one of the engine's own tools; a failure it explains (bad arguments) becomes an error result. */
-async function runEngineTool(
-  tool: EngineTool,
-  call: ToolCallBlock,
-  signal: AbortSignal,
-): Promise<{ content: string; isError?: boolean }> {
-  try {
-    return { content: await tool.execute(call.input, signal) };
-  } catch (error) {
-    if (!CtxkitError.isInstance(error) || signal.aborted) throw error;
-    return { content: error.message, isError: true };
-  }
+  await turn.commit();
+  return { reply, steps: maxSteps, stoppedBy: "max-steps", recoveries };
 }

@@ -7,6 +7,7 @@ import { FakeSummarizer } from "../test/fake-summarizer.ts";
 import { FakeTokenCounter } from "../test/fake-token-counter.ts";
 import { createContextEngine } from "./context-engine.ts";
 import type { EngineSession } from "./engine-session.ts";
+import { preset } from "../governance/presets.ts";
 
 const grepOutput = (word: string) =>
   Array.from({ length: 400 }, (_, line) => `src/file${line}.ts:${line}: // ${word} tidy this up`).join("\n");
@@ -29,7 +30,7 @@ describe("EngineSession.attachCompactSummary (the LLMSession seed's compact_summ
       contextWindow: 200_000,
       tokenCounter: new FakeTokenCounter(),
       summarizer: new FakeSummarizer(),
-      policy: { cacheAware: false },
+      pipeline: preset("default", { cacheAware: false }),
       ids: sequentialIds(),
       clock: () => new Date("2026-03-01T12:00:00Z"),
     });

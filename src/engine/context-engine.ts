@@ -1,7 +1,8 @@
 import type { LanguageModel } from "ai";
 import type { GovernanceEvent } from "../governance/events.ts";
 import { pricingForProvider } from "../governance/cache-economics.ts";
-import type { GovernancePolicyInput } from "../governance/policy.ts";
+import type { GovernancePipeline } from "../governance/pipeline.ts";
+import { preset } from "../governance/presets.ts";
 import { randomIds, systemClock, type Clock, type IdGenerator } from "../model/ids.ts";
 import type { LoadStrategy, SessionInit, SessionStore } from "../store/session-store.ts";
 import type { Summarizer } from "../summarize/summarizer.ts";
@@ -29,8 +30,11 @@ export interface ContextEngineOptions {
   tokenCounter?: TokenCounter;
   /** Automatic compaction summaries. Default: the offline extractive summarizer. */
   summarizer?: Summarizer;
-  /** Governance settings. Unless they set `pricing`, the cache prices are those of `model`'s provider, when known. */
-  policy?: GovernancePolicyInput;
+  /**
+   * What governs every session: processors and the governor's settings (`preset(name)`, `createPipeline`, or your
+   * own). Default: `preset("default")` with the cache prices of `model`'s provider, when known.
+   */
+  pipeline?: GovernancePipeline;
   memory?: EngineMemory;
   /** Token budget of the core-memories section. Default 1,000. */
   coreMemoryTokens?: number;
@@ -103,9 +107,10 @@ function modelId(model: LanguageModel | undefined): string | undefined {
   return typeof model === "string" ? model : model.modelId;
 }
 
-function withProviderPricing(policy: GovernancePolicyInput, provider: string): GovernancePolicyInput {
-  const pricing = pricingForProvider(provider);
-  return policy.pricing !== undefined || pricing === undefined ? policy : { ...policy, pricing };
+/** The default pipeline, priced as the model's provider when ctxkit knows its prices. */
+function defaultPipeline(provider: string | undefined): GovernancePipeline {
+  const pricing = provider === undefined ? undefined : pricingForProvider(provider);
+  return preset("default", pricing === undefined ? {} : { pricing });
 }
 
 /** Creates a context engine. Resolves the model's window and tokenizer (loading an exact tokenizer if needed). */
@@ -123,10 +128,8 @@ export async function createContextEngine(options: ContextEngineOptions): Promis
     contextWindow,
     maxOutputTokens: options.maxOutputTokens ?? info.maxOutputTokens,
   });
-  const policy =
-    options.model === undefined
-      ? (options.policy ?? {})
-      : withProviderPricing(options.policy ?? {}, info.provider);
+  const pipeline =
+    options.pipeline ?? defaultPipeline(options.model === undefined ? undefined : info.provider);
   const model = modelId(options.model);
   return new ContextEngine({
     store: options.store,
@@ -135,7 +138,7 @@ export async function createContextEngine(options: ContextEngineOptions): Promis
     counter,
     summarizer,
     compactSummarizer,
-    policy,
+    pipeline,
     memory: options.memory,
     coreMemoryTokens: options.coreMemoryTokens ?? 1_000,
     restore: options.restore,
@@ -144,7 +147,7 @@ export async function createContextEngine(options: ContextEngineOptions): Promis
       ...(model !== undefined && { model }),
       contextWindow,
       reservedOutputTokens: reserved,
-      policy,
+      pipeline,
     }),
     recall: options.recall ?? true,
     onEvent: options.onEvent,

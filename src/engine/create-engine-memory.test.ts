@@ -12,6 +12,7 @@ import { FakeTokenCounter } from "../test/fake-token-counter.ts";
 import { CORE_MEMORIES_HEADING } from "../memory/core-memory-text.ts";
 import { createEngineMemory } from "./create-engine-memory.ts";
 import { InMemoryMemoryStore } from "../memory/in-memory-memory-store.ts";
+import { preset } from "../governance/presets.ts";
 
 const counter = new FakeTokenCounter();
 const clock = () => new Date("2026-03-01T12:00:00Z");
@@ -110,7 +111,7 @@ describe("engine with long-term memory", () => {
     const memory = createEngineMemory({ store: memoryStore, counter });
     const engine = await createContextEngine({
       store: new MemorySessionStore(),
-      policy: { offloadMinPrunableTokens: 0, truncateToolResultsAbove: 0 },
+      pipeline: preset("default", { offloadMinPrunableTokens: 0, truncateToolResultsAbove: 0 }),
       contextWindow: 16_000,
       maxOutputTokens: 2_000,
       tokenCounter: counter,
@@ -151,7 +152,7 @@ describe("engine with long-term memory", () => {
     const engineWith = (summarizer: FakeSummarizer, firstId: number) =>
       createContextEngine({
         store: sessions,
-        policy: { maxTurns: 4 },
+        pipeline: preset("default", { maxTurns: 4 }),
         contextWindow: 16_000,
         maxOutputTokens: 2_000,
         tokenCounter: counter,

@@ -5,6 +5,7 @@ import { MemorySessionStore } from "../store/memory/index.ts";
 import { FakeSummarizer } from "../test/fake-summarizer.ts";
 import { FakeTokenCounter } from "../test/fake-token-counter.ts";
 import { createContextEngine } from "./context-engine.ts";
+import { preset } from "../governance/presets.ts";
 
 const clock = () => new Date("2026-03-01T12:00:00Z");
 const SYSTEM = "You are a test agent.";
@@ -17,7 +18,7 @@ function engineOver(
 ) {
   return createContextEngine({
     store,
-    policy: { compactionTrigger: 0.5 },
+    pipeline: preset("default", { compactionTrigger: 0.5 }),
     contextWindow: 16_000,
     maxOutputTokens: 2_000,
     tokenCounter: new FakeTokenCounter(),

@@ -1,112 +1,61 @@
-import {
-  assembleSystemPrompt,
-  iterationBudgetSection,
-  type PromptSection,
-} from "../assembly/system-prompt.ts";
-import { assemblePayload } from "../assembly/payload.ts";
-import { inspectPayload } from "../assembly/inspect.ts";
-import { contextStats, type ContextStats } from "../assembly/context-stats.ts";
-import { Conversation, type AssistantInput, type ToolResultInput } from "../conversation/conversation.ts";
+import { contextStats } from "../assembly/context-stats.ts";
+import type { AssistantInput, ToolResultInput } from "../conversation/conversation.ts";
 import { NotFoundError, ValidationError } from "../errors/errors.ts";
-import { remapAnchors } from "../governance/anchor-remap.ts";
-import { randomIds } from "../model/ids.ts";
-import type { GovernanceEvent } from "../governance/events.ts";
-import { Governor, type GovernorOptions, type RequestTokens } from "../governance/governor.ts";
-import { MemoryOffloadStore } from "../governance/offload-store.ts";
-import {
-  governorStateNeedsOriginals,
-  parseGovernorState,
-  type GovernorState,
-} from "../governance/governor-state.ts";
-import { GovernorStateCodec } from "./stored-governor-state.ts";
 import { isContextOverflowError } from "../errors/overflow-recognition.ts";
+import type { GovernanceEvent } from "../governance/events.ts";
+import type { RequestTokens } from "../governance/governor.ts";
 import { toolResultIndex, withCompactSummary } from "../model/compact-summary.ts";
-import { toolCallsOf, toolResultsOf } from "../model/blocks.ts";
-import type { ContentBlock, JsonValue, Message, MessageInput } from "../model/message.ts";
-import type { CompactionInput, LoadStrategy, SessionRecord, SessionStore } from "../store/session-store.ts";
-import { sessionOffloadStore, type BlobStore } from "../store/blob-store.ts";
-import { inlineMedia } from "../store/media-blobs.ts";
-import { resolvePolicy, type GovernancePolicyInput } from "../governance/policy.ts";
-import { createRecallTool } from "../governance/recall-tool.ts";
-import { createExtractiveSummarizer } from "../summarize/index.ts";
+import type { ContentBlock, Message, MessageInput } from "../model/message.ts";
+import type { SessionRecord } from "../store/session-store.ts";
 import type { EngineSettings } from "./engine-settings.ts";
 import type { EngineTool } from "./engine-tool.ts";
-import { PreparedRequest, type ToolDefinition } from "./prepared-request.ts";
+import type { PreparedRequest } from "./prepared-request.ts";
 import { runTurn, type CallModel, type RunOptions, type RunResult } from "./agent-run.ts";
+import { assembleRequest, previewGovernor } from "./request-assembly.ts";
+import { sessionEngineTools } from "./session-engine-tools.ts";
+import { loadSession, type LoadedSession } from "./session-load.ts";
+import type {
+  AddUserOptions,
+  OverflowRecovery,
+  PrepareRequestOptions,
+  SessionStats,
+} from "./session-types.ts";
+import { holdsUncommittedReply, isBlank } from "./session-guards.ts";
+import { SessionTurn } from "./session-turn.ts";
+import { clearContext, unstoredCompactions, writeTurn } from "./session-writes.ts";
+import { GovernorStateCodec } from "./stored-governor-state.ts";
+import { checkToolResults } from "./tool-result-check.ts";
 
-/** Options of `prepare`. */
-export interface PrepareRequestOptions {
-  /** The system prompt: a string (one identity section) or ordered sections. */
-  system?: string | readonly PromptSection[];
-  tools?: readonly ToolDefinition[];
-  /** The agent loop's step cap; adds the iteration-budget section. */
-  maxSteps?: number;
-  signal?: AbortSignal;
-  /**
-   * Media the store keeps as blob references: `inline` (default) reads their data back into the request, so
-   * `toOpenAIChat` and the other conversions work on a session resumed after a restart as on a live one; `ref`
-   * keeps the references (for a caller that inlines them itself when it sends, or shows placeholders).
-   */
-  media?: "inline" | "ref";
-}
-
-/**
- * What `recover` did to the view after a provider overflow: the `emergency-recovery` event, whose `stage` is one of
- * the CowAgent seed's two emergency stages (`trimmed`, then `cleared`).
- */
-export type OverflowRecovery = Extract<GovernanceEvent, { type: "emergency-recovery" }>;
-
-/** Options of `EngineSession.addUser`. */
-export interface AddUserOptions {
-  /**
-   * Add the message to the messages not committed yet even when they hold a reply, instead of committing those
-   * first. Default false. For input that arrives together with earlier messages (a proxy's request that carries
-   * an assistant message between user messages), so that all of it is committed with the reply, or none of it.
-   */
-  readonly keepOpenTurn?: boolean;
-}
-
-/** A session's figures for `/context` and dashboards. */
-export interface SessionStats extends ContextStats {
-  readonly sessionId: string;
-  readonly stored: SessionRecord | undefined;
-  readonly contextWindow: number;
-  readonly usable: number;
-}
+export type {
+  AddUserOptions,
+  OverflowRecovery,
+  PrepareRequestOptions,
+  SessionStats,
+} from "./session-types.ts";
 
 /**
- * One conversation, end to end: add the user's message, prepare each governed request, record replies and tool
- * results, commit the turn (one transaction). Created lazily by `engine.session(id)`: nothing is stored until
- * the first turn is committed, and a session that exists is loaded on first use.
+ * One conversation, end to end: open a turn with the user's message, send each governed request, record replies
+ * and tool results, commit the turn (one transaction). Created lazily by `engine.session(id)`: nothing is stored
+ * until the first turn is committed, and a session that exists is loaded on first use. The committed history and
+ * the store's position live in the session's `Conversation`; the view and its figures in its governor.
  *
- * One writer at a time: a session holds one open turn. `run()` calls on one session run one after another, in
- * call order (a double submit waits for the first turn to finish, then is answered with it in its history). The
- * manual API (`addUser`, `prepare`, `record*`, `commit`, `interrupt`) is single-writer: do not interleave two
- * turns on one session object — their messages would share one open turn — and do not mix it with a `run()` in
- * progress. Callers that may race (two browser tabs, two requests of one chat) should `run()`, or queue their
- * turns per session themselves.
+ * One writer at a time: a session holds one open turn (`begin()` hands it out). `run()` calls on one session run
+ * one after another, in call order (a double submit waits for the first turn to finish, then is answered with it
+ * in its history). The manual API (`addUser`, `prepare`, `record*`, `commit`, `interrupt`) is single-writer: do
+ * not interleave two turns on one session object — their messages would share one open turn — and do not mix it
+ * with a `run()` in progress. Callers that may race (two browser tabs, two requests of one chat) should `run()`,
+ * or queue their turns per session themselves.
  */
 export class EngineSession {
   readonly id: string;
   readonly #settings: EngineSettings;
-  readonly #store: SessionStore;
   /** Stores the governor's state compactly (its rewritten messages once, as blobs). */
   readonly #stateCodec: GovernorStateCodec;
-  #state: Promise<{ conversation: Conversation; governor: Governor }> | undefined;
-  #expectedNextSeq = 0;
-  /** The session's owner when it was loaded (or the owner it is created with); every write expects it. */
-  #expectedOwner: string | null = null;
-  #committedLength = 0;
-  readonly #persistedSummaries = new Set<string>();
+  #state: Promise<LoadedSession> | undefined;
   #lastFixedTokens = 0;
   /** Token figures of the request prepared last, anchored on the usage its reply reports. */
   #lastPrepared: RequestTokens | undefined;
-  /** Overflow recoveries since the last reply (at most two: trim, then clear). */
-  #recoveries = 0;
-  /** `recall_tool_output` over this session's offloads; null when the policy never offloads. */
-  #recallTool: EngineTool | null | undefined;
-  /** While set, the governor's events are also collected here (to hand `recover`'s event back). */
-  #captured: GovernanceEvent[] | undefined;
+  #engineTools: readonly EngineTool[] | undefined;
   /** Settles when the last queued `run()` has finished: the next one starts then. */
   #runs: Promise<void> = Promise.resolve();
 
@@ -114,14 +63,13 @@ export class EngineSession {
   constructor(id: string, settings: EngineSettings) {
     this.id = id;
     this.#settings = settings;
-    this.#store = settings.store;
     this.#stateCodec = new GovernorStateCodec(settings.store.blobs, id);
   }
 
   /** Loads the session (once; a load that failed is tried again by the next call). */
-  #ready(): Promise<{ conversation: Conversation; governor: Governor }> {
+  #ready(): Promise<LoadedSession> {
     if (this.#state === undefined) {
-      const loading = this.#load();
+      const loading = loadSession(this.id, this.#settings, this.#stateCodec);
       this.#state = loading;
       loading.catch(() => {
         if (this.#state === loading) this.#state = undefined;
@@ -130,64 +78,22 @@ export class EngineSession {
     return this.#state;
   }
 
-  async #load(): Promise<{ conversation: Conversation; governor: Governor }> {
-    const settings = this.#settings;
-    const record = await this.#store.getSession(this.id);
-    const owner = settings.sessionInit?.owner;
-    if (owner !== undefined && record?.owner !== undefined && record.owner !== owner) {
-      throw new NotFoundError("session", this.id, "this engine opens its owner's sessions only");
-    }
-    this.#expectedOwner = (record ? record.owner : owner) ?? null;
-    const strategy: LoadStrategy = settings.restore ?? "full";
-    const messages = record ? await this.#store.loadMessages(this.id, { strategy }) : [];
-    this.#expectedNextSeq = record?.nextSeq ?? 0;
-    for (const message of messages) if (message.kind === "summary") this.#persistedSummaries.add(message.id);
-    const conversation = new Conversation({
-      sessionId: this.id,
-      messages,
-      nextSeq: this.#expectedNextSeq,
-      ids: settings.ids,
-      clock: settings.clock,
-    });
-    this.#committedLength = conversation.length;
-    const saved = record ? await this.#store.loadGovernorState(this.id) : undefined;
-    const governor = new Governor({
-      ...this.#governorOptions(),
-      offloadStore: sessionOffloadStore(this.#store.blobs, this.id),
-      ...(settings.memory !== undefined && { memorySink: (entry) => settings.memory!.remember(entry) }),
-      onEvent: (event) => {
-        this.#captured?.push(event);
-        settings.onEvent?.(event, this.id);
-      },
-    });
-    // The governor as it was after the last commit: the same view and cache arithmetic, so the provider's cached
-    // prefix survives the restart. A state another version wrote, or one that does not fit, is rebuilt instead.
-    const decoded = saved === undefined ? undefined : await this.#stateCodec.decode(saved, messages);
-    if (decoded !== undefined) {
-      const state = safeGovernorState(decoded);
-      // The reuse count follows recent messages, some of which a summary may have replaced in `messages`.
-      const originals =
-        state !== undefined && governorStateNeedsOriginals(state, messages)
-          ? await this.#store.loadMessages(this.id, { strategy: "all" })
-          : [];
-      if (state !== undefined) governor.restore(state, messages, originals);
-    }
-    return { conversation, governor };
-  }
-
-  /** The governor settings of this session, without its side effects (offload store, memory sink, events). */
-  #governorOptions() {
-    const settings = this.#settings;
-    return {
-      contextWindow: settings.contextWindow,
-      reservedOutputTokens: settings.reservedOutputTokens,
-      counter: settings.counter,
-      summarizer: settings.summarizer,
-      policy: settings.policy,
-      recall: settings.recall,
-      ids: settings.ids,
-      clock: settings.clock,
-    } satisfies GovernorOptions;
+  /**
+   * Opens a turn, with the user's message when given (see `SessionTurn`). Messages added since the last commit
+   * that hold a reply (an exchange not committed yet) are committed first; other uncommitted messages (user
+   * messages, tool results) belong to the turn.
+   *
+   * @example
+   * await using turn = await session.begin("Summarise the incident.");
+   * const { response } = await turn.send((request, signal) => callModel(request, signal));
+   * await turn.commit(response);
+   */
+  async begin(input?: string | readonly ContentBlock[]): Promise<SessionTurn> {
+    const { conversation } = await this.#ready();
+    if (holdsUncommittedReply(conversation)) await this.commit();
+    const turn = new SessionTurn(this);
+    if (input !== undefined) await turn.addUser(input);
+    return turn;
   }
 
   /**
@@ -211,16 +117,8 @@ export class EngineSession {
       );
     }
     const { conversation } = await this.#ready();
-    if (options.keepOpenTurn !== true && this.#holdsUncommittedReply(conversation)) await this.commit();
-    return conversation.appendUser(content);
-  }
-
-  /** True when a message added since the last commit is an assistant message. */
-  #holdsUncommittedReply(conversation: Conversation): boolean {
-    return conversation
-      .snapshot()
-      .tail(this.#committedLength)
-      .some((message) => message.role === "assistant");
+    if (options.keepOpenTurn !== true && holdsUncommittedReply(conversation)) await this.commit();
+    return conversation.appendUser(content, options.metadata);
   }
 
   /**
@@ -229,7 +127,13 @@ export class EngineSession {
    */
   async prepare(options: PrepareRequestOptions = {}): Promise<PreparedRequest> {
     const { conversation, governor } = await this.#ready();
-    const { prepared, fixedTokens } = await this.#prepareWith(governor, conversation, options);
+    const { prepared, fixedTokens } = await assembleRequest(
+      this.id,
+      this.#settings,
+      governor,
+      conversation,
+      options,
+    );
     this.#lastFixedTokens = fixedTokens;
     this.#lastPrepared = prepared.tokens;
     return prepared;
@@ -247,68 +151,8 @@ export class EngineSession {
    */
   async preview(options: Omit<PrepareRequestOptions, "signal"> = {}): Promise<PreparedRequest> {
     const { conversation, governor } = await this.#ready();
-    const sessionOffloads = sessionOffloadStore(this.#store.blobs, this.id);
-    const offloads = new MemoryOffloadStore();
-    const copy = new Governor({
-      ...this.#governorOptions(),
-      summarizer: createExtractiveSummarizer({ counter: this.#settings.counter }),
-      // Its own ids: taking the session's would change the ids of what the session writes next.
-      ids: randomIds,
-      // Reads the session's offloads; what the copy offloads stays in memory.
-      offloadStore: {
-        putText: (content) => offloads.putText(content),
-        getText: async (ref, range) =>
-          (await offloads.getText(ref, range)) ?? sessionOffloads.getText(ref, range),
-      },
-    });
-    copy.restore(governor.snapshot(), conversation.snapshot().messages);
-    return (await this.#prepareWith(copy, conversation, options)).prepared;
-  }
-
-  async #prepareWith(
-    governor: Governor,
-    conversation: Conversation,
-    options: PrepareRequestOptions,
-  ): Promise<{ prepared: PreparedRequest; fixedTokens: number }> {
-    const settings = this.#settings;
-    const sections: PromptSection[] =
-      typeof options.system === "string"
-        ? [{ name: "identity", content: options.system }]
-        : [...(options.system ?? [])];
-    if (options.maxSteps !== undefined) sections.push(iterationBudgetSection(options.maxSteps));
-    if (settings.memory !== undefined && !sections.some((section) => section.name === "core-memories")) {
-      const budget = settings.coreMemoryTokens;
-      const memories = await settings.memory.coreMemories(this.id, budget);
-      sections.push({ name: "core-memories", content: memories, maxTokens: budget });
-    }
-    const system = assembleSystemPrompt(sections, settings.counter);
-    const tools = options.tools ?? [];
-    const fixedTokens =
-      system.tokens + (tools.length > 0 ? settings.counter.countText(JSON.stringify(tools)) : 0);
-    const governed = await governor.prepare(conversation.snapshot(), {
-      fixedTokens,
-      ...(options.signal !== undefined && { signal: options.signal }),
-    });
-    const assembled = assemblePayload(system, governed.messages);
-    const payload =
-      options.media === "ref"
-        ? assembled
-        : { ...assembled, messages: await inlineMedia(assembled.messages, this.#store.blobs) };
-    const prepared = new PreparedRequest({
-      sessionId: this.id,
-      payload,
-      tools,
-      tokens: governed.tokens,
-      events: governed.events,
-      inspection: inspectPayload(assembled, system.sections, governor.tokensOf, governed.events),
-      checkpoint: governed.checkpoint,
-      loop: governed.loop,
-      // Positions in the governed view; the payload leaves out its system messages.
-      ...(governed.cacheAnchors !== undefined && {
-        cacheAnchors: remapAnchors(governed.cacheAnchors, governed.messages, payload.messages),
-      }),
-    });
-    return { prepared, fixedTokens };
+    const copy = previewGovernor(this.id, this.#settings, governor, conversation);
+    return (await assembleRequest(this.id, this.#settings, copy, conversation, options)).prepared;
   }
 
   /** Records the assistant's reply (text, reasoning, tool calls) with its usage. */
@@ -316,7 +160,6 @@ export class EngineSession {
     const { conversation, governor } = await this.#ready();
     const message = await conversation.appendAssistant(input);
     governor.recordSuccess();
-    this.#recoveries = 0;
     if (this.#lastPrepared !== undefined && input.usage !== undefined) {
       governor.observeUsage(this.#lastPrepared, input.usage.input);
     }
@@ -328,32 +171,18 @@ export class EngineSession {
    * Records tool results answering the latest assistant message. Each must answer a tool call of this session
    * that has no result yet: a result for a call the session does not hold is refused with a `NotFoundError`, a
    * second result for one call with a `ValidationError` (a model would never see either: the payload keeps one
-   * result per call, right after it). A refused batch records none of its results.
+   * result per call, right after it). A refused batch records none of its results. `options.metadata` holds data
+   * kept with each result's message (never sent to a model), by position.
    */
-  async recordToolResults(results: readonly ToolResultInput[]): Promise<Message[]> {
+  async recordToolResults(
+    results: readonly ToolResultInput[],
+    options: { readonly metadata?: readonly Message["metadata"][] } = {},
+  ): Promise<Message[]> {
     const { conversation } = await this.#ready();
-    const snapshot = conversation.snapshot();
-    const batch = new Set<string>();
-    for (const { callId } of results) {
-      const answered = batch.has(callId) || callState(snapshot, callId);
-      if (answered === undefined) {
-        throw new NotFoundError(
-          "tool call",
-          callId,
-          "record results only for the tool calls of the assistant's reply, after recording that reply",
-        );
-      }
-      if (answered) {
-        throw new ValidationError(
-          `tool call "${callId}" already has a result in session ${this.id}; record one result per call ` +
-            "(nothing of this batch was recorded)",
-          [{ path: "callId", message: `call ${callId} already answered` }],
-        );
-      }
-      batch.add(callId);
-    }
+    checkToolResults(conversation.snapshot(), results, this.id);
     const messages: Message[] = [];
-    for (const result of results) messages.push(await conversation.appendToolResult(result));
+    for (const [index, result] of results.entries())
+      messages.push(await conversation.appendToolResult(result, options.metadata?.[index]));
     return messages;
   }
 
@@ -376,8 +205,8 @@ export class EngineSession {
       throw new NotFoundError("tool result", callId, "record the tool result before attaching its summary");
     }
     const updated = withCompactSummary(history[index]!, callId, summary);
-    if (index < this.#committedLength) {
-      await this.#store.attachCompactSummary(this.id, { messageId: updated.id, callId, summary });
+    if (index < history.length - conversation.uncommitted().length) {
+      await this.#settings.store.attachCompactSummary(this.id, { messageId: updated.id, callId, summary });
     }
     await conversation.update(updated);
     governor.attachCompactSummary(callId, summary);
@@ -399,56 +228,19 @@ export class EngineSession {
    * write).
    */
   async commit(): Promise<SessionRecord | undefined> {
-    const { conversation, governor } = await this.#ready();
-    const snapshot = conversation.snapshot();
-    const fresh = snapshot.tail(this.#committedLength);
+    const state = await this.#ready();
+    const { conversation } = state;
+    const fresh = conversation.uncommitted();
     const inputs: MessageInput[] = fresh.map(
       ({ id, sessionId: _sessionId, seq: _seq, turn: _turn, ...rest }) => ({ id, ...rest }),
     );
-    const compactions = this.#unpersistedCompactions(governor.view, this.#expectedNextSeq + fresh.length);
-    let stored: SessionRecord | undefined;
-    if (inputs.length > 0 || compactions.length > 0) {
-      stored = await this.#write(inputs, compactions, governor);
-      this.#committedLength = snapshot.length;
-    }
-    conversation.commitTurn();
+    const compactions = unstoredCompactions(state, conversation.storedNextSeq + fresh.length);
+    const stored =
+      inputs.length > 0 || compactions.length > 0
+        ? await writeTurn(this.#settings, this.#stateCodec, state, inputs, compactions)
+        : undefined;
+    conversation.commitTurn(stored?.nextSeq);
     return stored;
-  }
-
-  /** Appends messages and compactions with the governor's state, in one transaction; returns the stored record. */
-  async #write(
-    inputs: MessageInput[],
-    compactions: CompactionInput[],
-    governor: Governor,
-  ): Promise<SessionRecord> {
-    const result = await this.#store.appendTurn(this.id, inputs, {
-      expectedNextSeq: this.#expectedNextSeq,
-      expectedOwner: this.#expectedOwner,
-      ...(this.#settings.sessionInit !== undefined && { session: this.#settings.sessionInit }),
-      ...(compactions.length > 0 && { compactions }),
-      governorState: await this.#stateCodec.encode(governor.snapshot(), governor.view),
-    });
-    for (const summary of result.summaries) this.#persistedSummaries.add(summary.id);
-    this.#expectedNextSeq = result.session.nextSeq;
-    (await this.#ready()).conversation.reserveSeq(this.#expectedNextSeq);
-    return result.session;
-  }
-
-  /** The view's summaries not stored yet whose range is committed (below `seqLimit`), oldest first. */
-  #unpersistedCompactions(view: readonly Message[], seqLimit: number): CompactionInput[] {
-    const compactions: CompactionInput[] = [];
-    for (const message of view) {
-      if (message.kind !== "summary" || this.#persistedSummaries.has(message.id) || !message.summaryOf)
-        continue;
-      if (message.summaryOf.toSeq >= seqLimit) continue;
-      const { id, content, summaryOf } = message;
-      compactions.push({
-        fromSeq: summaryOf.fromSeq,
-        toSeq: summaryOf.toSeq,
-        summary: { id, role: "user", kind: "summary", content, summaryOf },
-      });
-    }
-    return compactions;
   }
 
   /**
@@ -467,16 +259,9 @@ export class EngineSession {
    * }
    */
   async recover(error: unknown, signal?: AbortSignal): Promise<OverflowRecovery | undefined> {
-    if (this.#recoveries >= 2 || !isContextOverflowError(error)) return undefined;
+    if (!isContextOverflowError(error)) return undefined;
     const { governor } = await this.#ready();
-    const captured: GovernanceEvent[] = (this.#captured = []);
-    try {
-      await governor.recover(error, signal);
-    } finally {
-      this.#captured = undefined;
-    }
-    this.#recoveries++;
-    return captured.find((event): event is OverflowRecovery => event.type === "emergency-recovery");
+    return (await governor.recover(error, signal)).event;
   }
 
   /**
@@ -485,10 +270,8 @@ export class EngineSession {
    */
   async interrupt(): Promise<Message[]> {
     const { conversation } = await this.#ready();
-    this.#recoveries = 0;
-    const uncommitted = conversation.snapshot().tail(this.#committedLength);
+    const uncommitted = conversation.uncommitted();
     const removed = await conversation.interrupt();
-    this.#committedLength = Math.min(this.#committedLength, conversation.length);
     // The history now ends before what the governor last saw, so it would rebuild its view from the in-memory
     // originals and compact them again. The store holds the committed history with its summaries in place:
     // reload from it, so the next request keeps the summaries (and the prompt-cache prefix) it had. The reload
@@ -504,14 +287,14 @@ export class EngineSession {
 
   /** User-initiated compaction (`/compact [focus]`), persisted once the range it covers is committed. */
   async compact(options: { focus?: string } = {}): Promise<GovernanceEvent[]> {
-    const { governor } = await this.#ready();
-    const events = await governor.compact({
+    const state = await this.#ready();
+    const events = await state.governor.compact({
       ...options,
       fixedTokens: this.#lastFixedTokens,
       summarizer: this.#settings.compactSummarizer,
     });
-    const compactions = this.#unpersistedCompactions(governor.view, this.#expectedNextSeq);
-    if (compactions.length > 0) await this.#write([], compactions, governor);
+    const compactions = unstoredCompactions(state, state.conversation.storedNextSeq);
+    if (compactions.length > 0) await writeTurn(this.#settings, this.#stateCodec, state, [], compactions);
     return events;
   }
 
@@ -520,35 +303,9 @@ export class EngineSession {
    * store keeps every original row (hidden, not deleted).
    */
   async clear(): Promise<void> {
-    const { conversation } = await this.#ready();
-    if (conversation.hasOpenTurn) await this.commit();
-    const messages = conversation.snapshot().messages;
-    const last = messages.at(-1);
-    if (!last) return;
-    const cleared: CompactionInput = {
-      // From the session's first row: loaded with `restore: "recent"`, the history in memory starts later, and
-      // what it does not hold is hidden too.
-      fromSeq: 0,
-      toSeq: last.seq,
-      summary: {
-        role: "user",
-        kind: "summary",
-        content: [
-          { type: "text", text: `[Context cleared by the user at ${this.#settings.clock().toISOString()}]` },
-        ],
-      },
-    };
-    const { summaries } = await this.#store.appendTurn(this.id, [], {
-      expectedNextSeq: this.#expectedNextSeq,
-      expectedOwner: this.#expectedOwner,
-      compactions: [cleared],
-    });
-    const summary = summaries[0]!;
-    this.#expectedNextSeq = summary.seq + 1;
-    this.#persistedSummaries.add(summary.id);
-    await conversation.replace([summary]);
-    conversation.reserveSeq(this.#expectedNextSeq);
-    this.#committedLength = 1;
+    const state = await this.#ready();
+    if (state.conversation.hasOpenTurn || state.conversation.uncommitted().length > 0) await this.commit();
+    await clearContext(this.id, this.#settings, state);
   }
 
   /** Message count, roles, characters, tokens and window use of the governed view, plus the stored record. */
@@ -561,26 +318,19 @@ export class EngineSession {
         fixedTokens: this.#lastFixedTokens,
       }),
       sessionId: this.id,
-      stored: await this.#store.getSession(this.id),
+      stored: await this.#settings.store.getSession(this.id),
       contextWindow: governor.window.contextWindow,
       usable: governor.window.usable,
     };
   }
 
   /**
-   * The tools the engine runs itself in `run()`: `recall_tool_output` when governance may move tool outputs or
-   * arguments out of the view (its notices tell the model to call it), and `search_memory` when the engine has
-   * long-term memory.
+   * The tools the engine answers itself: `recall_tool_output` when governance may move tool outputs or arguments
+   * out of the view (its notices tell the model to call it), and `search_memory` when the engine has long-term
+   * memory. `run()` offers and runs them; other loops offer them with their own tools and answer their calls.
    */
   get engineTools(): readonly EngineTool[] {
-    this.#recallTool ??= this.#settings.recall
-      ? recallEngineTool(this.#settings.policy, this.#store.blobs, this.id)
-      : null;
-    const search = this.#settings.memory?.searchTool;
-    return [
-      ...(this.#recallTool === null ? [] : [this.#recallTool]),
-      ...(search === undefined ? [] : [search]),
-    ];
+    return (this.#engineTools ??= sessionEngineTools(this.#settings, this.id));
   }
 
   /**
@@ -631,66 +381,18 @@ export class EngineSession {
   async isBehindStore(): Promise<boolean> {
     const state = this.#state;
     if (state === undefined) return false;
+    let loaded: LoadedSession;
     try {
-      await state;
+      loaded = await state;
     } catch {
       return false; // a failed load is tried again by the next use
     }
-    const record = await this.#store.getSession(this.id);
-    return (record?.nextSeq ?? 0) !== this.#expectedNextSeq;
+    const record = await this.#settings.store.getSession(this.id);
+    return (record?.nextSeq ?? 0) !== loaded.conversation.storedNextSeq;
   }
 
   /** How many messages `history()` holds, without copying them. */
   async historyLength(): Promise<number> {
     return (await this.#ready()).conversation.length;
   }
-}
-
-/** True when `content` holds no block but blank text (an empty string, an empty list, whitespace only). */
-function isBlank(content: string | readonly ContentBlock[]): boolean {
-  if (typeof content === "string") return content.trim() === "";
-  return (
-    Array.isArray(content) && content.every((block) => block?.type === "text" && block.text.trim() === "")
-  );
-}
-
-/**
- * Whether the tool call `callId` of the history already has a result (true/false), or undefined when the history
- * holds no such call. Searched from the end: the calls being answered are the newest.
- */
-function callState(
-  history: { readonly length: number; at(index: number): Message | undefined },
-  callId: string,
-): boolean | undefined {
-  let answered = false;
-  for (let index = history.length - 1; index >= 0; index--) {
-    const message = history.at(index)!;
-    if (message.role === "tool" && toolResultsOf(message).some((result) => result.callId === callId))
-      answered = true;
-    if (message.role === "assistant" && toolCallsOf(message).some((call) => call.id === callId))
-      return answered;
-  }
-  return undefined;
-}
-
-/** A stored governor state this version can take back, or undefined (another version's: the view is rebuilt). */
-function safeGovernorState(value: JsonValue): GovernorState | undefined {
-  try {
-    return parseGovernorState(value);
-  } catch (error) {
-    if (error instanceof ValidationError) return undefined;
-    throw error;
-  }
-}
-
-/** The engine's `recall_tool_output` for a session, or null when `policy` neither offloads nor elides. */
-function recallEngineTool(
-  policy: GovernancePolicyInput,
-  blobs: BlobStore,
-  sessionId: string,
-): EngineTool | null {
-  const resolved = resolvePolicy(policy);
-  if (resolved.offloadMinPrunableTokens === 0 && resolved.elideToolInputsAbove === 0) return null;
-  const recall = createRecallTool(sessionOffloadStore(blobs, sessionId));
-  return { definition: recall.definition, execute: (input) => recall.execute(input) };
 }

@@ -1,5 +1,5 @@
 import type { GovernanceEvent } from "../governance/events.ts";
-import type { GovernancePolicyInput } from "../governance/policy.ts";
+import type { GovernancePipeline } from "../governance/pipeline.ts";
 import type { Clock, IdGenerator } from "../model/ids.ts";
 import type { LoadStrategy, SessionInit, SessionStore } from "../store/session-store.ts";
 import type { Summarizer } from "../summarize/summarizer.ts";
@@ -15,7 +15,8 @@ export interface EngineSettings {
   readonly summarizer: Summarizer;
   /** Summarizer for user-initiated compaction (the primary model when one is configured). */
   readonly compactSummarizer: Summarizer;
-  readonly policy: GovernancePolicyInput;
+  /** What governs every session: processors and governor settings. */
+  readonly pipeline: GovernancePipeline;
   readonly memory: EngineMemory | undefined;
   readonly coreMemoryTokens: number;
   readonly restore: LoadStrategy | undefined;

@@ -1,4 +1,5 @@
-import type { JsonValue } from "../model/message.ts";
+import { CtxkitError } from "../errors/ctxkit-error.ts";
+import type { JsonValue, ToolCallBlock } from "../model/message.ts";
 import type { ToolDefinition } from "./prepared-request.ts";
 
 /**
@@ -9,4 +10,21 @@ import type { ToolDefinition } from "./prepared-request.ts";
 export interface EngineTool {
   readonly definition: ToolDefinition;
   execute(input: JsonValue, signal?: AbortSignal): Promise<string>;
+}
+
+/**
+ * Runs one of the engine's own tools for a call of the model; a failure it explains (bad arguments, nothing
+ * found) becomes an error result the model can act on.
+ */
+export async function runEngineTool(
+  tool: EngineTool,
+  call: ToolCallBlock,
+  signal: AbortSignal,
+): Promise<{ content: string; isError?: boolean }> {
+  try {
+    return { content: await tool.execute(call.input, signal) };
+  } catch (error) {
+    if (!CtxkitError.isInstance(error) || signal.aborted) throw error;
+    return { content: error.message, isError: true };
+  }
 }

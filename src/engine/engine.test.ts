@@ -6,13 +6,16 @@ import { FakeSummarizer } from "../test/fake-summarizer.ts";
 import { FakeTokenCounter } from "../test/fake-token-counter.ts";
 import { createContextEngine } from "./context-engine.ts";
 import type { CallModel } from "./agent-run.ts";
+import type { GovernancePipeline } from "../governance/pipeline.ts";
+import type { PresetOptionsInput } from "../governance/preset-options.ts";
+import { preset } from "../governance/presets.ts";
 
 const clock = () => new Date("2026-03-01T12:00:00Z");
 
-async function engineOver(store: MemorySessionStore, policy = {}) {
+async function engineOver(store: MemorySessionStore, knobs: PresetOptionsInput = {}) {
   return createContextEngine({
     store,
-    policy,
+    pipeline: preset("default", knobs),
     contextWindow: 16_000,
     maxOutputTokens: 2_000,
     tokenCounter: new FakeTokenCounter(),
@@ -137,19 +140,27 @@ describe("ContextEngine", () => {
     expect(messageText(request.messages.at(-1)!)).toBe("the real question");
   });
 
-  it("prices checkpoints with the cache prices of the model's provider unless the policy names them", async () => {
+  it("prices checkpoints with the cache prices of the model's provider unless given a pipeline", async () => {
     const store = new MemorySessionStore();
     const counter = new FakeTokenCounter();
-    const pricingOf = async (model: string, policy = {}) =>
-      (await createContextEngine({ store, model, tokenCounter: counter, policy })).settings.policy.pricing;
+    const pricingOf = async (model: string, pipeline?: GovernancePipeline) =>
+      (
+        await createContextEngine({
+          store,
+          model,
+          tokenCounter: counter,
+          ...(pipeline !== undefined && { pipeline }),
+        })
+      ).settings.pipeline.settings.pricing;
     expect(await pricingOf("gpt-4.1")).toBe("openai");
     expect(await pricingOf("claude-sonnet-4-5")).toBe("anthropic");
     expect(await pricingOf("gemini-2.5-pro")).toBe("gemini");
-    expect(await pricingOf("ollama:llama3.1:8b")).toBeUndefined();
-    expect(await pricingOf("gpt-4.1", { pricing: "none" })).toBe("none");
+    expect(await pricingOf("ollama:llama3.1:8b")).toBe("anthropic");
+    expect(await pricingOf("gpt-4.1", preset("default", { pricing: "none" }))).toBe("none");
+    expect(await pricingOf("gpt-4.1", preset("aggressive"))).toBe("anthropic");
     expect(
-      (await createContextEngine({ store, tokenCounter: counter })).settings.policy.pricing,
-    ).toBeUndefined();
+      (await createContextEngine({ store, tokenCounter: counter })).settings.pipeline.settings.pricing,
+    ).toBe("anthropic");
   });
 
   it("anchors the next request on the usage the provider reported for the previous one", async () => {

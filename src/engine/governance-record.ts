@@ -1,5 +1,12 @@
 import { z } from "zod";
-import type { GovernancePolicyInput } from "../governance/policy.ts";
+import type { GovernancePipeline } from "../governance/pipeline.ts";
+import {
+  describePipeline,
+  pipelineFromRecord,
+  pipelineRecordSchema,
+  type PipelineRecord,
+} from "../governance/pipeline-record.ts";
+import { preset } from "../governance/presets.ts";
 import type { JsonValue } from "../model/message.ts";
 import type { SessionInit, SessionMetadata } from "../store/session-store.ts";
 
@@ -16,38 +23,35 @@ export interface GovernanceRecord {
   readonly model?: string;
   readonly contextWindow: number;
   readonly reservedOutputTokens: number;
-  /** The governance settings as given (defaults are not written out). */
-  readonly policy: { readonly [key: string]: JsonValue };
+  /**
+   * The pipeline, rebuilt from its record (built-in processors with their options, and the governor settings;
+   * processors of one's own cannot be rebuilt and are left out).
+   */
+  readonly pipeline: GovernancePipeline;
 }
 
 const recordSchema = z.object({
   model: z.string().optional(),
   contextWindow: z.number().int().positive(),
   reservedOutputTokens: z.number().int().nonnegative(),
-  policy: z.record(z.string(), z.json()),
+  pipeline: pipelineRecordSchema.optional(),
+  /** Records written before pipelines: the default preset's knobs as given. */
+  policy: z.record(z.string(), z.json()).optional(),
 });
-
-/** `policy` as JSON (settings that are not JSON, such as functions, are left out). */
-function policyJson(policy: GovernancePolicyInput): GovernanceRecord["policy"] {
-  return JSON.parse(JSON.stringify(policy)) as GovernanceRecord["policy"];
-}
 
 /**
  * The session fields an engine creates its sessions with: the caller's, with the governance record added to
  * their metadata.
  *
  * @example
- * withGovernanceRecord({ agent: "demo" }, { contextWindow: 48_000, reservedOutputTokens: 4_096, policy: {} });
+ * withGovernanceRecord({ agent: "demo" }, { contextWindow: 48_000, reservedOutputTokens: 4_096, pipeline });
  */
-export function withGovernanceRecord(
-  init: SessionInit | undefined,
-  record: Omit<GovernanceRecord, "policy"> & { readonly policy: GovernancePolicyInput },
-): SessionInit {
-  const governance: GovernanceRecord = {
+export function withGovernanceRecord(init: SessionInit | undefined, record: GovernanceRecord): SessionInit {
+  const governance: { [key: string]: JsonValue | PipelineRecord | undefined } = {
     ...(record.model !== undefined && { model: record.model }),
     contextWindow: record.contextWindow,
     reservedOutputTokens: record.reservedOutputTokens,
-    policy: policyJson(record.policy),
+    pipeline: describePipeline(record.pipeline),
   };
   return {
     ...init,
@@ -64,5 +68,16 @@ export function withGovernanceRecord(
  */
 export function readGovernanceRecord(metadata: SessionMetadata | undefined): GovernanceRecord | undefined {
   const parsed = recordSchema.safeParse(metadata?.[GOVERNANCE_METADATA_KEY]);
-  return parsed.success ? parsed.data : undefined;
+  if (!parsed.success) return undefined;
+  const { model, contextWindow, reservedOutputTokens } = parsed.data;
+  let pipeline: GovernancePipeline;
+  try {
+    pipeline =
+      parsed.data.pipeline !== undefined
+        ? pipelineFromRecord(parsed.data.pipeline).pipeline
+        : preset("default", parsed.data.policy ?? {});
+  } catch {
+    return undefined;
+  }
+  return { ...(model !== undefined && { model }), contextWindow, reservedOutputTokens, pipeline };
 }

@@ -1,5 +1,6 @@
 export * from "./context-engine.ts";
 export * from "./engine-session.ts";
+export * from "./session-turn.ts";
 export * from "./engine-memory.ts";
 export * from "./engine-tool.ts";
 export * from "./prepared-request.ts";

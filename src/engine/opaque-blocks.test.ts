@@ -6,6 +6,7 @@ import { MemorySessionStore } from "../store/memory/index.ts";
 import { FakeSummarizer } from "../test/fake-summarizer.ts";
 import { FakeTokenCounter } from "../test/fake-token-counter.ts";
 import { createContextEngine } from "./context-engine.ts";
+import { preset } from "../governance/presets.ts";
 
 /** A web search's call and its (large, encrypted) results, as Anthropic returns them. */
 function search(turn: number): [OpaqueBlock, OpaqueBlock] {
@@ -38,7 +39,7 @@ describe("a session whose replies used server tools (opaque blocks)", () => {
       contextWindow: 40_000,
       tokenCounter: new FakeTokenCounter(),
       summarizer,
-      policy: { cacheAware: false },
+      pipeline: preset("default", { cacheAware: false }),
       ids: sequentialIds(),
       clock: () => new Date("2026-03-01T12:00:00Z"),
     });

@@ -18,6 +18,8 @@ import { FakeSummarizer } from "../test/fake-summarizer.ts";
 import { FakeTokenCounter } from "../test/fake-token-counter.ts";
 import { createContextEngine } from "./context-engine.ts";
 import { PreparedRequest, type ToolDefinition } from "./prepared-request.ts";
+import { preset } from "../governance/presets.ts";
+import type { PresetOptionsInput } from "../governance/preset-options.ts";
 
 const SYSTEM = "You are a careful coding agent. Read a file before you edit it. ".repeat(80);
 const TOOLS: ToolDefinition[] = [
@@ -25,10 +27,10 @@ const TOOLS: ToolDefinition[] = [
   { name: "bash", inputSchema: { type: "object", properties: { command: { type: "string" } } } },
 ];
 
-async function engine(policy = {}, store = new MemorySessionStore()) {
+async function engine(knobs: PresetOptionsInput = {}, store = new MemorySessionStore()) {
   return createContextEngine({
     store,
-    policy,
+    pipeline: preset("default", knobs),
     contextWindow: 100_000,
     maxOutputTokens: 2_000,
     tokenCounter: new FakeTokenCounter(),

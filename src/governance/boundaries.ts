@@ -49,13 +49,15 @@ export function isGovernable(index: number, boundaries: Boundaries): boolean {
   return index < boundaries.newestStep && index !== boundaries.instruction;
 }
 
-/** Effective thresholds: the configured ones, capped by shares of the usable window. */
-export function offloadThresholds(context: Pick<ProcessorContext, "policy" | "window">): {
+/**
+ * The governor settings' protection window and batch, capped by shares of the usable window (25% and 10%).
+ */
+export function offloadThresholds(context: Pick<ProcessorContext, "settings" | "window">): {
   protect: number;
   minPrunable: number;
 } {
   return {
-    protect: Math.min(context.policy.offloadProtectTokens, Math.floor(context.window.usable * 0.25)),
-    minPrunable: Math.min(context.policy.offloadMinPrunableTokens, Math.floor(context.window.usable * 0.1)),
+    protect: Math.min(context.settings.protectTokens, Math.floor(context.window.usable * 0.25)),
+    minPrunable: Math.min(context.settings.batchTokens, Math.floor(context.window.usable * 0.1)),
   };
 }

@@ -1,7 +1,6 @@
 import type { Message } from "../model/message.ts";
 import type { CacheProfile } from "../pricing/cache-profile.ts";
-import { elidableInputTokens } from "./processors/elide-older-tool-inputs.ts";
-import type { ProcessorContext } from "./processor.ts";
+import { longInputTokens } from "./processors/elide-older-tool-inputs.ts";
 import { resultsOf } from "./tool-output-text.ts";
 
 /** What the provider's prompt cache holds after a request, as governance can know it. */
@@ -42,24 +41,21 @@ export function rewriteStart(
 
 /**
  * The cache anchor of a view: the last message before the first one a checkpoint could still change (a tool
- * output not yet offloaded, a call whose long arguments could be shortened), searched from the newest summary on.
+ * output not yet offloaded, a call with arguments above `inputsAbove` tokens that elision could shorten), searched from the newest summary on.
  * A breakpoint there keeps the settled part of the history cached while a checkpoint rewrites what follows it;
  * without one, Anthropic's cache would be read back only through the system prompt after any rewrite. Undefined
  * when nothing before such a message is worth holding.
  *
  * @example
- * cacheAnchor(view, context) // 17: messages 0…17 stay as they are at the next checkpoint
+ * cacheAnchor(view, 250) // 17: messages 0…17 stay as they are at the next checkpoint
  */
-export function cacheAnchor(
-  messages: readonly Message[],
-  context: Pick<ProcessorContext, "policy">,
-): number | undefined {
+export function cacheAnchor(messages: readonly Message[], inputsAbove: number): number | undefined {
   const from = messages.findLastIndex((message) => message.kind === "summary");
   for (let index = Math.max(0, from); index < messages.length; index++) {
     const message = messages[index]!;
     const changeable =
       (message.role === "tool" && resultsOf(message).some((result) => result.offloadRef === undefined)) ||
-      elidableInputTokens(message, context) > 0;
+      longInputTokens(message, inputsAbove) > 0;
     if (changeable) return index > 0 ? index - 1 : undefined;
   }
   return undefined;

@@ -10,6 +10,7 @@ import { SOUND_RECORDER_SESSION, transcriptMessages } from "../../test/support/t
 import { createGovernor, type GovernorOptions } from "./governor.ts";
 import { parseGovernorState } from "./governor-state.ts";
 import { MemoryOffloadStore } from "./offload-store.ts";
+import { preset } from "./presets.ts";
 
 const fixture = JSON.parse(
   readFileSync(new URL("./fixtures/governor-state-v1.json", import.meta.url), "utf8"),
@@ -24,7 +25,7 @@ describe("a governor state stored by the earlier governor", () => {
       contextWindow: 24_000,
       counter,
       summarizer: createExtractiveSummarizer({ counter }),
-      policy: { compactSettledHistory: true, maxTurns: 6 },
+      pipeline: preset("default", { compactSettledHistory: true, maxTurns: 6 }),
       offloadStore: new MemoryOffloadStore(),
       clock: () => new Date(now),
       ids: (prefix) => `${prefix}-${now}`,

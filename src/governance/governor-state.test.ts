@@ -9,6 +9,7 @@ import { SOUND_RECORDER_SESSION, transcriptMessages } from "../../test/support/t
 import { createGovernor, type GovernorOptions } from "./governor.ts";
 import { parseGovernorState } from "./governor-state.ts";
 import { MemoryOffloadStore } from "./offload-store.ts";
+import { preset } from "./presets.ts";
 
 describe("Governor snapshot and restore", () => {
   it("restored before every request, prepares byte-identical payloads and takes the same checkpoints", async () => {
@@ -20,7 +21,7 @@ describe("Governor snapshot and restore", () => {
       contextWindow: 24_000,
       counter,
       summarizer: createExtractiveSummarizer({ counter }),
-      policy: { compactSettledHistory: true },
+      pipeline: preset("default", { compactSettledHistory: true }),
       offloadStore,
       clock: () => new Date(now),
       ids: (prefix) => `${prefix}-${now}`,

@@ -17,14 +17,11 @@ export type GovernorViewEntry = { readonly id: string } | { readonly message: Me
  * messages as they came). JSON-serialisable; `persistedGovernorState` is what a store keeps of it.
  */
 export interface GovernorLiveState {
-  /** The governed view as of the last request (without notices or orphan repair). */
+  /**
+   * The governed view as of the last request (without notices or orphan repair); it grows in place at its end
+   * between checkpoints. Its figures (tokens, turns) are derived from it (`ViewFigureCache`), not kept here.
+   */
   view: Message[];
-  /** Derived from `view` and kept, so a request's work is proportional to what is new: its tokens… */
-  viewTokens: number;
-  /** …its user turns… */
-  turnsInView: number;
-  /** …and the tokens after its newest summary (what a settled-history compaction could summarise). */
-  unsettledTokens: number;
   /** History messages the view covers, and the id of the last one (new messages are appended after it). */
   covered: number;
   lastCoveredId: string | undefined;
@@ -44,17 +41,12 @@ export interface GovernorLiveState {
   cached: CachedPrefix | undefined;
   /** The cache anchor of the previous request (an index into the view). */
   anchor: number | undefined;
-  /** Tokens new in this request: written to the cache whether or not a checkpoint rewrites older history. */
-  freshTokens: number;
 }
 
 /** A governor's state before its first request. */
 export function initialGovernorLiveState(): GovernorLiveState {
   return {
     view: [],
-    viewTokens: 0,
-    turnsInView: 0,
-    unsettledTokens: 0,
     covered: 0,
     lastCoveredId: undefined,
     requests: 0,
@@ -65,7 +57,6 @@ export function initialGovernorLiveState(): GovernorLiveState {
     recentCalls: [],
     cached: undefined,
     anchor: undefined,
-    freshTokens: 0,
   };
 }
 

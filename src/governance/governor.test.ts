@@ -15,7 +15,7 @@ import type { GovernanceEvent } from "./events.ts";
 import { createGovernor, type GovernorOptions } from "./governor.ts";
 import { MemoryOffloadStore } from "./offload-store.ts";
 import { createRecallTool } from "./recall-tool.ts";
-import { defaultProcessors } from "./processors/index.ts";
+import { preset } from "./presets.ts";
 
 const big = (label: string, characters: number) =>
   Array.from(
@@ -61,13 +61,13 @@ describe("Governor", () => {
 
   it("truncates older big tool results, keeping the newest step, call id and tool name", async () => {
     const { instance, events } = governor({
-      policy: {
+      pipeline: preset("default", {
         truncateToolResultsAbove: 500,
         offloadMinPrunableTokens: 0,
         cacheAware: false,
         offloadProtectTokens: 0,
         groundingTarget: 0,
-      },
+      }),
     });
     const history = new HistoryBuilder()
       .user("inspect the logs")
@@ -98,7 +98,7 @@ describe("Governor", () => {
     const { instance, events } = governor({
       offloadStore: store,
       contextWindow: 100_000,
-      policy: offloadingPolicy,
+      pipeline: preset("default", offloadingPolicy),
     });
     const builder = new HistoryBuilder().user("read everything");
     for (let index = 0; index < 6; index++) {
@@ -124,7 +124,7 @@ describe("Governor", () => {
     const blind = governor({
       contextWindow: 100_000,
       recall: false,
-      policy: offloadingPolicy,
+      pipeline: preset("default", offloadingPolicy),
     });
     const notice = toolMessageText((await blind.instance.prepare(history)).messages[2]!);
     // The exact call that reads it again, in the agent's own tools.
@@ -134,7 +134,11 @@ describe("Governor", () => {
 
   it("compacts into a summary standing where the replaced messages stood, after the run's instruction", async () => {
     const { instance, events, summarizer } = governor({
-      policy: { cacheAware: false, offloadMinPrunableTokens: 0, truncateToolResultsAbove: 0 },
+      pipeline: preset("default", {
+        cacheAware: false,
+        offloadMinPrunableTokens: 0,
+        truncateToolResultsAbove: 0,
+      }),
     });
     const builder = new HistoryBuilder().user("one long task");
     for (let index = 0; index < 40; index++)
@@ -161,7 +165,11 @@ describe("Governor", () => {
     const { instance } = governor({
       summarizer,
       onEvent: (event) => heard.push(event),
-      policy: { cacheAware: false, offloadMinPrunableTokens: 0, truncateToolResultsAbove: 0 },
+      pipeline: preset("default", {
+        cacheAware: false,
+        offloadMinPrunableTokens: 0,
+        truncateToolResultsAbove: 0,
+      }),
     });
     const builder = new HistoryBuilder().user("one long task");
     for (let index = 0; index < 40; index++)
@@ -176,12 +184,12 @@ describe("Governor", () => {
   it("updates the previous summary instead of rebuilding it", async () => {
     const { instance, summarizer } = governor({
       // Compaction at the trigger alone (settled-history compaction adds summaries of its own).
-      policy: {
+      pipeline: preset("default", {
         cacheAware: false,
         offloadMinPrunableTokens: 0,
         truncateToolResultsAbove: 0,
         compactSettledHistory: false,
-      },
+      }),
     });
     const builder = new HistoryBuilder().user("task");
     for (let index = 0; index < 40; index++)
@@ -199,7 +207,7 @@ describe("Governor", () => {
     const { instance, events } = governor({
       contextWindow: 128_000,
       reservedOutputTokens: 8_000,
-      policy: { compactSettledHistory: true },
+      pipeline: preset("default", { compactSettledHistory: true }),
     });
     const builder = new HistoryBuilder().user("find every caller of parse()");
     let largest = 0;
@@ -222,7 +230,7 @@ describe("Governor", () => {
   });
 
   it("refuses a request that cannot fit, with the numbers", async () => {
-    const { instance } = governor({ policy: { toolResultCapShare: 0 } });
+    const { instance } = governor({ pipeline: preset("default", { toolResultCapShare: 0 }) });
     const history = new HistoryBuilder().user(big("huge instruction", 100_000)).build();
     await expect(instance.prepare(history)).rejects.toBeInstanceOf(ContextOverflowError);
     await expect(instance.prepare(history)).rejects.toThrow(/window is 20000/);
@@ -253,15 +261,22 @@ describe("Governor", () => {
       status: 400,
     });
     const first = await instance.recover(openAiError);
-    expect(first).toEqual({ retry: true, cleared: false });
+    expect(first).toMatchObject({ retry: true, cleared: false });
+    // The outcome carries its event: callers need not fish it out of onEvent.
+    expect(first.event).toMatchObject({ type: "emergency-recovery", stage: "trimmed" });
+    expect(first.event).toBe(events.find((event) => event.type === "emergency-recovery"));
+    expect(first.event!.tokensAfter).toBeLessThan(first.event!.tokensBefore);
     const trimmed = await instance.prepare(history);
     expect(trimmed.messages.filter((message) => message.role === "user")).toHaveLength(5);
     expect(trimmed.messages.every((message) => messageText(message).length <= 10_100)).toBe(true);
     const second = await instance.recover({ status: 413, message: "Request Entity Too Large" });
-    expect(second).toEqual({ retry: false, cleared: true });
+    expect(second).toMatchObject({ retry: false, cleared: true, event: { stage: "cleared" } });
     expect(instance.view.map((message: Message) => messageText(message))).toEqual(["turn 7"]);
     expect(events.filter((event) => event.type === "emergency-recovery")).toHaveLength(2);
     expect(await instance.recover(new Error("rate limited"))).toEqual({ retry: false, cleared: false });
+    // Both stages spent: a third overflow in a row changes nothing (a caller that retries on an event stops).
+    expect(await instance.recover(openAiError)).toEqual({ retry: false, cleared: false });
+    expect(events.filter((event) => event.type === "emergency-recovery")).toHaveLength(2);
   });
 
   it("keeps the leading system messages through both recovery stages and the turns after them", async () => {
@@ -273,11 +288,11 @@ describe("Governor", () => {
     const overflow = Object.assign(new Error("prompt is too long: 210000 tokens > 200000 maximum"), {
       status: 400,
     });
-    expect(await instance.recover(overflow)).toEqual({ retry: true, cleared: false });
+    expect(await instance.recover(overflow)).toMatchObject({ retry: true, cleared: false });
     const trimmed = await instance.prepare(history);
     expect(trimmed.messages[0]).toMatchObject({ role: "system" });
     expect(trimmed.messages.filter((message) => message.role === "user")).toHaveLength(5);
-    expect(await instance.recover(overflow)).toEqual({ retry: false, cleared: true });
+    expect(await instance.recover(overflow)).toMatchObject({ retry: false, cleared: true });
     expect(instance.view.map((message: Message) => [message.role, messageText(message)])).toEqual([
       ["system", "You are careful. Never delete the repository."],
       ["user", "turn 8"],
@@ -286,12 +301,12 @@ describe("Governor", () => {
 
   it("adds a budget-exit notice when the run still presses against the window", async () => {
     const { instance, events } = governor({
-      policy: {
+      pipeline: preset("default", {
         compactionTrigger: 0,
         budgetExitShare: 0.5,
         truncateToolResultsAbove: 0,
         offloadMinPrunableTokens: 0,
-      },
+      }),
     });
     const builder = new HistoryBuilder().user("go");
     for (let index = 0; index < 12; index++) builder.step([{ name: "grep", output: big("r", 4_500) }]);
@@ -303,12 +318,12 @@ describe("Governor", () => {
 
   it("adds no budget-exit notice after a reply the request resumes (a paused turn): the reply stays last", async () => {
     const { instance, events } = governor({
-      policy: {
+      pipeline: preset("default", {
         compactionTrigger: 0,
         budgetExitShare: 0.5,
         truncateToolResultsAbove: 0,
         offloadMinPrunableTokens: 0,
-      },
+      }),
     });
     const builder = new HistoryBuilder().user("go");
     for (let index = 0; index < 12; index++) builder.step([{ name: "grep", output: big("r", 4_500) }]);
@@ -320,16 +335,16 @@ describe("Governor", () => {
   it("does not re-run the pipeline on every request when a pile of tool output holds nothing to offload", async () => {
     let runs = 0;
     const counting = { name: "counting", process: (messages: readonly Message[]) => (runs++, messages) };
+    // Settled-history compaction would summarise the pile: this test is about offload batches alone.
+    const base = preset("default", {
+      offloadProtectTokens: 1_000,
+      offloadMinPrunableTokens: 1_000,
+      cacheAware: false,
+      compactSettledHistory: false,
+    });
     const { instance } = governor({
       contextWindow: 1_000_000,
-      processors: [...defaultProcessors(), counting],
-      // Settled-history compaction would summarise the pile: this test is about offload batches alone.
-      policy: {
-        offloadProtectTokens: 1_000,
-        offloadMinPrunableTokens: 1_000,
-        cacheAware: false,
-        compactSettledHistory: false,
-      },
+      pipeline: { ...base, processors: [...base.processors, counting] },
     });
     // Outputs of ~300 tokens each: they count as tool traffic but are too small to offload.
     const builder = new HistoryBuilder().user("list everything");
@@ -461,11 +476,11 @@ describe("Governor: what is sent fits the window by the figure governance decide
       elideToolInputsAbove: 0,
       budgetExitShare: 0,
     };
-    const probe = governor({ policy }).instance;
+    const probe = governor({ pipeline: preset("default", policy) }).instance;
     const viewTokens = history.reduce((sum, message) => sum + probe.tokensOf(message), 0);
     // The view alone fills the usable window exactly; the synthesised result would push it over.
     // Before: nothing was done (the view fitted) and the repaired request went over the window.
-    const { instance, events } = governor({ policy });
+    const { instance, events } = governor({ pipeline: preset("default", policy) });
     const request = await instance.prepare(history, { fixedTokens: 18_000 - viewTokens });
     expect(request.tokens.total + request.tokens.reservedOutput).toBeLessThanOrEqual(20_000);
     expect(events.map((event) => event.type)).toContain("overflow-prevented");

@@ -1,13 +1,19 @@
 /**
- * `ctxkit/governance`: the governor and what it runs — policies and presets, pipelines of processors (trim,
- * compact, offload, truncate…), the recall tool, loop detection, cache economics and governance events.
+ * `ctxkit/governance`: the governor and what it runs — pipelines of processors (trim, compact, offload,
+ * truncate…) with the governor's settings, presets, the recall tool, loop detection, cache economics and
+ * governance events.
  */
-export * from "./policy.ts";
+export * from "./governor-settings.ts";
+export * from "./preset-options.ts";
 export * from "./presets.ts";
 export * from "./events.ts";
 export * from "./processor.ts";
-export { createPipeline, type GovernancePipeline, type GovernancePipelineInput } from "./pipeline.ts";
-export { pipelineFromPolicy } from "./policy-pipeline.ts";
+export {
+  createPipeline,
+  withSettings,
+  type GovernancePipeline,
+  type GovernancePipelineInput,
+} from "./pipeline.ts";
 export * from "./governor.ts";
 export * from "./offload-store.ts";
 export * from "./recall-tool.ts";

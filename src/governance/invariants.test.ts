@@ -30,7 +30,7 @@ describe("governance invariants (property tests over random histories)", () => {
               reservedOutputTokens: 2_000,
               counter: new FakeTokenCounter(),
               summarizer: new FakeSummarizer(),
-              policy: preset(name),
+              pipeline: preset(name),
             });
             let previousView: readonly Message[] = [];
             for (const end of requestAt) {

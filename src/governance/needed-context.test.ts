@@ -4,14 +4,14 @@ import { FakeTokenCounter } from "../test/fake-token-counter.ts";
 import { HistoryBuilder } from "../test/history-builder.ts";
 import { outputKind } from "../metrics/context-kind.ts";
 import { neededContext } from "./needed-context.ts";
-import { resolvePolicy, type GovernancePolicyInput } from "./policy.ts";
+import { resolveGovernorSettings, type GovernorSettingsInput } from "./governor-settings.ts";
 import { reuseRate } from "./reuse-rates.ts";
 
 const counter = new FakeTokenCounter();
 const tokensOf = (message: Message) => counter.countMessage(message);
 // The mechanism at a 2% miss rate (the default's is measured in the bench and documented in docs/policy.md).
-const context = (policy: GovernancePolicyInput = {}) => ({
-  policy: resolvePolicy({ groundingTarget: 0.98, ...policy }),
+const context = (settings: GovernorSettingsInput = {}) => ({
+  settings: resolveGovernorSettings({ groundingTarget: 0.98, ...settings }),
   window: { contextWindow: 200_000, reservedOutput: 8_000, usable: 192_000 },
   tokensOf,
   fixedTokens: 10_000,
@@ -116,7 +116,7 @@ describe("neededContext", () => {
     expect(Math.max(...needed)).toBe(messages.findLastIndex((message) => message.role === "tool"));
   });
 
-  it("follows the policy's own reuse rates for the kinds it gives, the measured ones for the rest", () => {
+  it("follows the settings' own reuse rates for the kinds it gives, the measured ones for the rest", () => {
     const messages = readThen(12);
     const rarelyReread = [0.5, 0.1, 0.05, 0.03, 0.01, 0.001, 0, 0, 0, 0];
     // The agent's own rates say a read of 12 requests ago is used 0.1% of the time: let go (large, so keeping it

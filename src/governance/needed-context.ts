@@ -1,6 +1,6 @@
 import type { Message, ToolCallBlock } from "../model/message.ts";
 import { cacheProfiles } from "../pricing/cache-profile.ts";
-import { governancePricing } from "./policy.ts";
+import { governancePricing } from "./governor-settings.ts";
 import { contextKind } from "../metrics/context-kind.ts";
 import type { ProcessorContext } from "./processor.ts";
 import { sumTokens } from "./processor.ts";
@@ -29,12 +29,12 @@ const REREAD_CALL_TOKENS = 60;
  */
 export function neededContext(
   messages: readonly Message[],
-  context: Pick<ProcessorContext, "policy" | "window" | "tokensOf" | "fixedTokens" | "reuseRates">,
+  context: Pick<ProcessorContext, "settings" | "window" | "tokensOf" | "fixedTokens" | "reuseRates">,
 ): Set<number> {
   const needed = new Set<number>();
-  const missRate = 1 - context.policy.groundingTarget;
-  if (context.policy.groundingTarget === 0) return needed;
-  const pricing = governancePricing(context.policy);
+  const missRate = 1 - context.settings.groundingTarget;
+  if (context.settings.groundingTarget === 0) return needed;
+  const pricing = governancePricing(context.settings);
   // What the agent keeps must not depend on who bills it: a provider without a write premium (OpenAI) makes a
   // re-read look cheaper, but the agent misses the piece all the same. A re-read is priced with the write premium
   // of Anthropic's cache at least, so both pricings keep the same pieces (measured: bench, both pricings).
@@ -53,13 +53,13 @@ export function neededContext(
     if (message.role === "assistant" && message.kind === undefined) repliesAfter++;
     const kind = contextKind(message, calls);
     if (kind === undefined || message.kind !== undefined) continue;
-    const rate = reuseRate(kind, age, context.reuseRates ?? context.policy.reuseRates);
+    const rate = reuseRate(kind, age, context.reuseRates ?? context.settings.reuseRates);
     const tokens = context.tokensOf(message);
     const readAgain = payload * pricing.read + (tokens + REREAD_CALL_TOKENS) * rereadWrite;
     if (rate >= missRate || rate * readAgain >= tokens * pricing.read)
       candidates.push({ index, rate, tokens });
   }
-  let budget = Math.floor(context.window.usable * context.policy.tailShare);
+  let budget = Math.floor(context.window.usable * context.settings.tailShare);
   for (const candidate of candidates.sort((a, b) => b.rate - a.rate || b.index - a.index)) {
     if (candidate.tokens > budget) continue;
     budget -= candidate.tokens;

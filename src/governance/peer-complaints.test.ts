@@ -7,6 +7,7 @@ import { FakeTokenCounter } from "../test/fake-token-counter.ts";
 import { HistoryBuilder } from "../test/history-builder.ts";
 import type { GovernanceEvent } from "./events.ts";
 import { createGovernor, type GovernorOptions } from "./governor.ts";
+import { preset } from "./presets.ts";
 
 // One test per complaint that peers' users filed against their context management (see DESIGN.md).
 
@@ -38,7 +39,7 @@ describe("peer complaints that must be impossible in ctxkit", () => {
     const inflating = new FakeSummarizer({ respond: () => "much longer ".repeat(20_000) });
     const { governor, events } = setup({
       summarizer: inflating,
-      policy: { truncateToolResultsAbove: 0, offloadMinPrunableTokens: 0 },
+      pipeline: preset("default", { truncateToolResultsAbove: 0, offloadMinPrunableTokens: 0 }),
     });
     const builder = longRun(25); // over the compaction trigger, under the window
     await governor.prepare(builder.build()).catch(() => undefined);
@@ -58,7 +59,11 @@ describe("peer complaints that must be impossible in ctxkit", () => {
     const { governor, events } = setup({
       summarizer: inflating,
       contextWindow: 100_000,
-      policy: { truncateToolResultsAbove: 0, offloadMinPrunableTokens: 0, summaryMaxTokens: 100_000 },
+      pipeline: preset("default", {
+        truncateToolResultsAbove: 0,
+        offloadMinPrunableTokens: 0,
+        summaryMaxTokens: 100_000,
+      }),
     });
     const history = longRun(150).build();
     const request = await governor.prepare(history);
@@ -81,7 +86,7 @@ describe("peer complaints that must be impossible in ctxkit", () => {
 
   it("OpenCode: lost AGENTS.md instructions — system messages and the instruction survive compaction verbatim", async () => {
     const { governor, summarizer } = setup({
-      policy: { truncateToolResultsAbove: 0, offloadMinPrunableTokens: 0 },
+      pipeline: preset("default", { truncateToolResultsAbove: 0, offloadMinPrunableTokens: 0 }),
     });
     const builder = new HistoryBuilder().system("AGENTS.md: always run the linter before committing");
     builder.user("first: set up the project").reply("done");
@@ -100,7 +105,11 @@ describe("peer complaints that must be impossible in ctxkit", () => {
   it("OpenCode / Mastra: pruning that breaks the prompt cache — no rewrite between checkpoints, none that does not pay", async () => {
     const { governor, events } = setup({
       contextWindow: 400_000,
-      policy: { pricing: "anthropic", offloadProtectTokens: 4_000, offloadMinPrunableTokens: 2_000 },
+      pipeline: preset("default", {
+        pricing: "anthropic",
+        offloadProtectTokens: 4_000,
+        offloadMinPrunableTokens: 2_000,
+      }),
     });
     const builder = new HistoryBuilder().user("explore");
     let previous: readonly Message[] = [];
@@ -123,7 +132,11 @@ describe("peer complaints that must be impossible in ctxkit", () => {
 
   it("OpenCode: auto-compaction off is honoured on overflow — an error with the numbers, not a silent compaction", async () => {
     const { governor, summarizer } = setup({
-      policy: { compactionTrigger: 0, truncateToolResultsAbove: 0, offloadMinPrunableTokens: 0 },
+      pipeline: preset("default", {
+        compactionTrigger: 0,
+        truncateToolResultsAbove: 0,
+        offloadMinPrunableTokens: 0,
+      }),
     });
     const history = longRun(60).build();
     await expect(governor.prepare(history)).rejects.toBeInstanceOf(ContextOverflowError);
@@ -131,7 +144,9 @@ describe("peer complaints that must be impossible in ctxkit", () => {
   });
 
   it("Codex: resumes the previous task after compaction — the current instruction stays last and after the summary", async () => {
-    const { governor } = setup({ policy: { truncateToolResultsAbove: 0, offloadMinPrunableTokens: 0 } });
+    const { governor } = setup({
+      pipeline: preset("default", { truncateToolResultsAbove: 0, offloadMinPrunableTokens: 0 }),
+    });
     const builder = new HistoryBuilder().user("old task: migrate the database");
     longRun(40, builder);
     builder.reply("migration done");
@@ -148,7 +163,11 @@ describe("peer complaints that must be impossible in ctxkit", () => {
   it("Codex: duplicated instructions — repeated compactions summarise each message once and keep one copy of the instruction", async () => {
     for (const compactSettledHistory of [false, true]) {
       const { governor } = setup({
-        policy: { truncateToolResultsAbove: 0, offloadMinPrunableTokens: 0, compactSettledHistory },
+        pipeline: preset("default", {
+          truncateToolResultsAbove: 0,
+          offloadMinPrunableTokens: 0,
+          compactSettledHistory,
+        }),
       });
       const builder = longRun(10);
       for (let round = 0; round < 6; round++) {

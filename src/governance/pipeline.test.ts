@@ -2,22 +2,15 @@
 // the pipelines presets assemble.
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../errors/errors.ts";
-import { importTranscriptFile } from "../formats/transcripts/index.ts";
 import { sequentialIds } from "../model/ids.ts";
-import type { Message } from "../model/message.ts";
-import { replayableMessages, requestPoints } from "../replay/replay.ts";
-import { createExtractiveSummarizer } from "../summarize/index.ts";
 import { FakeSummarizer } from "../test/fake-summarizer.ts";
 import { FakeTokenCounter } from "../test/fake-token-counter.ts";
 import { HistoryBuilder } from "../test/history-builder.ts";
-import { transcriptPath } from "../../test/support/transcripts.ts";
 import type { GovernanceEvent } from "./events.ts";
 import { createGovernor, type GovernorOptions } from "./governor.ts";
-import { MemoryOffloadStore } from "./offload-store.ts";
-import { createPipeline } from "./pipeline.ts";
-import { pipelineFromPolicy } from "./policy-pipeline.ts";
-import type { GovernancePolicyInput } from "./policy.ts";
-import { preset, presetPipeline } from "./presets.ts";
+import { resolveGovernorSettings } from "./governor-settings.ts";
+import { createPipeline, withSettings } from "./pipeline.ts";
+import { preset } from "./presets.ts";
 import type { Processor } from "./processor.ts";
 import {
   createCapToolResults,
@@ -28,7 +21,6 @@ import {
   createStripOlderReasoning,
   createTrimTurns,
   createTruncateToolResults,
-  defaultProcessors,
 } from "./processors/index.ts";
 
 const big = (label: string, characters: number) =>
@@ -193,22 +185,75 @@ describe("a pipeline assembled by the user", () => {
     const none = governor({ pipeline: createPipeline({ processors: [] }) });
     await expect(none.instance.prepare(history.build())).rejects.toThrow(/could not shrink/);
   });
+});
 
-  it("is taken instead of a policy, not beside one", () => {
-    expect(() =>
-      createGovernor({
-        contextWindow: 20_000,
-        counter: new FakeTokenCounter(),
-        summarizer: new FakeSummarizer(),
-        pipeline: presetPipeline("default"),
-        policy: { maxTurns: 3 },
-      }),
-    ).toThrow(ValidationError);
+describe("governor settings", () => {
+  it("fill in their defaults, the same values the presets always had", () => {
+    expect(resolveGovernorSettings()).toEqual({
+      protectTokens: 1_000,
+      batchTokens: 3_000,
+      groundingTarget: 0.98,
+      reuseRatesWeight: resolveGovernorSettings().reuseRatesWeight,
+      tailShare: 0.25,
+      truncationHeadShare: 0.2,
+      preflight: true,
+      budgetExitShare: 0.9,
+      loopRepeatThreshold: 5,
+      loopCycleRepeats: 5,
+      cacheAware: true,
+      pricing: "anthropic",
+      cacheTtl: "5m",
+    });
+    expect(preset("default").settings).toEqual(resolveGovernorSettings());
+  });
+
+  it("are validated with a typed error naming each bad field, wherever a pipeline enters", () => {
+    const bad = thrown(() => resolveGovernorSettings({ budgetExitShare: 1.5, pricing: "azure" as "openai" }));
+    expect(bad.code).toBe("invalid_input");
+    expect(bad.message).toMatch(/^invalid governor settings: /);
+    expect(bad.issues.map((issue) => issue.path).sort()).toEqual(["budgetExitShare", "pricing"]);
+    expect(
+      thrown(() => createPipeline({ processors: [], settings: { tailShare: -1 } })).issues[0]!.path,
+    ).toBe("tailShare");
+    // A hand-made pipeline is checked by the governor too.
+    const handMade = { processors: [], settings: { protectTokens: -5 } } as never;
+    expect(thrown(() => governor({ pipeline: handMade })).issues[0]!.path).toBe("protectTokens");
+    expect(thrown(() => withSettings(preset("default"), { cacheTtl: "2h" as "1h" })).issues[0]!.path).toBe(
+      "cacheTtl",
+    );
+  });
+
+  it("hold no processor's options: those belong to the processors' factories", () => {
+    // Before, the governor read `elideToolInputsAbove` (and the processors 28 policy fields) from its settings.
+    for (const field of [
+      "elideToolInputsAbove",
+      "maxTurns",
+      "truncateToolResultsAbove",
+      "compactionTrigger",
+    ]) {
+      const error = thrown(() => createPipeline({ processors: [], settings: { [field]: 1 } }));
+      expect(error.issues[0]!.message).toMatch(new RegExp(field));
+    }
+    expect(createElideOlderToolInputs({ aboveTokens: 100 }).triggers).toContainEqual({
+      kind: "tool-input",
+      above: 100,
+    });
   });
 });
 
 describe("presets", () => {
-  const names = (name: string) => presetPipeline(name).processors.map((processor) => processor.name);
+  const names = (name: string) => preset(name).processors.map((processor) => processor.name);
+
+  it("are pipelines: processors and governor settings, ready for a governor", async () => {
+    const pipeline = preset("aggressive");
+    expect(Object.keys(pipeline).sort()).toEqual(["processors", "settings"]);
+    expect(pipeline.processors.every((processor) => typeof processor.process === "function")).toBe(true);
+    const { instance } = governor({ pipeline });
+    expect(instance.pipeline.processors.map((processor) => processor.name)).toEqual(names("aggressive"));
+    expect(instance.settings.groundingTarget).toBe(0.9);
+    const request = await instance.prepare(new HistoryBuilder().user("hi").build());
+    expect(request.messages).toHaveLength(1);
+  });
 
   it("assemble the pipelines they claim", () => {
     expect(names("default")).toEqual([
@@ -236,11 +281,11 @@ describe("presets", () => {
     ]);
     expect(names("minimal")).toEqual(["cap-tool-results", "compact-history", "compress-small-history"]);
     expect(names("off")).toEqual([]);
-    expect(presetPipeline("off").settings.preflight).toBe(false);
+    expect(preset("off").settings.preflight).toBe(false);
   });
 
   it("configure each processor from the preset's settings, overrides included", () => {
-    const aggressive = presetPipeline("aggressive", { compactAboveMessages: 200 });
+    const aggressive = preset("aggressive", { compactAboveMessages: 200 });
     const byName = new Map(aggressive.processors.map((processor) => [processor.name, processor]));
     expect(byName.get("trim-turns")!.triggers).toEqual([{ kind: "turn-count", above: 30 }]);
     expect(byName.get("compact-history")!.triggers).toEqual([
@@ -258,71 +303,19 @@ describe("presets", () => {
       kind: "tool-output",
       tokens: 1_500,
     });
-    expect(aggressive.settings).toEqual(preset("aggressive", { compactAboveMessages: 200 }));
+    expect(aggressive.settings).toMatchObject({
+      protectTokens: 0,
+      batchTokens: 2_000,
+      groundingTarget: 0.9,
+      tailShare: 0.15,
+    });
     expect(names("default")).not.toContain("compact-settled-history");
     expect(
-      pipelineFromPolicy({ compactSettledHistory: true }).processors.map((processor) => processor.name),
+      preset("default", { compactSettledHistory: true }).processors.map((processor) => processor.name),
     ).toContain("compact-settled-history");
-    expect(() => presetPipeline("tiny")).toThrow(/unknown governance preset "tiny"/);
+    expect(() => preset("tiny")).toThrow(/unknown governance preset "tiny"/);
+    expect(thrown(() => preset("default", { maxTurns: -1 })).issues[0]!.path).toBe("maxTurns");
   });
-});
-
-async function session(): Promise<Message[]> {
-  const [conversation] = await importTranscriptFile(
-    transcriptPath(
-      "claude-code__daaain-claude-code-log/-Users-dain-workspace-JSSoundRecorder/7acd37a8-2745-4b58-a8a9-46164b22ad9e.jsonl",
-    ),
-  );
-  return replayableMessages(conversation!.messages);
-}
-
-describe("a preset's pipeline and the policy-reading processors", () => {
-  const policies: Record<string, GovernancePolicyInput> = {
-    default: preset("default"),
-    aggressive: preset("aggressive"),
-    "settled history": preset("default", { compactSettledHistory: true }),
-  };
-  for (const [label, policy] of Object.entries(policies)) {
-    it(`govern a real session identically (${label})`, async () => {
-      const messages = await session();
-      const counter = new FakeTokenCounter();
-      let now = Date.parse("2026-01-01T00:00:00Z");
-      const common = {
-        contextWindow: 24_000,
-        counter,
-        summarizer: createExtractiveSummarizer({ counter }),
-        clock: () => new Date(now),
-        ids: (prefix: string) => `${prefix}-${now}`,
-      };
-      const factories = createGovernor({
-        ...common,
-        offloadStore: new MemoryOffloadStore(),
-        pipeline: pipelineFromPolicy(policy),
-      });
-      const singletons = createGovernor({
-        ...common,
-        offloadStore: new MemoryOffloadStore(),
-        policy,
-        processors: defaultProcessors(),
-      });
-      let checkpoints = 0;
-      for (const point of requestPoints(messages)) {
-        now += 20_000;
-        const history = messages.slice(0, point);
-        const expected = await singletons.prepare(history, { fixedTokens: 1_000 });
-        const actual = await factories.prepare(history, { fixedTokens: 1_000 });
-        expect(JSON.stringify(actual.messages)).toBe(JSON.stringify(expected.messages));
-        expect(actual.checkpoint).toBe(expected.checkpoint);
-        expect(actual.events).toEqual(expected.events);
-        if (expected.checkpoint) checkpoints++;
-        const reported = Math.round(expected.tokens.total * 1.3);
-        singletons.observeUsage(expected.tokens, reported);
-        factories.observeUsage(actual.tokens, reported);
-      }
-      expect(checkpoints).toBeGreaterThan(3);
-      expect(factories.snapshot()).toEqual(singletons.snapshot());
-    });
-  }
 });
 
 it("elide-older-tool-inputs shortens arguments above its own limit", async () => {
@@ -337,7 +330,7 @@ it("elide-older-tool-inputs shortens arguments above its own limit", async () =>
         createElideOlderToolInputs({ aboveTokens: 100 }),
         recording("by-count", [{ kind: "message-count", above: 2 }]),
       ],
-      settings: { offloadProtectTokens: 0, groundingTarget: 0 },
+      settings: { protectTokens: 0, groundingTarget: 0 },
     }),
   });
   await instance.prepare(history);

@@ -1,24 +1,26 @@
-import { resolvePolicy, type GovernancePolicy, type GovernancePolicyInput } from "./policy.ts";
+import {
+  resolveGovernorSettings,
+  type GovernorSettings,
+  type GovernorSettingsInput,
+} from "./governor-settings.ts";
 import { AT_EVERY_CHECKPOINT, type Processor, type ProcessorTrigger } from "./processor.ts";
 
 /**
- * What a governor runs: its processors in order, each saying when it runs (`Processor.triggers`), and the
- * governor's own settings. The governor takes its checkpoint decisions from the processors' triggers; of
- * `settings` it reads what no single processor owns: pre-flight, the budget notice, loop detection, the
- * prompt-cache arithmetic (`cacheAware`, `pricing`), and what processors share through their context — the
- * protection window and batch size (`offloadProtectTokens`, `offloadMinPrunableTokens`), the size of an argument
- * worth eliding (`elideToolInputsAbove`, for the tool traffic piled up), `groundingTarget`, `tailShare`,
- * `minTailTurns`, `summaryMaxTokens`, `inflationRetryShare`, `truncationHeadShare`.
+ * What a governor runs — the one runtime input to governance: its processors in order, each configured by its
+ * factory and saying when it runs (`Processor.triggers`), and the governor's own settings (`GovernorSettings`:
+ * pre-flight, the budget notice, loop detection, the prompt-cache arithmetic, and what processors share through
+ * their context — the protection window, `groundingTarget`, `tailShare`). Make one with `createPipeline` or
+ * `preset`.
  */
 export interface GovernancePipeline {
   readonly processors: readonly Processor[];
-  readonly settings: GovernancePolicy;
+  readonly settings: GovernorSettings;
 }
 
 /** Input of `createPipeline`: the processors, and governor settings as a user writes them (defaults filled in). */
 export interface GovernancePipelineInput {
   readonly processors: readonly Processor[];
-  readonly settings?: GovernancePolicy | GovernancePolicyInput;
+  readonly settings?: GovernorSettingsInput;
 }
 
 /**
@@ -33,7 +35,7 @@ export interface GovernancePipelineInput {
  * createGovernor({ contextWindow: 128_000, counter, summarizer, pipeline });
  */
 export function createPipeline(input: GovernancePipelineInput): GovernancePipeline {
-  return { processors: [...input.processors], settings: resolvePolicy(input.settings ?? {}) };
+  return { processors: [...input.processors], settings: resolveGovernorSettings(input.settings ?? {}) };
 }
 
 /** The triggers of a processor (at every checkpoint when it declares none). */
@@ -76,13 +78,15 @@ export function declaredTriggers<Kind extends ProcessorTrigger["kind"]>(
 }
 
 /**
- * The same processor, running when `triggers` say (a processor written without triggers, handed to a governor
- * with a policy, runs when that policy's thresholds say).
+ * The same processors with some governor settings changed (the rest kept). Throws `ValidationError` for bad
+ * settings.
+ *
+ * @example
+ * const priced = withSettings(preset("default"), { pricing: "openai" });
  */
-export function withTriggers(processor: Processor, triggers: readonly ProcessorTrigger[]): Processor {
-  return {
-    name: processor.name,
-    triggers,
-    process: (messages, context) => processor.process(messages, context),
-  };
+export function withSettings(
+  pipeline: GovernancePipeline,
+  settings: GovernorSettingsInput,
+): GovernancePipeline {
+  return createPipeline({ processors: pipeline.processors, settings: { ...pipeline.settings, ...settings } });
 }

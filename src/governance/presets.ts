@@ -1,12 +1,12 @@
 import { ValidationError } from "../errors/errors.ts";
 import type { GovernancePipeline } from "./pipeline.ts";
-import { pipelineFromPolicy } from "./policy-pipeline.ts";
-import { resolvePolicy, type GovernancePolicy, type GovernancePolicyInput } from "./policy.ts";
+import { presetPipelineOf } from "./preset-pipeline.ts";
+import { resolvePresetOptions, type PresetOptions, type PresetOptionsInput } from "./preset-options.ts";
 
 /** Names of the built-in presets. */
 export type PresetName = "default" | "aggressive" | "minimal" | "off";
 
-const presetInputs: Record<PresetName, GovernancePolicyInput> = {
+const presetInputs: Record<PresetName, PresetOptionsInput> = {
   default: {},
   /**
    * Small windows and cost-sensitive runs: nothing beyond the newest step is protected, a piece of context stays
@@ -66,27 +66,28 @@ const presetInputs: Record<PresetName, GovernancePolicyInput> = {
 export const presetNames = Object.keys(presetInputs) as PresetName[];
 
 /**
- * A named preset, optionally with overrides.
+ * A named preset as the pipeline it assembles: the built-in processors it turns on, each configured by its factory
+ * from the preset's knobs (with `overrides`, flat: `{ maxTurns: 10 }`), and the governor's settings. Throws
+ * `ValidationError` for an unknown name or bad overrides.
  *
  * @example
- * const policy = preset("aggressive", { maxTurns: 10 });
+ * const pipeline = preset("aggressive", { maxTurns: 10 });
+ * const engine = await createContextEngine({ store, model, pipeline });
  */
-export function preset(name: string, overrides: GovernancePolicyInput = {}): GovernancePolicy {
-  if (!(name in presetInputs)) {
-    throw new ValidationError(`unknown governance preset "${name}"; use one of ${presetNames.join(", ")}`);
-  }
-  return resolvePolicy({ ...presetInputs[name as PresetName], ...overrides });
+export function preset(name: string, overrides: PresetOptionsInput = {}): GovernancePipeline {
+  return presetPipelineOf(presetOptions(name, overrides));
 }
 
 /**
- * A named preset as the pipeline it assembles: the built-in processors it turns on, configured from its settings
- * (with `overrides`), and those settings for the governor (see `pipelineFromPolicy`). Throws `ValidationError`
- * for an unknown name or bad overrides.
+ * The knobs of a named preset with `overrides` applied, every default filled in (what `ctxkit config list` shows).
+ * Throws `ValidationError` for an unknown name or bad overrides.
  *
  * @example
- * const pipeline = presetPipeline("aggressive", { maxTurns: 10 });
- * createGovernor({ contextWindow: 128_000, counter, summarizer, pipeline });
+ * presetOptions("aggressive").maxTurns; // 30
  */
-export function presetPipeline(name: string, overrides: GovernancePolicyInput = {}): GovernancePipeline {
-  return pipelineFromPolicy(preset(name, overrides));
+export function presetOptions(name: string, overrides: PresetOptionsInput = {}): PresetOptions {
+  if (!(name in presetInputs)) {
+    throw new ValidationError(`unknown governance preset "${name}"; use one of ${presetNames.join(", ")}`);
+  }
+  return resolvePresetOptions({ ...presetInputs[name as PresetName], ...overrides });
 }

@@ -1,10 +1,10 @@
 import type { ReuseRates } from "./reuse-rates.ts";
 import type { Clock, IdGenerator } from "../model/ids.ts";
-import type { Message } from "../model/message.ts";
+import type { JsonValue, Message } from "../model/message.ts";
 import type { Summarizer } from "../summarize/summarizer.ts";
 import type { GovernanceEvent } from "./events.ts";
 import type { OffloadStore } from "./offload-store.ts";
-import type { GovernancePolicy } from "./policy.ts";
+import type { GovernorSettings } from "./governor-settings.ts";
 
 /** The token budget of one request. */
 export interface WindowBudget {
@@ -50,10 +50,9 @@ export interface CompactionGuard {
 export interface ProcessorContext {
   /**
    * The governor's settings (`GovernancePipeline.settings`): what processors share — the protection window,
-   * `groundingTarget`, `tailShare`, `pricing`, … The processors of `defaultProcessors()` read their own options
-   * from it too; those made by factories take them as options.
+   * `groundingTarget`, `tailShare`, `pricing`, … A processor's own options go to its factory, never here.
    */
-  readonly policy: GovernancePolicy;
+  readonly settings: GovernorSettings;
   /** The window in the counter's units (the model's own, until a provider reported its usage). */
   readonly window: WindowBudget;
   /** Payload tokens outside the messages: system prompt, tool definitions (and an offset the counter misses). */
@@ -71,8 +70,8 @@ export interface ProcessorContext {
   /** Set for a user-initiated compaction (`/compact [focus]`): runs whatever the thresholds say. */
   readonly manual?: { readonly focus?: string };
   /**
-   * The reuse rates `groundingTarget` weighs: the policy's (or the measured defaults) blended with what this
-   * session's agent used again so far. Absent: the policy's.
+   * The reuse rates `groundingTarget` weighs: the settings' (or the measured defaults) blended with what this
+   * session's agent used again so far. Absent: the settings'.
    */
   readonly reuseRates?: ReuseRates;
   /** Requests this governor has prepared so far, this one included (for the prompt-cache arithmetic). */
@@ -103,7 +102,9 @@ export interface ProcessorContext {
  *   output and long tool-call arguments piled up since the last checkpoint pass the protection window by `tokens`
  *   — by at most `windowShare` of the usable window, when given.
  * - `settled-history`: an optional checkpoint once enough history came after the newest summary to summarise
- *   (the protection window plus a batch: `offloadProtectTokens + offloadMinPrunableTokens`, window-capped).
+ *   (the protection window plus a batch: the settings' `protectTokens + batchTokens`, window-capped).
+ * - `tool-input`: string arguments of tool calls above `above` tokens count as tool traffic piling up (toward
+ *   `tool-output` triggers); takes no checkpoint and runs nothing itself.
  * - `each-message`: runs on each new message alone as it arrives, before it joins the view (every request).
  * - `overflow`: runs, forced, when the request would overflow the window after the checkpoint (pipeline order).
  * - `user-request`: runs on a user's `/compact` (`Governor.compact`).
@@ -115,6 +116,7 @@ export type ProcessorTrigger =
   | { readonly kind: "message-count"; readonly above: number }
   | { readonly kind: "tool-output"; readonly tokens: number; readonly windowShare?: number }
   | { readonly kind: "settled-history" }
+  | { readonly kind: "tool-input"; readonly above: number }
   | { readonly kind: "each-message" }
   | { readonly kind: "overflow" }
   | { readonly kind: "user-request" };
@@ -137,6 +139,16 @@ export interface Processor {
   readonly name: string;
   /** When the governor runs it (see `ProcessorTrigger`). Absent: at every checkpoint, taking none itself. */
   readonly triggers?: readonly ProcessorTrigger[];
+  /**
+   * True when it moves content into the offload store behind a notice telling the agent to call
+   * `recall_tool_output`: an engine then offers that tool.
+   */
+  readonly offloads?: boolean;
+  /**
+   * The options its factory resolved, as JSON (the built-in processors): a session's governance record keeps them
+   * so a replay rebuilds the same processor (`describePipeline`).
+   */
+  readonly options?: { readonly [key: string]: JsonValue };
   process(
     messages: readonly Message[],
     context: ProcessorContext,

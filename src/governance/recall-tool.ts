@@ -23,7 +23,8 @@ export const recallToolDefinition = {
     "Read back a tool output (or a long tool-call argument) that was moved out of the conversation to save " +
     "context. " +
     "Pass the reference from the notice; page through long outputs with offset and limit (characters).",
-  inputSchema: z.toJSONSchema(recallInputSchema) as JsonValue,
+  // As the model writes it: offset and limit may be left out (their defaults apply).
+  inputSchema: z.toJSONSchema(recallInputSchema, { io: "input" }) as JsonValue,
 } as const;
 
 /**

@@ -5,7 +5,7 @@ import { FakeTokenCounter } from "../test/fake-token-counter.ts";
 import { HistoryBuilder } from "../test/history-builder.ts";
 import { SOUND_RECORDER_SESSION, transcriptMessages } from "../../test/support/transcripts.ts";
 import { neededContext } from "./needed-context.ts";
-import { resolvePolicy } from "./policy.ts";
+import { resolveGovernorSettings } from "./governor-settings.ts";
 import { DEFAULT_REUSE_RATES, DEFAULT_REUSE_RATES_WEIGHT, reuseRate } from "./reuse-rates.ts";
 import { SessionReuse } from "./session-reuse.ts";
 
@@ -82,7 +82,7 @@ describe("SessionReuse", () => {
     const read = 2;
     const counter = new FakeTokenCounter();
     const context = {
-      policy: resolvePolicy({ groundingTarget: 0.98 }),
+      settings: resolveGovernorSettings({ groundingTarget: 0.98 }),
       window: { contextWindow: 200_000, reservedOutput: 8_000, usable: 192_000 },
       tokensOf: (message: Message) => counter.countMessage(message),
       fixedTokens: 10_000,

@@ -1,5 +1,5 @@
 import { toolCallsOf } from "../model/blocks.ts";
-import { governancePricing } from "./policy.ts";
+import { governancePricing } from "./governor-settings.ts";
 import type { Message } from "../model/message.ts";
 import { stepEnd } from "../model/tool-pairing.ts";
 import { groupTurns, opensTurn } from "../model/turns.ts";
@@ -95,8 +95,9 @@ function estimatePlan(
   messages: readonly Message[],
   segments: readonly Segment[],
   context: ProcessorContext,
+  summaryMaxTokens: number,
 ): SettledPlan | undefined {
-  const budget = summaryBudget(context);
+  const budget = summaryBudget(summaryMaxTokens, context);
   const sizeRatio = context.guard.summarySizeRatio ?? 1;
   const segmentTokens: number[] = [];
   const summaryTokens: number[] = [];
@@ -164,7 +165,7 @@ export function netSaving(
     start === undefined
       ? 0
       : Math.max(0, sumTokens(messages.slice(start), context.tokensOf) - saved - (context.freshTokens ?? 0));
-  const pricing = governancePricing(context.policy);
+  const pricing = governancePricing(context.settings);
   const remaining = expectedRemainingRequests(context.requestsSoFar ?? 0);
   return saved * pricing.read * remaining - rewritten * (pricing.write - pricing.read);
 }
@@ -179,6 +180,7 @@ export function netSaving(
 export function planSettledCompaction(
   messages: readonly Message[],
   context: ProcessorContext,
+  options: { readonly summaryMaxTokens: number; readonly dialogueTurns: number },
 ): SettledPlan | undefined {
   const head = leadingSystemEnd(messages);
   const firstSummary = messages.findIndex((message, index) => index >= head && message.kind === "summary");
@@ -189,7 +191,7 @@ export function planSettledCompaction(
     offloadThresholds(context).protect,
   );
   const kept = keptVerbatim(messages, neededContext(messages, context), {
-    dialogueTurns: context.policy.minTailTurns,
+    dialogueTurns: options.dialogueTurns,
     maxDialogueTokens: Math.floor(context.window.usable * 0.02),
     tokensOf: context.tokensOf,
   });
@@ -197,7 +199,7 @@ export function planSettledCompaction(
   for (const start of new Set([Math.max(head, newestSummary + 1), firstSummary < 0 ? head : firstSummary])) {
     const segments = settledSegments(messages, start, Math.min(protectedToolsFrom, newestStep), kept);
     for (let first = 0; first < segments.length; first++) {
-      const plan = estimatePlan(messages, segments.slice(first), context);
+      const plan = estimatePlan(messages, segments.slice(first), context, options.summaryMaxTokens);
       if (plan !== undefined && plan.net > 0 && (best === undefined || plan.net > best.net)) best = plan;
     }
   }

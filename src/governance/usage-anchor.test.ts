@@ -7,6 +7,7 @@ import { FakeTokenCounter } from "../test/fake-token-counter.ts";
 import { HistoryBuilder } from "../test/history-builder.ts";
 import { createGovernor } from "./governor.ts";
 import { UsageAnchor } from "./usage-anchor.ts";
+import { preset } from "./presets.ts";
 
 describe("UsageAnchor", () => {
   it("passes local counts through until a usage is observed", () => {
@@ -108,7 +109,7 @@ describe("Governor anchored on reported usage", () => {
       summarizer: new FakeSummarizer(),
       ids: sequentialIds(),
       // The compaction trigger is what anchoring moves; settled-history compaction is priced, not triggered.
-      policy: { compactionTrigger: 0.6, compactSettledHistory: false },
+      pipeline: preset("default", { compactionTrigger: 0.6, compactSettledHistory: false }),
     });
     const history = turns(60);
     const anchoredTotals: number[] = [];

@@ -63,7 +63,7 @@ describe("every request fits the window by the provider's count (property, 10,00
             reservedOutputTokens: input.reserved,
             counter: new FakeTokenCounter(),
             summarizer: new FakeSummarizer(),
-            policy: preset(input.preset),
+            pipeline: preset(input.preset),
           });
           const counter = new FakeTokenCounter();
           let reported = false;

@@ -4,6 +4,7 @@ import { FakeSummarizer } from "../test/fake-summarizer.ts";
 import { FakeTokenCounter } from "../test/fake-token-counter.ts";
 import { HistoryBuilder } from "../test/history-builder.ts";
 import { governedReplay, replayConversation, requestPoints } from "./replay.ts";
+import { preset } from "../governance/presets.ts";
 
 function longSession(): Message[] {
   const builder = new HistoryBuilder();
@@ -58,7 +59,7 @@ it("compacts when offloading is off and still keeps every request inside the win
     reservedOutputTokens: 4_000,
     counter: new FakeTokenCounter(),
     summarizer: new FakeSummarizer(),
-    policy: { offloadMinPrunableTokens: 0, truncateToolResultsAbove: 0 },
+    pipeline: preset("default", { offloadMinPrunableTokens: 0, truncateToolResultsAbove: 0 }),
   });
   expect(totals.compactions).toBeGreaterThan(0);
   expect(totals.refused).toBe(0);

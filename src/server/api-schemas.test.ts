@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
+import type { contextJson } from "./routes/inspection-routes.ts";
+import type { TimelineRequest, TimelineTotals } from "./routes/inspector-timeline.ts";
+import type { SessionJson as StoredSessionJson } from "./routes/session-json.ts";
 import {
+  type ContextJson,
+  type SessionJson,
+  type TimelineJson,
+  type TimelineRequestJson,
   contextJsonSchema,
   messagesJsonSchema,
   requestPayloadJsonSchema,
@@ -8,6 +15,27 @@ import {
   timelineJsonSchema,
 } from "./api-schemas.ts";
 import { startHarness, type ServerHarness } from "./test-support/server-harness.test-helpers.ts";
+
+/**
+ * `T` with every array and object read-only (the server's types are, the schemas' inferred ones are not) and
+ * without index signatures (a loose schema's "any other field", which the server's event types fill by name).
+ */
+type Frozen<T> = T extends readonly (infer Item)[]
+  ? readonly Frozen<Item>[]
+  : T extends object
+    ? { readonly [Key in keyof T as string extends Key ? never : Key]: Frozen<T[Key]> }
+    : T;
+
+/**
+ * What the routes build is typed by the server's own types; these assignments make the compiler check that each
+ * fits its schema, so a changed field fails the typecheck before any request is made.
+ */
+export const compiledConformance = {
+  session: (json: StoredSessionJson): Frozen<SessionJson> => json,
+  context: (json: ReturnType<typeof contextJson>): Frozen<ContextJson> => json,
+  request: (json: TimelineRequest): Frozen<TimelineRequestJson> => json,
+  totals: (json: TimelineTotals): Frozen<TimelineJson["totals"]> => json,
+};
 
 const TURNS = 6;
 let harness: ServerHarness;

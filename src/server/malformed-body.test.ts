@@ -2,7 +2,7 @@
 // anything is stored or sent upstream — never a 500, never stored altered.
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { deepestNesting } from "./http/json-nesting.ts";
+import { deepestNesting, hasOnlyWellFormedText } from "./http/json-nesting.ts";
 import { startHarness, type ServerHarness } from "./test-support/server-harness.test-helpers.ts";
 
 const harnesses: ServerHarness[] = [];
@@ -165,7 +165,7 @@ describe("malformed request bodies", () => {
     expect(harness.logs.join("\n")).not.toMatch(/RangeError|Maximum call stack/);
   });
 
-  it("refuses a body that is not valid UTF-8, on every route, and stores nothing altered", async () => {
+  it("refuses a body that is not valid UTF-8 or holds unpaired surrogates, on every route, and stores nothing altered", async () => {
     const harness = await setup();
     const encoder = new TextEncoder();
     const withBadByte = (json: string) => {
@@ -193,6 +193,13 @@ describe("malformed request bodies", () => {
       const text = await answer.text();
       expect(answer.status, `${path}: ${text}`).toBe(400);
       expect(text, path).toMatch(/UTF-8/);
+    }
+    // Valid UTF-8 and valid JSON, but a lone surrogate escape: text no store or upstream can hold as sent.
+    for (const [path, json, headers] of routes) {
+      const answer = await send(harness, path, json.replace("@", "\\ud800"), headers);
+      const text = await answer.text();
+      expect(answer.status, `${path}: ${text}`).toBe(400);
+      expect(text, path).toMatch(/not valid Unicode/);
     }
     expect(harness.upstream.requests).toHaveLength(0);
     expect((await harness.store.listSessions()).sessions).toEqual([]);
@@ -271,5 +278,16 @@ describe("deepestNesting", () => {
     expect(deepestNesting(JSON.stringify({ arguments: "[[[[1]]]]" }))).toBe(4);
     expect(deepestNesting(JSON.stringify(["]]]]", "[x"]))).toBe(1);
     expect(deepestNesting('"\\"[[')).toBe(2);
+  });
+});
+
+describe("hasOnlyWellFormedText", () => {
+  it("is true exactly when every string and key survives UTF-8 unaltered", () => {
+    const survives = (text: string) => Buffer.from(text, "utf8").toString("utf8") === text;
+    fc.assert(
+      fc.property(fc.string({ unit: "binary" }), fc.string({ unit: "binary" }), (key, text) => {
+        expect(hasOnlyWellFormedText({ [key]: [text] })).toBe(survives(key) && survives(text));
+      }),
+    );
   });
 });

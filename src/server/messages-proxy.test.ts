@@ -552,6 +552,8 @@ describe("the Anthropic Messages proxy, with the official @anthropic-ai/sdk clie
     expect(answer.content).toEqual([{ type: "text", text: "The bug is on line 3." }]);
     const stored = await store.loadMessages("acme/claude-1", { strategy: "all" });
     expect(stored.map((message) => message.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+    // Replies of the Anthropic upstream are recorded as Anthropic's, streamed or not.
+    expect([stored[1]!.provider, stored[3]!.provider]).toEqual(["anthropic", "anthropic"]);
     expect(toolCallsOf(stored[1]!)).toMatchObject([{ id: "toolu_0", name: "Read" }]);
     expect(stored[1]!.content[0]).toMatchObject({
       type: "reasoning",

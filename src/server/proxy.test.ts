@@ -5,6 +5,7 @@ import { MemorySessionStore } from "../store/memory/index.ts";
 import type { SessionRecord } from "../store/session-store.ts";
 import { contextLengthExceeded } from "../test/fake-openai-responses.ts";
 import { startHarness, type ServerHarness } from "./test-support/server-harness.test-helpers.ts";
+import { preset } from "../governance/presets.ts";
 
 const harnesses: ServerHarness[] = [];
 afterEach(async () => {
@@ -265,7 +266,11 @@ describe("the OpenAI-compatible proxy, with the official openai client", () => {
   it("offloads old tool outputs with a notice its client can act on: no recall tool it does not have", async () => {
     const { harness, client } = await setup({
       contextWindow: 16_000,
-      policy: { cacheAware: false, offloadProtectTokens: 500, offloadMinPrunableTokens: 1_000 },
+      pipeline: preset("default", {
+        cacheAware: false,
+        offloadProtectTokens: 500,
+        offloadMinPrunableTokens: 1_000,
+      }),
       responses: (request) =>
         request.index < 8
           ? {
@@ -349,7 +354,7 @@ describe("the OpenAI-compatible proxy, with the official openai client", () => {
     expect(await harness.store.loadMessages("acme/overflow-trim")).toHaveLength(16);
   });
 
-  it("recovers from an upstream overflow by trimming once; a second overflow is a 400 context_overflow", async () => {
+  it("recovers from an upstream overflow by trimming, then clearing; a third overflow is a 400 context_overflow", async () => {
     const { harness, client } = await setup({
       responses: (request) =>
         request.index >= 4 ? contextLengthExceeded() : { text: `reply ${request.index}` },
@@ -364,7 +369,8 @@ describe("the OpenAI-compatible proxy, with the official openai client", () => {
     await expect(
       openai.chat.completions.create({ model: "m", messages: [{ role: "user", content: "too big now" }] }),
     ).rejects.toMatchObject({ status: 400, code: "context_overflow", type: "invalid_request_error" });
-    expect(harness.upstream.requests).toHaveLength(6); // 4 answered, then the failed request and its one retry
+    // 4 answered, then the failed request, its retry once trimmed and its retry once cleared
+    expect(harness.upstream.requests).toHaveLength(7);
     const stored = await harness.store.loadMessages("acme/overflow-1", { strategy: "all" });
     expect(stored.some((message) => messageText(message) === "too big now")).toBe(false);
   });

@@ -2,6 +2,8 @@
  * The token-counting thread (see `worker-counting.ts`): counts the texts it is sent with the exact counter of
  * their encoding, one at a time, and answers each with its count or its failure.
  */
+import { readlinkSync } from "node:fs";
+import { constants, setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";
 import { createExactCounter } from "./exact-counter.ts";
 import type { ExactEncoding } from "./tokenizer-family.ts";
@@ -16,6 +18,22 @@ export interface CountRequest {
 /** The count of a text, or why it could not be counted. */
 export type CountAnswer =
   { readonly id: number; readonly count: number } | { readonly id: number; readonly error: string };
+
+/**
+ * Lowers this thread's scheduling priority to the lowest (Linux: niceness is per thread, and `/proc/thread-self`
+ * names this one), so that on a busy machine the event loop serving other requests runs first and a huge count
+ * takes the spare CPU. Elsewhere, or without the right, the thread keeps the process's priority.
+ */
+function yieldToTheEventLoop(): void {
+  try {
+    const threadId = Number(readlinkSync("/proc/thread-self").split("/").pop());
+    if (Number.isInteger(threadId) && threadId > 0) setPriority(threadId, constants.priority.PRIORITY_LOW);
+  } catch {
+    // Not Linux, or not allowed: counting still runs off the event loop.
+  }
+}
+
+yieldToTheEventLoop();
 
 parentPort?.on("message", (request: CountRequest) => {
   void createExactCounter(request.encoding).then(

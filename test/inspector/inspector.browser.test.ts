@@ -16,6 +16,7 @@ import { FakeTokenCounter } from "../../src/test/fake-token-counter.ts";
 import { chromiumForTests } from "../support/chromium.ts";
 import { transcriptFiles } from "../support/transcripts.ts";
 import { ANCHOR_LINE, writeMissingSpanTranscript } from "./missing-span-fixture.ts";
+import { preset } from "../../src/governance/presets.ts";
 
 // Issue 8, web inspector: load the inspector in Debian's Chromium against the real server on 127.0.0.1, open
 // sessions (an imported real transcript, a session governed by the engine through the proxy, a transcript
@@ -141,7 +142,7 @@ beforeAll(async () => {
       summarizer: new FakeSummarizer(),
       // The imported session fits its model's 200k window: compacting at a quarter of it gives the chart
       // compactions to show (the inspector replays with the server's policy).
-      policy: { compactionTrigger: 0.25 },
+      pipeline: preset("default", { compactionTrigger: 0.25 }),
     },
     limits: { rateLimit: false },
     webRoot,

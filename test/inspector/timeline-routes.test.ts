@@ -19,6 +19,7 @@ import { FakeTokenCounter } from "../../src/test/fake-token-counter.ts";
 import { runCli } from "../../src/cli/main.ts";
 import { transcriptFiles } from "../support/transcripts.ts";
 import { ANCHOR_LINE, writeMissingSpanTranscript } from "./missing-span-fixture.ts";
+import { preset } from "../../src/governance/presets.ts";
 
 type Channels = ChannelTokens;
 interface MissingSpanJson {
@@ -111,7 +112,7 @@ beforeAll(async () => {
   expect(FILE).toBeDefined();
   // The session fits its model's 200k window; compacting at a quarter of it makes both replays summarise, so their
   // summarizer bills are compared too.
-  harness = await startHarness({ contextWindow: 16_000, policy: POLICY });
+  harness = await startHarness({ contextWindow: 16_000, pipeline: preset("default", POLICY) });
   directory = await mkdtemp(join(tmpdir(), "ctxkit-timeline-"));
   sessionId = await store(FILE!);
   const burrow = join(directory, "burrow.json");

@@ -2,7 +2,7 @@
  * The README, followed verbatim by a new user (issue 36): an empty project; the install commands of "Installing
  * the library" (the tarball in place of `/path/to/ctxkit-0.1.0.tgz`) and those the quick start names, run as
  * written against the npm registry (npm's cache makes a repeat fast); then every TypeScript snippet of the README
- * and docs/ whose packages those commands installed, compiled together with `strict` and `skipLibCheck: false`;
+ * and docs/ whose packages those commands (and the install lines of docs/) installed, compiled together with `strict` and `skipLibCheck: false`;
  * and the README's snippets run, one by one, against a loopback fake of OpenAI's API (Chat Completions and
  * Responses), as the README's users would run them with `OPENAI_API_KEY` set. A snippet that drifts from the
  * package (a renamed export, a changed option, a wrong install line) fails the check. Snippets that need a
@@ -97,6 +97,13 @@ export async function checkReadmeConsumer(root: string, tarball: string, directo
     .filter((line) => line !== "" && !line.includes("npm pack"));
   const quickStart = section(readme, "Quick start (library)");
   lines.push(...[...quickStart.matchAll(/`(npm install [^`]+)`/g)].map((match) => match[1]!));
+  // And the install lines the integration pages give (docs/langchain.md's).
+  for (const file of readdirSync(join(root, "docs"))
+    .filter((name) => name.endsWith(".md"))
+    .sort()) {
+    for (const block of blocks(readFileSync(join(root, "docs", file), "utf8"), "sh"))
+      lines.push(...block.split("\n").filter((line) => line.startsWith("npm install ")));
+  }
   if (!lines.some((line) => line.includes("/path/to/ctxkit-0.1.0.tgz")))
     throw new Error("README's install lines no longer install the tarball at /path/to/ctxkit-0.1.0.tgz");
   for (const line of lines) {

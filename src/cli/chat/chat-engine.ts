@@ -1,5 +1,5 @@
 import type { Settings } from "../../config/settings.ts";
-import { governancePolicyFromSettings } from "../../config/setting-entries.ts";
+import { pipelineFromSettings } from "../../config/setting-entries.ts";
 import { createContextEngine, type ContextEngine } from "../../engine/context-engine.ts";
 import { createEngineMemory } from "../../engine/create-engine-memory.ts";
 import type { ConfiguredModels } from "../../providers/resolve-configured-models.ts";
@@ -8,6 +8,7 @@ import { createLlmSummarizer } from "../../summarize/llm-summarizer.ts";
 import { counterForModel } from "../../tokens/counter-for-model.ts";
 import { defaultModelRegistry } from "../../tokens/model-registry.ts";
 import type { OpenedStores } from "../open-stores.ts";
+import type { PipelineFromBase } from "../pipeline-module.ts";
 import type { ChatOutput } from "./chat-output.ts";
 
 /** The agent name chat sessions are stored under (`/sessions` and `--resume` look only at these). */
@@ -15,7 +16,7 @@ export const CHAT_AGENT = "ctxkit-chat";
 
 /**
  * The chat's context engine for these settings and models: the model's window and tokenizer, LLM summaries with
- * the extractive fallback, the governance policy (preset and `policy.*`), long-term memory when the stores have
+ * the extractive fallback, the governance pipeline (the preset with `policy.*`, through the `--pipeline` module when given), long-term memory when the stores have
  * it, and every governance event shown in the chat. Built at start and again when `/config` changes a setting.
  *
  * @example
@@ -28,8 +29,11 @@ export async function createChatEngine(options: {
   readonly output: ChatOutput;
   /** Title of a session this engine creates. */
   readonly sessionTitle?: string;
+  /** The `--pipeline` module: makes the pipeline from the settings' preset pipeline. */
+  readonly pipeline?: PipelineFromBase;
 }): Promise<ContextEngine> {
   const { settings, models, stores, output } = options;
+  const base = pipelineFromSettings(settings);
   const counter = await counterForModel(defaultModelRegistry.lookup(models.model.modelId));
   return createContextEngine({
     store: stores.sessions,
@@ -39,7 +43,7 @@ export async function createChatEngine(options: {
       model: models.summarizationModel,
       fallback: createExtractiveSummarizer({ counter }),
     }),
-    policy: governancePolicyFromSettings(settings),
+    pipeline: options.pipeline === undefined ? base : await options.pipeline(base),
     ...(settings.contextWindow !== undefined && { contextWindow: settings.contextWindow }),
     ...(settings.maxOutputTokens !== undefined && { maxOutputTokens: settings.maxOutputTokens }),
     ...(stores.memories !== undefined && {

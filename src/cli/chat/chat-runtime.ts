@@ -16,6 +16,7 @@ import type { ProviderErrorContext } from "../../providers/classify-provider-err
 import { providerNames, type ProviderName } from "../../providers/provider-catalog.ts";
 import { resolveConfiguredModels } from "../../providers/resolve-configured-models.ts";
 import { createChatEngine } from "./chat-engine.ts";
+import type { PipelineFromBase } from "../pipeline-module.ts";
 
 /** The chat's system prompt (core memories are appended by the engine when memory is on). */
 export const CHAT_SYSTEM_PROMPT =
@@ -39,6 +40,8 @@ export interface ChatRuntimeOptions {
   readonly settings: Settings;
   /** Title of a session the chat creates (`--session-title`). */
   readonly sessionTitle?: string;
+  /** The `--pipeline` module, applied again to the preset's pipeline when `/config` changes the settings. */
+  readonly pipeline?: PipelineFromBase;
   readonly output: ChatOutput;
   /** Where `/config` reads and writes settings. */
   readonly location: LoadSettingsOptions;
@@ -66,6 +69,7 @@ export class ChatRuntime {
   lastRequest: PreparedRequest | undefined;
   readonly #retryBaseDelayMs: number | undefined;
   readonly #sessionTitle: string | undefined;
+  readonly #pipeline: PipelineFromBase | undefined;
   #phase: "idle" | "requesting" | "saving" = "idle";
   #interrupting: Promise<Message[]> | undefined;
 
@@ -80,11 +84,12 @@ export class ChatRuntime {
     this.session = options.engine.session(options.sessionId);
     this.#retryBaseDelayMs = options.retryBaseDelayMs;
     this.#sessionTitle = options.sessionTitle;
+    this.#pipeline = options.pipeline;
   }
 
   /**
    * Applies settings to the running chat (`/config`): resolves the model from `modelSpec` again, builds the engine
-   * for the new settings (policy, window, summarizer, memory budget) and reloads the current session from the
+   * for the new settings (pipeline, window, summarizer, memory budget) and reloads the current session from the
    * store under it. The next request is governed by the new settings; nothing stored changes.
    */
   async reconfigure(settings: Settings, modelSpec: string): Promise<void> {
@@ -98,6 +103,7 @@ export class ChatRuntime {
       stores: this.stores,
       output: this.output,
       ...(this.#sessionTitle !== undefined && { sessionTitle: this.#sessionTitle }),
+      ...(this.#pipeline !== undefined && { pipeline: this.#pipeline }),
     });
     this.engine.release(this.session.id);
     this.engine = engine;
@@ -192,25 +198,20 @@ export class ChatRuntime {
     this.#phase = "requesting";
     this.#interrupting = undefined;
     try {
-      await session.addUser(text);
-      const signal = await session.beginRequest();
+      const turn = await session.begin(text);
       try {
-        let reply: AssistantInput | undefined;
-        while (reply === undefined) {
-          const request = await session.prepare({ system: CHAT_SYSTEM_PROMPT, signal });
-          this.lastRequest = request;
-          try {
-            reply = await this.#stream(request, signal);
-          } catch (error) {
-            // Too long for the model after all: trim (then clear) the context and ask again. The governance
-            // event (`emergency-recovery`) tells the user what was done.
-            if (signal.aborted || (await session.recover(error, signal)) === undefined) throw error;
-          }
-        }
-        if (signal.aborted) throw new InterruptedError();
+        // Too long for the model after all: the turn trims (then clears) the context and asks again; the
+        // governance event (`emergency-recovery`) tells the user what was done.
+        const { response: reply } = await turn.send(
+          (request, signal) => {
+            this.lastRequest = request;
+            return this.#stream(request, signal);
+          },
+          { system: CHAT_SYSTEM_PROMPT },
+        );
+        if (this.#interrupting !== undefined) throw new InterruptedError();
         this.#phase = "saving";
-        const [message] = await session.record(reply);
-        await session.commit();
+        const { reply: message } = await turn.commit(reply);
         output.emit({
           type: "reply",
           sessionId: session.id,
@@ -219,13 +220,13 @@ export class ChatRuntime {
         });
         return "answered";
       } catch (error) {
-        if (signal.aborted || error instanceof InterruptedError) {
-          const removed = await (this.#interrupting ?? session.interrupt());
+        if (this.#interrupting !== undefined || error instanceof InterruptedError) {
+          const removed = await (this.#interrupting ?? turn.dispose());
           this.#reload();
           output.emit({ type: "interrupted", sessionId: session.id, removed: removed.length });
           return "interrupted";
         }
-        await session.interrupt();
+        await turn.dispose();
         this.#reload();
         throw error;
       }

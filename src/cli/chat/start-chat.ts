@@ -7,6 +7,7 @@ import type { SessionStore } from "../../store/session-store.ts";
 import type { CliIo } from "../program.ts";
 import { runChatLoop, errorEvent } from "./chat-loop.ts";
 import { createChatOutput } from "./chat-output.ts";
+import { loadPipelineModule } from "../pipeline-module.ts";
 import { CHAT_AGENT, createChatEngine } from "./chat-engine.ts";
 import { ChatRuntime } from "./chat-runtime.ts";
 import { chooseDatabase, openStores } from "../open-stores.ts";
@@ -23,6 +24,8 @@ export interface ChatFlags {
   readonly pg?: string;
   /** SQLite file, overriding `db` / CTXKIT_DB. */
   readonly db?: string;
+  /** A module whose default export is the governance pipeline, or a function of the preset's making one. */
+  readonly pipeline?: string;
 }
 
 /** Where the chat reads input and settings from; tests give a sandbox. */
@@ -89,12 +92,15 @@ export async function runChat(flags: ChatFlags, environment: ChatEnvironment): P
   let fatal: Error | undefined;
   let runtime: ChatRuntime | undefined;
   try {
+    const pipeline =
+      flags.pipeline === undefined ? undefined : await loadPipelineModule(flags.pipeline, environment.cwd);
     const engine = await createChatEngine({
       settings,
       models,
       stores,
       output,
       ...(flags.sessionTitle !== undefined && { sessionTitle: flags.sessionTitle }),
+      ...(pipeline !== undefined && { pipeline }),
     });
     const sessionId = await chosenSessionId(stores.sessions, flags.resume, () => engine.settings.ids("ses"));
     let record = await stores.sessions.getSession(sessionId);
@@ -108,6 +114,7 @@ export async function runChat(flags: ChatFlags, environment: ChatEnvironment): P
       modelSpec: spec,
       settings,
       ...(flags.sessionTitle !== undefined && { sessionTitle: flags.sessionTitle }),
+      ...(pipeline !== undefined && { pipeline }),
       output,
       location,
       sessionId,

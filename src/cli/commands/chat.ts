@@ -30,6 +30,10 @@ export function chatCommand(options: ChatCommandOptions = {}): CommandRegistrati
       .option("--json", "read lines from stdin and print one JSON event per line (for scripts)")
       .option("--pg <url>", "store sessions in PostgreSQL (default: CTXKIT_PG_URL or the pgUrl setting)")
       .option("--db <path>", "SQLite database file (default: CTXKIT_DB or the db setting)")
+      .option(
+        "--pipeline <module>",
+        "governance pipeline module: its default export is a pipeline, or a function of the preset's returning one",
+      )
       .action(async (flags: ChatFlags) => {
         const { runChat } = await import("../chat/start-chat.ts");
         await runChat(flags, {

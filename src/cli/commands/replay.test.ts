@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCliChild } from "../../../test/support/run-cli-child.ts";
 import { preset } from "../../governance/presets.ts";
-import { replayPolicy } from "./run-replay.ts";
+import { replayPipeline } from "./run-replay.ts";
 import { transcriptPath } from "../../../test/support/transcripts.ts";
 
 const home = mkdtempSync(join(tmpdir(), "ctxkit-replay-dump-"));
@@ -114,15 +114,16 @@ describe("ctxkit replay with a window too small", () => {
   });
 });
 
-describe("replayPolicy", () => {
+describe("replayPipeline", () => {
   it("puts the flags' pricing and cache TTL over a preset that filled in every default", () => {
     const aggressive = preset("aggressive");
-    expect(aggressive.pricing).toBe("anthropic");
-    const policy = replayPolicy(aggressive, "openai", "1h");
-    expect(policy).toMatchObject({
+    expect(aggressive.settings.pricing).toBe("anthropic");
+    const pipeline = replayPipeline(aggressive, "openai", "1h");
+    expect(pipeline.settings).toMatchObject({
       pricing: "openai",
       cacheTtl: "1h",
-      groundingTarget: aggressive.groundingTarget,
+      groundingTarget: aggressive.settings.groundingTarget,
     });
+    expect(pipeline.processors).toEqual(aggressive.processors);
   });
 });

@@ -4,7 +4,9 @@ import { join } from "node:path";
 import { z } from "zod";
 import { ValidationError } from "../../errors/errors.ts";
 import { fromFileSystemError } from "../../errors/file-access-error.ts";
-import { governancePolicySchema, type GovernancePolicyInput } from "../../governance/policy.ts";
+import type { GovernorSettings } from "../../governance/governor-settings.ts";
+import { withSettings, type GovernancePipeline } from "../../governance/pipeline.ts";
+import { presetOptionsSchema } from "../../governance/preset-options.ts";
 import { preset } from "../../governance/presets.ts";
 import { validate } from "../../model/schemas.ts";
 import {
@@ -63,7 +65,7 @@ interface ReplaySource {
   readonly contextWindow: number;
   readonly reservedOutputTokens: number;
   readonly counter: TokenCounter;
-  readonly policy: GovernancePolicyInput;
+  readonly pipeline: GovernancePipeline;
   readonly cache: CacheProfile;
 }
 
@@ -81,7 +83,7 @@ async function fileSource(file: string, options: z.output<typeof optionsSchema>)
     contextWindow: model.contextWindow,
     reservedOutputTokens: reservedOutputTokens(model),
     counter: await counterForModel(model),
-    policy: {},
+    pipeline: preset("default"),
     // Priced as the recorded model's provider bills it.
     cache: cacheProfileFor(modelId, model.provider === "google" ? { provider: "gemini" } : {}),
   };
@@ -102,7 +104,7 @@ async function sessionSource(id: string, options: z.output<typeof optionsSchema>
       contextWindow: settings.contextWindow,
       reservedOutputTokens: settings.reservedOutputTokens,
       counter: settings.counter,
-      policy: settings.policy,
+      pipeline: settings.pipeline,
       cache: settings.cache,
     };
   });
@@ -129,8 +131,7 @@ function pickConversation(
   return found;
 }
 
-async function policyFrom(options: z.output<typeof optionsSchema>): Promise<GovernancePolicyInput> {
-  let overrides: GovernancePolicyInput = {};
+async function pipelineFrom(options: z.output<typeof optionsSchema>): Promise<GovernancePipeline> {
   if (options.config !== undefined) {
     let parsed: unknown;
     try {
@@ -142,28 +143,30 @@ async function policyFrom(options: z.output<typeof optionsSchema>): Promise<Gove
     }
     const fileSchema = z.object({
       preset: z.string().optional(),
-      policy: governancePolicySchema.partial().optional(),
+      policy: presetOptionsSchema.partial().optional(),
     });
     const file = validate(fileSchema, parsed, `replay config ${options.config}`);
-    overrides = { ...preset(file.preset ?? "default"), ...file.policy };
+    // The file's preset and knobs win over --preset (still checked to be a preset).
+    if (options.preset !== undefined) preset(options.preset);
+    return preset(file.preset ?? "default", file.policy);
   }
-  return options.preset !== undefined ? preset(options.preset, overrides) : overrides;
+  return preset(options.preset ?? "default");
 }
 
 /**
- * The replay's governance policy: the preset's or config file's (which come with every default filled in), with
- * what the flags decide on top: the prices the replay bills (`--pricing`, or the model's provider) and the cache
- * TTL (`--cache-ttl`), so governance weighs the cache the meter bills.
+ * The replay's governance pipeline: the preset's or config file's, with what the flags decide on top: the prices
+ * the replay bills (`--pricing`, or the model's provider) and the cache TTL (`--cache-ttl`), so governance weighs
+ * the cache the meter bills.
  *
  * @example
- * replayPolicy(preset("aggressive"), "openai", "1h"); // { ...aggressive, pricing: "openai", cacheTtl: "1h" }
+ * replayPipeline(preset("aggressive"), "openai", "1h").settings; // { ...aggressive's, pricing: "openai", cacheTtl: "1h" }
  */
-export function replayPolicy(
-  policy: GovernancePolicyInput,
-  pricing: NonNullable<GovernancePolicyInput["pricing"]>,
-  cacheTtl: NonNullable<GovernancePolicyInput["cacheTtl"]>,
-): GovernancePolicyInput {
-  return { ...policy, pricing, cacheTtl };
+export function replayPipeline(
+  pipeline: GovernancePipeline,
+  pricing: GovernorSettings["pricing"],
+  cacheTtl: GovernorSettings["cacheTtl"],
+): GovernancePipeline {
+  return withSettings(pipeline, { pricing, cacheTtl });
 }
 
 /** Writes one dumped request; a failure stops the replay with a typed error naming the file. */
@@ -197,8 +200,10 @@ export async function runReplay(
       ? source.reservedOutputTokens
       : reservedOutputTokens({ contextWindow, maxOutputTokens: model.maxOutputTokens });
   const counter = options.model === undefined ? source.counter : await counterForModel(model);
-  const policy =
-    options.preset === undefined && options.config === undefined ? source.policy : await policyFrom(options);
+  const pipeline =
+    options.preset === undefined && options.config === undefined
+      ? source.pipeline
+      : await pipelineFrom(options);
   const cache =
     options.pricing === undefined
       ? options.model === undefined
@@ -216,7 +221,7 @@ export async function runReplay(
     reservedOutputTokens: reserved,
     counter,
     summarizer: createExtractiveSummarizer({ counter }),
-    policy: replayPolicy(policy, cache.provider, options.cacheTtl),
+    pipeline: replayPipeline(pipeline, cache.provider, options.cacheTtl),
     cache,
     breakpoints: options.breakpoints,
     longTtl: options.cacheTtl === "1h",

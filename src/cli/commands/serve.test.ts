@@ -397,6 +397,63 @@ describe("ctxkit serve", () => {
     }
   });
 
+  it("--pipeline: a processor of one's own, from a TypeScript module, governs every proxied request", async () => {
+    // The module needs nothing from ctxkit: its default export is a function of the preset's pipeline.
+    writeFileSync(
+      join(home, "my-pipeline.ts"),
+      [
+        "type Block = { type: string; text?: string };",
+        "type Message = { role: string; content: Block[] };",
+        "const redact = (block: Block): Block =>",
+        '  block.type === "text" ? { ...block, text: block.text!.replaceAll(/TICKET-\\d+/g, "[ticket]") } : block;',
+        "export default (base: { processors: unknown[]; settings: object }) => ({",
+        "  processors: [",
+        "    {",
+        '      name: "redact-tickets",',
+        '      triggers: [{ kind: "each-message" }],',
+        "      process: (messages: Message[]) =>",
+        '        messages.map((message) => (message.role === "user" ? { ...message, content: message.content.map(redact) } : message)),',
+        "    },",
+        "    ...base.processors,",
+        "  ],",
+        "  settings: base.settings,",
+        "});",
+        "",
+      ].join("\n"),
+    );
+    const served = await serve(
+      ...["--db", join(home, "serve-pipeline.db"), "--upstream", upstream.url],
+      ...["--model", "openai-compatible:fake-model", "--pipeline", "./my-pipeline.ts"],
+    );
+    try {
+      const client = new OpenAI({
+        baseURL: `${served.url}/v1`,
+        apiKey: key,
+        maxRetries: 0,
+        defaultHeaders: { "X-Ctxkit-Session": "pipeline-session" },
+      });
+      await client.chat.completions.create({
+        model: "anything",
+        messages: [{ role: "user", content: "Where is TICKET-4711?" }],
+      });
+      const sent = JSON.stringify(upstream.requests.at(-1)?.body.messages);
+      expect(sent).toContain("Where is [ticket]?");
+      expect(sent).not.toContain("TICKET-4711");
+    } finally {
+      expect(await served.stop("SIGTERM")).toBe(0);
+    }
+  });
+
+  it("--pipeline refuses a module that gives no pipeline in one line, exit 2", () => {
+    writeFileSync(join(home, "not-a-pipeline.mjs"), "export default { processors: [{ name: 'x' }] };\n");
+    const refused = runSync("serve", "--port", "0", "--no-auth", "--pipeline", "./not-a-pipeline.mjs");
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(
+      /--pipeline.*not-a-pipeline\.mjs gives no pipeline: processors\.0\.process/,
+    );
+    expect(refused.stderr.trim().split("\n")).toHaveLength(1);
+  });
+
   it("takes its limits from --max-body and --rate-limit, and refuses a bad limit in one line, exit 2", async () => {
     const served = await serve(
       "--db",

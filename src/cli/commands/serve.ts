@@ -139,6 +139,10 @@ export const registerServe: CommandRegistration = (program, io) => {
       "delete /v1/sync sessions (agent ctxkit-sync, every tenant's) idle for more than this many days, at start " +
         "(default: never delete)",
     )
+    .option(
+      "--pipeline <module>",
+      "governance pipeline module: its default export is a pipeline, or a function of the preset's returning one",
+    )
     .option("--memory-in-context", "put each tenant's core memories in its sessions' system prompts")
     .option(
       "--public-metrics",

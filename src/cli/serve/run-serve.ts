@@ -5,7 +5,9 @@
 import { loadSettings } from "../../config/index.ts";
 import { ConfigError } from "../../errors/errors.ts";
 import { redactSecrets } from "../../errors/redact-secrets.ts";
-import { preset } from "../../governance/presets.ts";
+import { pipelineFromSettings } from "../../config/setting-entries.ts";
+import type { GovernancePipeline } from "../../governance/pipeline.ts";
+import { loadPipelineModule } from "../pipeline-module.ts";
 import { resolveModel } from "../../providers/resolve-model.ts";
 import { JsonFileKeyStore } from "../../server/auth/json-file-key-store.ts";
 import { LOCAL_TENANT } from "../../server/server-options.ts";
@@ -46,6 +48,8 @@ export interface ServeFlags {
   tenantLimits?: string;
   promptCacheKey?: boolean;
   reasoningContent?: boolean;
+  /** A module whose default export is the governance pipeline, or a function of the preset's making one. */
+  pipeline?: string;
 }
 
 /** Days of `--sync-retention-days`: a whole number of days above 0, or undefined (never delete). */
@@ -161,6 +165,15 @@ async function chooseSummarizer(
   }
 }
 
+/** The pipeline that governs the proxy: the settings' preset, made into the `--pipeline` module's when given. */
+async function servedPipeline(
+  module: string | undefined,
+  settings: Parameters<typeof pipelineFromSettings>[0],
+): Promise<GovernancePipeline> {
+  const base = pipelineFromSettings(settings);
+  return module === undefined ? base : (await loadPipelineModule(module, process.cwd()))(base);
+}
+
 /** What the start-up cleanup of sync sessions did, for the report. */
 async function syncCleanup(running: RunningServer): Promise<string> {
   try {
@@ -218,7 +231,7 @@ export async function runServe(flags: ServeFlags, io: CliIo): Promise<void> {
     ...(settings.maxOutputTokens !== undefined && { maxOutputTokens: settings.maxOutputTokens }),
     ...(summarizer !== undefined && { summarizer }),
     coreMemoryTokens: settings.memory.maxCoreTokens,
-    policy: preset(settings.preset, settings.policy),
+    pipeline: await servedPipeline(flags.pipeline, settings),
   };
   const stores = await openStores(database, {
     memory: settings.memory.enabled,

@@ -7,9 +7,10 @@ import { FakeTokenCounter } from "../../test/fake-token-counter.ts";
 import { HistoryBuilder } from "../../test/history-builder.ts";
 import type { GovernanceEvent } from "../events.ts";
 import { createGovernor } from "../governor.ts";
-import type { GovernancePolicyInput } from "../policy.ts";
+import type { PresetOptionsInput } from "../preset-options.ts";
+import { preset } from "../presets.ts";
 
-function governor(policy: GovernancePolicyInput = {}) {
+function governor(knobs: PresetOptionsInput = {}) {
   const events: GovernanceEvent[] = [];
   const summarizer = new FakeSummarizer({
     respond: (request) => `${request.messages.length} messages about tabs`,
@@ -18,7 +19,7 @@ function governor(policy: GovernancePolicyInput = {}) {
     contextWindow: 200_000,
     counter: new FakeTokenCounter(),
     summarizer,
-    policy,
+    pipeline: preset("default", knobs),
     ids: sequentialIds(),
     clock: () => new Date("2026-01-01T00:00:00Z"),
     onEvent: (event) => events.push(event),

@@ -4,7 +4,7 @@ import { messageText } from "../../model/blocks.ts";
 import type { Message } from "../../model/message.ts";
 import { planCompaction, type Segment } from "../compaction-plan.ts";
 import type { Processor, ProcessorContext } from "../processor.ts";
-import type { GovernancePolicy } from "../policy.ts";
+import type { PresetOptions } from "../preset-options.ts";
 import { sumTokens } from "../processor.ts";
 import { trimmedMarker } from "../../summarize/summarize-request-schema.ts";
 import { summarizeSafely } from "../summarize-safely.ts";
@@ -83,12 +83,8 @@ async function summarizeSegment(
   return segmentSummary(messages, segment, replaced, body, context);
 }
 
-/** The largest summary, in tokens: the policy's, capped at 10% of the usable window. */
-export function summaryBudget(context: Pick<ProcessorContext, "policy" | "window">): number {
-  return cappedSummaryBudget(context.policy.summaryMaxTokens, context);
-}
-
-function cappedSummaryBudget(maxTokens: number, context: Pick<ProcessorContext, "window">): number {
+/** The largest summary, in tokens: `maxTokens`, capped at 10% of the usable window. */
+export function summaryBudget(maxTokens: number, context: Pick<ProcessorContext, "window">): number {
   return Math.max(200, Math.min(maxTokens, Math.floor(context.window.usable * 0.1)));
 }
 
@@ -168,7 +164,7 @@ async function compact(
     messageIds: replacedIds,
   });
   const started = context.clock().getTime();
-  const maxTokens = cappedSummaryBudget(settings.summaryMaxTokens, context);
+  const maxTokens = summaryBudget(settings.summaryMaxTokens, context);
   const output: Message[] = [];
   const summaries: Message[] = [];
   let cursor = 0;
@@ -238,6 +234,7 @@ export function createCompactHistory(options: CompactHistoryOptions): Processor 
   const settings = validate(optionsSchema, options, `${NAME} options`);
   return {
     name: NAME,
+    options: settings,
     triggers: [
       { kind: "payload-share", share: settings.trigger },
       ...(settings.aboveMessages > 0
@@ -251,28 +248,16 @@ export function createCompactHistory(options: CompactHistoryOptions): Processor 
 }
 
 /**
- * The options of the compaction a policy configures (`compactionTrigger`, `compactAboveMessages`, `tailShare`,
- * `minTailTurns`, `summaryMaxTokens`, `inflationRetryShare`).
- *
- * @example
- * createCompactHistory(compactionOptionsOf(preset("aggressive")));
+ * The options of the compaction a preset's knobs configure (`compactionTrigger`, `compactAboveMessages`,
+ * `tailShare`, `minTailTurns`, `summaryMaxTokens`, `inflationRetryShare`).
  */
-export function compactionOptionsOf(policy: GovernancePolicy): CompactionSettings {
+export function compactionOptionsOf(options: PresetOptions): CompactionSettings {
   return {
-    trigger: policy.compactionTrigger,
-    aboveMessages: policy.compactAboveMessages,
-    tailShare: policy.tailShare,
-    minTailTurns: policy.minTailTurns,
-    summaryMaxTokens: policy.summaryMaxTokens,
-    retryShare: policy.inflationRetryShare,
+    trigger: options.compactionTrigger,
+    aboveMessages: options.compactAboveMessages,
+    tailShare: options.tailShare,
+    minTailTurns: options.minTailTurns,
+    summaryMaxTokens: options.summaryMaxTokens,
+    retryShare: options.inflationRetryShare,
   };
 }
-
-/** `createCompactHistory`'s processor with its options read from the policy in its context (trigger 0: off). */
-export const compactHistory: Processor = {
-  name: NAME,
-  process: (messages, context) =>
-    context.policy.compactionTrigger === 0
-      ? messages
-      : compact(compactionOptionsOf(context.policy), messages, context),
-};

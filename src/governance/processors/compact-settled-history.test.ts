@@ -8,17 +8,20 @@ import { FakeTokenCounter } from "../../test/fake-token-counter.ts";
 import { HistoryBuilder } from "../../test/history-builder.ts";
 import type { GovernanceEvent } from "../events.ts";
 import { MemoryOffloadStore } from "../offload-store.ts";
-import { resolvePolicy, type GovernancePolicyInput } from "../policy.ts";
+import { resolveGovernorSettings, type GovernorSettingsInput } from "../governor-settings.ts";
+import { preset } from "../presets.ts";
 import type { CompactionGuard, ProcessorContext } from "../processor.ts";
 import { keptVerbatim, settledSegments } from "../settled-plan.ts";
-import { compactSettledHistory } from "./compact-settled-history.ts";
+import { createCompactSettledHistory } from "./compact-settled-history.ts";
+
+const compactSettledHistory = createCompactSettledHistory();
 
 const counter = new FakeTokenCounter();
 const tokensOf = (message: Message) => counter.countMessage(message);
 const output = (label: string, tokens: number) => `${label}\n${"r".repeat(tokens * 4)}`;
 
 interface Setup {
-  policy?: GovernancePolicyInput;
+  settings?: GovernorSettingsInput;
   requestsSoFar?: number;
   summarizer?: FakeSummarizer;
   guard?: CompactionGuard;
@@ -28,9 +31,8 @@ interface Setup {
 
 function context(setup: Setup = {}, events: GovernanceEvent[] = []): ProcessorContext {
   return {
-    // The processor turned on (it is off by default), with nothing held back as still needed (neededContext has
-    // its own tests).
-    policy: resolvePolicy({ groundingTarget: 0, compactSettledHistory: true, ...setup.policy }),
+    // Nothing held back as still needed (neededContext has its own tests).
+    settings: resolveGovernorSettings({ groundingTarget: 0, ...setup.settings }),
     window: { contextWindow: 128_000, reservedOutput: 8_000, usable: 120_000 },
     fixedTokens: 10_000,
     tokensOf,
@@ -158,7 +160,7 @@ describe("compactSettledHistory", () => {
     const anthropic = await compactSettledHistory.process(messages, context({ requestsSoFar: 10 }));
     const gemini = await compactSettledHistory.process(
       messages,
-      context({ requestsSoFar: 10, policy: { pricing: "gemini" } }),
+      context({ requestsSoFar: 10, settings: { pricing: "gemini" } }),
     );
     expect(anthropic).toBe(messages);
     expect(gemini.some((message) => message.kind === "summary")).toBe(true);
@@ -262,10 +264,13 @@ describe("compactSettledHistory", () => {
     expect(block.type === "tool-result" && toolResultText(block.content)).toBe(full);
   });
 
-  it("is off when the policy says so", async () => {
-    const messages = longRun(40);
-    expect(
-      await compactSettledHistory.process(messages, context({ policy: { compactSettledHistory: false } })),
-    ).toBe(messages);
+  it("is in a preset's pipeline only when its knob turns it on, with compaction", () => {
+    const names = (knobs: Parameters<typeof preset>[1]) =>
+      preset("default", knobs).processors.map((processor) => processor.name);
+    expect(names({})).not.toContain("compact-settled-history");
+    expect(names({ compactSettledHistory: true })).toContain("compact-settled-history");
+    expect(names({ compactSettledHistory: true, compactionTrigger: 0 })).not.toContain(
+      "compact-settled-history",
+    );
   });
 });

@@ -9,22 +9,32 @@ import { summarizeSafely } from "../summarize-safely.ts";
 import { segmentSummary, segmentSummaryRequest, summaryBody, summaryBudget } from "./compact-history.ts";
 
 const NAME = "compact-settled-history";
-const optionsSchema = z.strictObject({});
+const optionsSchema = z.strictObject({
+  /** Largest summary, in tokens (also capped at 10% of the usable window). */
+  summaryMaxTokens: z.number().int().nonnegative().default(6_000),
+  /** After a summary that did not pay, wait until the payload grew by this share of the usable window. */
+  retryShare: z.number().min(0).max(1).default(0.1),
+  /** Turns before the current one whose dialogue (user message and final reply, when small) stays verbatim. */
+  dialogueTurns: z.number().int().nonnegative().default(2),
+});
 
-/** Options of `createCompactSettledHistory` (none yet: it reads the governor settings it shares). */
+/** Options of `createCompactSettledHistory`. */
 export type CompactSettledHistoryOptions = z.input<typeof optionsSchema>;
 
+/** `createCompactSettledHistory`'s resolved options. */
+export type SettledCompactionSettings = z.output<typeof optionsSchema>;
+
 async function compactSettled(
+  options: SettledCompactionSettings,
   messages: readonly Message[],
   context: ProcessorContext,
 ): Promise<readonly Message[]> {
-  const { policy } = context;
   if (context.requestsSoFar === undefined) return messages;
   const before = context.fixedTokens + sumTokens(messages, context.tokensOf);
   if (before < (context.guard.settledPausedBelow ?? 0)) return messages;
-  const plan = planSettledCompaction(messages, context);
+  const plan = planSettledCompaction(messages, context, options);
   if (plan === undefined) return messages;
-  const maxTokens = summaryBudget(context);
+  const maxTokens = summaryBudget(options.summaryMaxTokens, context);
   const messageIds = plan.segments.flatMap((segment) =>
     messages.slice(segment.start, segment.end).map((message) => message.id),
   );
@@ -47,7 +57,7 @@ async function compactSettled(
   if (!failed) learnSummarySize(context.guard, summaryTokens, plan.summaryTokens);
   if (failed) {
     // A failing summarizer is not called again until the payload has grown by the retry margin.
-    context.guard.settledPausedBelow = before + policy.inflationRetryShare * context.window.usable;
+    context.guard.settledPausedBelow = before + options.retryShare * context.window.usable;
     context.emit({
       type: "compaction-rolled-back",
       reason:
@@ -105,25 +115,18 @@ async function compactSettled(
  * Summaries are made from the tools' real outputs, offloaded ones read back. Figures are estimated before any
  * summarizer call and checked after. A failing summarizer never trims history here (unlike compaction at the trigger, this one is optional),
  * and after a summary that did not pay — or a failed one at the trigger — it waits until the payload has grown
- * by the retry margin (the governor settings' `inflationRetryShare`). Takes an optional checkpoint once enough
+ * by the retry margin (`retryShare`). Takes an optional checkpoint once enough
  * history came after the newest summary (see the `settled-history` trigger).
  *
  * @example
  * const pipeline = createPipeline({ processors: [createCompactSettledHistory()], settings: { pricing: "openai" } });
  */
 export function createCompactSettledHistory(options: CompactSettledHistoryOptions = {}): Processor {
-  validate(optionsSchema, options, `${NAME} options`);
-  return { name: NAME, triggers: [{ kind: "settled-history" }], process: compactSettled };
+  const resolved = validate(optionsSchema, options, `${NAME} options`);
+  return {
+    name: NAME,
+    options: resolved,
+    triggers: [{ kind: "settled-history" }],
+    process: (messages, context) => compactSettled(resolved, messages, context),
+  };
 }
-
-/**
- * `createCompactSettledHistory`'s processor, switched by the policy in its context (`compactSettledHistory`, and
- * off when `compactionTrigger` is 0).
- */
-export const compactSettledHistory: Processor = {
-  name: NAME,
-  process: (messages, context) =>
-    context.policy.compactSettledHistory && context.policy.compactionTrigger !== 0
-      ? compactSettled(messages, context)
-      : messages,
-};

@@ -7,14 +7,17 @@ import { FakeTokenCounter } from "../../test/fake-token-counter.ts";
 import { HistoryBuilder } from "../../test/history-builder.ts";
 import type { GovernanceEvent } from "../events.ts";
 import type { ProcessorContext } from "../processor.ts";
-import { resolvePolicy, type GovernancePolicyInput } from "../policy.ts";
-import { compressSmallHistory } from "./compress-small-history.ts";
+import { resolveGovernorSettings } from "../governor-settings.ts";
+import { preset } from "../presets.ts";
+import { createCompressSmallHistory } from "./compress-small-history.ts";
 
-function context(options: { usable: number; force?: boolean; policy?: GovernancePolicyInput }) {
+const compressSmallHistory = createCompressSmallHistory({ belowTurns: 5, trigger: 0.8 });
+
+function context(options: { usable: number; force?: boolean }) {
   const counter = new FakeTokenCounter();
   const events: GovernanceEvent[] = [];
   const value = {
-    policy: resolvePolicy(options.policy ?? {}),
+    settings: resolveGovernorSettings(),
     window: { contextWindow: options.usable + 1_000, reservedOutput: 1_000, usable: options.usable },
     fixedTokens: 0,
     tokensOf: (message: Message) => counter.countMessage(message),
@@ -101,7 +104,8 @@ describe("compressSmallHistory", () => {
       .step([{ name: "read", output: "x ".repeat(9_000) }])
       .build();
     expect(await compressSmallHistory.process(single, context({ usable: 1_000 }).context)).toBe(single);
-    const off = context({ usable: 1_000, policy: { smallHistoryTurns: 0 } });
-    expect(await compressSmallHistory.process(history, off.context)).toBe(history);
+    // smallHistoryTurns 0 leaves the processor out of the preset's pipeline.
+    const names = preset("default", { smallHistoryTurns: 0 }).processors.map((processor) => processor.name);
+    expect(names).not.toContain("compress-small-history");
   });
 });

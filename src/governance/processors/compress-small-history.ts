@@ -71,24 +71,8 @@ export function createCompressSmallHistory(options: CompressSmallHistoryOptions)
   const resolved = validate(optionsSchema, options, `${NAME} options`);
   return {
     name: NAME,
+    options: resolved,
     triggers: [{ kind: "checkpoint" }, { kind: "overflow" }],
     process: (messages, context) => compress(resolved, messages, context),
   };
 }
-
-/**
- * `createCompressSmallHistory`'s processor with its options read from the policy in its context
- * (`smallHistoryTurns`, `compactionTrigger`; either 0: off).
- */
-export const compressSmallHistory: Processor = {
-  name: NAME,
-  process(messages, context) {
-    const { policy } = context;
-    if (policy.smallHistoryTurns === 0 || policy.compactionTrigger === 0) return messages;
-    return compress(
-      { belowTurns: policy.smallHistoryTurns, trigger: policy.compactionTrigger },
-      messages,
-      context,
-    );
-  },
-};

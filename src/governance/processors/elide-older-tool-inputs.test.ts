@@ -9,20 +9,23 @@ import type { GovernanceEvent } from "../events.ts";
 import { createGovernor } from "../governor.ts";
 import { MemoryOffloadStore } from "../offload-store.ts";
 import type { ProcessorContext } from "../processor.ts";
-import { resolvePolicy, type GovernancePolicyInput } from "../policy.ts";
+import { resolveGovernorSettings, type GovernorSettingsInput } from "../governor-settings.ts";
+import { preset } from "../presets.ts";
 import { createRecallTool } from "../recall-tool.ts";
-import { elideOlderToolInputs } from "./elide-older-tool-inputs.ts";
+import { createElideOlderToolInputs } from "./elide-older-tool-inputs.ts";
+
+const elideOlderToolInputs = createElideOlderToolInputs({ aboveTokens: 250 });
 
 const fileContent = (label: string, lines: number) =>
   Array.from({ length: lines }, (_, line) => `${label} line ${line}: const value${line} = ${line};`).join(
     "\n",
   );
 
-function context(policy: GovernancePolicyInput, emit: (event: GovernanceEvent) => void = () => {}) {
+function context(settings: GovernorSettingsInput, emit: (event: GovernanceEvent) => void = () => {}) {
   const counter = new FakeTokenCounter();
   return {
     // The mechanics with nothing held back as still needed (neededContext has its own tests).
-    policy: resolvePolicy({ groundingTarget: 0, ...policy }),
+    settings: resolveGovernorSettings({ groundingTarget: 0, ...settings }),
     window: { contextWindow: 100_000, reservedOutput: 4_000, usable: 96_000 },
     fixedTokens: 0,
     tokensOf: (message: Message) => counter.countMessage(message),
@@ -67,7 +70,7 @@ function writingRun(): Message[] {
 describe("elideOlderToolInputs", () => {
   it("shortens long arguments of older calls to a recallable preview, keeping name, id and primary argument", async () => {
     const events: GovernanceEvent[] = [];
-    const ctx = context({ offloadProtectTokens: 0 }, (event) => events.push(event));
+    const ctx = context({ protectTokens: 0 }, (event) => events.push(event));
     const history = writingRun();
     const output = await elideOlderToolInputs.process(history, ctx);
 
@@ -108,7 +111,7 @@ describe("elideOlderToolInputs", () => {
       .step([{ name: "Write", input: { file_path: "src/p.ts", content: body }, output: "ok" }])
       .step([{ name: "Bash", input: { command: "npm test" }, output: "ok" }])
       .build();
-    const output = await elideOlderToolInputs.process(history, context({ offloadProtectTokens: 0 }));
+    const output = await elideOlderToolInputs.process(history, context({ protectTokens: 0 }));
     const content = (calls(output)[0]!.input as { content: string }).content;
     expect(content).toContain("throw new Error('parser failed on empty input');");
     expect(content).toContain("./lib/lexer.ts");
@@ -117,7 +120,7 @@ describe("elideOlderToolInputs", () => {
 
   it("leaves calls inside the protection window, short arguments, and already elided ones alone", async () => {
     const history = writingRun();
-    const ctx = context({ offloadProtectTokens: 50_000 });
+    const ctx = context({ protectTokens: 50_000 });
     expect(await elideOlderToolInputs.process(history, ctx)).toBe(history);
 
     const short = new HistoryBuilder()
@@ -125,16 +128,18 @@ describe("elideOlderToolInputs", () => {
       .step([{ name: "Edit", input: { file_path: "a.ts", old_string: "a", new_string: "b" }, output: "ok" }])
       .step([{ name: "Bash", input: { command: "npm test" }, output: "ok" }])
       .build();
-    expect(await elideOlderToolInputs.process(short, context({ offloadProtectTokens: 0 }))).toBe(short);
+    expect(await elideOlderToolInputs.process(short, context({ protectTokens: 0 }))).toBe(short);
 
-    const once = await elideOlderToolInputs.process(history, context({ offloadProtectTokens: 0 }));
-    expect(await elideOlderToolInputs.process(once, context({ offloadProtectTokens: 0 }))).toBe(once);
+    const once = await elideOlderToolInputs.process(history, context({ protectTokens: 0 }));
+    expect(await elideOlderToolInputs.process(once, context({ protectTokens: 0 }))).toBe(once);
   });
 
-  it("is disabled by elideToolInputsAbove: 0", async () => {
-    const history = writingRun();
-    const ctx = context({ offloadProtectTokens: 0, elideToolInputsAbove: 0 });
-    expect(await elideOlderToolInputs.process(history, ctx)).toBe(history);
+  it("is left out of a preset's pipeline by elideToolInputsAbove: 0", () => {
+    const names = preset("default", { elideToolInputsAbove: 0 }).processors.map(
+      (processor) => processor.name,
+    );
+    expect(names).not.toContain("elide-older-tool-inputs");
+    expect(names).toContain("offload-tool-outputs");
   });
 
   it("lets the governor take a checkpoint for piled-up tool inputs alone, and keeps the history untouched", async () => {
@@ -143,12 +148,12 @@ describe("elideOlderToolInputs", () => {
       contextWindow: 200_000,
       counter: new FakeTokenCounter(),
       summarizer: new FakeSummarizer(),
-      policy: {
+      pipeline: preset("default", {
         offloadProtectTokens: 1_000,
         offloadMinPrunableTokens: 1_000,
         cacheAware: false,
         groundingTarget: 0,
-      },
+      }),
       onEvent: (event) => events.push(event),
     });
     const history = writingRun();

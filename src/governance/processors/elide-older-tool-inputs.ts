@@ -39,15 +39,10 @@ function protectedFrom(messages: readonly Message[], context: ProcessorContext, 
 }
 
 /**
- * Estimated tokens of the string arguments the policy's elision (`elideToolInputsAbove`) could shorten in one
- * message: those longer than its limit, the primary argument excepted.
+ * Estimated tokens of the string arguments above `aboveTokens` in one message, the primary argument excepted (what
+ * elision could shorten; 0 when `aboveTokens` is 0).
  */
-export function elidableInputTokens(message: Message, context: Pick<ProcessorContext, "policy">): number {
-  return longInputTokens(message, context.policy.elideToolInputsAbove);
-}
-
-/** Estimated tokens of the string arguments above `aboveTokens` in one message, the primary argument excepted. */
-function longInputTokens(message: Message, aboveTokens: number): number {
+export function longInputTokens(message: Message, aboveTokens: number): number {
   const limitChars = elisionLimitChars(aboveTokens);
   if (message.role !== "assistant" || limitChars === 0) return 0;
   let chars = 0;
@@ -158,8 +153,8 @@ async function elide(
  * protection window of recent tool output and the agent is no longer likely to edit from it (`neededContext`).
  * The call's name and primary argument (the file, the command) stay intact; the full argument goes to the
  * offload store. Written files are on disk: the history does not need a second copy of them in every request.
- * Runs at every checkpoint. (What piles up for the optional checkpoint counts arguments above the governor
- * settings' `elideToolInputsAbove`.) Throws `ValidationError` for bad options.
+ * Runs at every checkpoint, and declares that arguments above `aboveTokens` count as tool traffic piling up
+ * toward an optional checkpoint (a `tool-input` trigger). Throws `ValidationError` for bad options.
  *
  * @example
  * const pipeline = createPipeline({ processors: [createElideOlderToolInputs({ aboveTokens: 250 })] });
@@ -168,16 +163,9 @@ export function createElideOlderToolInputs(options: ElideOlderToolInputsOptions)
   const { aboveTokens } = validate(optionsSchema, options, `${NAME} options`);
   return {
     name: NAME,
-    triggers: [{ kind: "checkpoint" }],
+    options: { aboveTokens },
+    offloads: true,
+    triggers: [{ kind: "checkpoint" }, { kind: "tool-input", above: aboveTokens }],
     process: (messages, context) => elide(aboveTokens, messages, context),
   };
 }
-
-/** `createElideOlderToolInputs`'s processor with its limit read from the policy in its context (0: off). */
-export const elideOlderToolInputs: Processor = {
-  name: NAME,
-  process: (messages, context) =>
-    context.policy.elideToolInputsAbove === 0
-      ? messages
-      : elide(context.policy.elideToolInputsAbove, messages, context),
-};

@@ -1,19 +1,13 @@
-import type { Processor } from "../processor.ts";
-import { compactHistory, compactionOptionsOf, createCompactHistory } from "./compact-history.ts";
-import { compactSettledHistory, createCompactSettledHistory } from "./compact-settled-history.ts";
-import { compressSmallHistory, createCompressSmallHistory } from "./compress-small-history.ts";
-import { createReplaceOlderBinaries, replaceOlderBinaries } from "./replace-older-binaries.ts";
-import { createStripOlderReasoning, stripOlderReasoning } from "./strip-older-reasoning.ts";
-import { createElideOlderToolInputs, elideOlderToolInputs } from "./elide-older-tool-inputs.ts";
-import { createOffloadToolOutputs, offloadToolOutputs } from "./tool-output-offload.ts";
-import {
-  capToolResults,
-  createCapToolResults,
-  createTruncateToolResults,
-  truncateToolResults,
-} from "./truncate-tool-results.ts";
-import { createTrimTurns, trimTurns } from "./trim-turns.ts";
-import { createUseCompactSummaries, useCompactSummaries } from "./use-compact-summaries.ts";
+import { createCompactHistory } from "./compact-history.ts";
+import { createCompactSettledHistory } from "./compact-settled-history.ts";
+import { createCompressSmallHistory } from "./compress-small-history.ts";
+import { createReplaceOlderBinaries } from "./replace-older-binaries.ts";
+import { createStripOlderReasoning } from "./strip-older-reasoning.ts";
+import { createElideOlderToolInputs } from "./elide-older-tool-inputs.ts";
+import { createOffloadToolOutputs } from "./tool-output-offload.ts";
+import { createCapToolResults, createTruncateToolResults } from "./truncate-tool-results.ts";
+import { createTrimTurns } from "./trim-turns.ts";
+import { createUseCompactSummaries } from "./use-compact-summaries.ts";
 
 export type { CompactHistoryOptions } from "./compact-history.ts";
 export type { CompactSettledHistoryOptions } from "./compact-settled-history.ts";
@@ -27,11 +21,6 @@ export type { TrimTurnsOptions } from "./trim-turns.ts";
 export type { UseCompactSummariesOptions } from "./use-compact-summaries.ts";
 
 export {
-  capToolResults,
-  compactHistory,
-  compactionOptionsOf,
-  compactSettledHistory,
-  compressSmallHistory,
   createCapToolResults,
   createCompactHistory,
   createCompactSettledHistory,
@@ -43,36 +32,4 @@ export {
   createTrimTurns,
   createTruncateToolResults,
   createUseCompactSummaries,
-  elideOlderToolInputs,
-  offloadToolOutputs,
-  replaceOlderBinaries,
-  stripOlderReasoning,
-  trimTurns,
-  truncateToolResults,
-  useCompactSummaries,
 };
-
-/**
- * The built-in processors in pipeline order, each reading its settings from the policy in its context (the
- * governor's) and doing nothing when they disable it: cheap, lossless-by-reference rewrites first, then turn
- * trimming, then summarising compaction, then the small-history fallback. For a governor given a `policy`; a
- * pipeline of configured processors is `pipelineFromPolicy(policy)` or `presetPipeline(name)`.
- *
- * @example
- * createGovernor({ ...options, policy, processors: [...defaultProcessors(), myProcessor] });
- */
-export function defaultProcessors(): Processor[] {
-  return [
-    capToolResults,
-    stripOlderReasoning,
-    replaceOlderBinaries,
-    useCompactSummaries,
-    offloadToolOutputs,
-    elideOlderToolInputs,
-    truncateToolResults,
-    trimTurns,
-    compactSettledHistory,
-    compactHistory,
-    compressSmallHistory,
-  ];
-}

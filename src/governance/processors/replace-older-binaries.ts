@@ -60,10 +60,3 @@ export function createReplaceOlderBinaries(options: ReplaceOlderBinariesOptions 
   validate(optionsSchema, options, `${NAME} options`);
   return { name: NAME, triggers: AT_EVERY_CHECKPOINT, process: replaceBinaries };
 }
-
-/** `createReplaceOlderBinaries`'s processor, switched by the policy in its context (`placeholderOlderBinaries`). */
-export const replaceOlderBinaries: Processor = {
-  name: NAME,
-  process: (messages, context) =>
-    context.policy.placeholderOlderBinaries ? replaceBinaries(messages, context) : messages,
-};

@@ -38,9 +38,3 @@ export function createStripOlderReasoning(options: StripOlderReasoningOptions = 
   validate(optionsSchema, options, `${NAME} options`);
   return { name: NAME, triggers: AT_EVERY_CHECKPOINT, process: strip };
 }
-
-/** `createStripOlderReasoning`'s processor, switched by the policy in its context (`stripOlderReasoning`). */
-export const stripOlderReasoning: Processor = {
-  name: NAME,
-  process: (messages, context) => (context.policy.stripOlderReasoning ? strip(messages, context) : messages),
-};

@@ -141,6 +141,8 @@ export function createOffloadToolOutputs(options: OffloadToolOutputsOptions): Pr
   const resolved = validate(optionsSchema, options, `${NAME} options`);
   return {
     name: NAME,
+    options: resolved,
+    offloads: true,
     triggers: [
       { kind: "checkpoint" },
       { kind: "tool-output", tokens: resolved.minPrunableTokens, windowShare: MIN_PRUNABLE_WINDOW_SHARE },
@@ -148,16 +150,3 @@ export function createOffloadToolOutputs(options: OffloadToolOutputsOptions): Pr
     process: (messages, context) => offload(resolved, messages, context),
   };
 }
-
-/**
- * `createOffloadToolOutputs`'s processor with its options read from the policy in its context
- * (`offloadMinPrunableTokens`, 0: off; `offloadPreviewLines`).
- */
-export const offloadToolOutputs: Processor = {
-  name: NAME,
-  process(messages, context) {
-    const { offloadMinPrunableTokens: minPrunableTokens, offloadPreviewLines: previewLines } = context.policy;
-    if (minPrunableTokens === 0) return messages;
-    return offload({ minPrunableTokens, previewLines }, messages, context);
-  },
-};

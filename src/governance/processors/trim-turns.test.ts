@@ -7,15 +7,18 @@ import { FakeTokenCounter } from "../../test/fake-token-counter.ts";
 import { HistoryBuilder } from "../../test/history-builder.ts";
 import type { GovernanceEvent } from "../events.ts";
 import type { MemorySink, ProcessorContext } from "../processor.ts";
-import { resolvePolicy, type GovernancePolicyInput } from "../policy.ts";
-import { trimTurns } from "./trim-turns.ts";
+import { resolveGovernorSettings } from "../governor-settings.ts";
+import { preset } from "../presets.ts";
+import { createTrimTurns } from "./trim-turns.ts";
 
-function context(policy: GovernancePolicyInput, summarizer = new FakeSummarizer()) {
+const trimTurns = createTrimTurns({ maxTurns: 6 });
+
+function context(summarizer = new FakeSummarizer()) {
   const counter = new FakeTokenCounter();
   const events: GovernanceEvent[] = [];
   const remembered: Parameters<MemorySink>[0][] = [];
   const value = {
-    policy: resolvePolicy(policy),
+    settings: resolveGovernorSettings(),
     window: { contextWindow: 100_000, reservedOutput: 4_000, usable: 96_000 },
     fixedTokens: 0,
     tokensOf: (message: Message) => counter.countMessage(message),
@@ -45,7 +48,7 @@ function chat(turns: number): Message[] {
 describe("trimTurns", () => {
   it("above maxTurns, the oldest half of the complete turns becomes one summary standing where they stood", async () => {
     const history = chat(7);
-    const { context: processorContext, events, remembered, summarizer } = context({ maxTurns: 6 });
+    const { context: processorContext, events, remembered, summarizer } = context();
     const output = await trimTurns.process(history, processorContext);
     // 6 complete turns before the current one: the oldest 3 go.
     expect(output.map((message) => message.role)).toEqual([
@@ -76,7 +79,7 @@ describe("trimTurns", () => {
   });
 
   it("a second trim updates the earlier summary instead of adding another", async () => {
-    const { context: first } = context({ maxTurns: 6 });
+    const { context: first } = context();
     const trimmed = await trimTurns.process(chat(7), first);
     const more = new HistoryBuilder({ sessionId: "session" });
     for (let turn = 8; turn <= 10; turn++) more.user(`question ${turn}`).reply(`answer ${turn}`);
@@ -89,7 +92,7 @@ describe("trimTurns", () => {
         turn: 8 + Math.floor(index / 2),
       })),
     ];
-    const { context: second, summarizer } = context({ maxTurns: 6 });
+    const { context: second, summarizer } = context();
     const output = await trimTurns.process(grown, second);
     const summaries = output.filter((message) => message.kind === "summary");
     expect(summaries).toHaveLength(1);
@@ -101,9 +104,12 @@ describe("trimTurns", () => {
 
   it("does nothing at or below maxTurns, or when maxTurns is 0", async () => {
     const history = chat(6);
-    expect(await trimTurns.process(history, context({ maxTurns: 6 }).context)).toBe(history);
-    const long = chat(30);
-    expect(await trimTurns.process(long, context({ maxTurns: 0 }).context)).toBe(long);
+    expect(await trimTurns.process(history, context().context)).toBe(history);
+    // maxTurns 0 leaves the processor out of the preset's pipeline.
+    expect(preset("default", { maxTurns: 0 }).processors.map((processor) => processor.name)).not.toContain(
+      "trim-turns",
+    );
+    expect(() => createTrimTurns({ maxTurns: 0 })).toThrow(/maxTurns/);
   });
 
   it("a failing summarizer still trims, with a marker saying how much was removed, and says it failed", async () => {
@@ -112,7 +118,7 @@ describe("trimTurns", () => {
         throw new Error("model down");
       },
     });
-    const { context: failingContext, events } = context({ maxTurns: 6 }, failing);
+    const { context: failingContext, events } = context(failing);
     const output = await trimTurns.process(chat(7), failingContext);
     expect(messageText(output[1]!)).toContain("[Earlier conversation trimmed — 12 messages removed");
     expect(events.filter((event) => event.type === "summarizer-failed")).toMatchObject([
@@ -120,7 +126,7 @@ describe("trimTurns", () => {
     ]);
 
     const silent = new FakeSummarizer({ respond: () => "  " });
-    const quiet = context({ maxTurns: 6 }, silent);
+    const quiet = context(silent);
     await trimTurns.process(chat(7), quiet.context);
     expect(quiet.events.find((event) => event.type === "summarizer-failed")).toMatchObject({
       reason: "the summarizer answered with an empty summary",

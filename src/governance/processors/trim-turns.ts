@@ -67,14 +67,8 @@ export function createTrimTurns(options: TrimTurnsOptions): Processor {
   const { maxTurns } = validate(optionsSchema, options, `${NAME} options`);
   return {
     name: NAME,
+    options: { maxTurns },
     triggers: [{ kind: "turn-count", above: maxTurns }],
     process: (messages, context) => trim(maxTurns, messages, context),
   };
 }
-
-/** `createTrimTurns`'s processor with `maxTurns` read from the policy in its context (0: off). */
-export const trimTurns: Processor = {
-  name: NAME,
-  process: (messages, context) =>
-    context.policy.maxTurns === 0 ? messages : trim(context.policy.maxTurns, messages, context),
-};

@@ -7,14 +7,14 @@ import { FakeTokenCounter } from "../../test/fake-token-counter.ts";
 import { HistoryBuilder } from "../../test/history-builder.ts";
 import type { GovernanceEvent } from "../events.ts";
 import type { ProcessorContext } from "../processor.ts";
-import { resolvePolicy } from "../policy.ts";
+import { resolveGovernorSettings } from "../governor-settings.ts";
 import { fitNewestStep } from "./truncate-tool-results.ts";
 
 function context() {
   const counter = new FakeTokenCounter();
   const events: GovernanceEvent[] = [];
   const value = {
-    policy: resolvePolicy({}),
+    settings: resolveGovernorSettings(),
     window: { contextWindow: 100_000, reservedOutput: 4_000, usable: 96_000 },
     fixedTokens: 0,
     tokensOf: (message: Message) => counter.countMessage(message),

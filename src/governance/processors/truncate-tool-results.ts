@@ -10,14 +10,14 @@ import { neededContext } from "../needed-context.ts";
 
 /**
  * Cuts a tool message's results to about `keepTokens` tokens (`headShare` from the start — by default the
- * policy's `truncationHeadShare` — the rest from the end), serialising JSON first and keeping tool name and call
+ * governor settings' `truncationHeadShare` — the rest from the end), serialising JSON first and keeping tool name and call
  * id. When an offload store is present the full output is stored and referenced, so nothing is lost.
  */
 export async function truncateToolMessage(
   message: Message,
   keepTokens: number,
   context: ProcessorContext,
-  headShare: number = context.policy.truncationHeadShare,
+  headShare: number = context.settings.truncationHeadShare,
 ): Promise<Message> {
   const totalTokens = context.tokensOf(message);
   const text = toolMessageText(message);
@@ -97,22 +97,11 @@ export function createTruncateToolResults(options: TruncateToolResultsOptions): 
   const resolved = validate(truncateOptionsSchema, options, `${TRUNCATE} options`);
   return {
     name: TRUNCATE,
+    options: resolved,
     triggers: [{ kind: "checkpoint" }, { kind: "tool-output", tokens: resolved.aboveTokens }],
     process: (messages, context) => truncateOlder(resolved, messages, context),
   };
 }
-
-/**
- * `createTruncateToolResults`'s processor with its options read from the policy in its context
- * (`truncateToolResultsAbove`, 0: off; `truncationHeadShare`).
- */
-export const truncateToolResults: Processor = {
-  name: TRUNCATE,
-  process(messages, context) {
-    const { truncateToolResultsAbove: aboveTokens, truncationHeadShare: headShare } = context.policy;
-    return aboveTokens === 0 ? messages : truncateOlder({ aboveTokens, headShare }, messages, context);
-  },
-};
 
 const CAP = "cap-tool-results";
 const capOptionsSchema = z.strictObject({
@@ -164,22 +153,11 @@ export function createCapToolResults(options: CapToolResultsOptions): Processor 
   const resolved = validate(capOptionsSchema, options, `${CAP} options`);
   return {
     name: CAP,
+    options: resolved,
     triggers: [{ kind: "each-message" }, { kind: "checkpoint" }],
     process: (messages, context) => capResults(resolved, messages, context),
   };
 }
-
-/**
- * `createCapToolResults`'s processor with its options read from the policy in its context
- * (`toolResultCapShare`, 0: off; `truncationHeadShare`).
- */
-export const capToolResults: Processor = {
-  name: CAP,
-  process(messages, context) {
-    const { toolResultCapShare: capShare, truncationHeadShare: headShare } = context.policy;
-    return capShare === 0 ? messages : capResults({ capShare, headShare }, messages, context);
-  },
-};
 
 /**
  * Last resort before refusing a request: when even a forced compaction leaves the payload over the window

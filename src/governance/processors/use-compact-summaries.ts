@@ -46,10 +46,3 @@ export function createUseCompactSummaries(options: UseCompactSummariesOptions = 
   validate(optionsSchema, options, `${NAME} options`);
   return { name: NAME, triggers: AT_EVERY_CHECKPOINT, process: useSummaries };
 }
-
-/** `createUseCompactSummaries`'s processor, switched by the policy in its context (`useCompactSummaries`). */
-export const useCompactSummaries: Processor = {
-  name: NAME,
-  process: (messages, context) =>
-    context.policy.useCompactSummaries ? useSummaries(messages, context) : messages,
-};

@@ -8,6 +8,7 @@ import type {
   LanguageModelV4StreamPart,
   LanguageModelV4Usage,
 } from "@ai-sdk/provider";
+import type { JSONSchema7 } from "@ai-sdk/provider";
 import { z } from "zod";
 import type { AssistantInput } from "../../conversation/conversation.ts";
 import type { ContextEngine } from "../../engine/context-engine.ts";
@@ -161,7 +162,12 @@ function promptPartsOf(part: OpenPart | LanguageModelV4Content): AssistantPart[]
 /** The model's reply as the assistant message the next call's prompt will hold, and what the session records. */
 function replyOf(
   content: readonly (OpenPart | LanguageModelV4Content)[],
-  details: { usage?: LanguageModelV4Usage; finishReason?: LanguageModelV4FinishReason; model: string },
+  details: {
+    usage?: LanguageModelV4Usage;
+    finishReason?: LanguageModelV4FinishReason;
+    model: string;
+    provider: string;
+  },
 ): { message: LanguageModelV4Message; reply: AssistantInput } {
   const message: LanguageModelV4Message = { role: "assistant", content: content.flatMap(promptPartsOf) };
   const entry = entriesOf(message).find((candidate) => candidate.role === "assistant");
@@ -171,6 +177,7 @@ function replyOf(
     reply: {
       content: entry?.role === "assistant" ? entry.reply.content : [],
       model: details.model,
+      provider: details.provider,
       ...(usage !== undefined && { usage }),
       ...(details.finishReason !== undefined && { finishReason: details.finishReason.unified }),
     },
@@ -250,74 +257,97 @@ class StreamedReply {
  * ```
  */
 export function ctxkitSessionMiddleware(options: CtxkitSessionMiddlewareOptions): LanguageModelV4Middleware {
-  const feeds = new WeakMap<
+  type Model = Parameters<NonNullable<LanguageModelV4Middleware["transformParams"]>>[0]["model"];
+  const calls = new WeakMap<
     LanguageModelV4CallOptions,
-    { feed: SessionFeed<LanguageModelV4Message>; original: LanguageModelV4CallOptions }
+    {
+      feed: SessionFeed<LanguageModelV4Message>;
+      providerOptions: LanguageModelV4CallOptions["providerOptions"];
+    }
   >();
 
-  async function govern(
+  /** The call to the model with the governed request in place of the prompt, and the model's cache hints. */
+  function governed(
     original: LanguageModelV4CallOptions,
-    feed: SessionFeed<LanguageModelV4Message>,
+    prepared: PreparedRequest,
     providerOptions: LanguageModelV4CallOptions["providerOptions"],
-    model: Parameters<NonNullable<LanguageModelV4Middleware["transformParams"]>>[0]["model"],
-  ): Promise<LanguageModelV4CallOptions> {
+    model: Model,
+  ): LanguageModelV4CallOptions {
     const system = original.prompt.filter((message) => message.role === "system");
     const instructions = system.map((message) => message.content).join("\n\n");
-    const prepared = await feed.session.prepare({
-      system: [{ name: "identity", content: instructions, heading: null }],
-      tools: toolDefinitions(original.tools),
-      ...(original.abortSignal !== undefined && { signal: original.abortSignal }),
-    });
-    options.onRequest?.(prepared);
     const head: LanguageModelV4Prompt =
       prepared.system === instructions.trim() ? system : [{ role: "system", content: prepared.system }];
     const cached = withPromptCaching(
-      {
-        system: head,
-        messages: toPrompt(prepared.messages, "v4"),
-        tools: original.tools,
-        providerOptions,
-      },
+      { system: head, messages: toPrompt(prepared.messages, "v4"), tools: original.tools, providerOptions },
       {
         ...options,
         model,
-        sessionId: feed.session.id,
+        sessionId: prepared.sessionId,
         ephemeralTail: ephemeralTail(prepared.messages),
         countTokens: (text) => options.engine.settings.counter.countText(text),
       },
     );
     const { providerOptions: _dropped, ...rest } = original;
-    const governed: LanguageModelV4CallOptions = {
+    // The session's own tools it offered (`recall_tool_output`): the middleware answers their calls itself.
+    const own = prepared.tools.filter(
+      (tool) => !(original.tools ?? []).some((given) => given.name === tool.name),
+    );
+    const tools = [
+      ...(cached.tools ?? original.tools ?? []),
+      ...own.map((tool) => ({
+        type: "function" as const,
+        name: tool.name,
+        ...(tool.description !== undefined && { description: tool.description }),
+        inputSchema: tool.inputSchema as JSONSchema7,
+      })),
+    ];
+    return {
       ...rest,
       prompt: [...cached.system, ...cached.messages],
-      ...(cached.tools !== undefined && { tools: cached.tools }),
+      ...(tools.length > 0 && { tools }),
       ...(cached.providerOptions !== undefined && { providerOptions: cached.providerOptions }),
     };
-    feeds.set(governed, { feed, original });
-    return governed;
   }
 
-  /** Runs the call; after a provider overflow, lets the session recover and runs it once more, governed again. */
-  async function withRecovery<T>(
+  /**
+   * Sends the call as a turn of its session (`SessionTurn.send`: governed, and after a provider overflow recovered
+   * and sent again).
+   */
+  async function send<T>(
     params: LanguageModelV4CallOptions,
-    model: Parameters<NonNullable<LanguageModelV4Middleware["transformParams"]>>[0]["model"],
-    run: (params: LanguageModelV4CallOptions) => PromiseLike<T>,
-    first: () => PromiseLike<T>,
-  ): Promise<{ result: T; params: LanguageModelV4CallOptions }> {
-    try {
-      return { result: await first(), params };
-    } catch (error) {
-      const call = feeds.get(params);
-      if (call === undefined || (await call.feed.session.recover(error, params.abortSignal)) === undefined)
-        throw error;
-      const retried = await govern(call.original, call.feed, params.providerOptions, model);
-      return { result: await run(retried), params: retried };
-    }
+    model: Model,
+    call: (params: LanguageModelV4CallOptions) => PromiseLike<T>,
+    reply?: (result: T) => AssistantInput,
+  ): Promise<{ result: T; feed: SessionFeed<LanguageModelV4Message> }> {
+    const entry = calls.get(params);
+    if (entry === undefined)
+      throw new ValidationError("ctxkitSessionMiddleware: a call its transformParams did not see");
+    const { feed, providerOptions } = entry;
+    const instructions = params.prompt
+      .filter((message) => message.role === "system")
+      .map((message) => message.content)
+      .join("\n\n");
+    // A call that fails leaves its turn open, uncommitted: the application's retry continues it, and what it
+    // recorded is not recorded twice.
+    const turn = await feed.session.begin();
+    const { response } = await turn.send(
+      async (request) => {
+        options.onRequest?.(request);
+        return call(governed(params, request, providerOptions, model));
+      },
+      {
+        system: [{ name: "identity", content: instructions, heading: null }],
+        tools: toolDefinitions(params.tools),
+        ...(params.abortSignal !== undefined && { signal: params.abortSignal }),
+        ...(reply !== undefined && { reply }),
+      },
+    );
+    return { result: response, feed };
   }
 
   return {
     specificationVersion: "v4",
-    async transformParams({ params, model }) {
+    async transformParams({ params }) {
       const { sessionId, providerOptions } = sessionOf(params, options.defaultSessionId);
       const feed = feedOf(options.engine, sessionId);
       const history = params.prompt.filter((message) => message.role !== "system");
@@ -327,35 +357,33 @@ export function ctxkitSessionMiddleware(options: CtxkitSessionMiddlewareOptions)
         entriesOf(message).map((entry) => ({ entry, source: message, key: key(message) })),
       );
       await feed.record(items);
-      return govern(params, feed, providerOptions, model);
+      const { providerOptions: _ctxkit, ...rest } = params;
+      const call = { ...rest, ...(providerOptions !== undefined && { providerOptions }) };
+      calls.set(call, { feed, providerOptions });
+      return call;
     },
-    async wrapGenerate({ doGenerate, params, model }) {
-      const { result, params: sent } = await withRecovery(
-        params,
-        model,
-        (retried) => model.doGenerate(retried),
-        doGenerate,
-      );
-      const call = feeds.get(sent);
-      if (call !== undefined) {
-        const { message, reply } = replyOf(result.content, {
+    async wrapGenerate({ params, model }) {
+      // The session answers the calls of its own tools (`recall_tool_output`) and asks again; only a streamed
+      // call, whose reply is read as it goes out, is not offered them.
+      const read = (result: Awaited<ReturnType<typeof model.doGenerate>>) =>
+        replyOf(result.content, {
           usage: result.usage,
           finishReason: result.finishReason,
           model: model.modelId,
-        });
-        await call.feed.reply(reply, message);
-      }
+          provider: model.provider,
+        }).reply;
+      const { result, feed } = await send(params, model, (governed) => model.doGenerate(governed), read);
+      const { message, reply } = replyOf(result.content, {
+        usage: result.usage,
+        finishReason: result.finishReason,
+        model: model.modelId,
+        provider: model.provider,
+      });
+      await feed.reply(reply, message);
       return result;
     },
-    async wrapStream({ doStream, params, model }) {
-      const { result, params: sent } = await withRecovery(
-        params,
-        model,
-        (retried) => model.doStream(retried),
-        doStream,
-      );
-      const call = feeds.get(sent);
-      if (call === undefined) return result;
+    async wrapStream({ params, model }) {
+      const { result, feed } = await send(params, model, (governed) => model.doStream(governed));
       const collected = new StreamedReply();
       let failed = false;
       const recorder = new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
@@ -371,8 +399,9 @@ export function ctxkitSessionMiddleware(options: CtxkitSessionMiddlewareOptions)
             ...(collected.usage !== undefined && { usage: collected.usage }),
             finishReason: collected.finishReason,
             model: model.modelId,
+            provider: model.provider,
           });
-          await call.feed.reply(reply, message);
+          await feed.reply(reply, message);
         },
       });
       return { ...result, stream: result.stream.pipeThrough(recorder) };

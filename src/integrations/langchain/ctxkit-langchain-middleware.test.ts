@@ -142,6 +142,94 @@ describe("ctxkitLangChainMiddleware", () => {
     expect(sent.filter((message) => AIMessage.isInstance(message) && message.usage_metadata)).toHaveLength(1);
   });
 
+  it("sends byte-identical requests across a restart: turns 1–5, restart, 6–10 as turns 1–10 in one process", async () => {
+    const questions = Array.from(
+      { length: 10 },
+      (_, index) => `Question ${index + 1}: ${"why ".repeat(index)}`,
+    );
+    /** Runs the questions through agents over one store and one checkpointer, a new process at each `restarts`. */
+    async function requestsOf(restarts: readonly number[]): Promise<string[]> {
+      const store = new MemorySessionStore();
+      const checkpointer = new MemorySaver();
+      const model = readingModel(questions.length);
+      let agent: ReturnType<typeof createAgent> | undefined;
+      for (const [index, question] of questions.entries()) {
+        if (agent === undefined || restarts.includes(index)) {
+          const engine = await engineOver(store, 1_000_000);
+          agent = createAgent({
+            model,
+            tools: [readFile],
+            systemPrompt: "You read files.",
+            middleware: [ctxkitLangChainMiddleware({ engine })],
+            checkpointer,
+          });
+        }
+        await agent.invoke(
+          { messages: [{ role: "user", content: question }] },
+          { configurable: { thread_id: "t" } },
+        );
+      }
+      // LangGraph gives each message a random id (providers never see it): the rest is compared.
+      ids.push(...model.calls.flatMap((call) => call.messages.map((message) => message.id ?? "")));
+      return model.calls.map((call) =>
+        JSON.stringify(
+          call.messages.map((message) => ({
+            ...message.toDict(),
+            data: { ...message.toDict().data, id: undefined },
+          })),
+        ),
+      );
+    }
+    const ids: string[] = [];
+    const straight = await requestsOf([]);
+    const restarted = await requestsOf([5]);
+    expect(restarted).toHaveLength(20);
+    restarted.forEach((request, index) => expect(request).toBe(straight[index]));
+    // No message ctxkit made up: every id the model saw is LangGraph's (ctxkit's own are `msg_…`).
+    expect(ids.filter((id) => id.startsWith("msg_"))).toEqual([]);
+  });
+
+  it("offers recall_tool_output when its notices name it, and the agent's call of it reads the output back", async () => {
+    const store = new MemorySessionStore();
+    const engine = await engineOver(store);
+    const notice = /recall_tool_output\("([^"]+)"/;
+    const model = readingModel(8);
+    let recalled = "";
+    model.respond((messages) => {
+      const ref = messages.map(textOf).join("\n").match(notice)?.[1];
+      if (ref === undefined) return new Error("no offload notice in the request");
+      return new AIMessage({
+        content: "",
+        tool_calls: [{ id: "recall_1", name: "recall_tool_output", args: { ref } }],
+      });
+    });
+    model.respond((messages) => {
+      recalled = textOf(messages.at(-1)!);
+      return new AIMessage("Recalled.");
+    });
+    const agent = createAgent({
+      model,
+      tools: [readFile],
+      middleware: [ctxkitLangChainMiddleware({ engine })],
+      checkpointer: new MemorySaver(),
+    });
+    const config = { configurable: { thread_id: "recall" } };
+    for (let turn = 1; turn <= 8; turn++)
+      await agent.invoke(
+        { messages: [{ role: "user", content: `Question ${turn}: ${"why ".repeat(turn)}` }] },
+        config,
+      );
+    const state = await agent.invoke(
+      { messages: [{ role: "user", content: "Recall the first file." }] },
+      config,
+    );
+    expect(textOf(state.messages.at(-1)!)).toBe("Recalled.");
+    // The tool ran for the thread's session: the model got the offloaded file back, line for line.
+    expect(recalled).toMatch(/^\[characters 0–\d+ of \d+/);
+    expect(recalled).toContain('export const line = "src/');
+    expect(model.calls.at(-2)!.options).toBeDefined();
+  });
+
   it("keeps interleaved threads apart through one agent", async () => {
     const store = new MemorySessionStore();
     const engine = await engineOver(store);
@@ -195,7 +283,8 @@ describe("ctxkitLangChainMiddleware", () => {
     expect(seen.map((message) => message.type)).toEqual(["human", "ai", "tool", "ai", "human"]);
     expect(textOf(seen[0]!)).toBe("What is in a.ts?");
     expect((seen[1] as AIMessage).tool_calls).toEqual([
-      { type: "tool_call", id: "call_0", name: "read_file", args: { path: "src/16.ts" } },
+      // The message the agent got from the model, as it was: the store kept its LangChain form.
+      { id: "call_0", name: "read_file", args: { path: "src/16.ts" } },
     ]);
     expect((seen[2] as ToolMessage).tool_call_id).toBe("call_0");
     expect(textOf(seen[2]!)).toContain('export const line = "src/16.ts";');

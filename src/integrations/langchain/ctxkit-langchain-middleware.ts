@@ -1,13 +1,19 @@
 import { AIMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
+import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
+import type { JsonSchema7Type } from "@langchain/core/utils/json_schema";
+import { tool, type ToolRunnableConfig } from "@langchain/core/tools";
 import { createMiddleware, type AgentMiddleware } from "langchain";
+import { runEngineTool } from "../../engine/engine-tool.ts";
+import { sessionEngineTools } from "../../engine/session-engine-tools.ts";
+import { RECALL_TOOL_NAME } from "../../governance/recall-tool.ts";
 import type { ContextEngine } from "../../engine/context-engine.ts";
 import type { PreparedRequest, ToolDefinition } from "../../engine/prepared-request.ts";
 import { ValidationError } from "../../errors/errors.ts";
 import type { JsonValue } from "../../model/message.ts";
 import type { FeedItem, SessionFeed } from "../shared/session-feed.ts";
 import { feedOf } from "./langchain-feeds.ts";
-import { entryOf, replyOf, toLangChain } from "./langchain-messages.ts";
+import { entryOf, originalMetadata, replyOf, toLangChain } from "./langchain-messages.ts";
 
 /** What `sessionId` may read to name the session of a model call. */
 export interface LangChainCallContext {
@@ -23,6 +29,13 @@ export interface CtxkitLangChainMiddlewareOptions {
   sessionId?: (call: LangChainCallContext) => string | undefined;
   /** Called with every governed request (its events, tokens and inspection) before the model sees it. */
   onRequest?: (request: PreparedRequest) => void;
+}
+
+/** The name `createAgent` gives the model's replies: its `name` option, else "model". */
+function agentName(): string {
+  const metadata = AsyncLocalStorageProviderSingleton.getRunnableConfig()?.metadata;
+  const name = metadata?.["lc_agent_name"];
+  return typeof name === "string" && name !== "" ? name : "model";
 }
 
 /** A message's key: LangGraph gives every message in the agent's state an id. */
@@ -92,37 +105,93 @@ export function ctxkitLangChainMiddleware(options: CtxkitLangChainMiddlewareOpti
     const items: FeedItem<BaseMessage>[] = [];
     for (const message of unseen) {
       const entry = entryOf(message, toolName);
-      if (entry !== undefined) items.push({ entry, source: message, key: keyOf(message) });
+      if (entry !== undefined)
+        items.push({
+          entry,
+          source: message,
+          key: keyOf(message),
+          metadata: originalMetadata(message, entry),
+        });
     }
     await feed.record(items);
   }
 
+  const sessionOf = (call: LangChainCallContext): string => {
+    const sessionId = sessionIdOf(call);
+    if (sessionId === undefined || sessionId === "")
+      throw new ValidationError(
+        "ctxkit needs a session for this model call: invoke the agent with `{ configurable: { thread_id } }` " +
+          "or pass `sessionId` to ctxkitLangChainMiddleware",
+      );
+    return sessionId;
+  };
+  // `recall_tool_output` when the engine's notices name it: the agent offers it and runs it like its own tools.
+  const recall = sessionEngineTools(options.engine.settings, "").find(
+    (candidate) => candidate.definition.name === RECALL_TOOL_NAME,
+  );
+  const tools =
+    recall === undefined
+      ? []
+      : [
+          tool(
+            async (input: JsonValue, config: ToolRunnableConfig) => {
+              const own = options.engine
+                .session(sessionOf(config as LangChainCallContext))
+                .engineTools.find((candidate) => candidate.definition.name === RECALL_TOOL_NAME)!;
+              const call = {
+                type: "tool-call" as const,
+                id: config.toolCall?.id ?? "",
+                name: RECALL_TOOL_NAME,
+                input,
+              };
+              return (await runEngineTool(own, call, config.signal ?? new AbortController().signal)).content;
+            },
+            {
+              name: RECALL_TOOL_NAME,
+              description: recall.definition.description ?? "",
+              schema: recall.definition.inputSchema as JsonSchema7Type,
+            },
+          ),
+        ];
+
   return createMiddleware({
     name: "CtxkitMiddleware",
+    tools,
     wrapModelCall: async (request, handler) => {
-      const sessionId = sessionIdOf(request.runtime);
-      if (sessionId === undefined || sessionId === "")
-        throw new ValidationError(
-          "ctxkit needs a session for this model call: invoke the agent with `{ configurable: { thread_id } }` " +
-            "or pass `sessionId` to ctxkitLangChainMiddleware",
-        );
+      const sessionId = sessionOf(request.runtime);
       const feed = feedOf(options.engine, sessionId);
       await recordUnseen(feed, request.messages);
       const system = request.systemMessage.text;
-      const prepared = await feed.session.prepare({
-        system: [{ name: "identity", content: system, heading: null }],
-        tools: toolDefinitions(request.tools),
-        ...(request.runtime.signal !== undefined && { signal: request.runtime.signal }),
-      });
-      options.onRequest?.(prepared);
-      const messages = prepared.messages.map((message) => feed.original(message) ?? toLangChain(message));
-      const response = await handler({
-        ...request,
-        messages,
-        // The engine adds sections (core memories) to the prompt only when it has memory: send them then.
-        ...(prepared.system !== system.trim() && { systemMessage: new SystemMessage(prepared.system) }),
-      });
-      await feed.reply(replyOf(response), response);
+      // A model call the provider refuses as too long is recovered from and sent again (`SessionTurn.send`); one
+      // that fails leaves its turn open, uncommitted, for the agent's retry.
+      const turn = await feed.session.begin();
+      const { response } = await turn.send(
+        async (prepared) => {
+          options.onRequest?.(prepared);
+          const messages = prepared.messages.map((message) => feed.original(message) ?? toLangChain(message));
+          return handler({
+            ...request,
+            messages,
+            // The engine adds sections (core memories) to the prompt only when it has memory: send them then.
+            ...(prepared.system !== system.trim() && { systemMessage: new SystemMessage(prepared.system) }),
+          });
+        },
+        {
+          system: [{ name: "identity", content: system, heading: null }],
+          tools: toolDefinitions(request.tools),
+          ...(request.runtime.signal !== undefined && { signal: request.runtime.signal }),
+        },
+      );
+      // The agent names its reply once the middleware returns it (`createAgent`'s `name`, default "model"):
+      // named now, the reply is stored as the agent keeps it, and comes back so after a restart.
+      const name = agentName();
+      response.name = name;
+      response.lc_kwargs["name"] = name;
+      const reply = replyOf(response);
+      await feed.reply(
+        { ...reply, metadata: originalMetadata(response, { role: "assistant", reply }) },
+        response,
+      );
       return response;
     },
   });

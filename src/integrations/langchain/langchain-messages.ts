@@ -1,12 +1,15 @@
 import {
   AIMessage,
   HumanMessage,
+  mapStoredMessagesToChatMessages,
   ToolMessage,
   type BaseMessage,
+  type StoredMessage,
   type ContentBlock as LangChainBlock,
   type UsageMetadata,
 } from "@langchain/core/messages";
 import type { AssistantInput } from "../../conversation/conversation.ts";
+import { canonicalJson } from "../../model/blocks.ts";
 import type {
   ContentBlock,
   FileBlock,
@@ -171,7 +174,9 @@ function toolContent(block: ToolResultBlock): string | Standard[] {
  * message carries its tool calls as `tool_calls`, a tool message answers its call by id.
  */
 export function toLangChain(message: Message): BaseMessage {
-  const { id } = message;
+  // The id of the LangChain message it was recorded from, when it was: never one of ctxkit's own for it.
+  const stored = message.metadata?.[LANGCHAIN_MESSAGE_KEY] as { data?: { id?: unknown } } | undefined;
+  const id = typeof stored?.data?.id === "string" ? stored.data.id : message.id;
   if (message.role === "tool") {
     const block = message.content.find((part): part is ToolResultBlock => part.type === "tool-result");
     if (block === undefined) return new HumanMessage({ id, content: contentOf(message.content) });
@@ -202,4 +207,58 @@ export function toLangChain(message: Message): BaseMessage {
     return new AIMessage({ id, content: contentOf(message.content), tool_calls });
   }
   return new HumanMessage({ id, content: contentOf(message.content) });
+}
+
+/** Metadata key under which a stored message keeps the LangChain message it was recorded from. */
+export const LANGCHAIN_MESSAGE_KEY = "langchain.message";
+
+/** The content the message `entry` reads as would have rebuilt as a LangChain message (see `toLangChain`). */
+function rebuiltContent(entry: FeedEntry): BaseMessage["content"] {
+  if (entry.role === "tool") return toolContent({ type: "tool-result", ...entry.result });
+  const content = entry.role === "user" ? entry.content : entry.reply.content;
+  return contentOf(typeof content === "string" ? [{ type: "text", text: content }] : content);
+}
+
+/**
+ * What a session keeps of a LangChain message beside the message it records (`FeedItem.metadata`): its stored
+ * form (`toDict()`), without its content when the recorded blocks give that back (a tool's output is not kept
+ * twice). `originalOf` makes the message again from it after a restart.
+ */
+export function originalMetadata(message: BaseMessage, entry: FeedEntry): { [key: string]: JsonValue } {
+  const { type, data } = message.toDict();
+  // null in its place (the key order of the message's stored form is kept): the blocks give it back.
+  const same = JSON.stringify(data.content) === JSON.stringify(rebuiltContent(entry));
+  const kept = same ? { ...data, content: null } : data;
+  return { [LANGCHAIN_MESSAGE_KEY]: JSON.parse(JSON.stringify({ type, data: kept })) as JsonValue };
+}
+
+/**
+ * The LangChain message a stored message was recorded from, made again from its metadata (`originalMetadata`),
+ * with the content the message holds now: undefined when it holds none, or when governance rewrote it into
+ * something the original no longer reads as (its id and extras would then misname it).
+ */
+export function originalOf(message: Message): BaseMessage | undefined {
+  const stored = message.metadata?.[LANGCHAIN_MESSAGE_KEY] as
+    { type?: string; data?: Record<string, unknown> } | undefined;
+  if (stored?.type === undefined || stored.data === undefined) return undefined;
+  const rebuilt = toLangChain(message);
+  const data = { ...stored.data, content: stored.data["content"] ?? rebuilt.content };
+  const [original] = mapStoredMessagesToChatMessages([{ type: stored.type, data } as StoredMessage]);
+  if (original === undefined) return undefined;
+  const entry = entryOf(original, () => "tool");
+  if (entry === undefined) return undefined;
+  const blocks: readonly ContentBlock[] =
+    entry.role === "tool"
+      ? [{ type: "tool-result", ...entry.result, toolName: toolNameOf(message) ?? entry.result.toolName }]
+      : entry.role === "user"
+        ? entry.content
+        : typeof entry.reply.content === "string"
+          ? [{ type: "text", text: entry.reply.content }]
+          : entry.reply.content;
+  return canonicalJson(blocks) === canonicalJson(message.content) ? original : undefined;
+}
+
+function toolNameOf(message: Message): string | undefined {
+  const block = message.content.find((part): part is ToolResultBlock => part.type === "tool-result");
+  return block?.toolName;
 }

@@ -12,8 +12,8 @@ import {
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { GovernedRequest } from "../../governance/governor.ts";
-import type { GovernancePolicyInput } from "../../governance/policy.ts";
-import { preset } from "../../governance/presets.ts";
+import type { PresetOptionsInput } from "../../governance/preset-options.ts";
+import { preset, presetOptions } from "../../governance/presets.ts";
 import { MemorySessionStore } from "../../store/memory/index.ts";
 import { FakeSummarizer } from "../../test/fake-summarizer.ts";
 import { FakeTokenCounter } from "../../test/fake-token-counter.ts";
@@ -91,13 +91,13 @@ function governed(
   store: MemorySessionStore,
   requests: GovernedRequest[] = [],
   contextWindow = WINDOW,
-  policy?: GovernancePolicyInput,
+  knobs?: PresetOptionsInput,
 ) {
   return new CtxkitAgentsSession({
     store,
     sessionId: "agents-1",
     contextWindow,
-    ...(policy !== undefined && { policy }),
+    ...(knobs !== undefined && { pipeline: preset("default", knobs) }),
     reservedOutputTokens: 2_000,
     counter: new FakeTokenCounter(),
     summarizer: new FakeSummarizer(),
@@ -134,7 +134,7 @@ describe("CtxkitAgentsSession", () => {
     expect(new Set(results)).toEqual(new Set(calls));
 
     // A new session object on the same store (a restart) with governance off gets every item back, verbatim.
-    const everything = await governed(store, [], 10_000_000, preset("off")).getItems();
+    const everything = await governed(store, [], 10_000_000, presetOptions("off")).getItems();
     expect(everything).toHaveLength(16 * 4);
     expect(
       everything.filter((item) => "role" in item && item.role === "user").map((item) => item.content),
@@ -204,11 +204,43 @@ describe("CtxkitAgentsSession", () => {
     expect(JSON.stringify(newest)).toContain("src/file12.ts");
     expect(JSON.stringify(newest).length).toBeGreaterThan(9_000);
     // The store holds the run as it happened: every output verbatim, no governed copy.
-    const everything = await governed(store, [], 10_000_000, preset("off")).getItems();
+    const everything = await governed(store, [], 10_000_000, presetOptions("off")).getItems();
     const outputs = everything.flatMap((item) => (item.type === "function_call_result" ? [item.output] : []));
     expect(outputs).toHaveLength(12);
     for (const output of outputs) expect(JSON.stringify(output).length).toBeGreaterThan(9_000);
     expect(JSON.stringify(everything)).not.toContain("conversation-summary");
+  });
+
+  it("keeps every item's id (tool calls' included) at the next run, so each request starts with the previous one", async () => {
+    const store = new MemorySessionStore();
+    /** The Responses API's items carry ids: `fc_…` on function calls, `msg_…` on messages. */
+    class IdentifyingReader extends ReadingModel {
+      override async getResponse(request: ModelRequest): Promise<ModelResponse> {
+        const response = await super.getResponse(request);
+        const step = this.inputs.length;
+        return {
+          ...response,
+          output: response.output.map((item) => ({
+            ...item,
+            id: `${item.type === "message" ? "msg" : "fc"}_${step}`,
+          })),
+        };
+      }
+    }
+    const model = new IdentifyingReader();
+    const agent = new Agent({ name: "reader", instructions: "Read, then answer.", model, tools: [readFile] });
+    for (const question of ["Why?", "And then what?", "Where exactly?"]) {
+      // A new session object each run: a restarted process.
+      const session = governed(store, [], 1_000_000);
+      await run(agent, question, { session, callModelInputFilter: session.callModelInputFilter });
+    }
+    expect(model.inputs).toHaveLength(6);
+    for (let index = 1; index < model.inputs.length; index++) {
+      const previous = model.inputs[index - 1]!;
+      expect(JSON.stringify(model.inputs[index]!.slice(0, previous.length))).toBe(JSON.stringify(previous));
+    }
+    const calls = model.inputs.at(-1)!.filter((item) => item.type === "function_call");
+    expect(calls.map((call) => (call as { id?: string }).id)).toEqual(["fc_1", "fc_3", "fc_5"]);
   });
 
   it("returns untouched items exactly as added, and the last items with a limit", async () => {

@@ -53,6 +53,11 @@ export class CtxkitAgentsSession implements Session {
   #storedSinceServed: string[] = [];
   /** In-run items converted to messages, by id: the same object each call, so governance stays incremental. */
   #runMessages = new Map<string, Message>();
+  /**
+   * The function calls the model was sent with their item `id`, by call id: the runner strips that id before it
+   * stores them, and the next run's history must send them as the model saw them (its cached prefix).
+   */
+  readonly #sentCalls = new Map<string, AgentInputItem>();
 
   constructor(options: CtxkitAgentsSessionOptions) {
     this.#options = options;
@@ -102,13 +107,26 @@ export class CtxkitAgentsSession implements Session {
   async addItems(items: AgentInputItem[]): Promise<void> {
     if (items.length === 0) return;
     const history = await this.#load();
-    const result = await this.#store.appendTurn(this.#id, itemsToMessages(items), {
-      expectedNextSeq: this.#nextSeq,
-      ...(this.#options.session !== undefined && { session: this.#options.session }),
-    });
+    const result = await this.#store.appendTurn(
+      this.#id,
+      itemsToMessages(items.map((item) => this.#asSent(item))),
+      {
+        expectedNextSeq: this.#nextSeq,
+        ...(this.#options.session !== undefined && { session: this.#options.session }),
+      },
+    );
     this.#nextSeq = result.session.nextSeq;
     history.push(...result.messages);
     this.#storedSinceServed.push(...items.map(itemKey));
+  }
+
+  /** A function call as the model was sent it (with its `id`), when the runner stores it without. */
+  #asSent(item: AgentInputItem): AgentInputItem {
+    if (item.type !== "function_call" || item.id !== undefined) return item;
+    const sent = this.#sentCalls.get(item.callId);
+    if (sent === undefined || itemKey({ ...sent, id: undefined }) !== itemKey(item)) return item;
+    this.#sentCalls.delete(item.callId);
+    return sent;
   }
 
   /**
@@ -121,6 +139,8 @@ export class CtxkitAgentsSession implements Session {
   readonly callModelInputFilter: CallModelInputFilter = Object.assign(
     async ({ modelData }: { modelData: ModelInputData }): Promise<ModelInputData> => {
       const input = modelData.input;
+      for (const item of input)
+        if (item.type === "function_call" && item.id !== undefined) this.#sentCalls.set(item.callId, item);
       const served = this.#served;
       const startsWithServed =
         input.length >= served.length &&

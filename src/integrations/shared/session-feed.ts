@@ -15,6 +15,8 @@ export interface FeedItem<Source> {
   readonly entry: FeedEntry;
   readonly source: Source;
   readonly key: string;
+  /** Stored with the message (never sent to a model): what gives `source` back after a restart. */
+  readonly metadata?: Message["metadata"];
 }
 
 /**
@@ -27,11 +29,14 @@ export interface FeedItem<Source> {
 export class SessionFeed<Source> {
   readonly session: EngineSession;
   readonly #origins = new WeakMap<Message, Source>();
+  /** The framework message a stored message was recorded from, read back from what it stored (`FeedItem.metadata`). */
+  readonly #restore: ((message: Message) => Source | undefined) | undefined;
   /** Keys recorded since the last reply: a model call that is retried sees the same input again. */
   readonly #pending = new Set<string>();
 
-  constructor(session: EngineSession) {
+  constructor(session: EngineSession, restore?: (message: Message) => Source | undefined) {
     this.session = session;
+    this.#restore = restore;
   }
 
   /**
@@ -66,14 +71,20 @@ export class SessionFeed<Source> {
         while (items[index + 1]?.entry.role === "tool") batch.push(items[++index]!);
         const recorded = await this.session.recordToolResults(
           batch.map(({ entry }) => (entry as Extract<FeedEntry, { role: "tool" }>).result),
+          { metadata: batch.map((item) => item.metadata) },
         );
         recorded.forEach((message, position) => this.#remember(message, batch[position]!));
         continue;
       }
       const message =
         entry.role === "user"
-          ? await this.session.addUser(entry.content)
-          : await this.session.recordAssistant(entry.reply);
+          ? await this.session.addUser(entry.content, {
+              ...(item.metadata !== undefined && { metadata: item.metadata }),
+            })
+          : await this.session.recordAssistant({
+              ...entry.reply,
+              ...(item.metadata !== undefined && { metadata: { ...entry.reply.metadata, ...item.metadata } }),
+            });
       this.#remember(message, item);
     }
   }
@@ -102,9 +113,17 @@ export class SessionFeed<Source> {
     await this.session.interrupt();
   }
 
-  /** The framework message a session message was recorded from, when this process recorded it. */
+  /**
+   * The framework message a session message was recorded from: the very object when this process recorded it,
+   * else (a restarted process, a message governance rewrote) the one its stored metadata gives back, if any.
+   */
   original(message: Message): Source | undefined {
-    return this.#origins.get(message);
+    let source = this.#origins.get(message);
+    if (source === undefined && this.#restore !== undefined) {
+      source = this.#restore(message);
+      if (source !== undefined) this.#origins.set(message, source);
+    }
+    return source;
   }
 
   #remember(message: Message, item: FeedItem<Source>): void {
@@ -117,7 +136,9 @@ export class SessionFeed<Source> {
  * Feeds shared by every adapter instance of one integration, one per engine and session id (a chain creates a
  * chat history per call; the feed, and what it remembers of the originals, outlives it).
  */
-export function sharedFeeds<Source>(): (engine: ContextEngine, id: string) => SessionFeed<Source> {
+export function sharedFeeds<Source>(
+  restore?: (message: Message) => Source | undefined,
+): (engine: ContextEngine, id: string) => SessionFeed<Source> {
   const registries = new WeakMap<ContextEngine, Map<string, SessionFeed<Source>>>();
   return (engine, id) => {
     let feeds = registries.get(engine);
@@ -126,7 +147,7 @@ export function sharedFeeds<Source>(): (engine: ContextEngine, id: string) => Se
     let feed = feeds.get(id);
     // A released engine session is a new object: start a new feed for it.
     if (feed === undefined || feed.session !== session) {
-      feed = new SessionFeed(session);
+      feed = new SessionFeed(session, restore);
       feeds.set(id, feed);
     }
     return feed;

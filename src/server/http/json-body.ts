@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import type { z } from "zod";
 import { MAX_JSON_DEPTH, validate } from "../../model/schemas.ts";
 import { HttpError } from "./http-error.ts";
-import { deepestNesting } from "./json-nesting.ts";
+import { deepestNesting, hasOnlyWellFormedText } from "./json-nesting.ts";
 
 /** Refuses bytes that are not UTF-8 instead of replacing them with U+FFFD. */
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -55,6 +55,14 @@ export async function readJson<Schema extends z.ZodType>(
     if (error instanceof SyntaxError)
       throw new HttpError(400, "invalid_json", `the body is not valid JSON: ${error.message}`);
     throw error;
+  }
+  if (!hasOnlyWellFormedText(body)) {
+    throw new HttpError(
+      400,
+      "invalid_json",
+      "the body holds text that is not valid Unicode (an unpaired surrogate escape such as \\ud800); send " +
+        "well-formed text (nothing of it was read)",
+    );
   }
   return validate(schema, body, what);
 }

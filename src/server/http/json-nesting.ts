@@ -30,3 +30,32 @@ export function deepestNesting(text: string): number {
   }
   return deepest;
 }
+
+/** A UTF-16 surrogate without its pair (code units, no `u` flag). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * True when every string of a parsed JSON value (keys included) is well-formed Unicode: JSON's `\ud800` escapes
+ * can write a lone surrogate, which no UTF-8 store or upstream can hold as sent (it would be stored as U+FFFD).
+ * An explicit stack: the value may nest as deep as the parser allowed.
+ *
+ * @example
+ * hasOnlyWellFormedText(JSON.parse('{"a":"\\ud800"}')); // false
+ */
+export function hasOnlyWellFormedText(value: unknown): boolean {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const current = pending.pop();
+    if (typeof current === "string") {
+      if (LONE_SURROGATE.test(current)) return false;
+    } else if (Array.isArray(current)) {
+      for (const item of current) pending.push(item);
+    } else if (typeof current === "object" && current !== null) {
+      for (const [key, item] of Object.entries(current)) {
+        if (LONE_SURROGATE.test(key)) return false;
+        pending.push(item);
+      }
+    }
+  }
+  return true;
+}

@@ -33,6 +33,8 @@ export interface ExchangeOptions {
   readonly path?: string;
   /** Headers of the upstream request (e.g. the client's `anthropic-version`). */
   readonly headers?: Readonly<Record<string, string>>;
+  /** The provider recorded on the reply: the upstream's (`anthropic` for the Messages API). */
+  readonly provider: string;
   /** Called with each upstream attempt's outcome, for metrics. */
   readonly onUpstream?: (outcome: string) => void;
 }
@@ -80,13 +82,13 @@ export async function upstreamMessages(
 }
 
 /**
- * Appends a client's new messages to a leased session, governs the history, and sends it upstream. An upstream
- * "context length exceeded" trims the governed view (`EngineSession.recover`: the history is summarised to
- * memory, the last 5 turns kept) and retries once; a second one is a 400 `context_overflow`.
+ * Opens a turn of a leased session with a client's new messages, and sends the governed history upstream
+ * (`SessionTurn.send`: an upstream "context length exceeded" trims the governed view and retries, then clears it
+ * and retries once more; a third one is a 400 `context_overflow`).
  * Any failure discards the request's messages (the session reloads from the store), so nothing of it remains.
  *
  * @example
- * const exchange = await openExchange({ lease, blobs, turn, tools, upstream, timeoutMs, body });
+ * const exchange = await openExchange({ lease, blobs, turn, tools, upstream, timeoutMs, body, provider: "openai" });
  * const reply = replyFromCompletion(JSON.parse(await exchange.upstream.text()));
  * await exchange.complete(reply);
  */
@@ -94,6 +96,7 @@ export async function openExchange(options: ExchangeOptions): Promise<OpenExchan
   const { lease } = options;
   const session = lease.session;
   try {
+    const turn = await session.begin();
     await appendInputs(session, options.turn.inputs);
     const system = options.turn.system ?? lease.memo.system;
     if (options.turn.system !== undefined) lease.memo.system = options.turn.system;
@@ -102,64 +105,52 @@ export async function openExchange(options: ExchangeOptions): Promise<OpenExchan
     const counter = lease.engine.settings.counter;
     if (system !== undefined) await textTokensAsync(system.trim(), counter);
     if (options.tools.length > 0) await textTokensAsync(JSON.stringify(options.tools), counter);
-    const prepareOptions = {
-      ...clientSystemPrompt(system),
-      tools: options.tools,
-      // Media are read back from the blob store when the request is sent (`upstreamMessages`), and the request
-      // kept for the inspector holds their references, not their data.
-      media: "ref" as const,
-      ...(options.signal !== undefined && { signal: options.signal }),
-    };
-    let prepared = await session.prepare(prepareOptions);
-    const events: GovernanceEvent[] = [...prepared.events];
     let headersMs = 0;
-    const send = async (request: PreparedRequest) => {
-      const messages = await upstreamMessages(request, options.blobs, options.upstream);
-      const body = withPromptCacheKey(await options.body(messages, request), session.id, options.upstream);
-      try {
-        const response = await callUpstream(options.upstream, body, {
-          timeoutMs: options.timeoutMs,
-          ...(options.signal !== undefined && { signal: options.signal }),
-          ...(options.path !== undefined && { path: options.path }),
-          ...(options.headers !== undefined && { headers: options.headers }),
-        });
-        headersMs += response.headersMs;
-        options.onUpstream?.(String(response.status));
-        lease.memo.lastRequest = { prepared: request, at: new Date().toISOString() };
-        return response;
-      } catch (error) {
-        options.onUpstream?.(error instanceof HttpError ? error.code : "error");
-        throw error;
-      }
-    };
-    let upstream: UpstreamResponse;
-    try {
-      upstream = await send(prepared);
-    } catch (error) {
-      if (!(error instanceof HttpError) || error.code !== "context_overflow") throw error;
-      const recovery = await session.recover(error, options.signal);
-      if (recovery === undefined) throw error;
-      events.push(recovery);
-      prepared = await session.prepare(prepareOptions);
-      events.push(...prepared.events);
-      upstream = await send(prepared);
-    }
+    const sent = await turn.send(
+      async (request, signal) => {
+        const messages = await upstreamMessages(request, options.blobs, options.upstream);
+        const body = withPromptCacheKey(await options.body(messages, request), session.id, options.upstream);
+        try {
+          const response = await callUpstream(options.upstream, body, {
+            timeoutMs: options.timeoutMs,
+            signal,
+            ...(options.path !== undefined && { path: options.path }),
+            ...(options.headers !== undefined && { headers: options.headers }),
+          });
+          headersMs += response.headersMs;
+          options.onUpstream?.(String(response.status));
+          lease.memo.lastRequest = { prepared: request, at: new Date().toISOString() };
+          return response;
+        } catch (error) {
+          options.onUpstream?.(error instanceof HttpError ? error.code : "error");
+          throw error;
+        }
+      },
+      {
+        ...clientSystemPrompt(system),
+        tools: options.tools,
+        // Media are read back from the blob store when the request is sent (`upstreamMessages`), and the request
+        // kept for the inspector holds their references, not their data.
+        media: "ref",
+        ...(options.signal !== undefined && { signal: options.signal }),
+      },
+    );
     return {
-      prepared,
-      events,
-      upstream,
+      prepared: sent.request,
+      events: sent.events,
+      upstream: sent.response,
       upstreamHeadersMs: headersMs,
       complete: async (reply) => {
         try {
-          const message = await session.recordAssistant({
+          const committed = await turn.commit({
             content: reply.content,
-            provider: "openai-compatible",
+            provider: options.provider,
             ...(reply.model !== undefined && { model: reply.model }),
             ...(reply.usage !== undefined && { usage: reply.usage }),
             ...(reply.finishReason !== undefined && { finishReason: reply.finishReason }),
             ...(reply.metadata !== undefined && { metadata: reply.metadata }),
           });
-          return { message, session: await session.commit() };
+          return { message: committed.reply!, session: committed.session };
         } catch (error) {
           lease.discard();
           throw error;

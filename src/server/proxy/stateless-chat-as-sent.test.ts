@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { startHarness, type ServerHarness } from "../test-support/server-harness.test-helpers.ts";
+import { preset } from "../../governance/presets.ts";
 
 const harnesses: ServerHarness[] = [];
 afterEach(async () => {
@@ -47,7 +48,11 @@ describe("stateless chat: messages governance leaves alone go upstream as the cl
   it("converts only what governance rewrote: an offloaded output is rewritten, the newest messages keep their fields", async () => {
     const harness = await setup({
       contextWindow: 16_000,
-      policy: { cacheAware: false, offloadProtectTokens: 500, offloadMinPrunableTokens: 1_000 },
+      pipeline: preset("default", {
+        cacheAware: false,
+        offloadProtectTokens: 500,
+        offloadMinPrunableTokens: 1_000,
+      }),
       responses: () => "done",
     });
     const messages: Record<string, unknown>[] = [{ role: "user", content: "Read the files." }];

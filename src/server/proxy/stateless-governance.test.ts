@@ -51,7 +51,7 @@ describe("StatelessGovernance", () => {
       reservedOutputTokens: engineSettings.reservedOutputTokens,
       counter: engineSettings.counter,
       summarizer: engineSettings.summarizer,
-      policy: engineSettings.policy,
+      pipeline: engineSettings.pipeline,
       recall: false,
       clock: engineSettings.clock,
     });

@@ -142,7 +142,7 @@ export class StatelessGovernance {
       reservedOutputTokens: settings.reservedOutputTokens,
       counter: settings.counter,
       summarizer: settings.summarizer,
-      policy: settings.policy,
+      pipeline: settings.pipeline,
       // The client runs its own tools: it has no recall_tool_output.
       recall: false,
       ids: settings.ids,

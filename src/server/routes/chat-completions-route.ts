@@ -158,6 +158,7 @@ async function stateful(
       turn,
       tools: toolDefinitions(request.tools),
       upstream,
+      provider: upstream.provider ?? "openai-compatible",
       timeoutMs: c.get("limits").upstreamTimeoutMs,
       signal: c.req.raw.signal,
       body: (messages) => upstreamBody(request, messages, upstream.model),

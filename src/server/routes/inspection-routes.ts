@@ -10,6 +10,7 @@ import { readJson } from "../http/json-body.ts";
 import { clientSystemPrompt } from "../proxy/session-inputs.ts";
 import type { ServerContext, ServerEnv } from "../server-context.ts";
 import { publicMessages } from "../tenancy/tenant-session-id.ts";
+import { withSettings } from "../../governance/pipeline.ts";
 import { checkReplayCharacters, checkReplayMessages } from "./replay-size-limit.ts";
 import { storedSessionJson } from "./session-json.ts";
 
@@ -106,7 +107,7 @@ export function registerInspectionRoutes(app: Hono<ServerEnv>, context: ServerCo
       const cache = pricing === undefined ? settings.cache : cacheProfiles[pricing as CacheProvider];
       return replayConversation(messages, {
         ...settings,
-        policy: { ...settings.policy, pricing: cache.provider },
+        pipeline: withSettings(settings.pipeline, { pricing: cache.provider }),
         cache,
       });
     });

@@ -1,6 +1,6 @@
 import type { EngineSettings } from "../../engine/engine-settings.ts";
 import type { GovernanceRecord } from "../../engine/governance-record.ts";
-import type { GovernancePolicyInput } from "../../governance/policy.ts";
+import { withSettings, type GovernancePipeline } from "../../governance/pipeline.ts";
 import type { Message } from "../../model/message.ts";
 import { cacheProfileFor, cacheProfiles, type CacheProfile } from "../../pricing/cache-profile.ts";
 import { createExtractiveSummarizer } from "../../summarize/index.ts";
@@ -10,12 +10,12 @@ import { reservedOutputTokens } from "../../tokens/model-info.ts";
 import { defaultModelRegistry } from "../../tokens/model-registry.ts";
 import type { TokenCounter } from "../../tokens/token-counter.ts";
 
-/** How a stored session is replayed: window, tokenizer, policy and the cache model that bills it. */
+/** How a stored session is replayed: window, tokenizer, pipeline and the cache model that bills it. */
 export interface SessionReplaySettings {
   /** The model the session is replayed as, when known. */
   readonly model?: string;
   /**
-   * `session`: the governance the session recorded it ran with (window, model, policy); `recorded model`: the
+   * `session`: the governance the session recorded it ran with (window, model, pipeline); `recorded model`: the
    * window and tokenizer of the model its replies name (as `ctxkit replay` of a transcript); `server`: the
    * server's own settings.
    */
@@ -25,8 +25,8 @@ export interface SessionReplaySettings {
   readonly counter: TokenCounter;
   /** The extractive summarizer on `counter` (viewing never calls a model). */
   readonly summarizer: Summarizer;
-  /** The server's policy, priced by `cache`'s provider. */
-  readonly policy: GovernancePolicyInput;
+  /** The pipeline it is governed by, priced by `cache`'s provider. */
+  readonly pipeline: GovernancePipeline;
   readonly cache: CacheProfile;
 }
 
@@ -39,7 +39,7 @@ function profileOf(model: string, provider?: CacheProfile["provider"]): CachePro
 
 /**
  * The settings a stored session is replayed with, when it recorded the governance it ran with: that window,
- * reserve and policy, and the tokenizer and cache of its model (the replies' model when the engine had none).
+ * reserve and pipeline, and the tokenizer and cache of its model (the replies' model when the engine had none).
  */
 async function recordedSettings(
   messages: readonly Message[],
@@ -49,9 +49,8 @@ async function recordedSettings(
     (message) => message.role === "assistant" && message.model !== undefined,
   )?.model;
   const model = record.model ?? recorded;
-  const policy = record.policy as GovernancePolicyInput;
-  const cache =
-    model === undefined ? cacheProfiles[policy.pricing ?? "anthropic"] : profileOf(model, policy.pricing);
+  const pricing = record.pipeline.settings.pricing;
+  const cache = model === undefined ? cacheProfiles[pricing] : profileOf(model, pricing);
   const counter = await counterForModel(defaultModelRegistry.lookup(model ?? "gpt-4.1"));
   return {
     ...(model !== undefined && { model }),
@@ -60,7 +59,7 @@ async function recordedSettings(
     reservedOutputTokens: record.reservedOutputTokens,
     counter,
     summarizer: createExtractiveSummarizer({ counter }),
-    policy: { ...policy, pricing: cache.provider },
+    pipeline: withSettings(record.pipeline, { pricing: cache.provider }),
     cache,
   };
 }
@@ -70,7 +69,7 @@ async function recordedSettings(
  * with `ctxkit replay` on the same session: a session that records a model (on its assistant messages) is
  * replayed with that model's window and tokenizer and priced by its provider's cache — unless it is the model
  * this server serves, whose window and counter are the server's own (what governed it). A session that records
- * no model is replayed with the server's settings and priced as the server's model (or its policy's pricing).
+ * no model is replayed with the server's settings and priced as the server's model (or its pipeline's pricing).
  * A session that recorded the governance it ran with (`record`, from its metadata) is replayed with that.
  *
  * @example
@@ -79,7 +78,7 @@ async function recordedSettings(
  */
 export async function sessionReplaySettings(
   messages: readonly Message[],
-  settings: Pick<EngineSettings, "contextWindow" | "reservedOutputTokens" | "counter" | "policy">,
+  settings: Pick<EngineSettings, "contextWindow" | "reservedOutputTokens" | "counter" | "pipeline">,
   serverModel: string | undefined,
   record?: GovernanceRecord,
 ): Promise<SessionReplaySettings> {
@@ -98,13 +97,13 @@ export async function sessionReplaySettings(
       reservedOutputTokens: reservedOutputTokens(info),
       counter,
       summarizer: createExtractiveSummarizer({ counter }),
-      policy: { ...settings.policy, pricing: cache.provider },
+      pipeline: withSettings(settings.pipeline, { pricing: cache.provider }),
       cache,
     };
   }
   const model = recorded ?? serverModel;
-  const pricing = settings.policy.pricing;
-  const cache = model === undefined ? cacheProfiles[pricing ?? "anthropic"] : profileOf(model, pricing);
+  const pricing = settings.pipeline.settings.pricing;
+  const cache = model === undefined ? cacheProfiles[pricing] : profileOf(model, pricing);
   return {
     ...(model !== undefined && { model }),
     settingsFrom: "server",
@@ -112,7 +111,7 @@ export async function sessionReplaySettings(
     reservedOutputTokens: settings.reservedOutputTokens,
     counter: settings.counter,
     summarizer: createExtractiveSummarizer({ counter: settings.counter }),
-    policy: { ...settings.policy, pricing: cache.provider },
+    pipeline: withSettings(settings.pipeline, { pricing: cache.provider }),
     cache,
   };
 }

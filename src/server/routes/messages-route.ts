@@ -281,6 +281,7 @@ async function stateful(
       turn,
       tools: anthropicToolDefinitions(request.tools),
       upstream,
+      provider: upstream.provider ?? "anthropic",
       timeoutMs: c.get("limits").upstreamTimeoutMs,
       signal: c.req.raw.signal,
       path: upstreamPath(c, "messages"),

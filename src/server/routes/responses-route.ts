@@ -165,6 +165,7 @@ async function stateful(
       turn,
       tools: responsesToolDefinitions(request.tools),
       upstream,
+      provider: upstream.provider ?? "openai-compatible",
       timeoutMs: c.get("limits").upstreamTimeoutMs,
       signal: c.req.raw.signal,
       path: "responses",

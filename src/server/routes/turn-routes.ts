@@ -114,6 +114,7 @@ export function registerTurnRoutes(app: Hono<ServerEnv>, context: ServerContext)
         turn: turnOf(body),
         tools: toolDefinitions(body.tools),
         upstream,
+        provider: upstream.provider ?? "openai-compatible",
         timeoutMs: c.get("limits").upstreamTimeoutMs,
         signal: c.req.raw.signal,
         body: (messages) => ({

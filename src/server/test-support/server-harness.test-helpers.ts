@@ -1,4 +1,4 @@
-import type { GovernancePolicyInput } from "../../governance/policy.ts";
+import type { GovernancePipeline } from "../../governance/pipeline.ts";
 import { InMemoryMemoryStore } from "../../memory/in-memory-memory-store.ts";
 import { MemorySessionStore } from "../../store/memory/index.ts";
 import type { SessionStore } from "../../store/session-store.ts";
@@ -39,8 +39,8 @@ export interface HarnessOptions {
   readonly responses?: FakeOpenAIServerOptions["responses"];
   readonly store?: SessionStore;
   readonly contextWindow?: number;
-  /** The engine's governance policy (what replays in the inspector use too). */
-  readonly policy?: GovernancePolicyInput;
+  /** The engine's governance pipeline (what replays in the inspector use too). */
+  readonly pipeline?: GovernancePipeline;
   readonly server?: Partial<StartServerOptions>;
 }
 
@@ -78,7 +78,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Server
       maxOutputTokens: 2_000,
       tokenCounter: new FakeTokenCounter(),
       summarizer: new FakeSummarizer(),
-      ...(options.policy !== undefined && { policy: options.policy }),
+      ...(options.pipeline !== undefined && { pipeline: options.pipeline }),
     },
     log: (line) => logs.push(line),
     webRoot: false,

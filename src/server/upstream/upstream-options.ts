@@ -11,6 +11,11 @@ export interface UpstreamOptions {
    * computed for it. Without it the request's model is forwarded (and the turns route requires one).
    */
   readonly model?: string;
+  /**
+   * The provider recorded on the replies the proxy stores (`Message.provider`). Default: `anthropic` for the
+   * Anthropic Messages upstream, `openai-compatible` for the others.
+   */
+  readonly provider?: string;
   /** Extra headers for the upstream (e.g. an organisation id). */
   readonly headers?: Readonly<Record<string, string>>;
   /**

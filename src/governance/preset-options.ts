@@ -1,26 +1,19 @@
 import { z } from "zod";
 import { validate } from "../model/schemas.ts";
-import { cacheProfiles, type CacheProfile } from "../pricing/cache-profile.ts";
-import { DEFAULT_REUSE_RATES_WEIGHT, REUSE_AGE_LIMITS } from "./reuse-rates.ts";
+import { reuseRatesSchema } from "./governor-settings.ts";
+import { DEFAULT_REUSE_RATES_WEIGHT } from "./reuse-rates.ts";
 
 const fraction = z.number().min(0).max(1);
 const tokens = z.number().int().nonnegative();
 
-/** One kind's reuse rates: a chance per age bucket, not rising with age. */
-const reuseRow = z
-  .array(fraction)
-  .length(REUSE_AGE_LIMITS.length, `give one rate per age bucket (${REUSE_AGE_LIMITS.length})`)
-  .refine((rates) => rates.every((rate, bucket) => bucket === 0 || rate <= rates[bucket - 1]!), {
-    message:
-      "rates must not rise with age (governance lets a piece go once its chance falls): pool a bucket " +
-      "with the younger one it exceeds",
-  });
-
 /**
- * Every governance setting, with its default. A value of 0 (or `false`) disables the feature it controls.
- * Token thresholds scale down for small windows: each is capped by a share of the usable window.
+ * The knobs of a preset, flat, with their defaults: each built-in processor's options and the governor's settings
+ * under the names the settings file and `CTXKIT_POLICY_*` variables use (`policy.maxTurns`, …). `preset()` turns
+ * them into a pipeline (`presetPipelineOf`); nothing else reads them. A value of 0 (or `false`) leaves the
+ * processor it configures out. Token thresholds scale down for small windows: each is capped by a share of the
+ * usable window.
  */
-export const governancePolicySchema = z.object({
+export const presetOptionsSchema = z.object({
   /** Strip reasoning blocks from turns before the current one. */
   stripOlderReasoning: z.boolean().default(true),
   /** Replace images/files outside the current turn by a short text placeholder. */
@@ -63,17 +56,7 @@ export const governancePolicySchema = z.object({
    * 8–12, 13–20, 21–33, 34–54 and 55+ requests, not rising with age. Kinds left out keep the measured defaults
    * (`DEFAULT_REUSE_RATES`).
    */
-  reuseRates: z
-    .object({
-      read: reuseRow.optional(),
-      search: reuseRow.optional(),
-      edit: reuseRow.optional(),
-      shell: reuseRow.optional(),
-      other: reuseRow.optional(),
-      written: reuseRow.optional(),
-    })
-    .strict()
-    .optional(),
+  reuseRates: reuseRatesSchema.optional(),
   /**
    * How far the reuse rates are trusted against what the session's own agent does: per kind and age bucket, they
    * weigh as much as this many of the session's own piece-replies (replies a piece was in the history for), so a
@@ -131,32 +114,18 @@ export const governancePolicySchema = z.object({
   cacheTtl: z.enum(["5m", "1h"]).default("5m"),
 });
 
-/** Resolved governance settings. */
-export type GovernancePolicy = z.output<typeof governancePolicySchema>;
+/** A preset's resolved knobs. */
+export type PresetOptions = z.output<typeof presetOptionsSchema>;
 
-/** Settings as a user writes them: every field optional. */
-export type GovernancePolicyInput = z.input<typeof governancePolicySchema>;
-
-/**
- * Fills in defaults and validates user settings; throws ValidationError naming the bad field.
- *
- * @example
- * const policy = resolvePolicy({ compactionTrigger: 0.7, maxTurns: 30 });
- */
-export function resolvePolicy(input: GovernancePolicyInput = {}): GovernancePolicy {
-  return validate(governancePolicySchema, input, "governance policy");
-}
+/** A preset's knobs as a user writes them (overrides): every field optional. */
+export type PresetOptionsInput = z.input<typeof presetOptionsSchema>;
 
 /**
- * The prompt-cache prices and lifetimes governance weighs: the `pricing` provider's, with the long TTL's when
- * `cacheTtl` is `1h`.
+ * Fills in defaults and validates a preset's knobs; throws `ValidationError` naming the bad field.
  *
  * @example
- * governancePricing(resolvePolicy({ cacheTtl: "1h" })).write; // 2 (Anthropic's 1-hour write)
+ * const options = resolvePresetOptions({ compactionTrigger: 0.7, maxTurns: 30 });
  */
-export function governancePricing(policy: Pick<GovernancePolicy, "pricing" | "cacheTtl">): CacheProfile {
-  const profile = cacheProfiles[policy.pricing];
-  return policy.cacheTtl === "1h"
-    ? { ...profile, ttlMs: profile.longTtlMs, write: profile.writeLong }
-    : profile;
+export function resolvePresetOptions(input: PresetOptionsInput = {}): PresetOptions {
+  return validate(presetOptionsSchema, input, "preset options");
 }
