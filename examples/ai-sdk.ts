@@ -2,7 +2,7 @@
 import { openai } from "@ai-sdk/openai";
 import { generateText, stepCountIs, tool } from "ai";
 import { z } from "zod";
-import { counterForModel, createExtractiveSummarizer } from "ctxkit";
+import { counterForModel, createExtractiveSummarizer, preset } from "ctxkit";
 import { ctxkitPrepareStep } from "ctxkit/ai-sdk";
 
 const tools = {
@@ -17,7 +17,7 @@ const prepareStep = ctxkitPrepareStep({
   contextWindow: 128_000,
   counter,
   summarizer: createExtractiveSummarizer(),
-  policy: { pricing: "openai" }, // rewrite history when it pays at OpenAI's cache prices
+  pipeline: preset("default", { pricing: "openai" }), // rewrite history when it pays at OpenAI's cache prices
   tools,
 });
 const result = await generateText({

@@ -1,6 +1,6 @@
 // README: an OpenAI Agents SDK Session on a ctxkit store, governed before the runner sees it. Type-checked by `npm test`.
 import { Agent, run } from "@openai/agents";
-import { counterForModel, createExtractiveSummarizer } from "ctxkit";
+import { counterForModel, createExtractiveSummarizer, preset } from "ctxkit";
 import { CtxkitAgentsSession } from "ctxkit/openai-agents";
 import { openSqliteSessionStore } from "ctxkit/sqlite";
 
@@ -11,7 +11,7 @@ const session = new CtxkitAgentsSession({
   contextWindow: 128_000,
   counter: await counterForModel("gpt-4.1"),
   summarizer: createExtractiveSummarizer(),
-  policy: { pricing: "openai" }, // rewrite history when it pays at OpenAI's cache prices
+  pipeline: preset("default", { pricing: "openai" }), // rewrite history when it pays at OpenAI's cache prices
 });
 // The model governance was sized for (the SDK's own default model otherwise).
 const agent = new Agent({ name: "Support", instructions: "Help the customer.", model: "gpt-4.1" });

@@ -80,6 +80,7 @@ export function pipelineFromRecord(record: PipelineRecord | z.output<typeof pipe
     if (factory === undefined) unknown.push(name);
     else processors.push(factory((options ?? {}) as never));
   }
+  // Checked here: a stored record may come from another version.
   const settings = resolveGovernorSettings(record.settings);
   return { pipeline: createPipeline({ processors, settings }), unknown };
 }

@@ -166,7 +166,7 @@ export function sumTokens(messages: readonly Message[], tokensOf: (message: Mess
  * Runs processors in order, each on the previous one's output: the pipeline is one fold.
  *
  * @example
- * const view = await runPipeline(defaultProcessors(), history, context);
+ * const view = await runPipeline(preset("default").processors, history, context);
  */
 export async function runPipeline(
   processors: readonly Processor[],

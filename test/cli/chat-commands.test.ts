@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createChatOutput } from "../../src/cli/chat/chat-output.ts";
@@ -55,6 +55,37 @@ describe("ctxkit chat --json and slash commands (piped stdin)", () => {
     expect((context!["data"] as { channels: { total: number } }).channels.total).toBeGreaterThan(0);
     expect(sessions).toMatchObject({ name: "sessions", data: [{ id: sessionId, turns: 1 }] });
     expect(events.at(-1)).toEqual({ type: "exit", sessionId, saved: true });
+  });
+
+  it("--pipeline: a processor of one's own, from a module, governs every turn the chat sends", async () => {
+    await using box = await sandbox();
+    await using server = await startFakeOpenAIServer({ responses: [{ text: "noted" }, { text: "done" }] });
+    writeFileSync(
+      join(box.dir, "my-pipeline.mjs"),
+      [
+        "const redact = (block) =>",
+        '  block.type === "text" ? { ...block, text: block.text.replaceAll(/TICKET-\\d+/g, "[ticket]") } : block;',
+        "export default (base) => ({",
+        "  processors: [",
+        '    { name: "redact-tickets", triggers: [{ kind: "each-message" }],',
+        '      process: (messages) => messages.map((m) => (m.role === "user" ? { ...m, content: m.content.map(redact) } : m)) },',
+        "    ...base.processors,",
+        "  ],",
+        "  settings: base.settings,",
+        "});",
+        "",
+      ].join("\n"),
+    );
+    const run = await runChatCli(
+      ["--json", "--model", `openai-compatible:fake-model@${server.url}`, "--pipeline", "./my-pipeline.mjs"],
+      { env: box.env, cwd: box.dir, lines: ["Where is TICKET-4711?", "And TICKET-4712?"] },
+    );
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    const sent = server.requests.map((request) => JSON.stringify(request.body.messages));
+    expect(sent).toHaveLength(2);
+    expect(sent.every((body) => !/TICKET-\d+/.test(body))).toBe(true);
+    expect(sent[1]).toContain("And [ticket]?");
   });
 
   it("retries a rate-limited call before the first token and reports the retry", async () => {
