@@ -844,7 +844,7 @@ export default async function policies(): Promise<BenchSection> {
       "whose reply used it — copied a span no newer message held (bench/support/reuse-rates.ts) — and below each " +
       "kind its fit: the closest sequence that does not rise with age, each age weighted by the requests it counted " +
       "(a piece cannot grow likelier to be used with age; governance relies on it: a piece it let go is not needed " +
-      "again while the rates stand). ctxkit keeps a piece verbatim while this rate is at least 1 − `groundingTarget` (2% by " +
+      "again while the rates stand). ctxkit keeps a piece verbatim while this rate is at least 1 − `groundingTarget` (0.5% by " +
       "default) or keeping it costs less than the rate times reading it again. " +
       "Governance blends these rates with the session's own count (the same count, made as the session goes): per " +
       "kind and age they weigh as many requests as the sessions' spread says one corpus-wide rate is worth — " +

@@ -82,7 +82,7 @@ describe("SessionReuse", () => {
     const read = 2;
     const counter = new FakeTokenCounter();
     const context = {
-      settings: resolveGovernorSettings(),
+      settings: resolveGovernorSettings({ groundingTarget: 0.98 }),
       window: { contextWindow: 200_000, reservedOutput: 8_000, usable: 192_000 },
       tokensOf: (message: Message) => counter.countMessage(message),
       fixedTokens: 10_000,
