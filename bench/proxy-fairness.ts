@@ -2,7 +2,7 @@
 // maximum-size bodies without pause while another sends small turns — the small turns' p50 with and without the
 // flood; (2) clients that ask for a long streamed reply and never read it — the server's memory growth per such
 // client against the reply's size. Run alone (niced) with: CTXKIT_BENCH_ONLY=fairness npm run bench -- proxy-load
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { request } from "node:http";
 import { availableParallelism, tmpdir } from "node:os";
@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { MAX_UNREAD_BYTES } from "../src/server/http/guard-streams.ts";
 import { DEFAULT_LIMITS } from "../src/server/server-options.ts";
 import { startFakeOpenAIServer } from "../src/test/fake-openai-server.ts";
+import { startListening, type ListeningProcess } from "./support/listening-process.ts";
 
 const repo = fileURLToPath(new URL("..", import.meta.url));
 const node = process.execPath;
@@ -61,12 +62,8 @@ function heavyBody(seed: number): string {
   });
 }
 
-interface Serve {
-  readonly url: string;
-  readonly pid: number;
-  readonly keys: Record<string, string>;
-  stop(): Promise<void>;
-}
+/** A running `ctxkit serve` with one API key per tenant. */
+type Serve = ListeningProcess & { readonly keys: Record<string, string> };
 
 async function startServe(folder: string, upstreamUrl: string, tenants: readonly string[]): Promise<Serve> {
   mkdirSync(folder, { recursive: true });
@@ -83,31 +80,12 @@ async function startServe(folder: string, upstreamUrl: string, tenants: readonly
     keys[tenant] = added.stdout.trim();
   }
   const args = [bin, "serve", "--port", "0", "--db", join(folder, "ctxkit.db"), "--keys", keyFile];
-  const child = spawn(node, [...args, "--upstream", upstreamUrl, "--rate-limit", "off"], {
+  const served = await startListening(
+    [...args, "--upstream", upstreamUrl, "--rate-limit", "off"],
     env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<void>((done) => child.once("exit", () => done()));
-  const url = await new Promise<string>((done, fail) => {
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const found = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
-      if (found !== undefined) done(found);
-    });
-    void exited.then(() => fail(new Error(`fairness: serve exited: ${stderr}`)));
-  });
-  return {
-    url,
-    pid: child.pid!,
-    keys,
-    stop: async () => {
-      child.kill("SIGTERM");
-      await exited;
-    },
-  };
+    "fairness",
+  );
+  return { ...served, keys };
 }
 
 async function post(serve: Serve, tenant: string, body: string, headers: Record<string, string> = {}) {

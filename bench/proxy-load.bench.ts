@@ -6,7 +6,7 @@
 //
 // CTXKIT_BENCH_BASELINE=<checkout> adds a row for the `ctxkit serve` of another checkout (e.g. the code before a
 // change), run in the same way in the same run, so before/after are ratios of one run.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -17,6 +17,7 @@ import { openSqliteSessionStore } from "../src/store/sqlite/index.ts";
 import { startFakeOpenAIServer } from "../src/test/fake-openai-server.ts";
 import type { BenchSection } from "./run.ts";
 import { fairnessSection } from "./proxy-fairness.ts";
+import { startListening, type ListeningProcess } from "./support/listening-process.ts";
 
 const SESSIONS = 50;
 const TURNS = 10;
@@ -127,36 +128,7 @@ async function load(sessions: number, send: Send, serverPid?: number): Promise<R
 }
 
 /** A running `ctxkit serve` child process. */
-interface Served {
-  readonly url: string;
-  readonly pid: number;
-  stop(): Promise<void>;
-}
-
-/** Starts `node args…` and waits until it prints `listening on <url>`. */
-async function startListening(args: readonly string[], env: NodeJS.ProcessEnv): Promise<Served> {
-  const child = spawn(node, args, { env, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<void>((done) => child.once("exit", () => done()));
-  const url = await new Promise<string>((done, fail) => {
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const found = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
-      if (found !== undefined) done(found);
-    });
-    void exited.then(() => fail(new Error(`proxy-load: ${args.join(" ")} exited: ${stderr}`)));
-  });
-  return {
-    url,
-    pid: child.pid!,
-    stop: async () => {
-      child.kill("SIGTERM");
-      await exited;
-    },
-  };
-}
+type Served = ListeningProcess;
 
 /** Starts `ctxkit serve` of `checkout` on a fresh database and key file, with its default limits and `extraArgs`. */
 async function startServe(
@@ -188,6 +160,7 @@ async function startServe(
       ...extraArgs,
     ],
     env,
+    "proxy-load",
   );
   return { ...served, key: added.stdout.trim() };
 }
@@ -227,7 +200,11 @@ async function warmSingleAndRounds(send: (prefix: string) => Send, pid?: number)
  */
 async function throughBareProxy(upstreamUrl: string): Promise<ProxyRuns> {
   const script = fileURLToPath(new URL("support/bare-proxy.ts", import.meta.url));
-  const proxy = await startListening([script, new URL(upstreamUrl).origin], { PATH: process.env["PATH"] });
+  const proxy = await startListening(
+    [script, new URL(upstreamUrl).origin],
+    { PATH: process.env["PATH"] },
+    "proxy-load",
+  );
   try {
     const client = new OpenAI({ baseURL: `${proxy.url}/v1`, apiKey: "bench" });
     const send = () => async (_session: number, history: OpenAI.ChatCompletionMessageParam[]) =>
