@@ -329,11 +329,8 @@ const FIXED = 1e12;
  */
 const CANDIDATES: readonly { readonly label: string; readonly policy: PresetOptionsInput }[] = [
   { label: "default", policy: {} },
-  { label: "groundingTarget 0.995", policy: { groundingTarget: 0.995 } },
-  {
-    label: "groundingTarget 0.995, elideToolInputsAbove 0",
-    policy: { groundingTarget: 0.995, elideToolInputsAbove: 0 },
-  },
+  { label: "groundingTarget 0.98", policy: { groundingTarget: 0.98 } },
+  { label: "elideToolInputsAbove 0", policy: { elideToolInputsAbove: 0 } },
 ];
 
 /** The goal every figure is judged by, and cross-validation chooses by: strict grounding and anchors. */
