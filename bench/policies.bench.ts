@@ -590,7 +590,14 @@ async function stressWindows(
   for (const window of STRESS_WINDOWS) {
     const longer = corpus.filter((entry) => entry.tokens > window);
     if (longer.length === 0) continue;
-    const runs = await replayAll(all, longer, benchPolicies, () => window, `${window / 1000}k`, heldOutCtxkit);
+    const runs = await replayAll(
+      all,
+      longer,
+      benchPolicies,
+      () => window,
+      `${window / 1000}k`,
+      heldOutCtxkit,
+    );
     // The default candidate is the "ctxkit default" row already replayed: only the others are replayed again.
     const others = await replayAll(
       all,

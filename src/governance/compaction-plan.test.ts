@@ -54,7 +54,9 @@ describe("the room a compaction's tail fits in", () => {
   function longRun() {
     const builder = new HistoryBuilder().system("You are a coding agent.").user("Fix every failing test");
     for (let step = 1; step <= 80; step++)
-      builder.step([{ name: "read", input: { path: `src/file${step}.ts` }, output: "const x = 1;\n".repeat(20) }]);
+      builder.step([
+        { name: "read", input: { path: `src/file${step}.ts` }, output: "const x = 1;\n".repeat(20) },
+      ]);
     return builder.reply("All fixed.").build();
   }
   const tailOf = (messages: readonly Message[], room?: number) => {

@@ -88,9 +88,13 @@ describe("bestWithout", () => {
     fc.assert(
       fc.property(fc.array(session, { minLength: 2, maxLength: 5 }), session, (sessions, replacement) => {
         const candidates = (rows: typeof sessions) =>
-          [0, 1].map((candidate) => rows.map((row) => both(run(row[candidate]!.grounding, 1, 1, row[candidate]!.cost))));
+          [0, 1].map((candidate) =>
+            rows.map((row) => both(run(row[candidate]!.grounding, 1, 1, row[candidate]!.cost))),
+          );
         const changed = [replacement, ...sessions.slice(1)];
-        expect(bestWithout(candidates(changed), 0, PROVIDERS)).toBe(bestWithout(candidates(sessions), 0, PROVIDERS));
+        expect(bestWithout(candidates(changed), 0, PROVIDERS)).toBe(
+          bestWithout(candidates(sessions), 0, PROVIDERS),
+        );
       }),
     );
   });
