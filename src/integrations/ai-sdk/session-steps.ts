@@ -4,7 +4,7 @@ import type { PreparedRequest, ToolDefinition } from "../../engine/prepared-requ
 import type { ProviderOptions } from "../../formats/providers/ai-sdk/ai-sdk-types.ts";
 import { canonicalJson } from "../../model/blocks.ts";
 import type { JsonValue, Usage } from "../../model/message.ts";
-import { entriesOf } from "../shared/language-model-prompt.ts";
+import { entriesOf, feedItemsOf } from "../shared/language-model-prompt.ts";
 import { sharedFeeds, type FeedItem, type SessionFeed } from "../shared/session-feed.ts";
 import { instructionText, toolDefinitions, type PrepareStepInput } from "./prepare-step.ts";
 
@@ -126,10 +126,7 @@ export function ctxkitSessionSteps(options: CtxkitSessionStepsOptions): CtxkitSe
           key,
           entriesOf,
         );
-        const items: FeedItem<ModelMessage>[] = unseen.flatMap((message) =>
-          entriesOf(message).map((entry) => ({ entry, source: message, key: key(message) })),
-        );
-        await feed.record(items);
+        await feed.record(unseen.flatMap(feedItemsOf));
       }
       const prepared = await feed.session.prepare({
         system: [{ name: "identity", content: instructionText(step.instructions), heading: null }],

@@ -15,7 +15,7 @@ import { canonicalJson } from "../../model/blocks.ts";
 import { AI_SDK_OPAQUE_PROVIDER } from "../../formats/providers/ai-sdk/opaque-parts.ts";
 import type { ContentBlock, JsonValue, Message } from "../../model/message.ts";
 import { sharedFeeds, type FeedItem, type SessionFeed } from "../shared/session-feed.ts";
-import { entriesOf, toPrompt } from "../shared/language-model-prompt.ts";
+import { entriesOf, feedItemsOf, toPrompt } from "../shared/language-model-prompt.ts";
 import { replyOfChunks } from "./mastra-prompt.ts";
 
 /** What `sessionId` may read to name the session of an agent call. */
@@ -134,11 +134,9 @@ export class CtxkitProcessor implements Processor<"ctxkit"> {
         : history.slice(state.cursor).filter((message) => message.role !== "assistant");
     // Mastra's prompt moves a provider-executed tool's result into a tool message; the reply holds it already.
     const executed = state.executed ?? new Set<string>();
-    const items: FeedItem<LanguageModelV4Message>[] = unseen.flatMap((message) =>
-      entriesOf(message)
-        .filter((entry) => entry.role !== "tool" || !executed.has(entry.result.callId))
-        .map((entry) => ({ entry, source: message, key: key(message) })),
-    );
+    const items = unseen
+      .flatMap(feedItemsOf)
+      .filter(({ entry }) => entry.role !== "tool" || !executed.has(entry.result.callId));
     await feed.record(items);
     state.cursor = history.length;
     const instructions = system.map((message) => message.content).join("\n\n");
