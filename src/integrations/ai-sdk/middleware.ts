@@ -34,7 +34,9 @@ async function continues(
   const last = history.findLast((message) => message.role === "assistant");
   const reply = last === undefined ? undefined : entriesOf(last).find((entry) => entry.role === "assistant");
   if (reply === undefined) return false;
-  const stored = await session.findLast((message) => message.role === "assistant" && message.kind === undefined);
+  const stored = await session.findLast(
+    (message) => message.role === "assistant" && message.kind === undefined,
+  );
   return holds(stored, reply);
 }
 

@@ -407,7 +407,12 @@ export function sessionMiddleware(
     async transformParams({ params }) {
       const history = params.prompt.filter((message) => message.role !== "system");
       const { feed, providerOptions } = await sessions.feedFor(params, history);
-      const unseen = await feed.unseen(history, (message) => message.role === "assistant", canonicalJson, entriesOf);
+      const unseen = await feed.unseen(
+        history,
+        (message) => message.role === "assistant",
+        canonicalJson,
+        entriesOf,
+      );
       await feed.record(unseen.flatMap(feedItemsOf));
       const { providerOptions: _ctxkit, ...rest } = params;
       const call = { ...rest, ...(providerOptions !== undefined && { providerOptions }) };

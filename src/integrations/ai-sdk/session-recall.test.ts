@@ -97,7 +97,7 @@ describe.each([
       };
       if (!streaming) {
         const result = await generateText(options);
-        messages.push(...(await result.response).messages);
+        messages.push(...result.response.messages);
         return result.text;
       }
       const result = streamText({ ...options, onError: () => {} });

@@ -14,7 +14,7 @@ import { ValidationError } from "../../errors/errors.ts";
 import { canonicalJson } from "../../model/blocks.ts";
 import { AI_SDK_OPAQUE_PROVIDER } from "../../formats/providers/ai-sdk/opaque-parts.ts";
 import type { ContentBlock, JsonValue, Message } from "../../model/message.ts";
-import { sharedFeeds, type FeedItem, type SessionFeed } from "../shared/session-feed.ts";
+import { sharedFeeds, type SessionFeed } from "../shared/session-feed.ts";
 import { entriesOf, feedItemsOf, toPrompt } from "../shared/language-model-prompt.ts";
 import { replyOfChunks } from "./mastra-prompt.ts";
 

@@ -36,7 +36,8 @@ export function feedItemsOf<Source extends LanguageModelV4Message | ModelMessage
     const metadata = converted.metadata === undefined ? {} : { metadata: converted.metadata };
     const item = (entry: FeedEntry): FeedItem<Source> => ({ entry, source: message, key, ...metadata });
     if (converted.role === "user") return [item({ role: "user", content: converted.content })];
-    if (converted.role === "assistant") return [item({ role: "assistant", reply: { content: converted.content } })];
+    if (converted.role === "assistant")
+      return [item({ role: "assistant", reply: { content: converted.content } })];
     if (converted.role !== "tool") return [];
     return converted.content.flatMap((block) =>
       block.type === "tool-result" ? [item({ role: "tool" as const, result: block })] : [],
