@@ -1,10 +1,21 @@
 // The entry points of the adapter conformance suite, each a thin adapter over a session turn, driven the way its
 // users drive it against one scripted model.
-import type { LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from "@ai-sdk/provider";
+import type {
+  LanguageModelV4CallOptions,
+  LanguageModelV4GenerateResult,
+  LanguageModelV4Middleware,
+} from "@ai-sdk/provider";
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { MemorySaver } from "@langchain/langgraph";
-import { generateText, stepCountIs, tool as aiTool, wrapLanguageModel, type ModelMessage } from "ai";
+import {
+  generateText,
+  stepCountIs,
+  tool as aiTool,
+  wrapLanguageModel,
+  type ModelMessage,
+  type ToolSet,
+} from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { createAgent, tool as langChainTool } from "langchain";
 import { z } from "zod";
@@ -18,7 +29,11 @@ import { contextLengthExceeded } from "../../src/test/fake-openai-responses.ts";
 import { startFakeOpenAIServer } from "../../src/test/fake-openai-server.ts";
 import { messageText } from "../../src/model/blocks.ts";
 import type { JsonValue, Message } from "../../src/model/message.ts";
+import { ctxkitMiddleware } from "../../src/integrations/ai-sdk/middleware.ts";
+import { ctxkitPrepareStep } from "../../src/integrations/ai-sdk/prepare-step.ts";
 import { ctxkitSessionMiddleware } from "../../src/integrations/ai-sdk/session-middleware.ts";
+import { ctxkitSessionSteps } from "../../src/integrations/ai-sdk/session-steps.ts";
+import { memoryEngineOf } from "../../src/integrations/shared/memory-engine.ts";
 import { ctxkitLangChainMiddleware } from "../../src/integrations/langchain/ctxkit-langchain-middleware.ts";
 import { fileContent, type ScriptedModel, type ScriptedReply } from "./scripted-model.ts";
 
@@ -27,6 +42,11 @@ export interface OpenAdapter {
   ask(session: string, question: string): Promise<string>;
   /** Ends the process (a server stops listening). */
   close?(): Promise<void>;
+  /**
+   * Every message the process has stored of `session`, when that is not the suite's store: a memory-backed
+   * adapter's own session (committed messages only).
+   */
+  stored?(session: string): Promise<readonly Message[]>;
 }
 
 /** An entry point of ctxkit, as the suite drives it. */
@@ -43,6 +63,17 @@ export interface ConformanceAdapter {
    * application's side (the app's messages, LangGraph's checkpointer).
    */
   open(store: SessionStore, model: ScriptedModel, kept: Map<string, unknown>): Promise<OpenAdapter>;
+  /**
+   * The checks that cannot apply to this entry point, each with why; the suite asserts the nearest thing that can
+   * fail instead. `restart`: nothing outlives the process (memory-backed). `overflow`: the framework makes the
+   * model call, so the adapter never sees the provider's error.
+   */
+  readonly inapplicable?: {
+    readonly restart?: string;
+    readonly overflow?: string;
+    /** The last call's final reply is never stored (the suite expects one reply fewer). */
+    readonly finalReply?: string;
+  };
 }
 
 const PROVIDER = "scripted";
@@ -150,56 +181,157 @@ function promptText(message: LanguageModelV4CallOptions["prompt"][number]): stri
   return message.content.map((part) => (part.type === "text" ? part.text : "")).join("");
 }
 
-/** `ctxkitSessionMiddleware`: the app keeps its messages and sends them all; one wrapped model serves every chat. */
-const aiSdk: ConformanceAdapter = {
+/** How an AI SDK adapter governs `generateText`: a middleware around the model, or step hooks. */
+interface AiSdkGoverning {
+  readonly middleware?: LanguageModelV4Middleware;
+  /** The options to spread into `generateText` for a conversation, and what to await after it. */
+  steps?(session: string): { options: object; settled?(): Promise<void> };
+  stored?(session: string): Promise<readonly Message[]>;
+}
+
+/**
+ * An AI SDK entry point driven by `generateText`: the app keeps its messages and sends them all; one model (and
+ * one governing object, `governing`) serves every chat of the process.
+ */
+function aiSdkAdapter(
+  adapter: Omit<ConformanceAdapter, "open" | "provider" | "storeId"> & {
+    readonly storeId?: (session: string) => string;
+    governing(store: SessionStore, tools: ToolSet): Promise<AiSdkGoverning>;
+  },
+): ConformanceAdapter {
+  const { governing, ...rest } = adapter;
+  return {
+    provider: PROVIDER,
+    storeId: own,
+    ...rest,
+    async open(store, model, kept) {
+      let current = "";
+      const mock = new MockLanguageModelV4({
+        provider: PROVIDER,
+        modelId: "scripted-1",
+        doGenerate: async (options) => {
+          const last = options.prompt.at(-1)!;
+          return aiSdkResult(
+            model.answer({
+              session: current,
+              last: last.role === "system" ? "user" : last.role,
+              question: promptText(options.prompt.findLast((message) => message.role === "user")!),
+              wire: JSON.stringify({ prompt: options.prompt, tools: options.tools }),
+              tools: (options.tools ?? []).map((definition) => definition.name),
+            }),
+          );
+        },
+      });
+      const readFile = aiTool({
+        description: "Reads a file",
+        inputSchema: readFileInput,
+        execute: async ({ path }) => fileContent(path),
+      });
+      const tools = { read_file: readFile };
+      const governed = await governing(store, tools);
+      const wrapped =
+        governed.middleware === undefined
+          ? mock
+          : wrapLanguageModel({ model: mock, middleware: governed.middleware });
+      return {
+        async ask(session, question) {
+          current = session;
+          const messages = (kept.get(session) as ModelMessage[] | undefined) ?? [];
+          const asked: ModelMessage = { role: "user", content: question };
+          const steps = governed.steps?.(session);
+          const result = await generateText({
+            model: wrapped,
+            tools,
+            messages: [...messages, asked],
+            stopWhen: stepCountIs(6),
+            maxRetries: 0,
+            providerOptions: { ctxkit: { sessionId: session } },
+            ...steps?.options,
+          });
+          await steps?.settled?.();
+          // Every step's messages (`response.messages` holds the last step's once prepareStep rewrote them).
+          kept.set(session, [...messages, asked, ...result.responseMessages]);
+          return result.text;
+        },
+        ...(governed.stored !== undefined && { stored: governed.stored }),
+      };
+    },
+  };
+}
+
+/** `ctxkitSessionMiddleware`: a session per chat of the engine's store, named by each call. */
+const aiSdk = aiSdkAdapter({
   name: "AI SDK ctxkitSessionMiddleware",
-  provider: PROVIDER,
   recall: true,
-  storeId: own,
-  async open(store, model, kept) {
-    const engine = await engineOver(store);
-    let current = "";
-    const mock = new MockLanguageModelV4({
-      provider: PROVIDER,
-      modelId: "scripted-1",
-      doGenerate: async (options) => {
-        const last = options.prompt.at(-1)!;
-        return aiSdkResult(
-          model.answer({
-            session: current,
-            last: last.role === "system" ? "user" : last.role,
-            question: promptText(options.prompt.findLast((message) => message.role === "user")!),
-            wire: JSON.stringify({ prompt: options.prompt, tools: options.tools }),
-            tools: (options.tools ?? []).map((definition) => definition.name),
-          }),
-        );
-      },
-    });
-    const wrapped = wrapLanguageModel({ model: mock, middleware: ctxkitSessionMiddleware({ engine }) });
-    const readFile = aiTool({
-      description: "Reads a file",
-      inputSchema: readFileInput,
-      execute: async ({ path }) => fileContent(path),
-    });
+  governing: async (store) => ({ middleware: ctxkitSessionMiddleware({ engine: await engineOver(store) }) }),
+});
+
+/** The governor's options `ctxkitMiddleware` and `ctxkitPrepareStep` take: the engine settings of the others. */
+const governorSettings = () => {
+  const { tokenCounter, ...rest } = engineSettings();
+  return { ...rest, counter: tokenCounter };
+};
+
+/** What a memory-backed adapter committed of its one session. */
+function memoryStored(owner: object, id: string): () => Promise<readonly Message[]> {
+  return async () => {
+    const engine = memoryEngineOf(owner)!;
+    return (await engine.settings.store.getSession(id)) === undefined
+      ? []
+      : engine.settings.store.loadMessages(id, { strategy: "all" });
+  };
+}
+
+const MEMORY_BACKED =
+  "memory-backed: the session lives in the process, so a restarted one governs the app's kept messages anew";
+
+/** `ctxkitMiddleware`: the raw middleware, one memory-backed session per process that each prompt continues or restarts. */
+const rawMiddleware = aiSdkAdapter({
+  name: "AI SDK ctxkitMiddleware (memory-backed)",
+  recall: true,
+  storeId: () => "ai-sdk",
+  inapplicable: { restart: MEMORY_BACKED },
+  governing: async () => {
+    const middleware = ctxkitMiddleware(governorSettings());
+    return { middleware, stored: memoryStored(middleware, "ai-sdk") };
+  },
+});
+
+/** `ctxkitPrepareStep`: the raw prepareStep, one memory-backed session per process. */
+const prepareStep = aiSdkAdapter({
+  name: "AI SDK ctxkitPrepareStep (memory-backed)",
+  recall: false,
+  storeId: () => "ai-sdk",
+  inapplicable: {
+    restart: MEMORY_BACKED,
+    overflow: "prepareStep never sees the provider call: the SDK makes it and its error goes to the caller",
+    finalReply:
+      "prepareStep sees a call's final reply only in the next call's messages (there is no onStepFinish)",
+  },
+  governing: async (_store, tools) => {
+    const step = ctxkitPrepareStep({ ...governorSettings(), tools });
+    return { steps: () => ({ options: { prepareStep: step } }), stored: memoryStored(step, "ai-sdk") };
+  },
+});
+
+/** `ctxkitSessionSteps`: prepareStep and onStepFinish over a session of the engine's store, one per call. */
+const sessionSteps = aiSdkAdapter({
+  name: "AI SDK ctxkitSessionSteps",
+  // prepareStep cannot answer the session's tools: its engine is made without recall, so notices name none.
+  recall: false,
+  inapplicable: {
+    overflow: "prepareStep never sees the provider call: the SDK makes it and its error goes to the caller",
+  },
+  governing: async (store, tools) => {
+    const engine = await createContextEngine({ store, ...engineSettings(), recall: false });
     return {
-      async ask(session, question) {
-        current = session;
-        const messages = (kept.get(session) as ModelMessage[] | undefined) ?? [];
-        const asked: ModelMessage = { role: "user", content: question };
-        const result = await generateText({
-          model: wrapped,
-          tools: { read_file: readFile },
-          messages: [...messages, asked],
-          stopWhen: stepCountIs(6),
-          maxRetries: 0,
-          providerOptions: { ctxkit: { sessionId: session } },
-        });
-        kept.set(session, [...messages, asked, ...result.response.messages]);
-        return result.text;
+      steps: (session) => {
+        const steps = ctxkitSessionSteps({ engine, sessionId: session, tools });
+        return { options: steps, settled: () => steps.settled() };
       },
     };
   },
-};
+});
 
 function langChainText(message: BaseMessage): string {
   return typeof message.content === "string" ? message.content : JSON.stringify(message.content);
@@ -370,4 +502,12 @@ const proxy: ConformanceAdapter = {
 };
 
 /** Every entry point the suite runs over. */
-export const adapters: readonly ConformanceAdapter[] = [run, aiSdk, langChain, proxy];
+export const adapters: readonly ConformanceAdapter[] = [
+  run,
+  aiSdk,
+  rawMiddleware,
+  prepareStep,
+  sessionSteps,
+  langChain,
+  proxy,
+];

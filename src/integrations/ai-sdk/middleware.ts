@@ -65,7 +65,8 @@ async function continues(
 export function ctxkitMiddleware(
   options: CtxkitMiddlewareOptions,
 ): LanguageModelV4Middleware & { readonly governor: Governor } {
-  const engine = memoryEngine(options);
+  const owner = {};
+  const engine = memoryEngine(options, owner);
   const id = options.sessionId ?? "ai-sdk";
   let governor: Governor | undefined;
   const middleware = sessionMiddleware(
@@ -86,7 +87,7 @@ export function ctxkitMiddleware(
     },
     options,
   );
-  return Object.defineProperty(middleware, "governor", {
+  return Object.defineProperty(Object.assign(owner, middleware), "governor", {
     get(): Governor {
       if (governor === undefined)
         throw new ValidationError("ctxkitMiddleware: its governor exists once the first model call was made");

@@ -142,7 +142,42 @@ const feedOf = sharedFeeds<ModelMessage>();
  * ```
  */
 export function ctxkitPrepareStep(options: CtxkitPrepareStepOptions): CtxkitPrepareStep {
-  const engine = memoryEngine({ ...options, recall: options.recall ?? false });
+  const prepareStep = async (step: PrepareStepInput): Promise<PreparedStep> => {
+    const instructions =
+      marked !== undefined && marked.returned === step.instructions ? marked.original : step.instructions;
+    await record(await fresh(step.messages), step);
+    const session = feedOf(engine, id).session;
+    governor = await session.governor();
+    provider = typeof step.model === "object" ? step.model.provider : undefined;
+    const request = await session.prepare({
+      system: [{ name: "identity", content: instructionText(instructions), heading: null }],
+      tools: await (tools ??= sessionToolDefinitions(options.tools)),
+    });
+    options.onRequest?.(request);
+    const system = instructionList(instructions);
+    const cached = withPromptCaching(
+      { system, messages: restore(request.messages) },
+      {
+        ...options,
+        model: step.model,
+        sessionId: options.sessionId,
+        ephemeralTail: ephemeralTail(request.messages),
+        countTokens: (text) => options.counter.countText(text),
+      },
+    );
+    returned = cached.messages;
+    // Once instructions were returned, the SDK keeps sending them: return them every step from then on, so a
+    // breakpoint never outlives the step it was planned for.
+    const override =
+      marked !== undefined || cached.system.some((message, index) => message !== system[index]);
+    if (override) marked = { returned: cached.system, original: instructions };
+    return {
+      messages: returned,
+      ...(override && { instructions: cached.system }),
+      ...(cached.providerOptions !== undefined && { providerOptions: cached.providerOptions }),
+    };
+  };
+  const engine = memoryEngine({ ...options, recall: options.recall ?? false }, prepareStep);
   const id = options.sessionId ?? "ai-sdk";
   let tools: Promise<ToolDefinition[]> | undefined;
   let governor: Governor | undefined;
@@ -187,30 +222,39 @@ export function ctxkitPrepareStep(options: CtxkitPrepareStepOptions): CtxkitPrep
     return [...messages];
   };
 
-  /** Records `messages` (the previous step's reply with its usage), then commits them. */
+  /**
+   * Records `messages`: the previous steps' replies (with the last one's usage) and tool results are committed, for
+   * their model call succeeded; the new user input after them stays in the open turn until its own reply comes
+   * (a failed call leaves nothing of its turn stored).
+   */
   const record = async (messages: readonly ModelMessage[], step: PrepareStepInput): Promise<void> => {
     const feed = feedOf(engine, id);
     const last = step.stepNumber > 0 ? step.steps.at(-1)?.usage : undefined;
-    const items = messages.flatMap(feedItemsOf).map((item) => {
-      if (item.entry.role !== "assistant") return item;
-      const usage =
-        last?.inputTokens === undefined
-          ? {}
-          : { usage: { input: last.inputTokens, output: last.outputTokens ?? 0 } };
-      const reply = { ...item.entry.reply, ...(provider !== undefined && { provider }), ...usage };
-      return { ...item, entry: { role: "assistant" as const, reply } };
-    });
-    const recorded = await feed.record(items);
-    let at = 0;
-    for (const message of messages) {
-      const count = items.slice(at).findIndex((item) => item.source !== message);
-      const group = recorded.slice(at, count < 0 ? recorded.length : at + count);
-      at += group.length;
-      for (const part of group) positions.set(part, sources.length);
-      sources.push(message);
-      groups.push(group);
-    }
-    await feed.commit();
+    const add = async (list: readonly ModelMessage[]) => {
+      const items = list.flatMap(feedItemsOf).map((item) => {
+        if (item.entry.role !== "assistant") return item;
+        const usage =
+          last?.inputTokens === undefined
+            ? {}
+            : { usage: { input: last.inputTokens, output: last.outputTokens ?? 0 } };
+        const reply = { ...item.entry.reply, ...(provider !== undefined && { provider }), ...usage };
+        return { ...item, entry: { role: "assistant" as const, reply } };
+      });
+      const recorded = await feed.record(items);
+      let at = 0;
+      for (const message of list) {
+        const count = items.slice(at).findIndex((item) => item.source !== message);
+        const group = recorded.slice(at, count < 0 ? recorded.length : at + count);
+        at += group.length;
+        for (const part of group) positions.set(part, sources.length);
+        sources.push(message);
+        groups.push(group);
+      }
+    };
+    const input = messages.findLastIndex((message) => message.role !== "user") + 1;
+    await add(messages.slice(0, input));
+    if (input > 0) await feed.commit();
+    await add(messages.slice(input));
   };
 
   /**
@@ -240,41 +284,6 @@ export function ctxkitPrepareStep(options: CtxkitPrepareStepOptions): CtxkitPrep
     return output;
   };
 
-  const prepareStep = async (step: PrepareStepInput): Promise<PreparedStep> => {
-    const instructions =
-      marked !== undefined && marked.returned === step.instructions ? marked.original : step.instructions;
-    await record(await fresh(step.messages), step);
-    const session = feedOf(engine, id).session;
-    governor = await session.governor();
-    provider = typeof step.model === "object" ? step.model.provider : undefined;
-    const request = await session.prepare({
-      system: [{ name: "identity", content: instructionText(instructions), heading: null }],
-      tools: await (tools ??= sessionToolDefinitions(options.tools)),
-    });
-    options.onRequest?.(request);
-    const system = instructionList(instructions);
-    const cached = withPromptCaching(
-      { system, messages: restore(request.messages) },
-      {
-        ...options,
-        model: step.model,
-        sessionId: options.sessionId,
-        ephemeralTail: ephemeralTail(request.messages),
-        countTokens: (text) => options.counter.countText(text),
-      },
-    );
-    returned = cached.messages;
-    // Once instructions were returned, the SDK keeps sending them: return them every step from then on, so a
-    // breakpoint never outlives the step it was planned for.
-    const override =
-      marked !== undefined || cached.system.some((message, index) => message !== system[index]);
-    if (override) marked = { returned: cached.system, original: instructions };
-    return {
-      messages: returned,
-      ...(override && { instructions: cached.system }),
-      ...(cached.providerOptions !== undefined && { providerOptions: cached.providerOptions }),
-    };
-  };
   return Object.defineProperty(prepareStep, "governor", {
     get(): Governor {
       if (governor === undefined)

@@ -23,6 +23,8 @@ export interface CtxkitSessionStepsOptions {
 /** What `onStepFinish` reads of a finished step (any tool set's step result has these). */
 export interface FinishedStep {
   readonly response: { readonly messages: readonly ModelMessage[]; readonly modelId?: string };
+  /** The model the step was sent to: its provider is recorded with the reply. */
+  readonly model?: { readonly provider: string; readonly modelId: string };
   readonly usage: LanguageModelUsage;
   readonly finishReason?: string;
 }
@@ -159,6 +161,7 @@ async function recordStep(feed: SessionFeed<ModelMessage>, step: FinishedStep): 
         ...(usage !== undefined && { usage }),
         ...(step.finishReason !== undefined && { finishReason: step.finishReason }),
         ...(step.response.modelId !== undefined && { model: step.response.modelId }),
+        ...(step.model !== undefined && { provider: step.model.provider }),
       };
       return { ...item, entry: { role: "assistant", reply } };
     });

@@ -10,12 +10,12 @@ import { MemorySessionStore } from "../../store/memory/index.ts";
  * through. Built synchronously (the counter and summarizer are given). The reserved output follows the governor's
  * rule: `reservedOutputTokens`, else the smallest of 20,000, `maxOutputTokens` (8,192) and a quarter of the window.
  */
-export function memoryEngine(options: GovernorOptions): ContextEngine {
+export function memoryEngine(options: GovernorOptions, owner?: object): ContextEngine {
   const reservedOutputTokens =
     options.reservedOutputTokens ??
     Math.min(20_000, options.maxOutputTokens ?? 8_192, Math.floor(options.contextWindow / 4));
   const onEvent = options.onEvent;
-  return new ContextEngine({
+  const engine = new ContextEngine({
     store: new MemorySessionStore(),
     contextWindow: options.contextWindow,
     reservedOutputTokens,
@@ -32,4 +32,13 @@ export function memoryEngine(options: GovernorOptions): ContextEngine {
     ids: options.ids ?? randomIds,
     clock: options.clock ?? systemClock,
   });
+  if (owner !== undefined) engines.set(owner, engine);
+  return engine;
+}
+
+const engines = new WeakMap<object, ContextEngine>();
+
+/** The memory engine behind an adapter (`memoryEngine(options, adapter)`): what a test reads the session from. */
+export function memoryEngineOf(owner: object): ContextEngine | undefined {
+  return engines.get(owner);
 }
