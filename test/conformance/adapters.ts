@@ -186,7 +186,7 @@ interface AiSdkGoverning {
   readonly middleware?: LanguageModelV4Middleware;
   /** The options to spread into `generateText` for a conversation, and what to await after it. */
   steps?(session: string): { options: object; settled?(): Promise<void> };
-  stored?(session: string): Promise<readonly Message[]>;
+  readonly stored?: (session: string) => Promise<readonly Message[]>;
 }
 
 /**
@@ -196,7 +196,7 @@ interface AiSdkGoverning {
 function aiSdkAdapter(
   adapter: Omit<ConformanceAdapter, "open" | "provider" | "storeId"> & {
     readonly storeId?: (session: string) => string;
-    governing(store: SessionStore, tools: ToolSet): Promise<AiSdkGoverning>;
+    readonly governing: (store: SessionStore, tools: ToolSet) => Promise<AiSdkGoverning>;
   },
 ): ConformanceAdapter {
   const { governing, ...rest } = adapter;
