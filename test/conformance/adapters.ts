@@ -5,7 +5,18 @@ import type {
   LanguageModelV4GenerateResult,
   LanguageModelV4Middleware,
 } from "@ai-sdk/provider";
-import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { Agent as MastraAgent } from "@mastra/core/agent";
+import { MASTRA_THREAD_ID_KEY, RequestContext } from "@mastra/core/request-context";
+import { createTool } from "@mastra/core/tools";
+import {
+  Agent as AgentsAgent,
+  run as runAgent,
+  setTracingDisabled,
+  tool as agentsTool,
+  Usage as AgentsUsage,
+  type Model as AgentsModel,
+} from "@openai/agents";
 import { fakeModel } from "@langchain/core/testing";
 import { MemorySaver } from "@langchain/langgraph";
 import {
@@ -34,6 +45,9 @@ import { ctxkitPrepareStep } from "../../src/integrations/ai-sdk/prepare-step.ts
 import { ctxkitSessionMiddleware } from "../../src/integrations/ai-sdk/session-middleware.ts";
 import { ctxkitSessionSteps } from "../../src/integrations/ai-sdk/session-steps.ts";
 import { memoryEngineOf } from "../../src/integrations/shared/memory-engine.ts";
+import { CtxkitChatMessageHistory } from "../../src/integrations/langchain/ctxkit-chat-message-history.ts";
+import { CtxkitProcessor } from "../../src/integrations/mastra/ctxkit-processor.ts";
+import { CtxkitAgentsSession } from "../../src/integrations/openai-agents/ctxkit-session.ts";
 import { ctxkitLangChainMiddleware } from "../../src/integrations/langchain/ctxkit-langchain-middleware.ts";
 import { fileContent, type ScriptedModel, type ScriptedReply } from "./scripted-model.ts";
 
@@ -73,10 +87,14 @@ export interface ConformanceAdapter {
     readonly overflow?: string;
     /** The last call's final reply is never stored (the suite expects one reply fewer). */
     readonly finalReply?: string;
+    /** The replies cannot name their provider: the suite asserts they name none rather than a wrong one. */
+    readonly provider?: string;
   };
 }
 
 const PROVIDER = "scripted";
+
+setTracingDisabled(true);
 const own = (session: string) => session;
 
 /** A small window: the files the questions read add up past it, so governance offloads and compacts. */
@@ -337,6 +355,42 @@ function langChainText(message: BaseMessage): string {
   return typeof message.content === "string" ? message.content : JSON.stringify(message.content);
 }
 
+/** LangChain's fake chat model answering as `model` scripts, for the session `current` names. */
+function langChainFake(model: ScriptedModel, current: { session: string }) {
+  const fake = fakeModel();
+  for (let call = 0; call < 500; call++)
+    fake.respond((messages) => {
+      const last = messages.at(-1)!;
+      let reply: ScriptedReply;
+      try {
+        reply = model.answer({
+          session: current.session,
+          last: ToolMessage.isInstance(last) ? "tool" : AIMessage.isInstance(last) ? "assistant" : "user",
+          question: langChainText(messages.findLast((message) => message.type === "human")!),
+          // LangGraph gives messages random ids, which providers never see: the rest is what is sent.
+          wire: JSON.stringify(
+            messages.map((message) => ({
+              ...message.toDict(),
+              data: { ...message.toDict().data, id: undefined },
+            })),
+          ),
+          tools: [],
+        });
+      } catch (error) {
+        return error as Error;
+      }
+      const response_metadata = { model_provider: PROVIDER };
+      return "text" in reply
+        ? new AIMessage({ content: reply.text, response_metadata })
+        : new AIMessage({
+            content: "",
+            tool_calls: [{ id: reply.call.id, name: reply.call.name, args: reply.call.input }],
+            response_metadata,
+          });
+    });
+  return fake;
+}
+
 /** `ctxkitLangChainMiddleware` in `createAgent`, its state in a checkpointer that outlives the process. */
 const langChain: ConformanceAdapter = {
   name: "LangChain ctxkitLangChainMiddleware",
@@ -345,38 +399,8 @@ const langChain: ConformanceAdapter = {
   storeId: own,
   async open(store, model, kept) {
     const engine = await engineOver(store);
-    let current = "";
-    const fake = fakeModel();
-    for (let call = 0; call < 500; call++)
-      fake.respond((messages) => {
-        const last = messages.at(-1)!;
-        let reply: ScriptedReply;
-        try {
-          reply = model.answer({
-            session: current,
-            last: ToolMessage.isInstance(last) ? "tool" : AIMessage.isInstance(last) ? "assistant" : "user",
-            question: langChainText(messages.findLast((message) => message.type === "human")!),
-            // LangGraph gives messages random ids, which providers never see: the rest is what is sent.
-            wire: JSON.stringify(
-              messages.map((message) => ({
-                ...message.toDict(),
-                data: { ...message.toDict().data, id: undefined },
-              })),
-            ),
-            tools: [],
-          });
-        } catch (error) {
-          return error as Error;
-        }
-        const response_metadata = { model_provider: PROVIDER };
-        return "text" in reply
-          ? new AIMessage({ content: reply.text, response_metadata })
-          : new AIMessage({
-              content: "",
-              tool_calls: [{ id: reply.call.id, name: reply.call.name, args: reply.call.input }],
-              response_metadata,
-            });
-      });
+    const current = { session: "" };
+    const fake = langChainFake(model, current);
     let checkpointer = kept.get("checkpointer") as MemorySaver | undefined;
     if (checkpointer === undefined) kept.set("checkpointer", (checkpointer = new MemorySaver()));
     const readFile = langChainTool(async ({ path }: { path: string }) => fileContent(path), {
@@ -392,7 +416,7 @@ const langChain: ConformanceAdapter = {
     });
     return {
       async ask(session, question) {
-        current = session;
+        current.session = session;
         const state = await agent.invoke(
           { messages: [{ role: "user", content: question }] },
           { configurable: { thread_id: session } },
@@ -501,6 +525,204 @@ const proxy: ConformanceAdapter = {
   },
 };
 
+/**
+ * `CtxkitChatMessageHistory` under a classic chain's loop: the app reads the governed history, calls the model and
+ * runs the tools itself, then adds the turn's messages.
+ */
+const langChainHistory: ConformanceAdapter = {
+  name: "LangChain CtxkitChatMessageHistory",
+  provider: PROVIDER,
+  // The chain runs its own tools: its engine is made without recall, so notices name none.
+  recall: false,
+  storeId: own,
+  inapplicable: {
+    overflow: "the chain calls the model: the history only hands out messages and never sees its error",
+  },
+  async open(store, model) {
+    const engine = await createContextEngine({ store, ...engineSettings(), recall: false });
+    const current = { session: "" };
+    const fake = langChainFake(model, current);
+    return {
+      async ask(session, question) {
+        current.session = session;
+        const history = new CtxkitChatMessageHistory({ engine, sessionId: session });
+        const past = await history.getMessages();
+        const turn: BaseMessage[] = [new HumanMessage(question)];
+        for (;;) {
+          const reply = await fake.invoke([...past, ...turn]);
+          turn.push(reply);
+          const calls = reply.tool_calls ?? [];
+          if (calls.length === 0) break;
+          for (const call of calls)
+            turn.push(
+              new ToolMessage({
+                tool_call_id: call.id!,
+                name: call.name,
+                content: fileContent((call.args as { path: string }).path),
+              }),
+            );
+        }
+        await history.addMessages(turn);
+        return langChainText(turn.at(-1)!);
+      },
+    };
+  },
+};
+
+/** Mastra's `CtxkitProcessor` as an agent's input processor; the thread named by the request context. */
+const mastra: ConformanceAdapter = {
+  name: "Mastra CtxkitProcessor",
+  provider: PROVIDER,
+  recall: true,
+  storeId: own,
+  async open(store, model) {
+    const engine = await engineOver(store);
+    let current = "";
+    const mock = new MockLanguageModelV4({
+      provider: PROVIDER,
+      modelId: "scripted-1",
+      doGenerate: async (options) => {
+        const last = options.prompt.at(-1)!;
+        return aiSdkResult(
+          model.answer({
+            session: current,
+            last: last.role === "system" ? "user" : last.role,
+            question: promptText(options.prompt.findLast((message) => message.role === "user")!),
+            wire: JSON.stringify({ prompt: options.prompt, tools: options.tools }),
+            tools: (options.tools ?? []).map((definition) => definition.name),
+          }),
+        );
+      },
+    });
+    const agent = new MastraAgent({
+      id: "reader",
+      name: "Reader",
+      instructions: "You read files.",
+      // Mastra types models against its own copy of the provider spec; the mock is the same v4 interface.
+      model: mock as never,
+      tools: {
+        read_file: createTool({
+          id: "read_file",
+          description: "Reads a file",
+          inputSchema: readFileInput,
+          execute: async ({ path }) => fileContent(path),
+        }),
+      },
+      inputProcessors: [new CtxkitProcessor({ engine })],
+    });
+    return {
+      async ask(session, question) {
+        current = session;
+        const requestContext = new RequestContext();
+        requestContext.set(MASTRA_THREAD_ID_KEY, session);
+        const result = await agent.generate(question, {
+          maxSteps: 6,
+          requestContext,
+          modelSettings: { maxRetries: 0 },
+        });
+        if (result.error !== undefined) throw result.error;
+        return result.text;
+      },
+    };
+  },
+};
+
+/** `CtxkitAgentsSession` with its `callModelInputFilter` under the OpenAI Agents SDK's `run`. */
+const openAiAgents: ConformanceAdapter = {
+  name: "OpenAI Agents SDK CtxkitAgentsSession",
+  provider: PROVIDER,
+  // The runner runs the agent's tools: the session cannot answer its own, so notices name none.
+  recall: false,
+  storeId: own,
+  inapplicable: {
+    overflow: "the runner calls the model: the session only hands out items and never sees its error",
+    provider: "the runner stores items, which do not say which provider answered",
+  },
+  async open(store, model) {
+    let current = "";
+    const scripted: AgentsModel = {
+      async getResponse(request) {
+        const input =
+          typeof request.input === "string"
+            ? [{ role: "user" as const, content: request.input }]
+            : request.input;
+        const last = input.at(-1)!;
+        const user = input.findLast((item) => "role" in item && item.role === "user");
+        const reply = model.answer({
+          session: current,
+          last:
+            last.type === "function_call_result"
+              ? "tool"
+              : "role" in last && last.role === "user"
+                ? "user"
+                : "assistant",
+          question:
+            user !== undefined && "content" in user && typeof user.content === "string" ? user.content : "",
+          wire: JSON.stringify({ input, tools: request.tools }),
+          tools: request.tools.map((definition) => definition.name),
+        });
+        const usage = new AgentsUsage({ requests: 1, inputTokens: 100, outputTokens: 10, totalTokens: 110 });
+        return {
+          usage,
+          output:
+            "text" in reply
+              ? [
+                  {
+                    type: "message",
+                    role: "assistant",
+                    status: "completed",
+                    content: [{ type: "output_text", text: reply.text }],
+                  },
+                ]
+              : [
+                  {
+                    type: "function_call",
+                    callId: reply.call.id,
+                    name: reply.call.name,
+                    status: "completed",
+                    arguments: JSON.stringify(reply.call.input),
+                  },
+                ],
+        };
+      },
+      // eslint-disable-next-line require-yield -- the runner is only used non-streamed here
+      async *getStreamedResponse() {
+        throw new Error("not used");
+      },
+    };
+    const agent = new AgentsAgent({
+      name: "reader",
+      instructions: "Read, then answer.",
+      model: scripted,
+      tools: [
+        agentsTool({
+          name: "read_file",
+          description: "Reads a file",
+          parameters: readFileInput,
+          execute: async ({ path }) => fileContent(path),
+        }),
+      ],
+    });
+    const sessions = new Map<string, CtxkitAgentsSession>();
+    return {
+      async ask(session, question) {
+        current = session;
+        let governed = sessions.get(session);
+        if (governed === undefined) {
+          governed = new CtxkitAgentsSession({ store, sessionId: session, ...governorSettings() });
+          sessions.set(session, governed);
+        }
+        const result = await runAgent(agent, question, {
+          session: governed,
+          callModelInputFilter: governed.callModelInputFilter,
+          maxTurns: 6,
+        });
+        return String(result.finalOutput ?? "");
+      },
+    };
+  },
+};
+
 /** Every entry point the suite runs over. */
 export const adapters: readonly ConformanceAdapter[] = [
   run,
@@ -509,5 +731,8 @@ export const adapters: readonly ConformanceAdapter[] = [
   prepareStep,
   sessionSteps,
   langChain,
+  langChainHistory,
+  mastra,
+  openAiAgents,
   proxy,
 ];
