@@ -1,9 +1,10 @@
 // The entry points of the adapter conformance suite, each a thin adapter over a session turn, driven the way its
 // users drive it against one scripted model.
-import type {
-  LanguageModelV4CallOptions,
-  LanguageModelV4GenerateResult,
-  LanguageModelV4Middleware,
+import {
+  APICallError,
+  type LanguageModelV4CallOptions,
+  type LanguageModelV4GenerateResult,
+  type LanguageModelV4Middleware,
 } from "@ai-sdk/provider";
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { Agent as MastraAgent } from "@mastra/core/agent";
@@ -583,17 +584,31 @@ const mastra: ConformanceAdapter = {
       modelId: "scripted-1",
       doGenerate: async (options) => {
         const last = options.prompt.at(-1)!;
-        return aiSdkResult(
-          model.answer({
-            session: current,
-            last: last.role === "system" ? "user" : last.role,
-            question: promptText(options.prompt.findLast((message) => message.role === "user")!),
-            wire: JSON.stringify({ prompt: options.prompt, tools: options.tools }),
-            tools: (options.tools ?? []).map((definition) => definition.name),
-          }),
-        );
+        try {
+          return aiSdkResult(
+            model.answer({
+              session: current,
+              last: last.role === "system" ? "user" : last.role,
+              question: promptText(options.prompt.findLast((message) => message.role === "user")!),
+              wire: JSON.stringify({ prompt: options.prompt, tools: options.tools }),
+              tools: (options.tools ?? []).map((definition) => definition.name),
+            }),
+          );
+        } catch (error) {
+          // As an AI SDK provider throws it: an API rejection, retryable unless it is the request's own fault.
+          const status = (error as { status?: number }).status ?? 503;
+          throw new APICallError({
+            message: (error as Error).message,
+            url: "http://127.0.0.1/v1/chat/completions",
+            requestBodyValues: {},
+            statusCode: status,
+            isRetryable: status >= 500,
+            data: { error: { code: (error as { code?: string }).code } },
+          });
+        }
       },
     });
+    const processor = new CtxkitProcessor({ engine });
     const agent = new MastraAgent({
       id: "reader",
       name: "Reader",
@@ -608,7 +623,10 @@ const mastra: ConformanceAdapter = {
           execute: async ({ path }) => fileContent(path),
         }),
       },
-      inputProcessors: [new CtxkitProcessor({ engine })],
+      inputProcessors: [processor],
+      // Mastra asks only its error processors about a rejected call: there the session recovers from an overflow.
+      errorProcessors: [processor],
+      maxProcessorRetries: 1,
     });
     return {
       async ask(session, question) {
