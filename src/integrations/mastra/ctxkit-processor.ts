@@ -3,13 +3,16 @@ import type {
   ProcessAPIErrorArgs,
   ProcessAPIErrorResult,
   ProcessInputStepArgs,
+  ProcessInputStepResult,
   ProcessLLMRequestArgs,
   ProcessLLMRequestResult,
   ProcessLLMResponseArgs,
   Processor,
 } from "@mastra/core/processors";
 import { MASTRA_THREAD_ID_KEY, type RequestContext } from "@mastra/core/request-context";
-import { asSchema } from "ai";
+import type { JSONSchema7 } from "@ai-sdk/provider";
+import { asSchema, jsonSchema, tool } from "ai";
+import { runEngineTool, type EngineTool } from "../../engine/engine-tool.ts";
 import type { ContextEngine } from "../../engine/context-engine.ts";
 import type { PreparedRequest, ToolDefinition } from "../../engine/prepared-request.ts";
 import { ValidationError } from "../../errors/errors.ts";
@@ -65,7 +68,27 @@ function executedCalls(content: string | readonly ContentBlock[]): string[] {
 
 const feedOf = sharedFeeds<LanguageModelV4Message>();
 
-function threadOf(args: ProcessLLMRequestArgs): string | undefined {
+/** What names an agent call's session: its request context and message list. */
+type SessionArgs = Pick<ProcessLLMRequestArgs, "requestContext" | "messageList">;
+
+/** One of the session's own tools as an AI SDK tool the agent runs (a failure it explains becomes its result). */
+function mastraTool(engineTool: EngineTool) {
+  const { name, description, inputSchema } = engineTool.definition;
+  return tool({
+    ...(description !== undefined && { description }),
+    inputSchema: jsonSchema<JsonValue>((inputSchema ?? { type: "object" }) as JSONSchema7),
+    execute: async (input: JsonValue, { toolCallId, abortSignal }) =>
+      (
+        await runEngineTool(
+          engineTool,
+          { type: "tool-call", id: toolCallId, name, input },
+          abortSignal ?? new AbortController().signal,
+        )
+      ).content,
+  });
+}
+
+function threadOf(args: SessionArgs): string | undefined {
   const fromContext = args.requestContext?.get(MASTRA_THREAD_ID_KEY);
   if (typeof fromContext === "string" && fromContext !== "") return fromContext;
   const memory = (args.messageList?.serialize() as { memoryInfo?: { threadId?: string } } | undefined)
@@ -116,10 +139,21 @@ export class CtxkitProcessor implements Processor<"ctxkit"> {
     this.#options = options;
   }
 
-  /** Notes the step's tools: their definitions count against the window. */
-  async processInputStep(args: ProcessInputStepArgs): Promise<undefined> {
-    (args.state as CallState).tools = await toolDefinitions(args.tools ?? {});
-    return undefined;
+  /**
+   * Notes the step's tools (their definitions count against the window) and adds the session's own
+   * (`recall_tool_output` when governance offloads, which its notices name): the agent runs them as any tool.
+   */
+  async processInputStep(args: ProcessInputStepArgs): Promise<ProcessInputStepResult | undefined> {
+    const state = args.state as CallState;
+    const feed = (state.feed ??= this.#feed(args));
+    const given = args.tools ?? {};
+    const own = feed.session.engineTools.filter((engineTool) => !(engineTool.definition.name in given));
+    const tools = {
+      ...given,
+      ...Object.fromEntries(own.map((engineTool) => [engineTool.definition.name, mastraTool(engineTool)])),
+    };
+    state.tools = await toolDefinitions(tools);
+    return own.length === 0 ? undefined : { tools };
   }
 
   async processLLMRequest(args: ProcessLLMRequestArgs): Promise<ProcessLLMRequestResult> {
@@ -196,7 +230,7 @@ export class CtxkitProcessor implements Processor<"ctxkit"> {
     return undefined;
   }
 
-  #feed(args: ProcessLLMRequestArgs): SessionFeed<LanguageModelV4Message> {
+  #feed(args: SessionArgs): SessionFeed<LanguageModelV4Message> {
     const call = { requestContext: args.requestContext, threadId: threadOf(args) };
     const sessionId = this.#options.sessionId?.(call) ?? call.threadId;
     if (sessionId === undefined || sessionId === "")
