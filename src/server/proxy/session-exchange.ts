@@ -85,7 +85,8 @@ export async function upstreamMessages(
  * Opens a turn of a leased session with a client's new messages, and sends the governed history upstream
  * (`SessionTurn.send`: an upstream "context length exceeded" trims the governed view and retries, then clears it
  * and retries once more; a third one is a 400 `context_overflow`).
- * Any failure discards the request's messages (the session reloads from the store), so nothing of it remains.
+ * On any failure, of the exchange or of its `complete`, the caller discards the lease (the session reloads from
+ * the store), so nothing of the request remains.
  *
  * @example
  * const exchange = await openExchange({ lease, blobs, turn, tools, upstream, timeoutMs, body, provider: "openai" });
@@ -95,70 +96,60 @@ export async function upstreamMessages(
 export async function openExchange(options: ExchangeOptions): Promise<OpenExchange> {
   const { lease } = options;
   const session = lease.session;
-  try {
-    const turn = await session.begin();
-    await appendInputs(session, options.turn.inputs);
-    const system = options.turn.system ?? lease.memo.system;
-    if (options.turn.system !== undefined) lease.memo.system = options.turn.system;
-    // The session counts the system prompt and tool definitions synchronously; counting them here first lets
-    // the event loop run while a huge one is counted, and leaves the count remembered for the session.
-    const counter = lease.engine.settings.counter;
-    if (system !== undefined) await textTokensAsync(system.trim(), counter);
-    if (options.tools.length > 0) await textTokensAsync(JSON.stringify(options.tools), counter);
-    let headersMs = 0;
-    const sent = await turn.send(
-      async (request, signal) => {
-        const messages = await upstreamMessages(request, options.blobs, options.upstream);
-        const body = withPromptCacheKey(await options.body(messages, request), session.id, options.upstream);
-        try {
-          const response = await callUpstream(options.upstream, body, {
-            timeoutMs: options.timeoutMs,
-            signal,
-            ...(options.path !== undefined && { path: options.path }),
-            ...(options.headers !== undefined && { headers: options.headers }),
-          });
-          headersMs += response.headersMs;
-          options.onUpstream?.(String(response.status));
-          lease.memo.lastRequest = { prepared: request, at: new Date().toISOString() };
-          return response;
-        } catch (error) {
-          options.onUpstream?.(error instanceof HttpError ? error.code : "error");
-          throw error;
-        }
-      },
-      {
-        ...clientSystemPrompt(system),
-        tools: options.tools,
-        // Media are read back from the blob store when the request is sent (`upstreamMessages`), and the request
-        // kept for the inspector holds their references, not their data.
-        media: "ref",
-        ...(options.signal !== undefined && { signal: options.signal }),
-      },
-    );
-    return {
-      prepared: sent.request,
-      events: sent.events,
-      upstream: sent.response,
-      upstreamHeadersMs: headersMs,
-      complete: async (reply) => {
-        try {
-          const committed = await turn.commit({
-            content: reply.content,
-            provider: options.provider,
-            ...(reply.model !== undefined && { model: reply.model }),
-            ...(reply.usage !== undefined && { usage: reply.usage }),
-            ...(reply.finishReason !== undefined && { finishReason: reply.finishReason }),
-            ...(reply.metadata !== undefined && { metadata: reply.metadata }),
-          });
-          return { message: committed.reply!, session: committed.session };
-        } catch (error) {
-          lease.discard();
-          throw error;
-        }
-      },
-    };
-  } catch (error) {
-    lease.discard();
-    throw error;
-  }
+  const turn = await session.begin();
+  await appendInputs(session, options.turn.inputs);
+  const system = options.turn.system ?? lease.memo.system;
+  if (options.turn.system !== undefined) lease.memo.system = options.turn.system;
+  // The session counts the system prompt and tool definitions synchronously; counting them here first lets
+  // the event loop run while a huge one is counted, and leaves the count remembered for the session.
+  const counter = lease.engine.settings.counter;
+  if (system !== undefined) await textTokensAsync(system.trim(), counter);
+  if (options.tools.length > 0) await textTokensAsync(JSON.stringify(options.tools), counter);
+  let headersMs = 0;
+  const sent = await turn.send(
+    async (request, signal) => {
+      const messages = await upstreamMessages(request, options.blobs, options.upstream);
+      const body = withPromptCacheKey(await options.body(messages, request), session.id, options.upstream);
+      try {
+        const response = await callUpstream(options.upstream, body, {
+          timeoutMs: options.timeoutMs,
+          signal,
+          ...(options.path !== undefined && { path: options.path }),
+          ...(options.headers !== undefined && { headers: options.headers }),
+        });
+        headersMs += response.headersMs;
+        options.onUpstream?.(String(response.status));
+        lease.memo.lastRequest = { prepared: request, at: new Date().toISOString() };
+        return response;
+      } catch (error) {
+        options.onUpstream?.(error instanceof HttpError ? error.code : "error");
+        throw error;
+      }
+    },
+    {
+      ...clientSystemPrompt(system),
+      tools: options.tools,
+      // Media are read back from the blob store when the request is sent (`upstreamMessages`), and the request
+      // kept for the inspector holds their references, not their data.
+      media: "ref",
+      ...(options.signal !== undefined && { signal: options.signal }),
+    },
+  );
+  return {
+    prepared: sent.request,
+    events: sent.events,
+    upstream: sent.response,
+    upstreamHeadersMs: headersMs,
+    complete: async (reply) => {
+      const committed = await turn.commit({
+        content: reply.content,
+        provider: options.provider,
+        ...(reply.model !== undefined && { model: reply.model }),
+        ...(reply.usage !== undefined && { usage: reply.usage }),
+        ...(reply.finishReason !== undefined && { finishReason: reply.finishReason }),
+        ...(reply.metadata !== undefined && { metadata: reply.metadata }),
+      });
+      return { message: committed.reply!, session: committed.session };
+    },
+  };
 }

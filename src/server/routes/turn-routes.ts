@@ -129,6 +129,7 @@ export function registerTurnRoutes(app: Hono<ServerEnv>, context: ServerContext)
         onUpstream: (status) => context.metrics.upstreamRequests.inc({ status }),
       });
     } catch (error) {
+      lease?.discard();
       lease?.release();
       claim.release();
       throw error;
