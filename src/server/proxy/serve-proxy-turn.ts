@@ -16,11 +16,11 @@ import type { ClientTurn } from "./session-inputs.ts";
 /** How a relayed stream ends the turn: the relays' `complete`, `fail` and (through `answer`) `errorObject`. */
 export interface StreamEnding {
   /** Stores the reply; resolves once the turn is committed and its session released (rejects when storing failed). */
-  complete(reply: AssistantReply): Promise<void>;
+  readonly complete: (reply: AssistantReply) => Promise<void>;
   /** The stream failed before its reply was stored: nothing of the turn is stored. */
-  fail(reason: unknown): void;
+  readonly fail: (reason: unknown) => void;
   /** What a failure is answered with (logged when its details are hidden from the client). */
-  answer(reason: unknown): ErrorAnswer;
+  readonly answer: (reason: unknown) => ErrorAnswer;
 }
 
 /** A whole (non-streamed) upstream answer, read: the reply to store and the client's answer once it is stored. */

@@ -4,13 +4,14 @@ import { openAIErrorBody } from "../http/error-response.ts";
 import { HttpError } from "../http/http-error.ts";
 import { readJson } from "../http/json-body.ts";
 import { chatRequestSchema, toolDefinitions, upstreamBody, type ChatRequest } from "../proxy/chat-request.ts";
+import { forwardStateless } from "../proxy/forward-stateless.ts";
 import { governStateless } from "../proxy/govern-stateless.ts";
 import { relayChatStream } from "../proxy/relay-chat-stream.ts";
 import { eventStream, serveProxyTurn, upstreamJson, type ProxyWire } from "../proxy/serve-proxy-turn.ts";
 import { clientTurn } from "../proxy/session-inputs.ts";
 import type { ServerContext, ServerEnv } from "../server-context.ts";
 import { replyFromCompletion, type AssistantReply } from "../upstream/assistant-reply.ts";
-import { callUpstream, type UpstreamResponse } from "../upstream/call-upstream.ts";
+import type { UpstreamResponse } from "../upstream/call-upstream.ts";
 import { completionFailure } from "../upstream/upstream-failure.ts";
 import type { UpstreamOptions } from "../upstream/upstream-options.ts";
 import { requireUpstream } from "./turn-support.ts";
@@ -80,41 +81,12 @@ async function stateless(
     messages: governed.messages,
     ...(upstream.model !== undefined && { model: upstream.model }),
   };
-  let call;
-  try {
-    call = await callUpstream(upstream, body, {
-      timeoutMs: c.get("limits").upstreamTimeoutMs,
-      signal: c.req.raw.signal,
-    });
-    context.metrics.upstreamRequests.inc({ status: String(call.status) });
-  } catch (error) {
-    context.metrics.upstreamRequests.inc({ status: error instanceof HttpError ? error.code : "error" });
-    throw error;
-  }
-  const headers = {
-    "Content-Type": call.contentType ?? "application/json",
-    "X-Ctxkit-Tokens": String(governed.tokens.total),
-    "X-Ctxkit-Checkpoint": String(governed.checkpoint),
-  };
-  if (request.stream === true) {
-    // Nothing to record: the upstream's bytes go through untouched.
-    const done = () =>
-      context.metrics.proxyOverhead.observe(
-        {},
-        (performance.now() - started - call.headersMs - call.bodyMs()) / 1000,
-      );
-    const body = call.stream(done);
-    return new Response(body, {
-      status: call.status,
-      headers: { ...headers, "Cache-Control": "no-cache" },
-    });
-  }
-  const text = await call.text();
-  context.metrics.proxyOverhead.observe(
-    {},
-    (performance.now() - started - call.headersMs - call.bodyMs()) / 1000,
+  return forwardStateless(
+    c,
+    context,
+    { upstream, body, stream: request.stream === true, started },
+    { "X-Ctxkit-Tokens": String(governed.tokens.total), "X-Ctxkit-Checkpoint": String(governed.checkpoint) },
   );
-  return new Response(text, { status: call.status, headers });
 }
 
 /** The chat completions wire: the request's new messages, the upstream body around the governed ones. */

@@ -28,6 +28,7 @@ import {
   type AnthropicRequest,
 } from "../proxy/anthropic-request.ts";
 import { ClientStyles, continuation } from "../proxy/conversation-continuation.ts";
+import { forwardStateless } from "../proxy/forward-stateless.ts";
 import { relayAnthropicStream } from "../proxy/relay-anthropic-stream.ts";
 import { eventStream, serveProxyTurn, upstreamJson, type ProxyWire } from "../proxy/serve-proxy-turn.ts";
 import { clientTurn } from "../proxy/session-inputs.ts";
@@ -174,42 +175,24 @@ async function stateless(
   extraHeaders: Record<string, string> = {},
 ): Promise<Response> {
   const governed = await governStatelessBody(c, context, request, upstream.model ?? request.model);
-  let call;
-  try {
-    call = await callUpstream(upstream, governed.body, {
-      timeoutMs: c.get("limits").upstreamTimeoutMs,
-      signal: c.req.raw.signal,
+  return forwardStateless(
+    c,
+    context,
+    {
+      upstream,
+      body: governed.body,
       path: upstreamPath(c, "messages"),
       headers: anthropicHeaders((name) => c.req.header(name)),
-    });
-    context.metrics.upstreamRequests.inc({ status: String(call.status) });
-  } catch (error) {
-    context.metrics.upstreamRequests.inc({ status: error instanceof HttpError ? error.code : "error" });
-    throw error;
-  }
-  const headers: Record<string, string> = {
-    ...extraHeaders,
-    "Content-Type": call.contentType ?? "application/json",
-    "X-Ctxkit-Governed": String(governed.governed),
-    "X-Ctxkit-Checkpoint": String(governed.checkpoint),
-    ...(governed.tokens !== undefined && { "X-Ctxkit-Tokens": String(governed.tokens) }),
-  };
-  const done = () =>
-    context.metrics.proxyOverhead.observe(
-      {},
-      (performance.now() - started - call.headersMs - call.bodyMs()) / 1000,
-    );
-  if (request.stream === true) {
-    // Nothing to record: the upstream's events go through untouched.
-    const stream = call.stream(done);
-    return new Response(stream, {
-      status: call.status,
-      headers: { ...headers, "Cache-Control": "no-cache" },
-    });
-  }
-  const text = await call.text();
-  done();
-  return new Response(text, { status: call.status, headers });
+      stream: request.stream === true,
+      started,
+    },
+    {
+      ...extraHeaders,
+      "X-Ctxkit-Governed": String(governed.governed),
+      "X-Ctxkit-Checkpoint": String(governed.checkpoint),
+      ...(governed.tokens !== undefined && { "X-Ctxkit-Tokens": String(governed.tokens) }),
+    },
+  );
 }
 
 /**

@@ -1,8 +1,8 @@
 import type { Context, Hono } from "hono";
 import { toOpenAIResponses } from "../../formats/providers/openai-responses/index.ts";
 import { inlineMedia } from "../../store/media-blobs.ts";
-import { HttpError } from "../http/http-error.ts";
 import { readJson } from "../http/json-body.ts";
+import { forwardStateless } from "../proxy/forward-stateless.ts";
 import { governStateless } from "../proxy/govern-stateless.ts";
 import { relayResponsesStream } from "../proxy/relay-responses-stream.ts";
 import { responsesInput, responsesMessages } from "../proxy/responses-items.ts";
@@ -22,7 +22,6 @@ import { eventStream, serveProxyTurn, upstreamJson, type ProxyWire } from "../pr
 import { clientTurn } from "../proxy/session-inputs.ts";
 import type { ServerContext, ServerEnv } from "../server-context.ts";
 import type { AssistantReply } from "../upstream/assistant-reply.ts";
-import { callUpstream } from "../upstream/call-upstream.ts";
 import type { UpstreamOptions } from "../upstream/upstream-options.ts";
 import { requireUpstream } from "./turn-support.ts";
 import { sessionIdFromHeader } from "../http/session-header.ts";
@@ -78,39 +77,12 @@ async function stateless(
     responsesInput(governed.view, request.instructions),
     upstream.model,
   );
-  let call;
-  try {
-    call = await callUpstream(upstream, body, {
-      timeoutMs: c.get("limits").upstreamTimeoutMs,
-      signal: c.req.raw.signal,
-      path: "responses",
-    });
-    context.metrics.upstreamRequests.inc({ status: String(call.status) });
-  } catch (error) {
-    context.metrics.upstreamRequests.inc({ status: error instanceof HttpError ? error.code : "error" });
-    throw error;
-  }
-  const headers = {
-    "Content-Type": call.contentType ?? "application/json",
-    "X-Ctxkit-Tokens": String(governed.tokens.total),
-    "X-Ctxkit-Checkpoint": String(governed.checkpoint),
-  };
-  const done = () =>
-    context.metrics.proxyOverhead.observe(
-      {},
-      (performance.now() - started - call.headersMs - call.bodyMs()) / 1000,
-    );
-  if (request.stream === true) {
-    // Nothing to record: the upstream's bytes go through untouched.
-    const stream = call.stream(done);
-    return new Response(stream, {
-      status: call.status,
-      headers: { ...headers, "Cache-Control": "no-cache" },
-    });
-  }
-  const text = await call.text();
-  done();
-  return new Response(text, { status: call.status, headers });
+  return forwardStateless(
+    c,
+    context,
+    { upstream, body, path: "responses", stream: request.stream === true, started },
+    { "X-Ctxkit-Tokens": String(governed.tokens.total), "X-Ctxkit-Checkpoint": String(governed.checkpoint) },
+  );
 }
 
 /**
