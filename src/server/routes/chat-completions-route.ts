@@ -7,7 +7,8 @@ import { chatRequestSchema, toolDefinitions, upstreamBody, type ChatRequest } fr
 import { forwardStateless } from "../proxy/forward-stateless.ts";
 import { governStateless } from "../proxy/govern-stateless.ts";
 import { relayChatStream } from "../proxy/relay-chat-stream.ts";
-import { eventStream, serveProxyTurn, upstreamJson, type ProxyWire } from "../proxy/serve-proxy-turn.ts";
+import { eventStream, upstreamJson, type ProxyWire } from "../proxy/proxy-wire.ts";
+import { serveProxyTurn } from "../proxy/serve-proxy-turn.ts";
 import { clientTurn } from "../proxy/session-inputs.ts";
 import type { ServerContext, ServerEnv } from "../server-context.ts";
 import { replyFromCompletion, type AssistantReply } from "../upstream/assistant-reply.ts";
@@ -95,10 +96,15 @@ function chatWire(c: Context<ServerEnv>, request: ChatRequest, upstream: Upstrea
     upstream,
     provider: "openai-compatible",
     tools: toolDefinitions(request.tools),
-    stream: request.stream === true,
     inputs: async (_session, storeId) => clientTurn(fromOpenAIChat(request.messages, { sessionId: storeId })),
     body: (_prepared, messages) => upstreamBody(request, messages, upstream.model),
-    async relay(call, ending, headers) {
+    async respond({ call, headers }, ending) {
+      if (request.stream !== true) {
+        const { text, reply } = await completionReply(call, upstream);
+        await ending.complete(reply);
+        const type = call.contentType ?? "application/json";
+        return new Response(text, { status: call.status, headers: { "Content-Type": type, ...headers } });
+      }
       if (isJson(call.contentType)) {
         // An error on a 200 (OpenRouter does this) instead of a stream: answered as the error it is.
         await completionReply(call, upstream);
@@ -118,17 +124,6 @@ function chatWire(c: Context<ServerEnv>, request: ChatRequest, upstream: Upstrea
         ...headers,
         ...(call.contentType !== undefined && { "Content-Type": call.contentType }),
       });
-    },
-    async read(call) {
-      const { text, reply } = await completionReply(call, upstream);
-      return {
-        reply,
-        respond: (headers) =>
-          new Response(text, {
-            status: call.status,
-            headers: { "Content-Type": call.contentType ?? "application/json", ...headers },
-          }),
-      };
     },
   };
 }

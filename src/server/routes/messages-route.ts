@@ -30,7 +30,8 @@ import {
 import { ClientStyles, continuation } from "../proxy/conversation-continuation.ts";
 import { forwardStateless } from "../proxy/forward-stateless.ts";
 import { relayAnthropicStream } from "../proxy/relay-anthropic-stream.ts";
-import { eventStream, serveProxyTurn, upstreamJson, type ProxyWire } from "../proxy/serve-proxy-turn.ts";
+import { eventStream, upstreamJson, type ProxyWire } from "../proxy/proxy-wire.ts";
+import { serveProxyTurn } from "../proxy/serve-proxy-turn.ts";
 import { clientTurn } from "../proxy/session-inputs.ts";
 import type { ServerContext, ServerEnv } from "../server-context.ts";
 import { callUpstream } from "../upstream/call-upstream.ts";
@@ -218,7 +219,6 @@ function messagesWire(
     upstreamHeaders: anthropicHeaders((name) => c.req.header(name)),
     answerHeaders: { "X-Ctxkit-Stored": "true" },
     tools: anthropicToolDefinitions(request.tools),
-    stream: request.stream === true,
     async inputs(session, storeId) {
       const client = fromAnthropic({ messages: request.messages }, { sessionId: storeId });
       // Mid-conversation system messages are not stored: they join the system prompt, after the client's own.
@@ -268,21 +268,21 @@ function messagesWire(
         },
       );
     },
-    async relay(call, ending, headers) {
+    async respond({ call, headers }, ending) {
+      if (request.stream !== true) {
+        const text = await call.text();
+        await ending.complete(replyFromAnthropic(upstreamJson(text)));
+        return new Response(text, {
+          status: 200,
+          headers: { ...headers, "Content-Type": "application/json" },
+        });
+      }
       const body = relayAnthropicStream({
         upstream: call,
         ...ending,
         errorObject: (reason) => anthropicErrorBody(ending.answer(reason)).error,
       });
       return eventStream(body, headers);
-    },
-    async read(call) {
-      const text = await call.text();
-      return {
-        reply: replyFromAnthropic(upstreamJson(text)),
-        respond: (headers) =>
-          new Response(text, { status: 200, headers: { ...headers, "Content-Type": "application/json" } }),
-      };
     },
   };
 }

@@ -18,7 +18,8 @@ import {
 } from "../proxy/responses-request.ts";
 import { newMessages } from "../proxy/responses-session-inputs.ts";
 import { responsesTarget, type ResponsesTarget } from "../proxy/responses-target.ts";
-import { eventStream, serveProxyTurn, upstreamJson, type ProxyWire } from "../proxy/serve-proxy-turn.ts";
+import { eventStream, upstreamJson, type ProxyWire } from "../proxy/proxy-wire.ts";
+import { serveProxyTurn } from "../proxy/serve-proxy-turn.ts";
 import { clientTurn } from "../proxy/session-inputs.ts";
 import type { ServerContext, ServerEnv } from "../server-context.ts";
 import type { AssistantReply } from "../upstream/assistant-reply.ts";
@@ -107,7 +108,6 @@ function responsesWire(
     provider: "openai-compatible",
     path: "responses",
     tools: responsesToolDefinitions(request.tools),
-    stream: request.stream === true,
     async inputs(session, storeId) {
       if (target.previous !== undefined) {
         await requireLatestResponse(session, target.previous, () =>
@@ -132,7 +132,12 @@ function responsesWire(
         },
         upstream.model,
       ),
-    async relay(call, ending, headers) {
+    async respond({ call, headers }, ending) {
+      if (request.stream !== true) {
+        const answer = upstreamJson(await call.text(), true) as Record<string, unknown>;
+        await ending.complete(stored(replyFromResponse(answer)));
+        return c.json({ ...answer, id }, 200, headers);
+      }
       const body = relayResponsesStream({
         upstream: call,
         responseId: id,
@@ -144,13 +149,6 @@ function responsesWire(
         },
       });
       return eventStream(body, headers);
-    },
-    async read(call) {
-      const answer = upstreamJson(await call.text(), true) as Record<string, unknown>;
-      return {
-        reply: stored(replyFromResponse(answer)),
-        respond: (headers) => c.json({ ...answer, id }, 200, headers),
-      };
     },
   };
 }
