@@ -109,7 +109,7 @@ async function sendTurn(
  * shape answers it).
  *
  * @example
- * return serveProxyTurn(c, context, { sessionId, started }, chatWire(c, request, upstream));
+ * return serveProxyTurn(c, context, { sessionId, started }, chatWire(request, upstream));
  */
 export async function serveProxyTurn(
   c: Context<ServerEnv>,

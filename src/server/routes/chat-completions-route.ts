@@ -56,7 +56,7 @@ export function registerChatCompletionsRoute(app: Hono<ServerEnv>, context: Serv
     const request = await readJson(c, chatRequestSchema, "chat completions request");
     const sessionId = requestedSession((name) => c.req.header(name));
     if (sessionId === undefined) return stateless(c, context, upstream, request, started);
-    return serveProxyTurn(c, context, { sessionId, started }, chatWire(c, request, upstream));
+    return serveProxyTurn(c, context, { sessionId, started }, chatWire(request, upstream));
   });
 }
 
@@ -91,7 +91,7 @@ async function stateless(
 }
 
 /** The chat completions wire: the request's new messages, the upstream body around the governed ones. */
-function chatWire(c: Context<ServerEnv>, request: ChatRequest, upstream: UpstreamOptions): ProxyWire {
+function chatWire(request: ChatRequest, upstream: UpstreamOptions): ProxyWire {
   return {
     upstream,
     provider: "openai-compatible",
