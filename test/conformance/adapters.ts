@@ -21,6 +21,7 @@ import type { JsonValue, Message } from "../../src/model/message.ts";
 import { ctxkitSessionMiddleware } from "../../src/integrations/ai-sdk/session-middleware.ts";
 import { ctxkitLangChainMiddleware } from "../../src/integrations/langchain/ctxkit-langchain-middleware.ts";
 import { fileContent, type ScriptedModel, type ScriptedReply } from "./scripted-model.ts";
+import { proxyAdapters } from "./proxy-adapters.ts";
 
 /** One process's entry point: asks a question in a session, resolves with the final answer's text. */
 export interface OpenAdapter {
@@ -370,4 +371,4 @@ const proxy: ConformanceAdapter = {
 };
 
 /** Every entry point the suite runs over. */
-export const adapters: readonly ConformanceAdapter[] = [run, aiSdk, langChain, proxy];
+export const adapters: readonly ConformanceAdapter[] = [run, aiSdk, langChain, proxy, ...proxyAdapters];
