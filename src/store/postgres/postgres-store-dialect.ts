@@ -139,8 +139,9 @@ export function postgresStoreDialect(schema: string): StoreDialect & { readonly 
     WHERE id = $${15 + TOTALS_COLUMNS.length}`;
   // A turn of a session whose stored totals the writer knows, in one autocommitted statement (one round trip, no
   // BEGIN or COMMIT of its own): the session's lock (as every writer of it takes), then its totals moved on only
-  // where they still are what the writer knows (the owner too), and only then its rows and their queue entry.
-  // Nothing is written when the session is not as known (another writer, a delete): no row comes back.
+  // where they still are what the writer knows (the owner too), and only then its rows, their queue entry and the
+  // session's governor state (stored, or dropped when the turn has none, as the transaction does). Nothing is
+  // written when the session is not as known (another writer, a delete): no row comes back.
   const expected = TOTALS_COLUMNS.map((column, index) => `s.${column} = $${26 + index}`).join(" AND ");
   const appendKnown = `WITH locked AS (SELECT pg_advisory_xact_lock(${ADVISORY_LOCK_SPACE}, hashtext($25::text))),
     updated AS (UPDATE ${quoted("sessions")} s
@@ -149,7 +150,13 @@ export function postgresStoreDialect(schema: string): StoreDialect & { readonly 
         AND EXISTS (SELECT 1 FROM locked)
       RETURNING s.*),
     inserted AS (${insertRows} WHERE EXISTS (SELECT 1 FROM updated)),
-    queued AS (${queueRanges} WHERE EXISTS (SELECT 1 FROM updated))
+    queued AS (${queueRanges} WHERE EXISTS (SELECT 1 FROM updated)),
+    kept AS (INSERT INTO ${quoted("governor_states")} (session_id, next_seq, state)
+      SELECT u.id, u.next_seq, $${27 + TOTALS_COLUMNS.length}::text::json FROM updated u
+      WHERE $${27 + TOTALS_COLUMNS.length}::text IS NOT NULL
+      ON CONFLICT (session_id) DO UPDATE SET next_seq = excluded.next_seq, state = excluded.state),
+    dropped AS (DELETE FROM ${quoted("governor_states")} g WHERE $${27 + TOTALS_COLUMNS.length}::text IS NULL
+      AND g.session_id = $25 AND EXISTS (SELECT 1 FROM updated))
     SELECT u.id, u.owner, u.agent, u.title, u.created_at, u.updated_at, u.parent_id, u.fork_seq, u.message_count,
       u.turn_count, u.next_seq, u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens,
       u.reasoning_tokens, u.cost, u.metadata_json::text AS metadata, u.origin::text AS origin,
@@ -210,7 +217,7 @@ export function postgresStoreDialect(schema: string): StoreDialect & { readonly 
       }
       if (totals !== undefined && !together) await updateSessionTotals(database, queries, totals);
     },
-    async appendKnown(database, queries, expected, next, rows) {
+    async appendKnown(database, queries, expected, next, rows, governorState) {
       const chunk = rows.map(messageColumns);
       remember(database, chunk, rows);
       const values = sessionTotals(next);
@@ -222,6 +229,7 @@ export function postgresStoreDialect(schema: string): StoreDialect & { readonly 
           values.id,
           ...TOTALS_COLUMNS.map((name) => known[name]),
           expected.owner ?? null,
+          governorState === undefined ? null : JSON.stringify(governorState),
         ]),
       );
     },

@@ -8,36 +8,29 @@ import type { SessionRecord } from "../session-store.ts";
 /** Sessions remembered at most (the oldest are forgotten first). */
 const KNOWN_SESSIONS = 4096;
 
-/** A session as a write of this store left it. */
-export interface KnownSession {
-  readonly session: SessionRecord;
-  /** Whether a governor state is stored for it (a write must then replace or drop that too). */
-  readonly governed: boolean;
-}
-
 /**
  * The latest record each recently written session had after its write.
  *
  * @example
- * known.remember(result.session, false);
- * known.get("s1")?.session.nextSeq;
+ * known.remember(result.session);
+ * known.get("s1")?.nextSeq;
  */
 export class KnownSessions {
-  readonly #entries = new Map<string, KnownSession>();
+  readonly #entries = new Map<string, SessionRecord>();
   readonly #limit: number;
 
   constructor(limit = KNOWN_SESSIONS) {
     this.#limit = limit;
   }
 
-  get(sessionId: string): KnownSession | undefined {
+  get(sessionId: string): SessionRecord | undefined {
     return this.#entries.get(sessionId);
   }
 
   /** Remembers `session` as stored now (the most recent entry). */
-  remember(session: SessionRecord, governed: boolean): void {
+  remember(session: SessionRecord): void {
     this.#entries.delete(session.id);
-    this.#entries.set(session.id, { session, governed });
+    this.#entries.set(session.id, session);
     if (this.#entries.size > this.#limit) this.#entries.delete(this.#entries.keys().next().value!);
   }
 

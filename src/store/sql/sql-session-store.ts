@@ -203,7 +203,7 @@ export class SqlSessionStore implements SessionStore {
       }
       return { session, messages: plan.rows, summaries };
     }, sessionId);
-    this.#known.remember(result.session, options.governorState !== undefined);
+    this.#known.remember(result.session);
     this.#words?.noteWritten(result.messages.length + result.summaries.length);
     return result;
   }
@@ -220,12 +220,9 @@ export class SqlSessionStore implements SessionStore {
   ): Promise<AppendResult | undefined> {
     const database = this.#database;
     const append = database.dialect.appendKnown;
-    const known = this.#known.get(sessionId);
-    if (append === undefined || database.writeOne === undefined || known === undefined || known.governed)
-      return undefined;
-    const stored = known.session;
+    const stored = this.#known.get(sessionId);
+    if (append === undefined || database.writeOne === undefined || stored === undefined) return undefined;
     if (
-      options.governorState !== undefined ||
       (options.compactions?.length ?? 0) > 0 ||
       (options.expectedNextSeq !== undefined && options.expectedNextSeq !== stored.nextSeq) ||
       (options.expectedOwner !== undefined && options.expectedOwner !== (stored.owner ?? null))
@@ -236,14 +233,16 @@ export class SqlSessionStore implements SessionStore {
     if (plan.blobs.length > 0 || plan.rows.length > KNOWN_APPEND_ROWS) return undefined;
     const rows = plan.rows.map((message) => ({ message, position: message.seq }));
     const row = await database.writeOne((queries) =>
-      this.#insertChecked(rows, () => append(database, queries, stored, withTurn(stored, plan), rows)),
+      this.#insertChecked(rows, () =>
+        append(database, queries, stored, withTurn(stored, plan), rows, options.governorState),
+      ),
     );
     if (row === undefined) {
       this.#known.forget(sessionId);
       return undefined;
     }
     const session = sessionFromRow(row, database.location);
-    this.#known.remember(session, false);
+    this.#known.remember(session);
     this.#words?.noteWritten(rows.length);
     return { session, messages: plan.rows, summaries: [] };
   }

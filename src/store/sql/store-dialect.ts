@@ -49,10 +49,11 @@ export interface StoreDialect {
     totals?: SessionRecord,
   ): Promise<void>;
   /**
-   * Appends `rows` (a turn) to a session stored as `expected`, moving its totals on to `next`'s, in one statement
-   * that takes the session's lock: only when the stored session's totals and owner are still `expected`'s;
-   * resolves with its row after the write, or undefined when it is not as expected (then nothing is written).
-   * Absent where a statement more costs no round trip (SQLite).
+   * Appends `rows` (a turn) to a session stored as `expected`, moving its totals on to `next`'s and storing its
+   * governor state (dropping the stored one when `governorState` is undefined), in one statement that takes the
+   * session's lock: only when the stored session's totals and owner are still `expected`'s; resolves with its
+   * row after the write, or undefined when it is not as expected (then nothing is written). Absent where a
+   * statement more costs no round trip (SQLite).
    */
   appendKnown?(
     database: SqlTarget,
@@ -60,6 +61,7 @@ export interface StoreDialect {
     expected: SessionRecord,
     next: SessionRecord,
     rows: readonly StoredRow[],
+    governorState: JsonValue | undefined,
   ): Promise<SessionRow | undefined>;
   /**
    * Indexes the search words of up to `limit` queued message rows, oldest first, and takes them off the queue,
