@@ -78,9 +78,15 @@ describe("PostgreSQL appends", () => {
     const name = schema();
     const mine = await openPostgresSessionStore({ connectionString: server!.url, schema: name });
     const theirs = await openPostgresSessionStore({ connectionString: server!.url, schema: name });
-    await mine.appendTurn("s1", turn("one"), { session: { owner: "ada" }, usage: [{ usage: { input: 1, output: 0 } }] });
+    await mine.appendTurn("s1", turn("one"), {
+      session: { owner: "ada" },
+      usage: [{ usage: { input: 1, output: 0 } }],
+    });
     // Another store appends and renames: what `mine` remembers of the session is stale now.
-    await theirs.appendTurn("s1", turn("two"), { expectedNextSeq: 2, usage: [{ usage: { input: 2, output: 0 } }] });
+    await theirs.appendTurn("s1", turn("two"), {
+      expectedNextSeq: 2,
+      usage: [{ usage: { input: 2, output: 0 } }],
+    });
     await theirs.renameSession("s1", "renamed");
     // A stale expectation is refused as before (by the transaction, which reads the session).
     await expect(mine.appendTurn("s1", turn("stale"), { expectedNextSeq: 2 })).rejects.toMatchObject({
