@@ -115,6 +115,27 @@ describe("PostgreSQL appends", () => {
     await theirs.close();
   });
 
+  it("check no session row per message row (schema 6), and a delete still takes every row with it", async () => {
+    const store = await openPostgresSessionStore({ connectionString: server!.url, schema: schema() });
+    const rows = async (table: string) =>
+      (
+        await store.database.pool.query<{ count: number }>(
+          `SELECT count(*)::int AS count FROM "${store.database.schema}".${table} WHERE session_id = 's1'`,
+        )
+      ).rows[0]!.count;
+    const keys = await store.database.pool.query(
+      `SELECT conname FROM pg_constraint WHERE conrelid = '"${store.database.schema}".messages'::regclass AND contype = 'f'`,
+    );
+    expect(keys.rows).toEqual([]);
+    await store.appendTurn("s1", turn("one"));
+    await store.appendTurn("s1", turn("two"));
+    await store.flushSearchIndex();
+    expect([await rows("messages"), await rows("message_words")]).toEqual([4, 4]);
+    expect(await store.deleteSession("s1")).toBe(true);
+    expect([await rows("messages"), await rows("message_words")]).toEqual([0, 0]);
+    await store.close();
+  });
+
   it("refuse a message id stored twice in the one statement too, writing nothing", async () => {
     const store = await openPostgresSessionStore({ connectionString: server!.url, schema: schema() });
     await store.appendTurn("s1", turn("one", "m1"));

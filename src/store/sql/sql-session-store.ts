@@ -637,6 +637,8 @@ export class SqlSessionStore implements SessionStore {
     const { builder } = database;
     await database.dialect.lock(queries, sessionId);
     await database.dialect.deleteMessageWords(database, queries, sessionId);
+    // Its rows first: PostgreSQL's do not cascade from the session row (schema version 6).
+    await queries.run(builder.deleteFrom("messages").where("session_id", "=", sessionId));
     const deleted = await queries.run(builder.deleteFrom("sessions").where("id", "=", sessionId));
     if (deleted === 0) return undefined;
     const links = await queries.all<{ ref: string }>(
