@@ -219,9 +219,10 @@ export class SqlSessionStore implements SessionStore {
     options: AppendTurnOptions,
   ): Promise<AppendResult | undefined> {
     const database = this.#database;
-    const append = database.dialect.appendKnown;
+    const { dialect } = database;
     const stored = this.#known.get(sessionId);
-    if (append === undefined || database.writeOne === undefined || stored === undefined) return undefined;
+    if (dialect.appendKnown === undefined || database.writeOne === undefined || stored === undefined)
+      return undefined;
     if (
       (options.compactions?.length ?? 0) > 0 ||
       (options.expectedNextSeq !== undefined && options.expectedNextSeq !== stored.nextSeq) ||
@@ -234,7 +235,7 @@ export class SqlSessionStore implements SessionStore {
     const rows = plan.rows.map((message) => ({ message, position: message.seq }));
     const row = await database.writeOne((queries) =>
       this.#insertChecked(rows, () =>
-        append(database, queries, stored, withTurn(stored, plan), rows, options.governorState),
+        dialect.appendKnown!(database, queries, stored, withTurn(stored, plan), rows, options.governorState),
       ),
     );
     if (row === undefined) {
