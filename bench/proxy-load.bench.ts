@@ -7,7 +7,7 @@
 // CTXKIT_BENCH_BASELINE=<checkout> adds a row for the `ctxkit serve` of another checkout (e.g. the code before a
 // change), run in the same way in the same run, so before/after are ratios of one run.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,13 +17,14 @@ import { openSqliteSessionStore } from "../src/store/sqlite/index.ts";
 import { startFakeOpenAIServer } from "../src/test/fake-openai-server.ts";
 import type { BenchSection } from "./run.ts";
 import { fairnessSection } from "./proxy-fairness.ts";
+import { byBucket, monotonicMicros, selfTimes, type SelfTime } from "./support/cpu-profile.ts";
 import { startListening, type ListeningProcess } from "./support/listening-process.ts";
 
 const SESSIONS = 50;
 const TURNS = 10;
 const UPSTREAM_MS = 20;
-/** Rounds of the concurrent load per server (the median round is reported). */
-const ROUNDS = 3;
+/** Rounds of the concurrent load per server (the median round is reported); `CTXKIT_BENCH_PROXY_ROUNDS` sets fewer for quick iterations. */
+const ROUNDS = Number(process.env["CTXKIT_BENCH_PROXY_ROUNDS"] ?? 3);
 /** Sessions run one after the other for the latency of one session (its p50 over all their turns). */
 const SINGLE_SESSIONS = 5;
 const repo = fileURLToPath(new URL("..", import.meta.url));
@@ -87,6 +88,22 @@ function processCpuMs(pid: number): number | undefined {
   }
 }
 
+/** CPU milliseconds of each thread of a process so far, by `<tid> <name>` (Linux `/proc`). */
+function threadCpuMs(pid: number): Map<string, number> {
+  const threads = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const fields = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
+      threads.set(`${tid} ${name}`, ((Number(fields[11]) + Number(fields[12])) * 1000) / 100);
+    } catch {
+      // The thread ended.
+    }
+  }
+  return threads;
+}
+
 /** Sends a client's turn: the session index and its local history; returns the assistant's text. */
 type Send = (session: number, history: OpenAI.ChatCompletionMessageParam[]) => Promise<string>;
 
@@ -136,6 +153,7 @@ async function startServe(
   folder: string,
   upstreamUrl: string,
   extraArgs: readonly string[],
+  nodeArgs: readonly string[] = [],
 ): Promise<Served & { key: string }> {
   const bin = join(checkout, "bin", "ctxkit.js");
   const env = { PATH: process.env["PATH"], HOME: folder, CTXKIT_UPSTREAM_API_KEY: "bench" };
@@ -147,6 +165,7 @@ async function startServe(
   if (added.status !== 0) throw new Error(`proxy-load: keys add failed: ${added.stderr}`);
   const served = await startListening(
     [
+      ...nodeArgs,
       bin,
       "serve",
       "--port",
@@ -220,6 +239,34 @@ async function throughBareProxy(upstreamUrl: string): Promise<ProxyRuns> {
 }
 
 /**
+ * `send(prefix)` of a `ctxkit serve`: one `openai` client per session (the SDK's default retries, 2, honouring
+ * Retry-After: what an agent gets), sending only the turn's new message with `X-Ctxkit-Session`; the proxy
+ * appends, governs, forwards and stores.
+ */
+function serveClients(served: Served & { key: string }): (prefix: string) => Send {
+  const clients = new Map<string, OpenAI>();
+  const client = (session: string) => {
+    let found = clients.get(session);
+    if (!found) {
+      found = new OpenAI({
+        baseURL: `${served.url}/v1`,
+        apiKey: served.key,
+        defaultHeaders: { "x-ctxkit-session": session },
+      });
+      clients.set(session, found);
+    }
+    return found;
+  };
+  return (prefix) => async (session, history) => {
+    const completion = await client(`${prefix}-${session}`).chat.completions.create({
+      model: "gpt-4.1-mini",
+      messages: [history.at(-1)!],
+    });
+    return completion.choices[0]!.message.content ?? "";
+  };
+}
+
+/**
  * Runs one session, then `SESSIONS` at once, through the `ctxkit serve` of `checkout` (with `extraArgs`).
  * `strict` (this checkout): a failed turn fails the bench, and every message must be in the database afterwards.
  */
@@ -233,29 +280,7 @@ async function throughServe(
   const folder = mkdtempSync(join(tmpdir(), "ctxkit-proxy-load-"));
   try {
     const served = await startServe(checkout, folder, upstreamUrl, extraArgs);
-    const clients = new Map<string, OpenAI>();
-    const client = (session: string) => {
-      let found = clients.get(session);
-      if (!found) {
-        found = new OpenAI({
-          baseURL: `${served.url}/v1`,
-          apiKey: served.key,
-          // The SDK's default retries (2, honouring Retry-After): what an agent gets.
-          defaultHeaders: { "x-ctxkit-session": session },
-        });
-        clients.set(session, found);
-      }
-      return found;
-    };
-    // The client sends only its new message; the proxy appends, governs, forwards and stores.
-    const send =
-      (prefix: string) => async (session: number, history: OpenAI.ChatCompletionMessageParam[]) => {
-        const completion = await client(`${prefix}-${session}`).chat.completions.create({
-          model: "gpt-4.1-mini",
-          messages: [history.at(-1)!],
-        });
-        return completion.choices[0]!.message.content ?? "";
-      };
+    const send = serveClients(served);
     let runs: Awaited<ReturnType<typeof warmSingleAndRounds>>;
     try {
       runs = await warmSingleAndRounds(send, served.pid);
@@ -272,6 +297,76 @@ async function throughServe(
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }
+}
+
+/** Where a profiled `ctxkit serve` spent its CPU during one round of `SESSIONS` sessions. */
+interface ServeProfile {
+  /** Self time by function, over every thread, in the round's window. */
+  readonly times: SelfTime[];
+  /** Turns of the round. */
+  readonly turns: number;
+  /** The process's CPU milliseconds per turn (from `/proc`) in that round, profiler included. */
+  readonly cpuMsPerTurn: number;
+}
+
+/**
+ * A `ctxkit serve` (default limits) run under `node --cpu-prof` (every thread): warm-up, then one round of
+ * `SESSIONS` sessions whose window of the monotonic clock selects the samples counted. Apart from the measured
+ * runs, since the profiler costs CPU of its own.
+ */
+async function profileServe(upstreamUrl: string): Promise<ServeProfile> {
+  const folder = mkdtempSync(join(tmpdir(), "ctxkit-proxy-profile-"));
+  const profiles = join(folder, "profiles");
+  try {
+    const served = await startServe(repo, folder, upstreamUrl, [], [
+      "--cpu-prof",
+      "--cpu-prof-dir",
+      profiles,
+    ]);
+    const send = serveClients(served);
+    let from: number;
+    let to: number;
+    let run: Run;
+    try {
+      await warmUp(send("warm"));
+      const threadsBefore = threadCpuMs(served.pid);
+      from = monotonicMicros();
+      run = await load(SESSIONS, send("profiled"), served.pid);
+      to = monotonicMicros();
+      const threadsAfter = threadCpuMs(served.pid);
+      if (process.env["CTXKIT_BENCH_PROFILE_TOP"])
+        for (const [name, ms] of threadsAfter)
+          process.stderr.write(`thread ${name}: ${((ms - (threadsBefore.get(name) ?? 0)) / run.latencies.length).toFixed(3)} ms/turn CPU\n`);
+    } finally {
+      await served.stop();
+    }
+    if (run.firstFailure !== undefined) throw new Error(`proxy-load: a profiled turn failed: ${run.firstFailure}`);
+    const keep = process.env["CTXKIT_BENCH_PROFILE_KEEP"];
+    if (keep) cpSync(profiles, keep, { recursive: true });
+    if (keep) process.stderr.write(`profile window ${from} to ${to}\n`);
+    return {
+      times: selfTimes(profiles, from, to, repo),
+      turns: run.latencies.length,
+      cpuMsPerTurn: (run.serverCpuMs ?? Number.NaN) / run.latencies.length,
+    };
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+/** The profile's table; `CTXKIT_BENCH_PROFILE_TOP=<n>` also prints its top functions to stderr. */
+function profileMarkdown(profile: ServeProfile): string {
+  const perTurn = (micros: number) => (micros / 1000 / profile.turns).toFixed(3);
+  const top = Number(process.env["CTXKIT_BENCH_PROFILE_TOP"] ?? 0);
+  const threads = new Map<string, number>();
+  for (const time of profile.times) threads.set(time.thread, (threads.get(time.thread) ?? 0) + time.micros);
+  for (const [thread, micros] of threads) {
+    process.stderr.write(`thread ${thread}: ${perTurn(micros)} ms/turn\n`);
+    for (const time of profile.times.filter((time) => time.thread === thread).slice(0, top))
+      process.stderr.write(`  ${perTurn(time.micros)} ms/turn  ${time.frame}\n`);
+  }
+  const total = profile.times.reduce((sum, time) => sum + time.micros, 0);
+  return `profiled: ${perTurn(total)} ms/turn sampled, ${profile.cpuMsPerTurn.toFixed(2)} ms/turn /proc`;
 }
 
 /** Every session of the concurrent run holds its turns, user messages in the order sent. */
@@ -301,6 +396,8 @@ async function checkStored(path: string, prefix: string): Promise<void> {
 const ms = (value: number) => value.toFixed(1);
 
 export default async function proxyLoad(): Promise<BenchSection> {
+  const only = process.env["CTXKIT_BENCH_ONLY"];
+  if (only === "load" || only === "profile") return proxyUnderLoad();
   const fairness = await fairnessSection();
   if (process.env["CTXKIT_BENCH_ONLY"] === "fairness") {
     return { title: "Stateful proxy: fairness between tenants", goal: FAIRNESS_GOAL, markdown: fairness };
@@ -326,6 +423,10 @@ async function proxyUnderLoad(): Promise<BenchSection> {
     }),
   });
   try {
+    if (process.env["CTXKIT_BENCH_ONLY"] === "profile") {
+      const profile = await profileServe(upstream.url);
+      return { title: "Stateful proxy: profile", goal: "", markdown: profileMarkdown(profile) };
+    }
     // Direct: a stateless client sends its whole history every time.
     const directClient = new OpenAI({ baseURL: upstream.url, apiKey: "bench" });
     const direct = async (_session: number, history: OpenAI.ChatCompletionMessageParam[]) =>
@@ -353,6 +454,7 @@ async function proxyUnderLoad(): Promise<BenchSection> {
       ["--rate-limit", "off"],
     );
     const variants = [mine, unthrottled];
+    const profile = await profileServe(upstream.url);
     const baselineCheckout = process.env["CTXKIT_BENCH_BASELINE"];
     let baseline: ProxyRuns | undefined;
     if (baselineCheckout) {
