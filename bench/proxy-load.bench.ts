@@ -17,7 +17,7 @@ import { openSqliteSessionStore } from "../src/store/sqlite/index.ts";
 import { startFakeOpenAIServer } from "../src/test/fake-openai-server.ts";
 import type { BenchSection } from "./run.ts";
 import { fairnessSection } from "./proxy-fairness.ts";
-import { byBucket, monotonicMicros, selfTimes, type SelfTime } from "./support/cpu-profile.ts";
+import { byBucket, monotonicMicros, sampledTimes, type Bucket, type SampledTime } from "./support/cpu-profile.ts";
 import { startListening, type ListeningProcess } from "./support/listening-process.ts";
 
 const SESSIONS = 50;
@@ -301,12 +301,43 @@ async function throughServe(
 
 /** Where a profiled `ctxkit serve` spent its CPU during one round of `SESSIONS` sessions. */
 interface ServeProfile {
-  /** Self time by function, over every thread, in the round's window. */
-  readonly times: SelfTime[];
+  /** Sampled time by function and owner, over every thread, in the round's window. */
+  readonly times: SampledTime[];
   /** Turns of the round. */
   readonly turns: number;
   /** The process's CPU milliseconds per turn (from `/proc`) in that round, profiler included. */
   readonly cpuMsPerTurn: number;
+  /** CPU milliseconds per turn of the process's threads by kind (from `/proc`). */
+  readonly threads: ThreadCpu;
+}
+
+/** CPU ms per turn by kind of thread: Node's main one, its worker threads, V8's helpers (GC), the profiler's. */
+interface ThreadCpu {
+  readonly main: number;
+  readonly workers: number;
+  readonly v8: number;
+  readonly profiler: number;
+  readonly other: number;
+}
+
+/** A process's CPU between two `threadCpuMs` readings, by kind of thread (Linux names: `MainThread`, …). */
+function cpuByThreadKind(before: Map<string, number>, after: Map<string, number>, turns: number): ThreadCpu {
+  const sums = { main: 0, workers: 0, v8: 0, profiler: 0, other: 0 };
+  for (const [thread, ms] of after) {
+    const name = thread.slice(thread.indexOf(" ") + 1);
+    const kind =
+      name === "MainThread"
+        ? "main"
+        : name === "WorkerThread"
+          ? "workers"
+          : name.startsWith("V8Worker")
+            ? "v8"
+            : name.startsWith("v8:ProfEvnt")
+              ? "profiler"
+              : "other";
+    sums[kind] += (ms - (before.get(thread) ?? 0)) / turns;
+  }
+  return sums;
 }
 
 /**
@@ -327,6 +358,7 @@ async function profileServe(upstreamUrl: string): Promise<ServeProfile> {
     let from: number;
     let to: number;
     let run: Run;
+    let threads: ThreadCpu;
     try {
       await warmUp(send("warm"));
       const threadsBefore = threadCpuMs(served.pid);
@@ -334,9 +366,7 @@ async function profileServe(upstreamUrl: string): Promise<ServeProfile> {
       run = await load(SESSIONS, send("profiled"), served.pid);
       to = monotonicMicros();
       const threadsAfter = threadCpuMs(served.pid);
-      if (process.env["CTXKIT_BENCH_PROFILE_TOP"])
-        for (const [name, ms] of threadsAfter)
-          process.stderr.write(`thread ${name}: ${((ms - (threadsBefore.get(name) ?? 0)) / run.latencies.length).toFixed(3)} ms/turn CPU\n`);
+      threads = cpuByThreadKind(threadsBefore, threadsAfter, run.latencies.length);
     } finally {
       await served.stop();
     }
@@ -345,28 +375,112 @@ async function profileServe(upstreamUrl: string): Promise<ServeProfile> {
     if (keep) cpSync(profiles, keep, { recursive: true });
     if (keep) process.stderr.write(`profile window ${from} to ${to}\n`);
     return {
-      times: selfTimes(profiles, from, to, repo),
+      times: sampledTimes(profiles, from, to, repo),
       turns: run.latencies.length,
       cpuMsPerTurn: (run.serverCpuMs ?? Number.NaN) / run.latencies.length,
+      threads,
     };
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }
 }
 
-/** The profile's table; `CTXKIT_BENCH_PROFILE_TOP=<n>` also prints its top functions to stderr. */
+const under =
+  (...prefixes: string[]) =>
+  (time: SampledTime): boolean =>
+    time.thread === 0 && prefixes.some((prefix) => time.owner?.startsWith(prefix) === true);
+
+/** Where the profiled server's time goes, in the order they are matched. */
+const PROFILE_BUCKETS: readonly Bucket[] = [
+  { name: "garbage collection", matches: (time) => time.frame === "(garbage collector)" },
+  {
+    name: "request body: read, UTF-8 and nesting scans, schema (`src/server/http/json-*`)",
+    matches: under("src/server/http/json-"),
+  },
+  {
+    name: "middleware: request id and log line, security headers, auth, limits, stream guard",
+    matches: under("src/server/http", "src/server/auth", "src/server/limits", "src/server/metrics", "src/cli/serve"),
+  },
+  {
+    name: "the upstream call: body out, answer in (`src/server/upstream`, Node's HTTP client)",
+    matches: under("src/server/upstream"),
+  },
+  { name: "proxy route and exchange (`src/server/routes`, `src/server/proxy`)", matches: under("src/server/routes", "src/server/proxy") },
+  { name: "session ownership and lease (`src/server/tenancy`)", matches: under("src/server/tenancy") },
+  {
+    name: "store on the main thread: session reads, the hand-off to the writer (`src/store`)",
+    matches: under("src/store"),
+  },
+  {
+    name: "governance: the governed view, reuse counts, grounding units, tokens",
+    matches: under("src/governance", "src/metrics", "src/tokens", "src/engine/request-assembly"),
+  },
+  { name: "session engine and conversation (`src/engine`, `src/conversation`)", matches: under("src/engine", "src/conversation") },
+  { name: "formats and message validation (`src/formats`, `src/model`)", matches: under("src/formats", "src/model") },
+  {
+    name: "Node's HTTP server and sockets, hono (no ctxkit code on the stack)",
+    matches: (time) => time.thread === 0 && time.owner === undefined && time.frame !== "(program)",
+  },
+  { name: "V8 outside any function (`(program)`)", matches: (time) => time.frame === "(program)" },
+];
+
+/**
+ * The profile as a table of buckets (their share of the sampled time, and that share of the CPU per turn the
+ * kernel counted) and the main thread's top functions; `CTXKIT_BENCH_PROFILE_TOP=<n>` also prints each thread's
+ * top `n` functions to stderr.
+ */
 function profileMarkdown(profile: ServeProfile): string {
-  const perTurn = (micros: number) => (micros / 1000 / profile.turns).toFixed(3);
+  const sampled = (thread: (number: number) => boolean) =>
+    profile.times.filter((time) => thread(time.thread)).reduce((sum, time) => sum + time.micros, 0);
+  const mainSamples = sampled((thread) => thread === 0);
+  const workerSamples = sampled((thread) => thread > 0);
+  const { threads } = profile;
+  /** A bucket's CPU per turn: its share of its thread's samples times that thread's CPU. */
+  const cpuMs = (micros: number, worker: boolean) =>
+    worker ? (micros / workerSamples) * threads.workers : (micros / mainSamples) * threads.main;
   const top = Number(process.env["CTXKIT_BENCH_PROFILE_TOP"] ?? 0);
-  const threads = new Map<string, number>();
-  for (const time of profile.times) threads.set(time.thread, (threads.get(time.thread) ?? 0) + time.micros);
-  for (const [thread, micros] of threads) {
-    process.stderr.write(`thread ${thread}: ${perTurn(micros)} ms/turn\n`);
-    for (const time of profile.times.filter((time) => time.thread === thread).slice(0, top))
-      process.stderr.write(`  ${perTurn(time.micros)} ms/turn  ${time.frame}\n`);
+  for (const thread of new Set(profile.times.map((time) => time.thread))) {
+    const frames = new Map<string, number>();
+    for (const time of profile.times.filter((time) => time.thread === thread))
+      frames.set(time.frame, (frames.get(time.frame) ?? 0) + time.micros);
+    process.stderr.write(`thread ${thread}\n`);
+    for (const [frame, micros] of [...frames].sort((a, b) => b[1] - a[1]).slice(0, top))
+      process.stderr.write(`  ${cpuMs(micros, thread > 0).toFixed(3)} ms/turn ${frame}\n`);
   }
-  const total = profile.times.reduce((sum, time) => sum + time.micros, 0);
-  return `profiled: ${perTurn(total)} ms/turn sampled, ${profile.cpuMsPerTurn.toFixed(2)} ms/turn /proc`;
+  const measured = threads.main + threads.workers + threads.v8 + threads.other;
+  const rows = [
+    ...byBucket(
+      profile.times.filter((time) => time.thread === 0),
+      PROFILE_BUCKETS,
+    ).map((bucket) => ({ name: `main: ${bucket.name}`, ms: cpuMs(bucket.micros, false) })),
+    { name: "worker threads (the SQLite writer: each turn's commit)", ms: threads.workers },
+    { name: "V8's helper threads (parallel garbage collection, compilation)", ms: threads.v8 },
+    ...(threads.other > 0.0005 ? [{ name: "other threads (libuv's pool, …)", ms: threads.other }] : []),
+  ].sort((a, b) => b.ms - a.ms);
+  const functions = new Map<string, number>();
+  for (const time of profile.times.filter((time) => time.thread === 0))
+    functions.set(time.frame, (functions.get(time.frame) ?? 0) + time.micros);
+  return [
+    `Where the CPU goes: a separate \`ctxkit serve\` (default limits) run under \`node --cpu-prof\` (every ` +
+      `thread), warmed up, then ${SESSIONS} sessions × ${TURNS} turns. Each thread's CPU during those ` +
+      `${profile.turns} turns is read from \`/proc\` (${measured.toFixed(2)} ms per turn without the profiler's own ` +
+      `thread, ${threads.profiler.toFixed(2)} ms); the main thread's is split by its samples of that window, each ` +
+      `counted for the ctxkit source file nearest on the stack (Node's and libraries' code counts for the ctxkit ` +
+      `code that called it).`,
+    "",
+    "| where (CPU of the profiled run) | ms per turn | share |",
+    "| ---- | ---: | ---: |",
+    ...rows.map(
+      (row) => `| ${row.name} | ${row.ms.toFixed(3)} | ${((row.ms / measured) * 100).toFixed(1)}% |`,
+    ),
+    "",
+    "| main thread's top functions (self time) | ms per turn |",
+    "| ---- | ---: |",
+    ...[...functions]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 12)
+      .map(([frame, micros]) => `| \`${frame}\` | ${cpuMs(micros, false).toFixed(3)} |`),
+  ].join("\n");
 }
 
 /** Every session of the concurrent run holds its turns, user messages in the order sent. */

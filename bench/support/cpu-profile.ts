@@ -1,5 +1,6 @@
 // Reads the `.cpuprofile` files a process wrote with `node --cpu-prof` (one per thread) and sums their samples'
-// self time within a window of the machine's monotonic clock, by function and by the bucket of code it belongs to.
+// time within a window of the machine's monotonic clock, by the function running and by the code of the checkout
+// that called it.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -12,6 +13,7 @@ interface CpuProfile {
       readonly url: string;
       readonly lineNumber: number;
     };
+    readonly children?: readonly number[];
   }[];
   /** Microseconds of the monotonic clock (CLOCK_MONOTONIC on Linux, as `process.hrtime`). */
   readonly startTime: number;
@@ -19,14 +21,19 @@ interface CpuProfile {
   readonly timeDeltas: readonly number[];
 }
 
-/** Self time of one function (or V8's `(garbage collector)`, `(program)`, `(idle)`) over a window. */
-export interface SelfTime {
-  /** `name (file:line)`, the file relative to the checkout or a package's name. */
+/** Sampled time of one function (or V8's `(garbage collector)`, `(program)`) run on behalf of one file. */
+export interface SampledTime {
+  /** The thread: 0 the main one, then the worker threads in the order they started. */
+  readonly thread: number;
+  /** The function running: `name (file:line)`, its file relative to the checkout or a package's name. */
   readonly frame: string;
-  readonly url: string;
+  /**
+   * The checkout's source file (under `src/`) nearest to the running function on its stack: the code on whose
+   * behalf it ran (Node's HTTP internals under `callUpstream` count for `src/server/upstream/call-upstream.ts`);
+   * undefined when no checkout code is on the stack (the Node server parsing a request, the garbage collector).
+   */
+  readonly owner: string | undefined;
   readonly micros: number;
-  /** The profile file (one per thread: `CPU.<date>.<pid>.<thread>.<seq>.cpuprofile`) of the time. */
-  readonly thread: string;
 }
 
 /** The current monotonic clock in microseconds, the clock of a profile's timestamps. */
@@ -40,44 +47,66 @@ function shortUrl(url: string, checkout: string): string {
 }
 
 /**
- * Self time by function of every profile in `folder`, counting samples taken between `fromMicros` and
- * `toMicros`; `(idle)` is left out (a thread waiting costs no CPU). Sorted, largest first.
+ * Sampled time of every profile in `folder` (the main thread's first: its file has the lowest thread number),
+ * counting the samples taken between `fromMicros` and `toMicros`; `(idle)` is left out. A sample stands for the
+ * time until the next one, so a thread descheduled by a busy machine is counted as running: compare shares, not
+ * the sum with the CPU time the kernel counted.
  */
-export function selfTimes(
+export function sampledTimes(
   folder: string,
   fromMicros: number,
   toMicros: number,
   checkout: string,
-): SelfTime[] {
-  const totals = new Map<string, SelfTime>();
-  for (const file of readdirSync(folder).filter((name) => name.endsWith(".cpuprofile"))) {
+): SampledTime[] {
+  const totals = new Map<string, SampledTime>();
+  const files = readdirSync(folder)
+    .filter((name) => name.endsWith(".cpuprofile"))
+    // CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile
+    .sort((a, b) => Number(a.split(".")[4]) - Number(b.split(".")[4]));
+  for (const [thread, file] of files.entries()) {
     const profile = JSON.parse(readFileSync(join(folder, file), "utf8")) as CpuProfile;
-    const frames = new Map(profile.nodes.map((node) => [node.id, node.callFrame]));
+    const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+    const parents = new Map<number, number>();
+    for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
+    const ownerOf = new Map<number, string | undefined>();
+    const owner = (id: number): string | undefined => {
+      if (ownerOf.has(id)) return ownerOf.get(id);
+      const url = shortUrl(nodes.get(id)!.callFrame.url, checkout);
+      const parent = parents.get(id);
+      const found = url.startsWith("src/") ? url : parent === undefined ? undefined : owner(parent);
+      ownerOf.set(id, found);
+      return found;
+    };
     let at = profile.startTime;
     for (let index = 0; index < profile.samples.length; index++) {
       at += profile.timeDeltas[index] ?? 0;
-      // A sample stands for the time until the next one.
       const span = profile.timeDeltas[index + 1] ?? 0;
       if (at < fromMicros || at > toMicros) continue;
-      const frame = frames.get(profile.samples[index]!)!;
-      if (frame.functionName === "(idle)") continue;
-      const url = shortUrl(frame.url, checkout);
-      const key = url === "" ? frame.functionName : `${frame.functionName || "(anonymous)"} (${url}:${frame.lineNumber + 1})`;
-      const found = totals.get(`${file} ${key}`);
-      totals.set(`${file} ${key}`, { frame: key, url, micros: (found?.micros ?? 0) + span, thread: file });
+      const id = profile.samples[index]!;
+      const { functionName, url: raw, lineNumber } = nodes.get(id)!.callFrame;
+      if (functionName === "(idle)") continue;
+      const url = shortUrl(raw, checkout);
+      const frame = url === "" ? functionName : `${functionName || "(anonymous)"} (${url}:${lineNumber + 1})`;
+      const by = owner(id);
+      const key = `${thread}\t${by}\t${frame}`;
+      const found = totals.get(key);
+      totals.set(key, { thread, frame, owner: by, micros: (found?.micros ?? 0) + span });
     }
   }
   return [...totals.values()].sort((a, b) => b.micros - a.micros);
 }
 
-/** A named group of code, matched on a function's file (or V8's name for code that has none). */
+/** A named group of sampled time. */
 export interface Bucket {
   readonly name: string;
-  readonly matches: (time: SelfTime) => boolean;
+  readonly matches: (time: SampledTime) => boolean;
 }
 
-/** Self time summed by the first bucket matching each function (the rest as "other"), largest first. */
-export function byBucket(times: readonly SelfTime[], buckets: readonly Bucket[]): { name: string; micros: number }[] {
+/** Time summed by the first bucket matching each entry (the rest as "other"), largest first. */
+export function byBucket(
+  times: readonly SampledTime[],
+  buckets: readonly Bucket[],
+): { name: string; micros: number }[] {
   const sums = new Map<string, number>();
   for (const time of times) {
     const name = buckets.find((bucket) => bucket.matches(time))?.name ?? "other";
