@@ -17,7 +17,13 @@ import { openSqliteSessionStore } from "../src/store/sqlite/index.ts";
 import { startFakeOpenAIServer } from "../src/test/fake-openai-server.ts";
 import type { BenchSection } from "./run.ts";
 import { fairnessSection } from "./proxy-fairness.ts";
-import { byBucket, monotonicMicros, sampledTimes, type Bucket, type SampledTime } from "./support/cpu-profile.ts";
+import {
+  byBucket,
+  monotonicMicros,
+  sampledTimes,
+  type Bucket,
+  type SampledTime,
+} from "./support/cpu-profile.ts";
 import { startListening, type ListeningProcess } from "./support/listening-process.ts";
 
 const SESSIONS = 50;
@@ -353,11 +359,13 @@ async function profileServe(upstreamUrl: string): Promise<ServeProfile> {
   const folder = mkdtempSync(join(tmpdir(), "ctxkit-proxy-profile-"));
   const profiles = join(folder, "profiles");
   try {
-    const served = await startServe(repo, folder, upstreamUrl, [], [
-      "--cpu-prof",
-      "--cpu-prof-dir",
-      profiles,
-    ]);
+    const served = await startServe(
+      repo,
+      folder,
+      upstreamUrl,
+      [],
+      ["--cpu-prof", "--cpu-prof-dir", profiles],
+    );
     const send = serveClients(served);
     let from: number;
     let to: number;
@@ -374,7 +382,8 @@ async function profileServe(upstreamUrl: string): Promise<ServeProfile> {
     } finally {
       await served.stop();
     }
-    if (run.firstFailure !== undefined) throw new Error(`proxy-load: a profiled turn failed: ${run.firstFailure}`);
+    if (run.firstFailure !== undefined)
+      throw new Error(`proxy-load: a profiled turn failed: ${run.firstFailure}`);
     const keep = process.env["CTXKIT_BENCH_PROFILE_KEEP"];
     if (keep) cpSync(profiles, keep, { recursive: true });
     if (keep) process.stderr.write(`profile window ${from} to ${to}\n`);
@@ -403,13 +412,22 @@ const PROFILE_BUCKETS: readonly Bucket[] = [
   },
   {
     name: "middleware: request id and log line, security headers, auth, limits, stream guard",
-    matches: under("src/server/http", "src/server/auth", "src/server/limits", "src/server/metrics", "src/cli/serve"),
+    matches: under(
+      "src/server/http",
+      "src/server/auth",
+      "src/server/limits",
+      "src/server/metrics",
+      "src/cli/serve",
+    ),
   },
   {
     name: "the upstream call: body out, answer in (`src/server/upstream`, Node's HTTP client)",
     matches: under("src/server/upstream"),
   },
-  { name: "proxy route and exchange (`src/server/routes`, `src/server/proxy`)", matches: under("src/server/routes", "src/server/proxy") },
+  {
+    name: "proxy route and exchange (`src/server/routes`, `src/server/proxy`)",
+    matches: under("src/server/routes", "src/server/proxy"),
+  },
   { name: "session ownership and lease (`src/server/tenancy`)", matches: under("src/server/tenancy") },
   {
     name: "store on the main thread: session reads, the hand-off to the writer (`src/store`)",
@@ -419,8 +437,14 @@ const PROFILE_BUCKETS: readonly Bucket[] = [
     name: "governance: the governed view, reuse counts, grounding units, tokens",
     matches: under("src/governance", "src/metrics", "src/tokens", "src/engine/request-assembly"),
   },
-  { name: "session engine and conversation (`src/engine`, `src/conversation`)", matches: under("src/engine", "src/conversation") },
-  { name: "formats and message validation (`src/formats`, `src/model`)", matches: under("src/formats", "src/model") },
+  {
+    name: "session engine and conversation (`src/engine`, `src/conversation`)",
+    matches: under("src/engine", "src/conversation"),
+  },
+  {
+    name: "formats and message validation (`src/formats`, `src/model`)",
+    matches: under("src/formats", "src/model"),
+  },
   {
     name: "Node's HTTP server and sockets, hono (no ctxkit code on the stack)",
     matches: (time) => time.thread === 0 && time.owner === undefined && time.frame !== "(program)",
