@@ -45,6 +45,7 @@ const histories = fc
         content: step.answers.map((id) => ({
           type: "tool-result" as const,
           callId: `${id}${owner}`,
+          toolName: "read",
           content: "done",
         })),
       };
@@ -110,7 +111,7 @@ describe("repairOrphans", () => {
         turn: 0,
         createdAt: "t",
         role: "tool",
-        content: [{ type: "tool-result", callId: "x", content: "?" }],
+        content: [{ type: "tool-result", callId: "x", toolName: "read", content: "?" }],
       },
     ] as Message[];
     const repaired = repairOrphans([user!, step!, result!]);
