@@ -652,9 +652,12 @@ async function proxyUnderLoad(): Promise<BenchSection> {
         `${met(cpuOverBare(mine) <= CPU_GOAL)})** with the default limits; ${cpuOverBare(unthrottled).toFixed(2)}× with ` +
         `the rate limit off.`,
       `**Added p99 at ${SESSIONS} sessions with the default limits, ctxkit / the bare proxy: ${p99Verdict(mine)}**; ` +
-        `with the rate limit off ${p99Verdict(unthrottled)}. The default per-key limit (${defaultLimit}) is not what ` +
-        `these ${SESSIONS} sessions wait on: ${turnsPerSecond(mine.concurrent).toFixed(0)} turns/s with it, ` +
-        `${turnsPerSecond(unthrottled.concurrent).toFixed(0)} with the limit off.`,
+        `with the rate limit off ${p99Verdict(unthrottled)}. These ${SESSIONS} sessions reached ` +
+        `${turnsPerSecond(mine.concurrent).toFixed(0)} turns/s with the default per-key limit (${defaultLimit}), ` +
+        `${turnsPerSecond(unthrottled.concurrent).toFixed(0)} with the limit off` +
+        (limit !== false && turnsPerSecond(unthrottled.concurrent) < limit.requestsPerSecond
+          ? `: below its sustained rate, so they never wait on it once its burst is spent.`
+          : `: at or above its sustained rate, so they wait on it once its burst is spent.`),
       `**The floor on this machine:** a proxy that only forwards adds ${bareP99 > 0 ? `${ms(bareP99)} ms` : `nothing measurable (${ms(bareP99)} ms)`} at p99 with ${SESSIONS} ` +
         `sessions and serves ${turnsPerSecond(bare.concurrent).toFixed(0)} turns/s: ` +
         `the ${SESSIONS} clients, the upstream and any second hop share ${availableParallelism()} cores.`,
