@@ -240,6 +240,9 @@ export class EngineSession {
         ? await writeTurn(this.#settings, this.#stateCodec, state, inputs, compactions)
         : undefined;
     conversation.commitTurn(stored?.nextSeq);
+    // The turn's request is over: the next `beginRequest` then has nothing to abort (aborting a finished request's
+    // signal cost an error's stack and its listeners on every turn).
+    conversation.endRequest();
     return stored;
   }
 

@@ -51,6 +51,7 @@ import { CtxkitProcessor } from "../../src/integrations/mastra/ctxkit-processor.
 import { CtxkitAgentsSession } from "../../src/integrations/openai-agents/ctxkit-session.ts";
 import { ctxkitLangChainMiddleware } from "../../src/integrations/langchain/ctxkit-langchain-middleware.ts";
 import { fileContent, type ScriptedModel, type ScriptedReply } from "./scripted-model.ts";
+import { proxyAdapters } from "./proxy-adapters.ts";
 
 /** One process's entry point: asks a question in a session, resolves with the final answer's text. */
 export interface OpenAdapter {
@@ -753,4 +754,5 @@ export const adapters: readonly ConformanceAdapter[] = [
   mastra,
   openAiAgents,
   proxy,
+  ...proxyAdapters,
 ];
