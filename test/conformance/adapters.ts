@@ -591,7 +591,11 @@ const mastra: ConformanceAdapter = {
               session: current,
               last: last.role === "system" ? "user" : last.role,
               question: promptText(options.prompt.findLast((message) => message.role === "user")!),
-              wire: JSON.stringify({ prompt: options.prompt, tools: options.tools }),
+              // Mastra stamps each part with its time (`providerOptions.mastra.createdAt`), which no provider is
+              // sent: the rest is what is sent.
+              wire: JSON.stringify({ prompt: options.prompt, tools: options.tools }, (key, value: unknown) =>
+                key === "mastra" ? undefined : value,
+              ),
               tools: (options.tools ?? []).map((definition) => definition.name),
             }),
           );
