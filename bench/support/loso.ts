@@ -81,3 +81,30 @@ export function chooseWithout(
   }
   return best >= 0 ? best : fallback;
 }
+
+/**
+ * The candidate chosen for `session` without it when there is no absolute target to reach (the stress windows,
+ * where the goal is relative to the peers): the one whose weakest pooled figure on the other sessions — strict
+ * grounding or anchors, any pricing — is highest; the cheaper (summed over pricings) on a tie.
+ */
+export function bestWithout(
+  candidates: readonly CandidateRuns[],
+  session: number,
+  providers: readonly BenchProvider[],
+): number {
+  const others = (index: number) => index !== session;
+  let best = 0;
+  let bestScore = Number.NEGATIVE_INFINITY;
+  let bestCost = Number.POSITIVE_INFINITY;
+  for (const [index, runs] of candidates.entries()) {
+    const figures = providers.map((provider) => pooled(runs, provider, others));
+    const score = Math.min(...figures.flatMap((of) => [of.grounding, of.anchors]));
+    const cost = figures.reduce((total, of) => total + of.cost, 0);
+    if (score > bestScore || (score === bestScore && cost < bestCost)) {
+      best = index;
+      bestScore = score;
+      bestCost = cost;
+    }
+  }
+  return best;
+}

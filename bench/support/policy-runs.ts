@@ -129,6 +129,20 @@ class Meters {
   }
 }
 
+/**
+ * The recorded system prompt and tools every policy's requests carry in the bench: left out (0) when they would take
+ * more than a quarter of the usable window (`recordedFixedTokens`), so that at a stress window every policy governs
+ * the same history in the same room, whether or not its own counting includes them.
+ */
+function benchFixedTokens(messages: readonly Message[], options: RunOptions): number {
+  return recordedFixedTokens(
+    messages,
+    requestPoints(messages),
+    (message) => options.counter.countMessage(message),
+    options.window - RESERVED_OUTPUT,
+  );
+}
+
 async function governorReplay(
   entry: CorpusConversation,
   policy: Extract<BenchPolicy, { kind: "governor" }>,
@@ -143,6 +157,9 @@ async function governorReplay(
   const replay = governedReplay(entry.conversation.messages, {
     contextWindow: options.window,
     counter: options.counter,
+    // The bench compares histories alone at small windows: a system prompt and tools that would take more than a
+    // quarter of the usable window are left out, for every policy alike (LangChain's replay below does the same).
+    fixedTokens: benchFixedTokens(entry.messages, options),
     summarizer,
     pipeline:
       ctxkit === undefined
@@ -192,10 +209,7 @@ async function langChainReplay(
     return count;
   };
   const meters = new Meters(PROVIDERS, tokensOf, "ctxkit");
-  const fixed = {
-    identity: "recorded system prompt and tools",
-    tokens: recordedFixedTokens(messages, points, tokensOf, options.window - RESERVED_OUTPUT),
-  };
+  const fixed = { identity: "recorded system prompt and tools", tokens: benchFixedTokens(messages, options) };
   await replayWithLangChain(messages, {
     contextWindow: options.window,
     counter: options.counter,

@@ -2,7 +2,7 @@
 // a choice its own runs took part in.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { chooseWithout, pooled } from "../../bench/support/loso.ts";
+import { bestWithout, chooseWithout, pooled } from "../../bench/support/loso.ts";
 import { PROVIDERS, type PolicyRun } from "../../bench/support/policy-runs.ts";
 
 /** A run with only the figures the choice reads. */
@@ -65,5 +65,33 @@ describe("chooseWithout", () => {
       anchors: 1,
       cost: 10,
     });
+  });
+});
+
+describe("bestWithout", () => {
+  it("takes the candidate whose weakest figure on the other sessions is highest, the cheaper on a tie", () => {
+    // Candidate 1 is best without session 0; with session 0 among the others, candidate 0 is.
+    const steady = [both(run(0.9, 9, 10, 50)), both(run(0.9, 9, 10, 50)), both(run(0.9, 9, 10, 50))];
+    const uneven = [both(run(0.5, 9, 10, 60)), both(run(0.95, 10, 10, 60)), both(run(0.95, 10, 10, 60))];
+    expect(bestWithout([steady, uneven], 0, PROVIDERS)).toBe(1);
+    expect(bestWithout([steady, uneven], 1, PROVIDERS)).toBe(0);
+    const cheaper = steady.map(() => both(run(0.9, 9, 10, 40)));
+    expect(bestWithout([steady, cheaper], 0, PROVIDERS)).toBe(1);
+  });
+
+  it("never depends on the held-out session's own runs (property)", () => {
+    const figures = fc.record({
+      grounding: fc.double({ min: 0.5, max: 1, noNaN: true }),
+      cost: fc.integer({ min: 1, max: 1_000 }),
+    });
+    const session = fc.array(figures, { minLength: 2, maxLength: 2 });
+    fc.assert(
+      fc.property(fc.array(session, { minLength: 2, maxLength: 5 }), session, (sessions, replacement) => {
+        const candidates = (rows: typeof sessions) =>
+          [0, 1].map((candidate) => rows.map((row) => both(run(row[candidate]!.grounding, 1, 1, row[candidate]!.cost))));
+        const changed = [replacement, ...sessions.slice(1)];
+        expect(bestWithout(candidates(changed), 0, PROVIDERS)).toBe(bestWithout(candidates(sessions), 0, PROVIDERS));
+      }),
+    );
   });
 });

@@ -1,5 +1,7 @@
 import type { LanguageModelV4Message, LanguageModelV4Prompt } from "@ai-sdk/provider";
 import type {
+  ProcessAPIErrorArgs,
+  ProcessAPIErrorResult,
   ProcessInputStepArgs,
   ProcessLLMRequestArgs,
   ProcessLLMRequestResult,
@@ -14,8 +16,8 @@ import { ValidationError } from "../../errors/errors.ts";
 import { canonicalJson } from "../../model/blocks.ts";
 import { AI_SDK_OPAQUE_PROVIDER } from "../../formats/providers/ai-sdk/opaque-parts.ts";
 import type { ContentBlock, JsonValue, Message } from "../../model/message.ts";
-import { sharedFeeds, type FeedItem, type SessionFeed } from "../shared/session-feed.ts";
-import { entriesOf, toPrompt } from "../shared/language-model-prompt.ts";
+import { sharedFeeds, type SessionFeed } from "../shared/session-feed.ts";
+import { entriesOf, feedItemsOf, toPrompt } from "../shared/language-model-prompt.ts";
 import { replyOfChunks } from "./mastra-prompt.ts";
 
 /** What `sessionId` may read to name the session of an agent call. */
@@ -134,11 +136,9 @@ export class CtxkitProcessor implements Processor<"ctxkit"> {
         : history.slice(state.cursor).filter((message) => message.role !== "assistant");
     // Mastra's prompt moves a provider-executed tool's result into a tool message; the reply holds it already.
     const executed = state.executed ?? new Set<string>();
-    const items: FeedItem<LanguageModelV4Message>[] = unseen.flatMap((message) =>
-      entriesOf(message)
-        .filter((entry) => entry.role !== "tool" || !executed.has(entry.result.callId))
-        .map((entry) => ({ entry, source: message, key: key(message) })),
-    );
+    const items = unseen
+      .flatMap(feedItemsOf)
+      .filter(({ entry }) => entry.role !== "tool" || !executed.has(entry.result.callId));
     await feed.record(items);
     state.cursor = history.length;
     const instructions = system.map((message) => message.content).join("\n\n");
@@ -155,15 +155,44 @@ export class CtxkitProcessor implements Processor<"ctxkit"> {
     return { prompt: [...head, ...toPrompt(governed, specification)] as never };
   }
 
-  /** Records the step's reply and commits the step. */
+  /**
+   * Records the step's reply, with the model's provider, and commits the step. A step that failed (an error chunk,
+   * or no finish) takes its turn back instead: nothing of it is stored.
+   */
   async processLLMResponse(args: ProcessLLMResponseArgs): Promise<undefined> {
     const state = args.state as CallState;
     const { feed } = state;
     if (feed === undefined) return undefined;
-    const model = typeof args.model === "object" ? args.model.modelId : undefined;
-    const reply = replyOfChunks(args.chunks, model);
+    if (
+      args.chunks.some((chunk) => chunk.type === "error") ||
+      !args.chunks.some((chunk) => chunk.type === "finish")
+    ) {
+      state.cursor = undefined;
+      await feed.abandon();
+      return undefined;
+    }
+    const model = typeof args.model === "object" ? args.model : undefined;
+    const reply = {
+      ...replyOfChunks(args.chunks, model?.modelId),
+      ...(model !== undefined && { provider: model.provider }),
+    };
     for (const id of executedCalls(reply.content)) (state.executed ??= new Set()).add(id);
     await feed.reply(reply, { role: "assistant", content: [] });
+    return undefined;
+  }
+
+  /**
+   * After the provider refused a call as too long for its window, the session recovers (its emergency stages) and
+   * Mastra sends the call again, prepared anew; any other failure takes the turn back (nothing of it is stored).
+   */
+  async processAPIError(args: ProcessAPIErrorArgs): Promise<ProcessAPIErrorResult | undefined> {
+    const state = args.state as CallState;
+    const { feed } = state;
+    if (feed === undefined) return undefined;
+    if (args.retryCount === 0 && (await feed.session.recover(args.error, args.abortSignal)) !== undefined)
+      return { retry: true };
+    state.cursor = undefined;
+    await feed.abandon();
     return undefined;
   }
 
