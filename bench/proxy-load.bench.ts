@@ -4,6 +4,10 @@
 // (throughput, the added p99, ctxkit's CPU per turn), compares each with the same clients calling the upstream
 // directly, and fails if any message is missing from the store afterwards.
 //
+// Quick runs: CTXKIT_BENCH_ONLY=load skips the fairness part, CTXKIT_BENCH_ONLY=profile runs only the profiled serve
+// (CTXKIT_BENCH_PROFILE_TOP=<n> prints each thread's top n functions, CTXKIT_BENCH_PROFILE_KEEP=<dir> keeps the
+// .cpuprofile files), CTXKIT_BENCH_PROXY_ROUNDS=<n> sets the concurrent rounds (default 3).
+//
 // CTXKIT_BENCH_BASELINE=<checkout> adds a row for the `ctxkit serve` of another checkout (e.g. the code before a
 // change), run in the same way in the same run, so before/after are ratios of one run.
 import { spawnSync } from "node:child_process";
@@ -467,7 +471,7 @@ function profileMarkdown(profile: ServeProfile): string {
   const cpuMs = (micros: number, worker: boolean) =>
     worker ? (micros / workerSamples) * threads.workers : (micros / mainSamples) * threads.main;
   const top = Number(process.env["CTXKIT_BENCH_PROFILE_TOP"] ?? 0);
-  for (const thread of new Set(profile.times.map((time) => time.thread))) {
+  for (const thread of top > 0 ? new Set(profile.times.map((time) => time.thread)) : []) {
     const frames = new Map<string, number>();
     for (const time of profile.times.filter((time) => time.thread === thread))
       frames.set(time.frame, (frames.get(time.frame) ?? 0) + time.micros);
