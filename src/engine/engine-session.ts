@@ -3,7 +3,7 @@ import type { AssistantInput, ToolResultInput } from "../conversation/conversati
 import { NotFoundError, ValidationError } from "../errors/errors.ts";
 import { isContextOverflowError } from "../errors/overflow-recognition.ts";
 import type { GovernanceEvent } from "../governance/events.ts";
-import type { RequestTokens } from "../governance/governor.ts";
+import type { Governor, RequestTokens } from "../governance/governor.ts";
 import { toolResultIndex, withCompactSummary } from "../model/compact-summary.ts";
 import type { ContentBlock, Message, MessageInput } from "../model/message.ts";
 import type { SessionRecord } from "../store/session-store.ts";
@@ -240,6 +240,9 @@ export class EngineSession {
         ? await writeTurn(this.#settings, this.#stateCodec, state, inputs, compactions)
         : undefined;
     conversation.commitTurn(stored?.nextSeq);
+    // The turn's request is over: the next `beginRequest` then has nothing to abort (aborting a finished request's
+    // signal cost an error's stack and its listeners on every turn).
+    conversation.endRequest();
     return stored;
   }
 
@@ -373,10 +376,8 @@ export class EngineSession {
    * True when the store holds writes this object has not seen: another process sharing the database (a second
    * server behind a load balancer) wrote the session since this object loaded it or last wrote it. False when it
    * has not been loaded yet (its first use reads the store). Call it between turns; a stale session is dropped
-   * with `engine.release(id)`, and the next `engine.session(id)` reloads it as stored.
-   *
-   * @example
-   * if (await session.isBehindStore()) engine.release(session.id);
+   * with `engine.release(id)` (`if (await session.isBehindStore()) engine.release(session.id)`), and the next
+   * `engine.session(id)` reloads it as stored.
    */
   async isBehindStore(): Promise<boolean> {
     const state = this.#state;
@@ -391,6 +392,10 @@ export class EngineSession {
     return (record?.nextSeq ?? 0) !== loaded.conversation.storedNextSeq;
   }
 
+  /** @internal The loaded session's governor: `ctxkitMiddleware` and `ctxkitPrepareStep` expose it as theirs. */
+  async governor(): Promise<Governor> {
+    return (await this.#ready()).governor;
+  }
   /** How many messages `history()` holds, without copying them. */
   async historyLength(): Promise<number> {
     return (await this.#ready()).conversation.length;

@@ -16,9 +16,10 @@ export interface SendOptions<T> extends PrepareRequestOptions {
    * Reads the model's reply in a response. Given it, the session's own tools (`session.engineTools`:
    * `recall_tool_output` when governance offloads, `search_memory` with memory) are offered with the request's
    * tools, and a reply that calls only them is answered by the session — the call and its results recorded in the
-   * turn — and the request sent again, so the caller gets the reply that follows.
+   * turn — and the request sent again, so the caller gets the reply that follows. Undefined when the reply cannot
+   * be read yet (a stream already being passed on): the response is handed over as it is.
    */
-  readonly reply?: (response: T) => AssistantInput;
+  readonly reply?: (response: T) => AssistantInput | undefined;
 }
 
 /** How many times in a row one `send` answers the engine's tools before it hands the reply over as it is. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import fc from "fast-check";
 import { createPriceTable, DEFAULT_PRICES, findPrice, usageCost } from "./model-prices.ts";
 
 describe("usageCost", () => {
@@ -22,5 +23,31 @@ describe("usageCost", () => {
     const usage = { input: 1_000_000, cacheWrite: 1_000_000, cacheWriteLong: 1_000_000, output: 0 };
     expect(usageCost(usage, findPrice(table, "custom"))).toBeCloseTo(2.5, 10);
     expect(usageCost(usage, findPrice(table, "no-such-model"))).toBe(0);
+  });
+});
+
+describe("findPrice", () => {
+  it("answers a name asked again as it did the first time, over more names than it remembers", () => {
+    const names = [...Object.keys(DEFAULT_PRICES), "no-such-model", "anthropic:claude-sonnet-4-5-20250929"];
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.constantFrom(...names), fc.string({ maxLength: 12 })), { maxLength: 200 }),
+        (asked) => {
+          const first = new Map<string, unknown>();
+          for (const name of asked) {
+            const price = findPrice(DEFAULT_PRICES, name);
+            if (!first.has(name)) first.set(name, price);
+            expect(price).toBe(first.get(name));
+          }
+        },
+      ),
+    );
+  });
+
+  it("follows a table that is not frozen when it changes", () => {
+    const table: Record<string, { input: number; output: number }> = { mine: { input: 1, output: 2 } };
+    expect(findPrice(table, "mine")?.input).toBe(1);
+    table["mine"] = { input: 5, output: 6 };
+    expect(findPrice(table, "mine")?.input).toBe(5);
   });
 });

@@ -93,6 +93,23 @@ function normalizeModelName(model: string): string {
  */
 export function findPrice(table: PriceTable, model: string | undefined): ModelPrice | undefined {
   if (model === undefined) return undefined;
+  // Every stored turn prices its model: the answer for a name is remembered per table (a few names at a time),
+  // for a frozen table (`DEFAULT_PRICES`, `createPriceTable`'s) only, since another may change under it.
+  if (!Object.isFrozen(table)) return lookUpPrice(table, model);
+  let found = foundPrices.get(table);
+  if (found === undefined) foundPrices.set(table, (found = new Map()));
+  if (found.has(model)) return found.get(model);
+  const price = lookUpPrice(table, model);
+  if (found.size >= MAX_REMEMBERED_PRICES) found.clear();
+  found.set(model, price);
+  return price;
+}
+
+/** Model names whose price `findPrice` remembers per table; beyond it forgets them all. */
+const MAX_REMEMBERED_PRICES = 64;
+const foundPrices = new WeakMap<PriceTable, Map<string, ModelPrice | undefined>>();
+
+function lookUpPrice(table: PriceTable, model: string): ModelPrice | undefined {
   const name = normalizeModelName(model);
   const exact = table[name];
   if (exact) return exact;

@@ -13,9 +13,10 @@ export interface ServerLimits {
   /** Largest request body, in bytes (413 beyond). Default 4 MiB. */
   readonly maxBodyBytes: number;
   /**
-   * Per-key token bucket, or `false` for none. Default 200/s, bursts of 400, and a request over the rate waits up
-   * to 5 s for its turn before a 429: 50 agent sessions on one key go through without a failed turn. A key whose
-   * record sets its own `rateLimit` follows that one instead.
+   * Per-key token bucket, or `false` for none. Default 1,000/s, bursts of 2,000, and a request over the rate waits
+   * up to 5 s for its turn before a 429: above what one server turns over on a small machine, so a fleet of agent
+   * sessions on one key never waits on it, while one key stays bounded. A key whose record sets its own
+   * `rateLimit` follows that one instead.
    */
   readonly rateLimit: RateLimit | false;
   /** Upstream silence allowed before the headers and between chunks (504 beyond). Default 120 s. */
@@ -36,7 +37,7 @@ export interface ServerLimits {
 /** The default limits. */
 export const DEFAULT_LIMITS: ServerLimits = {
   maxBodyBytes: 4 * 1024 * 1024,
-  rateLimit: { requestsPerSecond: 200, burst: 400, maxWaitMs: 5_000 },
+  rateLimit: { requestsPerSecond: 1_000, burst: 2_000, maxWaitMs: 5_000 },
   upstreamTimeoutMs: 120_000,
   requestTimeoutMs: 60_000,
   maxLiveSessions: 1_000,

@@ -178,8 +178,8 @@ describe("a PostgreSQL schema made by the previous release", () => {
     const store = await openPostgresSessionStore({ pool, schema, retentionDays: 0 });
     const memories = await openPostgresMemoryStore({ pool, schema });
     expect(await readBack(store, memories)).toEqual(expected("legacy-postgres.expected.json"));
-    expect(await recorded("ctxkit_schema")).toEqual([1, 2, 3, 4, 5]);
-    expect(POSTGRES_SCHEMA_VERSION).toBe(5);
+    expect(await recorded("ctxkit_schema")).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(POSTGRES_SCHEMA_VERSION).toBe(6);
     await store.appendTurn("alpha", [
       { role: "user", content: [{ type: "text", text: "after the upgrade" }] },
     ]);

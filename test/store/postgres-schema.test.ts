@@ -50,8 +50,8 @@ describe("PostgreSQL schema versions", () => {
     const versions = await admin!.query<{ version: number }>(
       `SELECT version FROM "${schema}".ctxkit_schema ORDER BY version`,
     );
-    expect(versions.rows.map((row) => row.version)).toEqual([1, 2, 3, 4, 5]);
-    expect(POSTGRES_SCHEMA_VERSION).toBe(5);
+    expect(versions.rows.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(POSTGRES_SCHEMA_VERSION).toBe(6);
     // The words stored in the rows moved to the index table.
     expect((await store.searchSessions("before")).map((hit) => `${hit.session.id}@${hit.seq}`)).toEqual([
       "old@0",

@@ -154,7 +154,7 @@ export const registerServe: CommandRegistration = (program, io) => {
       'JSON limits by tenant, e.g. {"acme": {"rateLimit": {"requestsPerSecond": 20, "burst": 40}}} (see docs/deploy.md)',
     );
   addLimitOptions(serveCommand, "per-key", {
-    rateLimit: "200/400/5",
+    rateLimit: "1000/2000/5",
     maxBody: "4MiB",
     upstreamTimeout: "120",
   }).action(async (flags: ServeFlags) => (await import("../serve/run-serve.ts")).runServe(flags, io));

@@ -2,6 +2,7 @@
  * What `ctxkit serve` does once its flags are parsed: opens the stores, starts the server and runs until a
  * signal. Loaded only when the command runs, so the CLI's other commands start without the server's modules.
  */
+import { batchedLines } from "./batched-lines.ts";
 import { loadSettings } from "../../config/index.ts";
 import { ConfigError } from "../../errors/errors.ts";
 import { redactSecrets } from "../../errors/redact-secrets.ts";
@@ -265,7 +266,7 @@ export async function runServe(flags: ServeFlags, io: CliIo): Promise<void> {
       ...(tenantLimits !== undefined && { tenantLimits }),
       host,
       port,
-      log: (line) => io.stderr.write(`${line}\n`),
+      log: batchedLines((text) => io.stderr.write(text)),
     });
   } catch (error) {
     await turnLocks?.close();

@@ -17,7 +17,7 @@ function scriptedModel(steps: number) {
   return new MockLanguageModelV4({
     doGenerate: async (options: LanguageModelV4CallOptions): Promise<LanguageModelV4GenerateResult> => {
       call++;
-      const inputSize = JSON.stringify(options.prompt).length;
+      const inputSize = 4 * Math.ceil(JSON.stringify(options.prompt).length / 4);
       if (call > steps) {
         return {
           content: [{ type: "text", text: "all files read" }],

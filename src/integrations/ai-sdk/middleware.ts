@@ -1,23 +1,18 @@
-import type {
-  LanguageModelV4,
-  LanguageModelV4CallOptions,
-  LanguageModelV4Middleware,
-  LanguageModelV4Prompt,
-} from "@ai-sdk/provider";
-import {
-  withPromptCaching,
-  type PromptCachingOptions,
-} from "../../formats/providers/ai-sdk/prompt-caching.ts";
-import { ephemeralTail } from "../../formats/providers/anthropic/ephemeral-tail.ts";
-import { Governor, type GovernedRequest, type GovernorOptions } from "../../governance/governor.ts";
-import type { Message } from "../../model/message.ts";
-import { isContextOverflowError } from "../../errors/overflow-recognition.ts";
-import { bridgePrompt, unbridgePrompt, type BridgedPrompt } from "./prompt-bridge.ts";
+import type { LanguageModelV4Message, LanguageModelV4Middleware } from "@ai-sdk/provider";
+import type { EngineSession } from "../../engine/engine-session.ts";
+import { ValidationError } from "../../errors/errors.ts";
+import type { PromptCachingOptions } from "../../formats/providers/ai-sdk/prompt-caching.ts";
+import type { Governor, GovernedRequest, GovernorOptions } from "../../governance/governor.ts";
+import { holds } from "../shared/held-messages.ts";
+import { entriesOf } from "../shared/language-model-prompt.ts";
+import { memoryEngine } from "../shared/memory-engine.ts";
+import { sharedFeeds } from "../shared/session-feed.ts";
+import { sessionMiddleware } from "./session-middleware.ts";
 
 /** Options of `ctxkitMiddleware`: the governor's, plus a session id, prompt caching and a hook per request. */
 export interface CtxkitMiddlewareOptions extends GovernorOptions, PromptCachingOptions {
   /**
-   * Stamped on the bridged messages (events and memory entries carry it); when given, it is also OpenAI's
+   * Stamped on the recorded messages (events and memory entries carry it); when given, it is also OpenAI's
    * prompt-cache key (`promptCacheKey`). Default "ai-sdk".
    */
   sessionId?: string;
@@ -25,14 +20,39 @@ export interface CtxkitMiddlewareOptions extends GovernorOptions, PromptCachingO
   onRequest?: (request: GovernedRequest) => void;
 }
 
+const feedOf = sharedFeeds<LanguageModelV4Message>();
+
+/**
+ * True when `history` (a call's prompt without its system messages) continues what `session` holds: the session
+ * is empty, or the prompt's newest reply is the session's newest one.
+ */
+async function continues(
+  session: EngineSession,
+  history: readonly LanguageModelV4Message[],
+): Promise<boolean> {
+  if ((await session.historyLength()) === 0) return true;
+  const last = history.findLast((message) => message.role === "assistant");
+  const reply = last === undefined ? undefined : entriesOf(last).find((entry) => entry.role === "assistant");
+  if (reply === undefined) return false;
+  const stored = await session.findLast(
+    (message) => message.role === "assistant" && message.kind === undefined,
+  );
+  return holds(stored, reply);
+}
+
 /**
  * An AI SDK language-model middleware that applies ctxkit governance to every model call of a
- * `generateText`/`streamText` agent loop: the prompt is governed before it is sent (truncation, offloading,
- * compaction, pre-flight), messages governance did not touch go out exactly as they came in, and a provider
- * overflow error triggers ctxkit's emergency recovery and one retry. For an Anthropic model the last tool, the
- * system prompt and the two newest stable messages carry cache breakpoints (`providerOptions.anthropic.cacheControl`,
- * on copies, never more than four with the caller's); for an OpenAI model given a `sessionId`, the call's
- * `providerOptions.openai.promptCacheKey` is that id unless the call set one (see `PromptCachingOptions`).
+ * `generateText`/`streamText` agent loop, without a store of yours: each call is a turn of one memory-backed
+ * session (the same session turn as `ctxkitSessionMiddleware`'s), which holds the prompt it was given. A call whose
+ * prompt continues it (the newest reply in the prompt is the session's) records only what is new; any other prompt
+ * starts the session over. The prompt is governed before it is sent (truncation, offloading, compaction,
+ * pre-flight), a provider overflow error triggers ctxkit's emergency recovery and one retry, and the session's own
+ * tools (`recall_tool_output` when governance offloads) are offered and answered, streamed or not. For an Anthropic
+ * model the last tool, the system prompt and the two newest stable messages carry cache breakpoints
+ * (`providerOptions.anthropic.cacheControl`, on copies, never more than four with the caller's); for an OpenAI
+ * model given a `sessionId`, the call's `providerOptions.openai.promptCacheKey` is that id unless the call set one
+ * (see `PromptCachingOptions`). To keep conversations across processes, use `ctxkitSessionMiddleware` with a
+ * store.
  *
  * @example
  * ```ts
@@ -44,91 +64,34 @@ export interface CtxkitMiddlewareOptions extends GovernorOptions, PromptCachingO
  */
 export function ctxkitMiddleware(
   options: CtxkitMiddlewareOptions,
-): LanguageModelV4Middleware & { governor: Governor } {
-  const governor = new Governor(options);
-  const sessionId = options.sessionId ?? "ai-sdk";
-  const originals = new WeakMap<LanguageModelV4CallOptions, BridgedPrompt>();
-  /** Every message bridged so far: the governor's view keeps the ones it did not rewrite. */
-  const bridged = new WeakSet<Message>();
-
-  /** The governed call with the model's prompt-cache hints (Anthropic breakpoints or OpenAI's cache key). */
-  function withCaching(
-    params: LanguageModelV4CallOptions,
-    prompt: LanguageModelV4Prompt,
-    model: LanguageModelV4,
-    tail: number,
-  ): LanguageModelV4CallOptions {
-    const leading = prompt.findIndex((message) => message.role !== "system");
-    const split = leading < 0 ? prompt.length : leading;
-    const cached = withPromptCaching(
-      {
-        system: prompt.slice(0, split),
-        messages: prompt.slice(split),
-        tools: params.tools,
-        providerOptions: params.providerOptions,
+): LanguageModelV4Middleware & { readonly governor: Governor } {
+  const owner = {};
+  const engine = memoryEngine(options, owner);
+  const id = options.sessionId ?? "ai-sdk";
+  let governor: Governor | undefined;
+  const middleware = sessionMiddleware(
+    {
+      engine,
+      async feedFor(params, history) {
+        let feed = feedOf(engine, id);
+        if (!(await continues(feed.session, history))) {
+          await engine.settings.store.deleteSession(id);
+          engine.release(id);
+          feed = feedOf(engine, id);
+        }
+        governor = await feed.session.governor();
+        return { feed, providerOptions: params.providerOptions };
       },
-      {
-        ...options,
-        model,
-        sessionId: options.sessionId,
-        ephemeralTail: tail,
-        countTokens: (text) => options.counter.countText(text),
-      },
-    );
-    return {
-      ...params,
-      prompt: [...cached.system, ...cached.messages],
-      ...(cached.tools !== undefined && { tools: cached.tools }),
-      ...(cached.providerOptions !== undefined && { providerOptions: cached.providerOptions }),
-    };
-  }
-
-  async function govern(
-    params: LanguageModelV4CallOptions,
-    bridge: BridgedPrompt,
-    model: LanguageModelV4,
-  ): Promise<LanguageModelV4CallOptions> {
-    const fixedTokens = params.tools ? options.counter.countText(JSON.stringify(params.tools)) : 0;
-    const request = await governor.prepare(bridge.messages, {
-      fixedTokens,
-      ...(params.abortSignal !== undefined && { signal: params.abortSignal }),
-    });
-    options.onRequest?.(request);
-    for (const message of bridge.messages) bridged.add(message);
-    const prompt = unbridgePrompt(request.messages, bridge, (message) => bridged.has(message));
-    const governed = withCaching(params, prompt, model, ephemeralTail(request.messages));
-    originals.set(governed, bridge);
-    return governed;
-  }
-
-  async function withRecovery<T>(
-    params: LanguageModelV4CallOptions,
-    model: LanguageModelV4,
-    run: () => PromiseLike<T>,
-    retry: (params: LanguageModelV4CallOptions) => PromiseLike<T>,
-  ): Promise<T> {
-    try {
-      const result = await run();
-      governor.recordSuccess();
-      return result;
-    } catch (error) {
-      const bridge = originals.get(params);
-      if (!bridge || !isContextOverflowError(error)) throw error;
-      const outcome = await governor.recover(error, params.abortSignal);
-      if (!outcome.retry) throw error;
-      const result = await retry(await govern(params, bridge, model));
-      governor.recordSuccess();
-      return result;
-    }
-  }
-
-  return {
-    specificationVersion: "v4",
-    governor,
-    transformParams: ({ params, model }) => govern(params, bridgePrompt(params.prompt, sessionId), model),
-    wrapGenerate: ({ doGenerate, params, model }) =>
-      withRecovery(params, model, doGenerate, (retried) => model.doGenerate(retried)),
-    wrapStream: ({ doStream, params, model }) =>
-      withRecovery(params, model, doStream, (retried) => model.doStream(retried)),
-  };
+      cacheKey: () => options.sessionId,
+      onRequest: options.onRequest,
+    },
+    options,
+  );
+  return Object.defineProperty(Object.assign(owner, middleware), "governor", {
+    get(): Governor {
+      if (governor === undefined)
+        throw new ValidationError("ctxkitMiddleware: its governor exists once the first model call was made");
+      return governor;
+    },
+  }) as LanguageModelV4Middleware & { readonly governor: Governor };
 }

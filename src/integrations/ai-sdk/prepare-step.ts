@@ -7,20 +7,20 @@ import {
   type ToolSet,
 } from "ai";
 import type { ProviderOptions } from "../../formats/providers/ai-sdk/ai-sdk-types.ts";
-import { fromAiSdk } from "../../formats/providers/ai-sdk/from-ai-sdk.ts";
 import {
   withPromptCaching,
   type PromptCachingOptions,
 } from "../../formats/providers/ai-sdk/prompt-caching.ts";
 import { toAiSdk, type AiSdkOptions } from "../../formats/providers/ai-sdk/to-ai-sdk.ts";
 import { ephemeralTail } from "../../formats/providers/anthropic/ephemeral-tail.ts";
-import {
-  Governor,
-  type GovernedRequest,
-  type GovernorOptions,
-  type RequestTokens,
-} from "../../governance/governor.ts";
-import type { Message } from "../../model/message.ts";
+import type { ToolDefinition } from "../../engine/prepared-request.ts";
+import { ValidationError } from "../../errors/errors.ts";
+import type { Governor, GovernedRequest, GovernorOptions } from "../../governance/governor.ts";
+import { canonicalJson } from "../../model/blocks.ts";
+import type { JsonValue, Message } from "../../model/message.ts";
+import { feedItemsOf } from "../shared/language-model-prompt.ts";
+import { memoryEngine } from "../shared/memory-engine.ts";
+import { sharedFeeds } from "../shared/session-feed.ts";
 
 /**
  * Options of `ctxkitPrepareStep`: the governor's, plus the session id, the tools, prompt caching and a hook per
@@ -48,7 +48,9 @@ export interface CtxkitPrepareStepOptions extends GovernorOptions, AiSdkOptions,
 export interface PrepareStepInput {
   /** The step's model: its provider decides the prompt-cache hints (none without it). */
   readonly model?: LanguageModel;
-  readonly steps: readonly { readonly usage: { readonly inputTokens: number | undefined } }[];
+  readonly steps: readonly {
+    readonly usage: { readonly inputTokens: number | undefined; readonly outputTokens?: number | undefined };
+  }[];
   readonly stepNumber: number;
   readonly instructions: Instructions | undefined;
   readonly messages: ModelMessage[];
@@ -64,8 +66,8 @@ export interface PreparedStep {
 }
 
 /**
- * The `prepareStep` function (it returns the governed `messages` of the step), with the governor behind it
- * (its view, offload store and policy).
+ * The `prepareStep` function (it returns the governed `messages` of the step), with the governor of the session
+ * behind it (its view, offload store and policy; read once the first step was prepared).
  */
 export type CtxkitPrepareStep = ((step: PrepareStepInput) => Promise<PreparedStep>) & {
   readonly governor: Governor;
@@ -96,108 +98,42 @@ export async function toolDefinitions(tools: ToolSet): Promise<string> {
   return JSON.stringify(definitions);
 }
 
-/**
- * The messages a step would send as ctxkit messages, converted once per `ModelMessage` object (so ids, seq
- * numbers and token counts stay put while the agent loop grows the list at its end).
- */
-class MessageBridge {
-  readonly #sessionId: string;
-  readonly #options: AiSdkOptions;
-  readonly #converted = new WeakMap<ModelMessage, readonly Message[]>();
-  readonly #origin = new WeakMap<Message, ModelMessage>();
-  #nextSeq = 0;
-  #turn = 0;
-  #nextId = 0;
-
-  constructor(sessionId: string, options: AiSdkOptions) {
-    this.#sessionId = sessionId;
-    this.#options = options;
-  }
-
-  /**
-   * Lets `source` stand for `known`, an equal message seen before (the SDK hands out copies of earlier steps'
-   * messages in its results), so it keeps the same ctxkit messages. Returns whether they were equal.
-   */
-  alias(source: ModelMessage, known: ModelMessage): boolean {
-    if (source === known) return true;
-    const converted = this.#converted.get(known);
-    if (converted === undefined || JSON.stringify(source) !== JSON.stringify(known)) return false;
-    this.#converted.set(source, converted);
-    return true;
-  }
-
-  /** The ctxkit messages of one ModelMessage (converted on first sight). */
-  convert(source: ModelMessage): readonly Message[] {
-    const known = this.#converted.get(source);
-    if (known !== undefined) return known;
-    const messages = fromAiSdk([source], {
-      ...this.#options,
-      sessionId: this.#sessionId,
-      ids: (prefix) => `${prefix}_step_${++this.#nextId}`,
-      startSeq: this.#nextSeq,
-      startTurn: this.#turn,
-    });
-    this.#nextSeq += messages.length;
-    this.#turn = messages.at(-1)?.turn ?? this.#turn;
-    this.#converted.set(source, messages);
-    for (const message of messages) this.#origin.set(message, source);
-    return messages;
-  }
-
-  /**
-   * Governed ctxkit messages back as ModelMessages: a source message whose every converted message is still
-   * there, unchanged and in a row, goes out as the very object it came in as in this step (`current`); anything
-   * governance rewrote (or added) is converted with `toAiSdk`.
-   */
-  restore(
-    governed: readonly Message[],
-    current: ReadonlyMap<readonly Message[], ModelMessage>,
-  ): ModelMessage[] {
-    const output: ModelMessage[] = [];
-    let pending: Message[] = [];
-    const flush = () => {
-      if (pending.length === 0) return;
-      output.push(...toAiSdk(pending, { ...this.#options, references: "placeholder" }).messages);
-      pending = [];
-    };
-    let index = 0;
-    while (index < governed.length) {
-      const message = governed[index]!;
-      const source = this.#origin.get(message);
-      const group = source === undefined ? undefined : this.#converted.get(source);
-      if (source !== undefined && group !== undefined && group.every((m, at) => governed[index + at] === m)) {
-        flush();
-        output.push(current.get(group) ?? source);
-        index += group.length;
-        continue;
-      }
-      if (message.role === "system") {
-        // A system message inside `messages` (`allowSystemInMessages`) stays where it was.
-        flush();
-        const text = message.content.flatMap((block) => (block.type === "text" ? [block.text] : []));
-        output.push({ role: "system", content: text.join("\n\n") });
-      } else pending.push(message);
-      index++;
-    }
-    flush();
-    return output;
-  }
+/** A tool set's definitions as a session's request offers them (none without tools). */
+export async function sessionToolDefinitions(tools: ToolSet | undefined): Promise<ToolDefinition[]> {
+  if (tools === undefined) return [];
+  const definitions = JSON.parse(await toolDefinitions(tools)) as {
+    name: string;
+    description?: string;
+    inputSchema: JsonValue;
+  }[];
+  return definitions.map((tool) => ({
+    name: tool.name,
+    ...(tool.description !== undefined && { description: tool.description }),
+    inputSchema: tool.inputSchema,
+  }));
 }
+
+const feedOf = sharedFeeds<ModelMessage>();
 
 /**
  * A `prepareStep` function for `generateText`/`streamText` that applies ctxkit governance to every step of an
- * agent loop: the step's messages are governed (truncation, offloading, compaction, pre-flight) and sent in their
- * place; messages governance did not touch go out as the very objects the SDK holds, so the prompt cache keeps
- * hitting between checkpoints. The provider's reported input tokens of each step are recorded back, so later
- * decisions are anchored on them. Keep one per conversation: reusing it for the next `generateText` call of the
- * same chat (with the earlier messages passed again) continues the same governed view.
+ * agent loop, without a store of yours: each step is a turn of one memory-backed session (the session core every
+ * entry point uses), which holds the conversation the steps send. A step records what it adds (the previous step's
+ * reply and tool results, a new call's new messages) and sends the governed request in place of its messages
+ * (truncation, offloading, compaction, pre-flight); messages governance did not touch go out as the very objects
+ * the SDK holds, so the prompt cache keeps hitting between checkpoints. The provider's reported input tokens of
+ * each step are recorded with its reply, so later decisions are anchored on them. Keep one per conversation:
+ * reusing it for the next `generateText` call of the same chat (with the earlier messages passed again)
+ * continues the same governed view; a call whose messages do not continue it starts the session over.
  *
  * When the step's model is an Anthropic one, the instructions and the two newest stable messages carry cache
  * breakpoints (`providerOptions.anthropic.cacheControl`, on copies); for an OpenAI model given a `sessionId`,
  * the step's `providerOptions.openai.promptCacheKey` is that id (see `PromptCachingOptions`).
  *
  * Unlike `ctxkitMiddleware`, it sees the SDK's own messages (`ModelMessage`) and never the provider call, so it
- * cannot retry after a provider overflow error; combine the two when that matters.
+ * cannot retry after a provider overflow error, nor answer the session's own tools: its offload notices say to
+ * run the tool again (`recall` is off unless set). Combine it with `ctxkitMiddleware`, or use
+ * `ctxkitSessionSteps`, when that matters.
  *
  * @example
  * ```ts
@@ -206,67 +142,21 @@ class MessageBridge {
  * ```
  */
 export function ctxkitPrepareStep(options: CtxkitPrepareStepOptions): CtxkitPrepareStep {
-  const governor = new Governor(options);
-  const bridge = new MessageBridge(options.sessionId ?? "ai-sdk", options);
-  let toolTokens: Promise<number> | undefined;
-  let instructionsTokens = { text: "", tokens: 0 };
-  let sources: ModelMessage[] = [];
-  let returned: ModelMessage[] | undefined;
-  /** The instructions last returned, and the caller's they stand for (the SDK hands them back next step). */
-  let marked: { returned: SystemModelMessage[]; original: Instructions | undefined } | undefined;
-  let prepared: RequestTokens | undefined;
-
-  const fixedTokens = async (instructions: Instructions | undefined): Promise<number> => {
-    toolTokens ??=
-      options.tools === undefined
-        ? Promise.resolve(0)
-        : toolDefinitions(options.tools).then((text) => options.counter.countText(text));
-    const text = instructionText(instructions);
-    if (text !== instructionsTokens.text)
-      instructionsTokens = { text, tokens: text === "" ? 0 : options.counter.countText(text) };
-    return (await toolTokens) + instructionsTokens.tokens;
-  };
-
-  /**
-   * The step's full, ungoverned messages: what it appended to our last answer, or (in a new `generateText` call
-   * of the chat) its messages, the leading ones equal to what was seen before keeping their ctxkit messages.
-   */
-  const sourcesOf = (messages: readonly ModelMessage[]): ModelMessage[] => {
-    const continues =
-      returned !== undefined &&
-      messages.length >= returned.length &&
-      returned.every((message, index) => messages[index] === message);
-    if (continues) return [...sources, ...messages.slice(returned!.length)];
-    let same = true;
-    return messages.map((message, index) => {
-      const known = sources[index];
-      same &&= known !== undefined && bridge.alias(message, known);
-      return message;
-    });
-  };
-
   const prepareStep = async (step: PrepareStepInput): Promise<PreparedStep> => {
     const instructions =
       marked !== undefined && marked.returned === step.instructions ? marked.original : step.instructions;
-    const last = step.steps.at(-1);
-    if (prepared !== undefined && last !== undefined) {
-      governor.recordSuccess();
-      if (last.usage.inputTokens !== undefined) governor.observeUsage(prepared, last.usage.inputTokens);
-    }
-    sources = sourcesOf(step.messages);
-    const current = new Map<readonly Message[], ModelMessage>();
-    const history: Message[] = [];
-    for (const source of sources) {
-      const converted = bridge.convert(source);
-      current.set(converted, source);
-      history.push(...converted);
-    }
-    const request = await governor.prepare(history, { fixedTokens: await fixedTokens(instructions) });
-    prepared = request.tokens;
+    await record(await fresh(step.messages), step);
+    const session = feedOf(engine, id).session;
+    governor = await session.governor();
+    provider = typeof step.model === "object" ? step.model.provider : undefined;
+    const request = await session.prepare({
+      system: [{ name: "identity", content: instructionText(instructions), heading: null }],
+      tools: await (tools ??= sessionToolDefinitions(options.tools)),
+    });
     options.onRequest?.(request);
     const system = instructionList(instructions);
     const cached = withPromptCaching(
-      { system, messages: bridge.restore(request.messages, current) },
+      { system, messages: restore(request.messages) },
       {
         ...options,
         model: step.model,
@@ -287,5 +177,118 @@ export function ctxkitPrepareStep(options: CtxkitPrepareStepOptions): CtxkitPrep
       ...(cached.providerOptions !== undefined && { providerOptions: cached.providerOptions }),
     };
   };
-  return Object.assign(prepareStep, { governor });
+  const engine = memoryEngine({ ...options, recall: options.recall ?? false }, prepareStep);
+  const id = options.sessionId ?? "ai-sdk";
+  let tools: Promise<ToolDefinition[]> | undefined;
+  let governor: Governor | undefined;
+  /** The conversation the session holds, as the SDK's messages, and the session messages each was recorded as. */
+  let sources: ModelMessage[] = [];
+  let groups: (readonly Message[])[] = [];
+  /** Where each recorded message's source stands in `sources`. */
+  let positions = new WeakMap<Message, number>();
+  let returned: ModelMessage[] | undefined;
+  /** The instructions last returned, and the caller's they stand for (the SDK hands them back next step). */
+  let marked: { returned: SystemModelMessage[]; original: Instructions | undefined } | undefined;
+  /** The provider of the model the last step was sent to: its reply comes in the next step's messages. */
+  let provider: string | undefined;
+
+  /**
+   * The step's messages not recorded yet: what it appended to our last answer, or (in a new `generateText` call
+   * of the chat) what follows the conversation the session holds. Any other list starts the session over.
+   */
+  const fresh = async (messages: readonly ModelMessage[]): Promise<ModelMessage[]> => {
+    if (
+      returned !== undefined &&
+      messages.length >= returned.length &&
+      returned.every((message, index) => messages[index] === message)
+    )
+      return messages.slice(returned.length);
+    const held =
+      messages.length >= sources.length &&
+      sources.every(
+        (source, index) =>
+          messages[index] === source || canonicalJson(messages[index]) === canonicalJson(source),
+      );
+    if (held) {
+      // A new call passes copies: they stand for what the session holds from now on.
+      sources = messages.slice(0, sources.length);
+      return messages.slice(sources.length);
+    }
+    await engine.settings.store.deleteSession(id);
+    engine.release(id);
+    sources = [];
+    groups = [];
+    positions = new WeakMap();
+    return [...messages];
+  };
+
+  /**
+   * Records `messages`: the previous steps' replies (with the last one's usage) and tool results are committed, for
+   * their model call succeeded; the new user input after them stays in the open turn until its own reply comes
+   * (a failed call leaves nothing of its turn stored).
+   */
+  const record = async (messages: readonly ModelMessage[], step: PrepareStepInput): Promise<void> => {
+    const feed = feedOf(engine, id);
+    const last = step.stepNumber > 0 ? step.steps.at(-1)?.usage : undefined;
+    const add = async (list: readonly ModelMessage[]) => {
+      const items = list.flatMap(feedItemsOf).map((item) => {
+        if (item.entry.role !== "assistant") return item;
+        const usage =
+          last?.inputTokens === undefined
+            ? {}
+            : { usage: { input: last.inputTokens, output: last.outputTokens ?? 0 } };
+        const reply = { ...item.entry.reply, ...(provider !== undefined && { provider }), ...usage };
+        return { ...item, entry: { role: "assistant" as const, reply } };
+      });
+      const recorded = await feed.record(items);
+      let at = 0;
+      for (const message of list) {
+        const count = items.slice(at).findIndex((item) => item.source !== message);
+        const group = recorded.slice(at, count < 0 ? recorded.length : at + count);
+        at += group.length;
+        for (const part of group) positions.set(part, sources.length);
+        sources.push(message);
+        groups.push(group);
+      }
+    };
+    const input = messages.findLastIndex((message) => message.role !== "user") + 1;
+    await add(messages.slice(0, input));
+    if (input > 0) await feed.commit();
+    await add(messages.slice(input));
+  };
+
+  /**
+   * Governed messages back as the SDK's: a source whose every recorded message is still there, unchanged and in a
+   * row, goes out as the very object the SDK holds; anything governance rewrote (or added) is converted.
+   */
+  const restore = (governed: readonly Message[]): ModelMessage[] => {
+    const output: ModelMessage[] = [];
+    let pending: Message[] = [];
+    const flush = () => {
+      if (pending.length > 0)
+        output.push(...toAiSdk(pending, { ...options, references: "placeholder" }).messages);
+      pending = [];
+    };
+    for (let index = 0; index < governed.length;) {
+      const position = positions.get(governed[index]!);
+      const group = position === undefined ? undefined : groups[position];
+      if (group !== undefined && group.length > 0 && group.every((m, at) => governed[index + at] === m)) {
+        flush();
+        output.push(sources[position!]!);
+        index += group.length;
+        continue;
+      }
+      pending.push(governed[index++]!);
+    }
+    flush();
+    return output;
+  };
+
+  return Object.defineProperty(prepareStep, "governor", {
+    get(): Governor {
+      if (governor === undefined)
+        throw new ValidationError("ctxkitPrepareStep: its governor exists once the first step was prepared");
+      return governor;
+    },
+  }) as CtxkitPrepareStep;
 }

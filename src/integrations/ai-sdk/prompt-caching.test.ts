@@ -212,7 +212,14 @@ describe("prompt caching through ctxkitMiddleware", () => {
       prompt: "Hi",
     });
     const call = base.doGenerateCalls[0]!;
+    // The session's recall tool is offered after the caller's: the breakpoint is on the last tool sent.
+    expect(call.tools!.map((definition) => definition.name)).toEqual([
+      "list",
+      "read_file",
+      "recall_tool_output",
+    ]);
     expect(call.tools!.map((definition) => controlOf(definition as Marked))).toEqual([
+      undefined,
       undefined,
       { type: "ephemeral" },
     ]);

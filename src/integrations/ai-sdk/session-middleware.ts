@@ -23,12 +23,13 @@ import { canonicalJson } from "../../model/blocks.ts";
 import type { JsonValue, Usage } from "../../model/message.ts";
 import {
   entriesOf,
+  feedItemsOf,
   mergedMetadata,
   providerToolOutput,
   toPrompt,
   type ProviderMetadata,
 } from "../shared/language-model-prompt.ts";
-import { sharedFeeds, type FeedItem, type SessionFeed } from "../shared/session-feed.ts";
+import { sharedFeeds, type SessionFeed } from "../shared/session-feed.ts";
 
 /** Options of `ctxkitSessionMiddleware`. */
 export interface CtxkitSessionMiddlewareOptions extends PromptCachingOptions {
@@ -239,6 +240,31 @@ class StreamedReply {
 }
 
 /**
+ * How a middleware call finds the session it is a turn of: named by the call (`ctxkitSessionMiddleware`), or the
+ * one memory-backed session its prompt continues (`ctxkitMiddleware`).
+ */
+export interface MiddlewareSessions {
+  /** The engine the sessions belong to (its counter counts for prompt caching). */
+  readonly engine: ContextEngine;
+  /**
+   * The feed of the call's session, given the call and its prompt without system messages, and the provider
+   * options to send (ctxkit's own removed).
+   */
+  feedFor(
+    params: LanguageModelV4CallOptions,
+    history: readonly LanguageModelV4Message[],
+  ): Promise<{ feed: SessionFeed<LanguageModelV4Message>; providerOptions: ProviderOptions }>;
+  /** OpenAI's prompt-cache key for a prepared request (none when undefined). */
+  cacheKey(request: PreparedRequest): string | undefined;
+  /** Called with every governed request before the model sees it. */
+  readonly onRequest?: ((request: PreparedRequest) => void) | undefined;
+}
+
+type ProviderOptions = LanguageModelV4CallOptions["providerOptions"];
+type Model = Parameters<NonNullable<LanguageModelV4Middleware["transformParams"]>>[0]["model"];
+type StreamResult = Awaited<ReturnType<Model["doStream"]>>;
+
+/**
  * An AI SDK language-model middleware that is a thin adapter over ctxkit's session core: one wrapped model
  * serves any number of conversations, each a session of the engine's store named per call by
  * `providerOptions: { ctxkit: { sessionId } }`. Before each model call the prompt's messages the session has not
@@ -247,7 +273,9 @@ class StreamedReply {
  * model's reply is recorded and committed — with the governor's state, in one transaction — once it is complete
  * (streamed or not). So interleaved conversations never share a view, and a restarted process continues each
  * one from the store with the same governed prefix (the provider's cache stays warm). A provider overflow error
- * is recovered from (the session's emergency stages) and retried once.
+ * is recovered from (the session's emergency stages) and retried once. The session's own tools
+ * (`recall_tool_output` when governance offloads) are offered with the call's and answered by the session,
+ * streamed or not.
  *
  * @example
  * ```ts
@@ -257,43 +285,51 @@ class StreamedReply {
  * ```
  */
 export function ctxkitSessionMiddleware(options: CtxkitSessionMiddlewareOptions): LanguageModelV4Middleware {
-  type Model = Parameters<NonNullable<LanguageModelV4Middleware["transformParams"]>>[0]["model"];
+  const { engine } = options;
+  return sessionMiddleware(
+    {
+      engine,
+      async feedFor(params) {
+        const { sessionId, providerOptions } = sessionOf(params, options.defaultSessionId);
+        return { feed: feedOf(engine, sessionId), providerOptions };
+      },
+      cacheKey: (request) => request.sessionId,
+      onRequest: options.onRequest,
+    },
+    options,
+  );
+}
+
+/**
+ * A language-model middleware whose every call is a turn of the session `sessions` finds for it (see
+ * `ctxkitSessionMiddleware`, `ctxkitMiddleware`).
+ */
+export function sessionMiddleware(
+  sessions: MiddlewareSessions,
+  caching: PromptCachingOptions,
+): LanguageModelV4Middleware {
   const calls = new WeakMap<
     LanguageModelV4CallOptions,
-    {
-      feed: SessionFeed<LanguageModelV4Message>;
-      providerOptions: LanguageModelV4CallOptions["providerOptions"];
-    }
+    { feed: SessionFeed<LanguageModelV4Message>; providerOptions: ProviderOptions }
   >();
 
   /** The call to the model with the governed request in place of the prompt, and the model's cache hints. */
   function governed(
     original: LanguageModelV4CallOptions,
     prepared: PreparedRequest,
-    providerOptions: LanguageModelV4CallOptions["providerOptions"],
+    providerOptions: ProviderOptions,
     model: Model,
   ): LanguageModelV4CallOptions {
     const system = original.prompt.filter((message) => message.role === "system");
     const instructions = system.map((message) => message.content).join("\n\n");
     const head: LanguageModelV4Prompt =
       prepared.system === instructions.trim() ? system : [{ role: "system", content: prepared.system }];
-    const cached = withPromptCaching(
-      { system: head, messages: toPrompt(prepared.messages, "v4"), tools: original.tools, providerOptions },
-      {
-        ...options,
-        model,
-        sessionId: prepared.sessionId,
-        ephemeralTail: ephemeralTail(prepared.messages),
-        countTokens: (text) => options.engine.settings.counter.countText(text),
-      },
-    );
-    const { providerOptions: _dropped, ...rest } = original;
-    // The session's own tools it offered (`recall_tool_output`): the middleware answers their calls itself.
+    // The session's own tools it offered (`recall_tool_output`) go last: the middleware answers their calls itself.
     const own = prepared.tools.filter(
       (tool) => !(original.tools ?? []).some((given) => given.name === tool.name),
     );
-    const tools = [
-      ...(cached.tools ?? original.tools ?? []),
+    const given = [
+      ...(original.tools ?? []),
       ...own.map((tool) => ({
         type: "function" as const,
         name: tool.name,
@@ -301,6 +337,23 @@ export function ctxkitSessionMiddleware(options: CtxkitSessionMiddlewareOptions)
         inputSchema: tool.inputSchema as JSONSchema7,
       })),
     ];
+    const cached = withPromptCaching(
+      {
+        system: head,
+        messages: toPrompt(prepared.messages, "v4"),
+        ...(given.length > 0 && { tools: given }),
+        providerOptions,
+      },
+      {
+        ...caching,
+        model,
+        sessionId: sessions.cacheKey(prepared),
+        ephemeralTail: ephemeralTail(prepared.messages),
+        countTokens: (text) => sessions.engine.settings.counter.countText(text),
+      },
+    );
+    const { providerOptions: _dropped, ...rest } = original;
+    const tools = cached.tools ?? given;
     return {
       ...rest,
       prompt: [...cached.system, ...cached.messages],
@@ -310,36 +363,40 @@ export function ctxkitSessionMiddleware(options: CtxkitSessionMiddlewareOptions)
   }
 
   /**
-   * Sends the call as a turn of its session (`SessionTurn.send`: governed, and after a provider overflow recovered
-   * and sent again).
+   * Sends the call as a turn of its session (`SessionTurn.send`: governed, after a provider overflow recovered and
+   * sent again, and the session's own tools answered).
    */
   async function send<T>(
     params: LanguageModelV4CallOptions,
     model: Model,
-    call: (params: LanguageModelV4CallOptions) => PromiseLike<T>,
-    reply?: (result: T) => AssistantInput,
+    call: (params: LanguageModelV4CallOptions, engineTools: ReadonlySet<string>) => PromiseLike<T>,
+    reply: (result: T) => AssistantInput | undefined,
   ): Promise<{ result: T; feed: SessionFeed<LanguageModelV4Message> }> {
     const entry = calls.get(params);
     if (entry === undefined)
-      throw new ValidationError("ctxkitSessionMiddleware: a call its transformParams did not see");
+      throw new ValidationError("ctxkit middleware: a call its transformParams did not see");
     const { feed, providerOptions } = entry;
     const instructions = params.prompt
       .filter((message) => message.role === "system")
       .map((message) => message.content)
       .join("\n\n");
+    const given = new Set((params.tools ?? []).map((tool) => tool.name));
+    const engineTools = new Set(
+      feed.session.engineTools.map((tool) => tool.definition.name).filter((name) => !given.has(name)),
+    );
     // A call that fails leaves its turn open, uncommitted: the application's retry continues it, and what it
     // recorded is not recorded twice.
     const turn = await feed.session.begin();
     const { response } = await turn.send(
       async (request) => {
-        options.onRequest?.(request);
-        return call(governed(params, request, providerOptions, model));
+        sessions.onRequest?.(request);
+        return call(governed(params, request, providerOptions, model), engineTools);
       },
       {
         system: [{ name: "identity", content: instructions, heading: null }],
         tools: toolDefinitions(params.tools),
         ...(params.abortSignal !== undefined && { signal: params.abortSignal }),
-        ...(reply !== undefined && { reply }),
+        reply,
       },
     );
     return { result: response, feed };
@@ -348,42 +405,54 @@ export function ctxkitSessionMiddleware(options: CtxkitSessionMiddlewareOptions)
   return {
     specificationVersion: "v4",
     async transformParams({ params }) {
-      const { sessionId, providerOptions } = sessionOf(params, options.defaultSessionId);
-      const feed = feedOf(options.engine, sessionId);
       const history = params.prompt.filter((message) => message.role !== "system");
-      const key = (message: LanguageModelV4Message) => canonicalJson(message);
-      const unseen = await feed.unseen(history, (message) => message.role === "assistant", key, entriesOf);
-      const items: FeedItem<LanguageModelV4Message>[] = unseen.flatMap((message) =>
-        entriesOf(message).map((entry) => ({ entry, source: message, key: key(message) })),
+      const { feed, providerOptions } = await sessions.feedFor(params, history);
+      const unseen = await feed.unseen(
+        history,
+        (message) => message.role === "assistant",
+        canonicalJson,
+        entriesOf,
       );
-      await feed.record(items);
+      await feed.record(unseen.flatMap(feedItemsOf));
       const { providerOptions: _ctxkit, ...rest } = params;
       const call = { ...rest, ...(providerOptions !== undefined && { providerOptions }) };
       calls.set(call, { feed, providerOptions });
       return call;
     },
     async wrapGenerate({ params, model }) {
-      // The session answers the calls of its own tools (`recall_tool_output`) and asks again; only a streamed
-      // call, whose reply is read as it goes out, is not offered them.
-      const read = (result: Awaited<ReturnType<typeof model.doGenerate>>) =>
-        replyOf(result.content, {
-          usage: result.usage,
-          finishReason: result.finishReason,
-          model: model.modelId,
-          provider: model.provider,
-        }).reply;
-      const { result, feed } = await send(params, model, (governed) => model.doGenerate(governed), read);
-      const { message, reply } = replyOf(result.content, {
+      const details = (result: Awaited<ReturnType<typeof model.doGenerate>>) => ({
         usage: result.usage,
         finishReason: result.finishReason,
         model: model.modelId,
         provider: model.provider,
       });
+      const { result, feed } = await send(
+        params,
+        model,
+        (governed) => model.doGenerate(governed),
+        (result) => replyOf(result.content, details(result)).reply,
+      );
+      const { message, reply } = replyOf(result.content, details(result));
       await feed.reply(reply, message);
       return result;
     },
     async wrapStream({ params, model }) {
-      const { result, feed } = await send(params, model, (governed) => model.doStream(governed));
+      // A streamed reply is read up to its first part meant for the caller: a reply that turns out to call only
+      // the session's own tools is answered by the session, and the caller sees the stream that follows.
+      const { result, feed } = await send(
+        params,
+        model,
+        async (governed, engineTools) => peeked(await model.doStream(governed), engineTools),
+        (peek) =>
+          peek.complete === undefined
+            ? undefined
+            : replyOf(peek.complete.content, {
+                ...(peek.complete.usage !== undefined && { usage: peek.complete.usage }),
+                ...(peek.complete.finishReason !== undefined && { finishReason: peek.complete.finishReason }),
+                model: model.modelId,
+                provider: model.provider,
+              }).reply,
+      );
       const collected = new StreamedReply();
       let failed = false;
       const recorder = new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
@@ -404,7 +473,80 @@ export function ctxkitSessionMiddleware(options: CtxkitSessionMiddlewareOptions)
           await feed.reply(reply, message);
         },
       });
-      return { ...result, stream: result.stream.pipeThrough(recorder) };
+      return { ...result.result, stream: result.stream.pipeThrough(recorder) };
     },
   };
+}
+
+/** A streamed model call read up to its first part meant for the caller (see `peeked`). */
+interface PeekedStream {
+  readonly result: StreamResult;
+  /** The whole stream: the parts read so far, then the rest. */
+  readonly stream: ReadableStream<LanguageModelV4StreamPart>;
+  /** The reply, when the stream ended before any part meant for the caller (only the session's own tools called). */
+  readonly complete: StreamedReply | undefined;
+}
+
+/** True for a part the caller must see: text, a call of one of its tools, a file, a source, an error. */
+function forCaller(part: LanguageModelV4StreamPart, engineTools: ReadonlySet<string>): boolean {
+  switch (part.type) {
+    case "text-delta":
+      return part.delta !== "";
+    case "tool-input-start":
+    case "tool-call":
+      return !engineTools.has(part.toolName);
+    case "stream-start":
+    case "response-metadata":
+    case "text-start":
+    case "text-end":
+    case "reasoning-start":
+    case "reasoning-delta":
+    case "reasoning-end":
+    case "tool-input-delta":
+    case "tool-input-end":
+    case "finish":
+    case "raw":
+      return false;
+    default:
+      return true;
+  }
+}
+
+/**
+ * Reads `result`'s stream until a part meant for the caller (then the stream goes on as it was) or its end (then
+ * it is complete: a reply calling only the session's own tools, or an empty one). Without session tools nothing is
+ * read ahead.
+ */
+async function peeked(result: StreamResult, engineTools: ReadonlySet<string>): Promise<PeekedStream> {
+  if (engineTools.size === 0) return { result, stream: result.stream, complete: undefined };
+  const reader = result.stream.getReader();
+  const read: LanguageModelV4StreamPart[] = [];
+  for (;;) {
+    const next = await reader.read();
+    if (next.done) {
+      const complete = new StreamedReply();
+      for (const part of read) complete.add(part);
+      return { result, stream: replayed(read, undefined), complete };
+    }
+    read.push(next.value);
+    if (forCaller(next.value, engineTools))
+      return { result, stream: replayed(read, reader), complete: undefined };
+  }
+}
+
+/** A stream of `parts`, then what `rest` still holds. */
+function replayed(
+  parts: readonly LanguageModelV4StreamPart[],
+  rest: ReadableStreamDefaultReader<LanguageModelV4StreamPart> | undefined,
+): ReadableStream<LanguageModelV4StreamPart> {
+  let index = 0;
+  return new ReadableStream({
+    async pull(controller) {
+      if (index < parts.length) return controller.enqueue(parts[index++]!);
+      const next = rest === undefined ? { done: true as const } : await rest.read();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+    cancel: (reason) => rest?.cancel(reason),
+  });
 }

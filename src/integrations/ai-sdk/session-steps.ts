@@ -3,10 +3,10 @@ import type { ContextEngine } from "../../engine/context-engine.ts";
 import type { PreparedRequest, ToolDefinition } from "../../engine/prepared-request.ts";
 import type { ProviderOptions } from "../../formats/providers/ai-sdk/ai-sdk-types.ts";
 import { canonicalJson } from "../../model/blocks.ts";
-import type { JsonValue, Usage } from "../../model/message.ts";
-import { entriesOf } from "../shared/language-model-prompt.ts";
+import type { Usage } from "../../model/message.ts";
+import { entriesOf, feedItemsOf } from "../shared/language-model-prompt.ts";
 import { sharedFeeds, type FeedItem, type SessionFeed } from "../shared/session-feed.ts";
-import { instructionText, toolDefinitions, type PrepareStepInput } from "./prepare-step.ts";
+import { instructionText, sessionToolDefinitions, type PrepareStepInput } from "./prepare-step.ts";
 
 /** Options of `ctxkitSessionSteps`. */
 export interface CtxkitSessionStepsOptions {
@@ -23,6 +23,8 @@ export interface CtxkitSessionStepsOptions {
 /** What `onStepFinish` reads of a finished step (any tool set's step result has these). */
 export interface FinishedStep {
   readonly response: { readonly messages: readonly ModelMessage[]; readonly modelId?: string };
+  /** The model the step was sent to: its provider is recorded with the reply. */
+  readonly model?: { readonly provider: string; readonly modelId: string };
   readonly usage: LanguageModelUsage;
   readonly finishReason?: string;
 }
@@ -83,19 +85,7 @@ function usageOf(usage: LanguageModelUsage): Usage | undefined {
  */
 export function ctxkitSessionSteps(options: CtxkitSessionStepsOptions): CtxkitSessionSteps {
   let tools: Promise<ToolDefinition[]> | undefined;
-  const definitions = () =>
-    (tools ??=
-      options.tools === undefined
-        ? Promise.resolve([])
-        : toolDefinitions(options.tools).then((json) =>
-            (JSON.parse(json) as { name: string; description?: string; inputSchema: JsonValue }[]).map(
-              (tool) => ({
-                name: tool.name,
-                ...(tool.description !== undefined && { description: tool.description }),
-                inputSchema: tool.inputSchema,
-              }),
-            ),
-          ));
+  const definitions = () => (tools ??= sessionToolDefinitions(options.tools));
 
   /** The first failure to record or commit a finished step; every later step throws it. */
   let failure: { error: unknown } | undefined;
@@ -126,10 +116,7 @@ export function ctxkitSessionSteps(options: CtxkitSessionStepsOptions): CtxkitSe
           key,
           entriesOf,
         );
-        const items: FeedItem<ModelMessage>[] = unseen.flatMap((message) =>
-          entriesOf(message).map((entry) => ({ entry, source: message, key: key(message) })),
-        );
-        await feed.record(items);
+        await feed.record(unseen.flatMap(feedItemsOf));
       }
       const prepared = await feed.session.prepare({
         system: [{ name: "identity", content: instructionText(step.instructions), heading: null }],
@@ -164,18 +151,20 @@ async function recordStep(feed: SessionFeed<ModelMessage>, step: FinishedStep): 
   const replyAt = messages.findLastIndex((message) => message.role === "assistant");
   if (replyAt < 0) return;
   const usage = usageOf(step.usage);
-  const items = messages.slice(replyAt).flatMap((message) =>
-    entriesOf(message).map((entry): FeedItem<ModelMessage> => {
-      if (entry.role !== "assistant") return { entry, source: message, key: key(message) };
+  const items = messages
+    .slice(replyAt)
+    .flatMap(feedItemsOf)
+    .map((item): FeedItem<ModelMessage> => {
+      if (item.entry.role !== "assistant") return item;
       const reply = {
-        ...entry.reply,
+        ...item.entry.reply,
         ...(usage !== undefined && { usage }),
         ...(step.finishReason !== undefined && { finishReason: step.finishReason }),
         ...(step.response.modelId !== undefined && { model: step.response.modelId }),
+        ...(step.model !== undefined && { provider: step.model.provider }),
       };
-      return { entry: { role: "assistant", reply }, source: message, key: key(message) };
-    }),
-  );
+      return { ...item, entry: { role: "assistant", reply } };
+    });
   await feed.record(items);
   await feed.commit();
 }

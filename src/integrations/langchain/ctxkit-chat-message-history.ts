@@ -4,7 +4,7 @@ import type { ContextEngine } from "../../engine/context-engine.ts";
 import type { PreparedRequest } from "../../engine/prepared-request.ts";
 import type { FeedItem, SessionFeed } from "../shared/session-feed.ts";
 import { feedOf } from "./langchain-feeds.ts";
-import { entryOf, toLangChain } from "./langchain-messages.ts";
+import { entryOf, originalMetadata, toLangChain } from "./langchain-messages.ts";
 
 /** Options of `CtxkitChatMessageHistory`. */
 export interface CtxkitChatMessageHistoryOptions {
@@ -73,7 +73,9 @@ export class CtxkitChatMessageHistory extends BaseListChatMessageHistory {
         .find((call) => call.id === callId)?.name ?? "tool";
     messages.forEach((message, index) => {
       const entry = entryOf(message, toolName);
-      if (entry !== undefined) items.push({ entry, source: message, key: `${index}` });
+      // Its stored form goes with it, so a restarted process hands the same message back (`originalOf`).
+      if (entry !== undefined)
+        items.push({ entry, source: message, key: `${index}`, metadata: originalMetadata(message, entry) });
     });
     const feed = this.#feed;
     await feed.record(items);

@@ -1,21 +1,26 @@
 import type { LanguageModelV4Message, LanguageModelV4Prompt } from "@ai-sdk/provider";
 import type {
+  ProcessAPIErrorArgs,
+  ProcessAPIErrorResult,
   ProcessInputStepArgs,
+  ProcessInputStepResult,
   ProcessLLMRequestArgs,
   ProcessLLMRequestResult,
   ProcessLLMResponseArgs,
   Processor,
 } from "@mastra/core/processors";
 import { MASTRA_THREAD_ID_KEY, type RequestContext } from "@mastra/core/request-context";
-import { asSchema } from "ai";
+import type { JSONSchema7 } from "@ai-sdk/provider";
+import { asSchema, jsonSchema, tool } from "ai";
+import { runEngineTool, type EngineTool } from "../../engine/engine-tool.ts";
 import type { ContextEngine } from "../../engine/context-engine.ts";
 import type { PreparedRequest, ToolDefinition } from "../../engine/prepared-request.ts";
 import { ValidationError } from "../../errors/errors.ts";
 import { canonicalJson } from "../../model/blocks.ts";
 import { AI_SDK_OPAQUE_PROVIDER } from "../../formats/providers/ai-sdk/opaque-parts.ts";
 import type { ContentBlock, JsonValue, Message } from "../../model/message.ts";
-import { sharedFeeds, type FeedItem, type SessionFeed } from "../shared/session-feed.ts";
-import { entriesOf, toPrompt } from "../shared/language-model-prompt.ts";
+import { sharedFeeds, type SessionFeed } from "../shared/session-feed.ts";
+import { entriesOf, feedItemsOf, toPrompt } from "../shared/language-model-prompt.ts";
 import { replyOfChunks } from "./mastra-prompt.ts";
 
 /** What `sessionId` may read to name the session of an agent call. */
@@ -63,7 +68,27 @@ function executedCalls(content: string | readonly ContentBlock[]): string[] {
 
 const feedOf = sharedFeeds<LanguageModelV4Message>();
 
-function threadOf(args: ProcessLLMRequestArgs): string | undefined {
+/** What names an agent call's session: its request context and message list. */
+type SessionArgs = Pick<ProcessLLMRequestArgs, "requestContext" | "messageList">;
+
+/** One of the session's own tools as an AI SDK tool the agent runs (a failure it explains becomes its result). */
+function mastraTool(engineTool: EngineTool) {
+  const { name, description, inputSchema } = engineTool.definition;
+  return tool({
+    ...(description !== undefined && { description }),
+    inputSchema: jsonSchema<JsonValue>((inputSchema ?? { type: "object" }) as JSONSchema7),
+    execute: async (input: JsonValue, { toolCallId, abortSignal }) =>
+      (
+        await runEngineTool(
+          engineTool,
+          { type: "tool-call", id: toolCallId, name, input },
+          abortSignal ?? new AbortController().signal,
+        )
+      ).content,
+  });
+}
+
+function threadOf(args: SessionArgs): string | undefined {
   const fromContext = args.requestContext?.get(MASTRA_THREAD_ID_KEY);
   if (typeof fromContext === "string" && fromContext !== "") return fromContext;
   const memory = (args.messageList?.serialize() as { memoryInfo?: { threadId?: string } } | undefined)
@@ -114,10 +139,21 @@ export class CtxkitProcessor implements Processor<"ctxkit"> {
     this.#options = options;
   }
 
-  /** Notes the step's tools: their definitions count against the window. */
-  async processInputStep(args: ProcessInputStepArgs): Promise<undefined> {
-    (args.state as CallState).tools = await toolDefinitions(args.tools ?? {});
-    return undefined;
+  /**
+   * Notes the step's tools (their definitions count against the window) and adds the session's own
+   * (`recall_tool_output` when governance offloads, which its notices name): the agent runs them as any tool.
+   */
+  async processInputStep(args: ProcessInputStepArgs): Promise<ProcessInputStepResult | undefined> {
+    const state = args.state as CallState;
+    const feed = (state.feed ??= this.#feed(args));
+    const given = args.tools ?? {};
+    const own = feed.session.engineTools.filter((engineTool) => !(engineTool.definition.name in given));
+    const tools = {
+      ...given,
+      ...Object.fromEntries(own.map((engineTool) => [engineTool.definition.name, mastraTool(engineTool)])),
+    };
+    state.tools = await toolDefinitions(tools);
+    return own.length === 0 ? undefined : { tools };
   }
 
   async processLLMRequest(args: ProcessLLMRequestArgs): Promise<ProcessLLMRequestResult> {
@@ -134,11 +170,9 @@ export class CtxkitProcessor implements Processor<"ctxkit"> {
         : history.slice(state.cursor).filter((message) => message.role !== "assistant");
     // Mastra's prompt moves a provider-executed tool's result into a tool message; the reply holds it already.
     const executed = state.executed ?? new Set<string>();
-    const items: FeedItem<LanguageModelV4Message>[] = unseen.flatMap((message) =>
-      entriesOf(message)
-        .filter((entry) => entry.role !== "tool" || !executed.has(entry.result.callId))
-        .map((entry) => ({ entry, source: message, key: key(message) })),
-    );
+    const items = unseen
+      .flatMap(feedItemsOf)
+      .filter(({ entry }) => entry.role !== "tool" || !executed.has(entry.result.callId));
     await feed.record(items);
     state.cursor = history.length;
     const instructions = system.map((message) => message.content).join("\n\n");
@@ -155,19 +189,48 @@ export class CtxkitProcessor implements Processor<"ctxkit"> {
     return { prompt: [...head, ...toPrompt(governed, specification)] as never };
   }
 
-  /** Records the step's reply and commits the step. */
+  /**
+   * Records the step's reply, with the model's provider, and commits the step. A step that failed (an error chunk,
+   * or no finish) takes its turn back instead: nothing of it is stored.
+   */
   async processLLMResponse(args: ProcessLLMResponseArgs): Promise<undefined> {
     const state = args.state as CallState;
     const { feed } = state;
     if (feed === undefined) return undefined;
-    const model = typeof args.model === "object" ? args.model.modelId : undefined;
-    const reply = replyOfChunks(args.chunks, model);
+    if (
+      args.chunks.some((chunk) => chunk.type === "error") ||
+      !args.chunks.some((chunk) => chunk.type === "finish")
+    ) {
+      state.cursor = undefined;
+      await feed.abandon();
+      return undefined;
+    }
+    const model = typeof args.model === "object" ? args.model : undefined;
+    const reply = {
+      ...replyOfChunks(args.chunks, model?.modelId),
+      ...(model !== undefined && { provider: model.provider }),
+    };
     for (const id of executedCalls(reply.content)) (state.executed ??= new Set()).add(id);
     await feed.reply(reply, { role: "assistant", content: [] });
     return undefined;
   }
 
-  #feed(args: ProcessLLMRequestArgs): SessionFeed<LanguageModelV4Message> {
+  /**
+   * After the provider refused a call as too long for its window, the session recovers (its emergency stages) and
+   * Mastra sends the call again, prepared anew; any other failure takes the turn back (nothing of it is stored).
+   */
+  async processAPIError(args: ProcessAPIErrorArgs): Promise<ProcessAPIErrorResult | undefined> {
+    const state = args.state as CallState;
+    const { feed } = state;
+    if (feed === undefined) return undefined;
+    if (args.retryCount === 0 && (await feed.session.recover(args.error, args.abortSignal)) !== undefined)
+      return { retry: true };
+    state.cursor = undefined;
+    await feed.abandon();
+    return undefined;
+  }
+
+  #feed(args: SessionArgs): SessionFeed<LanguageModelV4Message> {
     const call = { requestContext: args.requestContext, threadId: threadOf(args) };
     const sessionId = this.#options.sessionId?.(call) ?? call.threadId;
     if (sessionId === undefined || sessionId === "")

@@ -8,7 +8,10 @@ import { sessionOffloadStore } from "../../store/blob-store.ts";
 import type { SessionInit, SessionStore } from "../../store/session-store.ts";
 import { AGENT_ITEMS_KEY, itemsToMessages, messagesToItems } from "./agent-items.ts";
 
-/** Options of `CtxkitAgentsSession`: where the history is stored, and the governor's options. */
+/**
+ * Options of `CtxkitAgentsSession`: where the history is stored, and the governor's options (`recall` defaults to
+ * false: the runner runs the agent's own tools, so an offload notice says to run the tool again).
+ */
 export interface CtxkitAgentsSessionOptions extends Omit<GovernorOptions, "offloadStore"> {
   /** Any ctxkit session store (memory, SQLite, PostgreSQL). */
   store: SessionStore;
@@ -72,7 +75,12 @@ export class CtxkitAgentsSession implements Session {
   }
 
   #newGovernor(): Governor {
-    return new Governor({ ...this.#options, offloadStore: sessionOffloadStore(this.#store.blobs, this.#id) });
+    return new Governor({
+      ...this.#options,
+      // The runner runs the agent's tools, never the session's: notices must not name `recall_tool_output`.
+      recall: this.#options.recall ?? false,
+      offloadStore: sessionOffloadStore(this.#store.blobs, this.#id),
+    });
   }
 
   async #load(): Promise<Message[]> {

@@ -15,7 +15,7 @@ function blocksOf(content: string | readonly ContentBlock[]): readonly ContentBl
 }
 
 /** True when the stored `message` is what the framework's `entry` reads as (by what it is, not where it stands). */
-function holds(message: Message | undefined, entry: FeedEntry): boolean {
+export function holds(message: Message | undefined, entry: FeedEntry): boolean {
   if (message === undefined || message.kind !== undefined || message.role !== entry.role) return false;
   if (entry.role === "tool") {
     return message.content.some(

@@ -12,19 +12,35 @@ import type { ModelMessage } from "ai";
 import { fromAiSdk } from "../../formats/providers/ai-sdk/from-ai-sdk.ts";
 import { toAiSdk } from "../../formats/providers/ai-sdk/to-ai-sdk.ts";
 import type { Message } from "../../model/message.ts";
-import type { FeedEntry } from "./session-feed.ts";
+import { canonicalJson } from "../../model/blocks.ts";
+import type { FeedEntry, FeedItem } from "./session-feed.ts";
 
 /**
  * A prompt message (not a system one) as what a session records: a user message, an assistant reply, or one
  * entry per tool result. Read with `fromAiSdk`, so reasoning signatures and part provider options are kept.
  */
 export function entriesOf(message: LanguageModelV4Message | ModelMessage): FeedEntry[] {
-  return fromAiSdk([message]).flatMap((converted): FeedEntry[] => {
-    if (converted.role === "user") return [{ role: "user", content: converted.content }];
-    if (converted.role === "assistant") return [{ role: "assistant", reply: { content: converted.content } }];
+  return feedItemsOf(message).map((item) => item.entry);
+}
+
+/**
+ * A prompt message as the items a session feed records (see `entriesOf`), keyed by the message's JSON. A user or
+ * assistant item keeps the message-level `providerOptions` (a caller's cache breakpoint) in its metadata, so the
+ * governed prompt carries them again.
+ */
+export function feedItemsOf<Source extends LanguageModelV4Message | ModelMessage>(
+  message: Source,
+): FeedItem<Source>[] {
+  const key = canonicalJson(message);
+  return fromAiSdk([message]).flatMap((converted): FeedItem<Source>[] => {
+    const metadata = converted.metadata === undefined ? {} : { metadata: converted.metadata };
+    const item = (entry: FeedEntry): FeedItem<Source> => ({ entry, source: message, key, ...metadata });
+    if (converted.role === "user") return [item({ role: "user", content: converted.content })];
+    if (converted.role === "assistant")
+      return [item({ role: "assistant", reply: { content: converted.content } })];
     if (converted.role !== "tool") return [];
     return converted.content.flatMap((block) =>
-      block.type === "tool-result" ? [{ role: "tool" as const, result: block }] : [],
+      block.type === "tool-result" ? [item({ role: "tool" as const, result: block })] : [],
     );
   });
 }

@@ -61,19 +61,24 @@ export class SessionFeed<Source> {
     return messages.slice(start).filter((message) => !this.#pending.has(key(message)));
   }
 
-  /** Records framework messages in order (consecutive tool results together), without committing. */
-  async record(items: readonly FeedItem<Source>[]): Promise<void> {
+  /**
+   * Records framework messages in order (consecutive tool results together), without committing. Resolves with the
+   * recorded messages, one per item.
+   */
+  async record(items: readonly FeedItem<Source>[]): Promise<Message[]> {
+    const recorded: Message[] = [];
     for (let index = 0; index < items.length; index++) {
       const item = items[index]!;
       const { entry } = item;
       if (entry.role === "tool") {
         const batch = [item];
         while (items[index + 1]?.entry.role === "tool") batch.push(items[++index]!);
-        const recorded = await this.session.recordToolResults(
+        const messages = await this.session.recordToolResults(
           batch.map(({ entry }) => (entry as Extract<FeedEntry, { role: "tool" }>).result),
           { metadata: batch.map((item) => item.metadata) },
         );
-        recorded.forEach((message, position) => this.#remember(message, batch[position]!));
+        messages.forEach((message, position) => this.#remember(message, batch[position]!));
+        recorded.push(...messages);
         continue;
       }
       const message =
@@ -86,7 +91,9 @@ export class SessionFeed<Source> {
               ...(item.metadata !== undefined && { metadata: { ...entry.reply.metadata, ...item.metadata } }),
             });
       this.#remember(message, item);
+      recorded.push(message);
     }
+    return recorded;
   }
 
   /** Records the model's reply to the prepared request and commits everything recorded since the last commit. */

@@ -116,8 +116,11 @@ export function guardStream(
 export function guardStreams(auth: boolean): MiddlewareHandler<ServerEnv> {
   return async (c, next) => {
     await next();
+    // The content type first: reading `body` turns the Node server's light response into a web one (a copy, and
+    // the slow path of writing it), which only a stream needs.
+    if (!(c.res.headers.get("content-type") ?? "").startsWith("text/event-stream")) return;
     const body = c.res.body;
-    if (body === null || !(c.res.headers.get("content-type") ?? "").startsWith("text/event-stream")) return;
+    if (body === null) return;
     // The Node server's response, when there is one (not under `app.request` in tests).
     const outgoing = (c.env as { outgoing?: { destroy(error?: Error): void } } | undefined)?.outgoing;
     c.res = new Response(

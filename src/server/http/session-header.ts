@@ -70,3 +70,23 @@ export function sessionIdFromHeader(value: string | undefined): string | undefin
 export function sessionHeaderValue(id: string): string {
   return /^[\x21-\x7e]*$/.test(id) && !id.includes("%") ? id : encodeURIComponent(id);
 }
+
+/**
+ * The session a request of a whole-history API (chat completions, Messages) is served in: the one its
+ * `X-Ctxkit-Session` header names, unless `X-Ctxkit-Mode: stateless`; undefined for a stateless request. A 400
+ * for another mode, or for `stateful` without a session header.
+ *
+ * @example
+ * const sessionId = requestedSession((name) => c.req.header(name));
+ */
+export function requestedSession(header: (name: string) => string | undefined): string | undefined {
+  const mode = header("x-ctxkit-mode");
+  if (mode !== undefined && mode !== "stateless" && mode !== "stateful") {
+    throw new HttpError(400, "invalid_input", "X-Ctxkit-Mode must be stateless or stateful");
+  }
+  const sessionId = sessionIdFromHeader(header("x-ctxkit-session"));
+  if (sessionId !== undefined && mode !== "stateless") return sessionId;
+  if (mode === "stateful")
+    throw new HttpError(400, "invalid_input", "stateful mode needs an X-Ctxkit-Session header");
+  return undefined;
+}

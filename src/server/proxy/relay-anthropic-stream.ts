@@ -8,7 +8,7 @@ import { RelayEnding } from "./relay-ending.ts";
 export interface AnthropicRelayOptions {
   readonly upstream: UpstreamResponse;
   /** Stores the whole reply; runs before `message_stop` is forwarded. A rejection is sent as an error event. */
-  readonly complete: (reply: AssistantReply) => Promise<void>;
+  readonly complete: (reply: AssistantReply) => Promise<unknown>;
   /**
    * Runs once when the stream fails, is cut short, or the client goes away before the reply is being stored:
    * nothing was stored. A client that goes away while it is being stored does not fail the request.

@@ -9,7 +9,7 @@ export interface RelayOptions {
   /** Forward the usage-only chunk (the client asked for `stream_options.include_usage`). */
   readonly forwardUsage: boolean;
   /** Stores the whole reply; runs before `[DONE]` is forwarded. A rejection is sent as an error event. */
-  readonly complete: (reply: AssistantReply) => Promise<void>;
+  readonly complete: (reply: AssistantReply) => Promise<unknown>;
   /**
    * Runs once when the stream fails, is cut short, or the client goes away before the reply is being stored:
    * nothing was stored. A client that goes away while it is being stored does not fail the request.

@@ -43,7 +43,10 @@ export class RelayEnding {
    * request with the error and sending `errorEvent(error)` (built even when the client is gone, so the failure
    * is still reported). A request that already failed (the client went away first) stores nothing: false.
    */
-  async store(complete: () => Promise<void>, errorEvent: (reason: unknown) => Uint8Array): Promise<boolean> {
+  async store(
+    complete: () => Promise<unknown>,
+    errorEvent: (reason: unknown) => Uint8Array,
+  ): Promise<boolean> {
     if (this.#settled) return false;
     // Through an async function, so a `complete` that throws at once rejects like one that fails later.
     const storing = (async () => complete())();

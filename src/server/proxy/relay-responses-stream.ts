@@ -10,7 +10,7 @@ export interface ResponsesRelayOptions {
   /** The response id the client sees (undefined: the upstream's). */
   readonly responseId: string | undefined;
   /** Stores the whole reply; runs before `response.completed` is forwarded. A rejection is sent as an error event. */
-  readonly complete: (reply: AssistantReply) => Promise<void>;
+  readonly complete: (reply: AssistantReply) => Promise<unknown>;
   /**
    * Runs once when the stream fails, is cut short, or the client goes away before the reply is being stored:
    * nothing was stored. A client that goes away while it is being stored does not fail the request.

@@ -1,32 +1,22 @@
 import type { Context, Hono } from "hono";
 import { fromOpenAIChat } from "../../formats/providers/openai-chat/index.ts";
-import { errorAnswer, logHidden, openAIErrorBody } from "../http/error-response.ts";
+import { openAIErrorBody } from "../http/error-response.ts";
 import { HttpError } from "../http/http-error.ts";
 import { readJson } from "../http/json-body.ts";
 import { chatRequestSchema, toolDefinitions, upstreamBody, type ChatRequest } from "../proxy/chat-request.ts";
+import { forwardStateless } from "../proxy/forward-stateless.ts";
 import { governStateless } from "../proxy/govern-stateless.ts";
 import { relayChatStream } from "../proxy/relay-chat-stream.ts";
-import { openExchange } from "../proxy/session-exchange.ts";
+import { eventStream, upstreamJson, type ProxyWire } from "../proxy/proxy-wire.ts";
+import { serveProxyTurn } from "../proxy/serve-proxy-turn.ts";
 import { clientTurn } from "../proxy/session-inputs.ts";
 import type { ServerContext, ServerEnv } from "../server-context.ts";
 import { replyFromCompletion, type AssistantReply } from "../upstream/assistant-reply.ts";
-import { callUpstream, type UpstreamResponse } from "../upstream/call-upstream.ts";
+import type { UpstreamResponse } from "../upstream/call-upstream.ts";
 import { completionFailure } from "../upstream/upstream-failure.ts";
 import type { UpstreamOptions } from "../upstream/upstream-options.ts";
-import { commitFollowUp, requireUpstream } from "./turn-support.ts";
-import { sessionHeaderValue, sessionIdFromHeader } from "../http/session-header.ts";
-
-function parseJsonAnswer(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new HttpError(
-      502,
-      "upstream_error",
-      "the upstream model server answered with something that is not JSON",
-    );
-  }
-}
+import { requireUpstream } from "./turn-support.ts";
+import { requestedSession } from "../http/session-header.ts";
 
 /**
  * The reply of a whole (non-streamed) upstream answer; a 2xx body that reports an error or holds no choice is
@@ -40,7 +30,7 @@ async function completionReply(
   reply: AssistantReply;
 }> {
   const text = await call.text();
-  const answer = parseJsonAnswer(text);
+  const answer = upstreamJson(text);
   const failure = completionFailure(answer, [upstream.apiKey]);
   if (failure !== undefined) throw failure;
   return { text, reply: replyFromCompletion(answer) };
@@ -64,17 +54,9 @@ export function registerChatCompletionsRoute(app: Hono<ServerEnv>, context: Serv
     const started = performance.now();
     const upstream = requireUpstream(context);
     const request = await readJson(c, chatRequestSchema, "chat completions request");
-    const mode = c.req.header("x-ctxkit-mode");
-    if (mode !== undefined && mode !== "stateless" && mode !== "stateful") {
-      throw new HttpError(400, "invalid_input", "X-Ctxkit-Mode must be stateless or stateful");
-    }
-    const sessionId = sessionIdFromHeader(c.req.header("x-ctxkit-session"));
-    if (sessionId === undefined || mode === "stateless") {
-      if (mode === "stateful")
-        throw new HttpError(400, "invalid_input", "stateful mode needs an X-Ctxkit-Session header");
-      return stateless(c, context, upstream, request, started);
-    }
-    return stateful(c, context, upstream, request, sessionId, started);
+    const sessionId = requestedSession((name) => c.req.header(name));
+    if (sessionId === undefined) return stateless(c, context, upstream, request, started);
+    return serveProxyTurn(c, context, { sessionId, started }, chatWire(request, upstream));
   });
 }
 
@@ -100,139 +82,48 @@ async function stateless(
     messages: governed.messages,
     ...(upstream.model !== undefined && { model: upstream.model }),
   };
-  let call;
-  try {
-    call = await callUpstream(upstream, body, {
-      timeoutMs: c.get("limits").upstreamTimeoutMs,
-      signal: c.req.raw.signal,
-    });
-    context.metrics.upstreamRequests.inc({ status: String(call.status) });
-  } catch (error) {
-    context.metrics.upstreamRequests.inc({ status: error instanceof HttpError ? error.code : "error" });
-    throw error;
-  }
-  const headers = {
-    "Content-Type": call.contentType ?? "application/json",
-    "X-Ctxkit-Tokens": String(governed.tokens.total),
-    "X-Ctxkit-Checkpoint": String(governed.checkpoint),
-  };
-  if (request.stream === true) {
-    // Nothing to record: the upstream's bytes go through untouched.
-    const done = () =>
-      context.metrics.proxyOverhead.observe(
-        {},
-        (performance.now() - started - call.headersMs - call.bodyMs()) / 1000,
-      );
-    const body = call.stream(done);
-    return new Response(body, {
-      status: call.status,
-      headers: { ...headers, "Cache-Control": "no-cache" },
-    });
-  }
-  const text = await call.text();
-  context.metrics.proxyOverhead.observe(
-    {},
-    (performance.now() - started - call.headersMs - call.bodyMs()) / 1000,
+  return forwardStateless(
+    c,
+    context,
+    { upstream, body, stream: request.stream === true, started },
+    { "X-Ctxkit-Tokens": String(governed.tokens.total), "X-Ctxkit-Checkpoint": String(governed.checkpoint) },
   );
-  return new Response(text, { status: call.status, headers });
 }
 
-async function stateful(
-  c: Context<ServerEnv>,
-  context: ServerContext,
-  upstream: UpstreamOptions,
-  request: ChatRequest,
-  sessionId: string,
-  started: number,
-): Promise<Response> {
-  const tenant = c.get("tenant");
-  const claim = await context.directory.claim(tenant, sessionId);
-  let lease;
-  let exchange;
-  try {
-    const turn = clientTurn(fromOpenAIChat(request.messages, { sessionId: claim.storeId }));
-    lease = await context.engines.lease(tenant, claim.storeId);
-    exchange = await openExchange({
-      lease,
-      blobs: context.store.blobs,
-      turn,
-      tools: toolDefinitions(request.tools),
-      upstream,
-      provider: upstream.provider ?? "openai-compatible",
-      timeoutMs: c.get("limits").upstreamTimeoutMs,
-      signal: c.req.raw.signal,
-      body: (messages) => upstreamBody(request, messages, upstream.model),
-      onUpstream: (status) => context.metrics.upstreamRequests.inc({ status }),
-    });
-  } catch (error) {
-    lease?.release();
-    claim.release();
-    throw error;
-  }
-  const held = lease;
-  const end = () => {
-    held.release();
-    claim.release();
+/** The chat completions wire: the request's new messages, the upstream body around the governed ones. */
+function chatWire(request: ChatRequest, upstream: UpstreamOptions): ProxyWire {
+  return {
+    upstream,
+    provider: "openai-compatible",
+    tools: toolDefinitions(request.tools),
+    inputs: async (_session, storeId) => clientTurn(fromOpenAIChat(request.messages, { sessionId: storeId })),
+    body: (_prepared, messages) => upstreamBody(request, messages, upstream.model),
+    async respond({ call, headers }, ending) {
+      if (request.stream !== true) {
+        const { text, reply } = await completionReply(call, upstream);
+        await ending.complete(reply);
+        const type = call.contentType ?? "application/json";
+        return new Response(text, { status: call.status, headers: { "Content-Type": type, ...headers } });
+      }
+      if (isJson(call.contentType)) {
+        // An error on a 200 (OpenRouter does this) instead of a stream: answered as the error it is.
+        await completionReply(call, upstream);
+        throw new HttpError(
+          502,
+          "upstream_error",
+          "the upstream model server answered a streaming request with one JSON body; retry without stream",
+        );
+      }
+      const body = relayChatStream({
+        upstream: call,
+        forwardUsage: request.stream_options?.include_usage === true,
+        ...ending,
+        errorObject: (reason) => openAIErrorBody(ending.answer(reason)).error,
+      });
+      return eventStream(body, {
+        ...headers,
+        ...(call.contentType !== undefined && { "Content-Type": call.contentType }),
+      });
+    },
   };
-  const { prepared, upstream: call } = exchange;
-  const complete = async (reply: AssistantReply) => {
-    const { session: stored } = await exchange.complete(reply);
-    await commitFollowUp(context, tenant, claim, stored);
-    const upstreamMs = exchange.upstreamHeadersMs + call.bodyMs();
-    context.metrics.upstreamDuration.observe({}, upstreamMs / 1000);
-    context.metrics.proxyOverhead.observe({}, (performance.now() - started - upstreamMs) / 1000);
-  };
-  const headers = {
-    "Content-Type": call.contentType ?? (request.stream === true ? "text/event-stream" : "application/json"),
-    "X-Ctxkit-Session": sessionHeaderValue(sessionId),
-    "X-Ctxkit-Tokens": String(prepared.tokens.total),
-    "X-Ctxkit-Checkpoint": String(prepared.checkpoint),
-  };
-  if (request.stream === true && isJson(call.contentType)) {
-    // An error on a 200 (OpenRouter does this) instead of a stream: answered as the error it is.
-    try {
-      await completionReply(call, upstream);
-      throw new HttpError(
-        502,
-        "upstream_error",
-        "the upstream model server answered a streaming request with one JSON body; retry without stream",
-      );
-    } finally {
-      held.discard();
-      end();
-    }
-  }
-  if (request.stream === true) {
-    const body = relayChatStream({
-      upstream: call,
-      forwardUsage: request.stream_options?.include_usage === true,
-      complete: async (reply) => {
-        try {
-          await complete(reply);
-        } finally {
-          end();
-        }
-      },
-      fail: () => {
-        held.discard();
-        end();
-      },
-      errorObject: (reason) => {
-        const answer = errorAnswer(reason);
-        logHidden(context.log, c.get("requestId"), answer);
-        return openAIErrorBody(answer).error;
-      },
-    });
-    return new Response(body, { status: 200, headers: { ...headers, "Cache-Control": "no-cache" } });
-  }
-  try {
-    const { text, reply } = await completionReply(call, upstream);
-    await complete(reply);
-    return new Response(text, { status: call.status, headers });
-  } catch (error) {
-    held.discard();
-    throw error;
-  } finally {
-    end();
-  }
 }

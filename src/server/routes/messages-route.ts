@@ -1,5 +1,4 @@
 import type { Context, Hono } from "hono";
-import type { PreparedRequest } from "../../engine/prepared-request.ts";
 import { CtxkitError } from "../../errors/ctxkit-error.ts";
 import {
   anthropicAnchors,
@@ -11,10 +10,10 @@ import {
 import type { Message } from "../../model/message.ts";
 import { inlineMedia } from "../../store/media-blobs.ts";
 import { textTokensAsync } from "../../tokens/token-counter.ts";
-import { anthropicErrorBody, errorAnswer, logHidden } from "../http/error-response.ts";
+import { anthropicErrorBody } from "../http/error-response.ts";
 import { HttpError } from "../http/http-error.ts";
 import { readJson } from "../http/json-body.ts";
-import { sessionHeaderValue, sessionIdFromHeader } from "../http/session-header.ts";
+import { requestedSession, sessionHeaderValue } from "../http/session-header.ts";
 import {
   governedAnthropicMessages,
   splitOpeningSystem,
@@ -29,14 +28,14 @@ import {
   type AnthropicRequest,
 } from "../proxy/anthropic-request.ts";
 import { ClientStyles, continuation } from "../proxy/conversation-continuation.ts";
+import { forwardStateless } from "../proxy/forward-stateless.ts";
 import { relayAnthropicStream } from "../proxy/relay-anthropic-stream.ts";
-import { openExchange } from "../proxy/session-exchange.ts";
+import { eventStream, upstreamJson, type ProxyWire } from "../proxy/proxy-wire.ts";
+import { serveProxyTurn } from "../proxy/serve-proxy-turn.ts";
 import { clientTurn } from "../proxy/session-inputs.ts";
 import type { ServerContext, ServerEnv } from "../server-context.ts";
-import type { AssistantReply } from "../upstream/assistant-reply.ts";
 import { callUpstream } from "../upstream/call-upstream.ts";
 import type { UpstreamOptions } from "../upstream/upstream-options.ts";
-import { commitFollowUp } from "./turn-support.ts";
 
 function requireAnthropicUpstream(context: ServerContext): UpstreamOptions {
   if (context.anthropicUpstream === undefined) {
@@ -143,17 +142,10 @@ export function registerMessagesRoutes(app: Hono<ServerEnv>, context: ServerCont
     const started = performance.now();
     const upstream = requireAnthropicUpstream(context);
     const request = await readJson(c, anthropicRequestSchema, "messages request");
-    const mode = c.req.header("x-ctxkit-mode");
-    if (mode !== undefined && mode !== "stateless" && mode !== "stateful") {
-      throw new HttpError(400, "invalid_input", "X-Ctxkit-Mode must be stateless or stateful");
-    }
-    const sessionId = sessionIdFromHeader(c.req.header("x-ctxkit-session"));
-    if (sessionId === undefined || mode === "stateless") {
-      if (mode === "stateful")
-        throw new HttpError(400, "invalid_input", "stateful mode needs an X-Ctxkit-Session header");
-      return stateless(c, context, upstream, request, started);
-    }
-    return stateful(c, context, upstream, request, sessionId, started, styles);
+    const sessionId = requestedSession((name) => c.req.header(name));
+    if (sessionId === undefined) return stateless(c, context, upstream, request, started);
+    const turn = { sessionId, started };
+    return serveProxyTurn(c, context, turn, messagesWire(c, context, request, upstream, turn, styles));
   });
 
   app.post("/v1/messages/count_tokens", async (c) => {
@@ -184,196 +176,115 @@ async function stateless(
   extraHeaders: Record<string, string> = {},
 ): Promise<Response> {
   const governed = await governStatelessBody(c, context, request, upstream.model ?? request.model);
-  let call;
-  try {
-    call = await callUpstream(upstream, governed.body, {
-      timeoutMs: c.get("limits").upstreamTimeoutMs,
-      signal: c.req.raw.signal,
+  return forwardStateless(
+    c,
+    context,
+    {
+      upstream,
+      body: governed.body,
       path: upstreamPath(c, "messages"),
       headers: anthropicHeaders((name) => c.req.header(name)),
-    });
-    context.metrics.upstreamRequests.inc({ status: String(call.status) });
-  } catch (error) {
-    context.metrics.upstreamRequests.inc({ status: error instanceof HttpError ? error.code : "error" });
-    throw error;
-  }
-  const headers: Record<string, string> = {
-    ...extraHeaders,
-    "Content-Type": call.contentType ?? "application/json",
-    "X-Ctxkit-Governed": String(governed.governed),
-    "X-Ctxkit-Checkpoint": String(governed.checkpoint),
-    ...(governed.tokens !== undefined && { "X-Ctxkit-Tokens": String(governed.tokens) }),
-  };
-  const done = () =>
-    context.metrics.proxyOverhead.observe(
-      {},
-      (performance.now() - started - call.headersMs - call.bodyMs()) / 1000,
-    );
-  if (request.stream === true) {
-    // Nothing to record: the upstream's events go through untouched.
-    const stream = call.stream(done);
-    return new Response(stream, {
-      status: call.status,
-      headers: { ...headers, "Cache-Control": "no-cache" },
-    });
-  }
-  const text = await call.text();
-  done();
-  return new Response(text, { status: call.status, headers });
+      stream: request.stream === true,
+      started,
+    },
+    {
+      ...extraHeaders,
+      "X-Ctxkit-Governed": String(governed.governed),
+      "X-Ctxkit-Checkpoint": String(governed.checkpoint),
+      ...(governed.tokens !== undefined && { "X-Ctxkit-Tokens": String(governed.tokens) }),
+    },
+  );
 }
 
-async function stateful(
+/**
+ * The Messages wire: the client's messages the session does not hold (a request that does not continue the
+ * session is served statelessly, `X-Ctxkit-Stored: false`), the upstream body around the governed view with the
+ * client's system blocks and cache breakpoints, Anthropic's events relayed.
+ */
+function messagesWire(
   c: Context<ServerEnv>,
   context: ServerContext,
-  upstream: UpstreamOptions,
   request: AnthropicRequest,
-  sessionId: string,
-  started: number,
+  upstream: UpstreamOptions,
+  { sessionId, started }: { readonly sessionId: string; readonly started: number },
   styles: ClientStyles,
-): Promise<Response> {
-  const tenant = c.get("tenant");
-  const claim = await context.directory.claim(tenant, sessionId);
+): ProxyWire {
   const model = upstream.model ?? request.model;
-  let lease;
-  let exchange;
-  try {
-    lease = await context.engines.lease(tenant, claim.storeId);
-    const stored = await lease.session.history();
-    const client = fromAnthropic({ messages: request.messages }, { sessionId: claim.storeId });
-    // Mid-conversation system messages are not stored: they join the system prompt, after the client's own.
-    const inline = client.filter((message) => message.role === "system");
-    const match = continuation(
-      client.filter((message) => message.role !== "system"),
-      stored,
-      styles.get(claim.storeId),
-    );
-    if (match.style !== undefined) styles.set(claim.storeId, match.style);
-    if (!match.continues) {
+  let system: AnthropicTextBlock[] = [];
+  let clientSystem: string | undefined;
+  return {
+    upstream,
+    provider: "anthropic",
+    path: upstreamPath(c, "messages"),
+    upstreamHeaders: anthropicHeaders((name) => c.req.header(name)),
+    answerHeaders: { "X-Ctxkit-Stored": "true" },
+    tools: anthropicToolDefinitions(request.tools),
+    async inputs(session, storeId) {
+      const client = fromAnthropic({ messages: request.messages }, { sessionId: storeId });
+      // Mid-conversation system messages are not stored: they join the system prompt, after the client's own.
+      const inline = client.filter((message) => message.role === "system");
+      const match = continuation(
+        client.filter((message) => message.role !== "system"),
+        await session.history(),
+        styles.get(storeId),
+      );
+      if (match.style !== undefined) styles.set(storeId, match.style);
+      if (!match.continues) return undefined;
+      system = [
+        ...systemBlocks(request.system),
+        ...inline.flatMap((message) =>
+          message.content.flatMap((block) =>
+            block.type === "text" ? [{ type: "text" as const, text: block.text }] : [],
+          ),
+        ),
+      ];
+      clientSystem = system.length === 0 ? undefined : system.map((block) => block.text).join("\n\n");
+      // Resuming a paused reply adds no message: the session goes upstream with that reply last, and Anthropic
+      // continues it; the continuation is stored as a further reply of the same turn.
+      return { ...(match.resumes ? { inputs: [] } : clientTurn(match.fresh)), system: clientSystem };
+    },
+    async elsewhere() {
       // Another conversation on this session's header (a subagent's, a side request): governed on its own.
-      lease.release();
-      lease = undefined;
-      claim.release();
       context.log(`not stored ${c.get("requestId")}: another conversation than its session's`);
-      return await stateless(c, context, upstream, request, started, {
+      return stateless(c, context, upstream, request, started, {
         "X-Ctxkit-Session": sessionHeaderValue(sessionId),
         "X-Ctxkit-Stored": "false",
       });
-    }
-    const { fresh } = match;
-    const system = [
-      ...systemBlocks(request.system),
-      ...inline.flatMap((message) =>
-        message.content.flatMap((block) =>
-          block.type === "text" ? [{ type: "text" as const, text: block.text }] : [],
-        ),
-      ),
-    ];
-    // Resuming a paused reply adds no message: the session goes upstream with that reply last, and Anthropic
-    // continues it; the continuation is stored as a further reply of the same turn.
-    const turn = {
-      ...(match.resumes ? { inputs: [] } : clientTurn(fresh)),
-      system: system.length === 0 ? undefined : system.map((block) => block.text).join("\n\n"),
-    };
-    const blobs = context.store.blobs;
-    exchange = await openExchange({
-      lease,
-      blobs,
-      turn,
-      tools: anthropicToolDefinitions(request.tools),
-      upstream,
-      provider: upstream.provider ?? "anthropic",
-      timeoutMs: c.get("limits").upstreamTimeoutMs,
-      signal: c.req.raw.signal,
-      path: upstreamPath(c, "messages"),
-      headers: anthropicHeaders((name) => c.req.header(name)),
-      body: async (_chat, prepared: PreparedRequest) => {
-        const view = await inlineMedia(prepared.messages, blobs);
-        const { messages } = toAnthropic(view);
-        // The client's blocks as sent (their markers kept), then what ctxkit's assembly added (core memories).
-        const added = prepared.system.startsWith(turn.system ?? "")
-          ? prepared.system.slice((turn.system ?? "").length).trim()
-          : "";
-        const sent = [...system, ...(added === "" ? [] : [{ type: "text" as const, text: added }])];
-        return withCompletedBreakpoints(
-          { ...request, model, ...(sent.length > 0 && { system: sent }), messages },
-          {
-            model,
-            ephemeralBlocks: ephemeralBlocksOf(prepared.messages),
-            anchors: anthropicAnchors(view, prepared.cacheAnchors, messages),
-          },
-        );
-      },
-      onUpstream: (status) => context.metrics.upstreamRequests.inc({ status }),
-    });
-  } catch (error) {
-    lease?.release();
-    claim.release();
-    throw error;
-  }
-  const held = lease;
-  const end = () => {
-    held.release();
-    claim.release();
-  };
-  const { prepared, upstream: call } = exchange;
-  const complete = async (reply: AssistantReply) => {
-    const { session: stored } = await exchange.complete(reply);
-    await commitFollowUp(context, tenant, claim, stored);
-    const upstreamMs = exchange.upstreamHeadersMs + call.bodyMs();
-    context.metrics.upstreamDuration.observe({}, upstreamMs / 1000);
-    context.metrics.proxyOverhead.observe({}, (performance.now() - started - upstreamMs) / 1000);
-  };
-  const headers = {
-    "X-Ctxkit-Session": sessionHeaderValue(sessionId),
-    "X-Ctxkit-Tokens": String(prepared.tokens.total),
-    "X-Ctxkit-Checkpoint": String(prepared.checkpoint),
-    "X-Ctxkit-Stored": "true",
-  };
-  if (request.stream === true) {
-    const body = relayAnthropicStream({
-      upstream: call,
-      complete: async (reply) => {
-        try {
-          await complete(reply);
-        } finally {
-          end();
-        }
-      },
-      fail: () => {
-        held.discard();
-        end();
-      },
-      errorObject: (reason) => {
-        const answer = errorAnswer(reason);
-        logHidden(context.log, c.get("requestId"), answer);
-        return anthropicErrorBody(answer).error;
-      },
-    });
-    return new Response(body, {
-      status: 200,
-      headers: { ...headers, "Content-Type": "text/event-stream", "Cache-Control": "no-cache" },
-    });
-  }
-  try {
-    const text = await call.text();
-    let answer: unknown;
-    try {
-      answer = JSON.parse(text);
-    } catch {
-      throw new HttpError(
-        502,
-        "upstream_error",
-        "the upstream model server answered with something that is not JSON",
+    },
+    async body(prepared) {
+      const view = await inlineMedia(prepared.messages, context.store.blobs);
+      const { messages } = toAnthropic(view);
+      // The client's blocks as sent (their markers kept), then what ctxkit's assembly added (core memories).
+      const added = prepared.system.startsWith(clientSystem ?? "")
+        ? prepared.system.slice((clientSystem ?? "").length).trim()
+        : "";
+      const sent = [...system, ...(added === "" ? [] : [{ type: "text" as const, text: added }])];
+      return withCompletedBreakpoints(
+        { ...request, model, ...(sent.length > 0 && { system: sent }), messages },
+        {
+          model,
+          ephemeralBlocks: ephemeralBlocksOf(prepared.messages),
+          anchors: anthropicAnchors(view, prepared.cacheAnchors, messages),
+        },
       );
-    }
-    await complete(replyFromAnthropic(answer));
-    return new Response(text, { status: 200, headers: { ...headers, "Content-Type": "application/json" } });
-  } catch (error) {
-    held.discard();
-    throw error;
-  } finally {
-    end();
-  }
+    },
+    async respond({ call, headers }, ending) {
+      if (request.stream !== true) {
+        const text = await call.text();
+        await ending.complete(replyFromAnthropic(upstreamJson(text)));
+        return new Response(text, {
+          status: 200,
+          headers: { ...headers, "Content-Type": "application/json" },
+        });
+      }
+      const body = relayAnthropicStream({
+        upstream: call,
+        ...ending,
+        errorObject: (reason) => anthropicErrorBody(ending.answer(reason)).error,
+      });
+      return eventStream(body, headers);
+    },
+  };
 }
 
 /** Blocks of the notices at the end of a view: they exist in this request only, so no breakpoint goes there. */

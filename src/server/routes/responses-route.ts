@@ -1,10 +1,8 @@
 import type { Context, Hono } from "hono";
-import type { PreparedRequest } from "../../engine/prepared-request.ts";
 import { toOpenAIResponses } from "../../formats/providers/openai-responses/index.ts";
 import { inlineMedia } from "../../store/media-blobs.ts";
-import { errorAnswer, logHidden } from "../http/error-response.ts";
-import { HttpError } from "../http/http-error.ts";
 import { readJson } from "../http/json-body.ts";
+import { forwardStateless } from "../proxy/forward-stateless.ts";
 import { governStateless } from "../proxy/govern-stateless.ts";
 import { relayResponsesStream } from "../proxy/relay-responses-stream.ts";
 import { responsesInput, responsesMessages } from "../proxy/responses-items.ts";
@@ -20,29 +18,14 @@ import {
 } from "../proxy/responses-request.ts";
 import { newMessages } from "../proxy/responses-session-inputs.ts";
 import { responsesTarget, type ResponsesTarget } from "../proxy/responses-target.ts";
-import { openExchange } from "../proxy/session-exchange.ts";
+import { eventStream, upstreamJson, type ProxyWire } from "../proxy/proxy-wire.ts";
+import { serveProxyTurn } from "../proxy/serve-proxy-turn.ts";
 import { clientTurn } from "../proxy/session-inputs.ts";
 import type { ServerContext, ServerEnv } from "../server-context.ts";
 import type { AssistantReply } from "../upstream/assistant-reply.ts";
-import { callUpstream } from "../upstream/call-upstream.ts";
 import type { UpstreamOptions } from "../upstream/upstream-options.ts";
-import { commitFollowUp, requireUpstream } from "./turn-support.ts";
-import { sessionHeaderValue, sessionIdFromHeader } from "../http/session-header.ts";
-
-function parseJsonAnswer(text: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(text);
-    if (typeof value === "object" && value !== null && !Array.isArray(value))
-      return value as Record<string, unknown>;
-  } catch {
-    // Answered below.
-  }
-  throw new HttpError(
-    502,
-    "upstream_error",
-    "the upstream model server answered with something that is not JSON",
-  );
-}
+import { requireUpstream } from "./turn-support.ts";
+import { sessionIdFromHeader } from "../http/session-header.ts";
 
 /**
  * `POST /v1/responses`: the OpenAI Responses proxy. A request chained with `previous_response_id` (an id this
@@ -68,7 +51,8 @@ export function registerResponsesRoute(app: Hono<ServerEnv>, context: ServerCont
       (sessionId) => context.directory.find(c.get("tenant"), sessionId),
     );
     if (target.kind === "stateless") return stateless(c, context, upstream, request, started);
-    return stateful(c, context, upstream, request, target, started);
+    const wire = responsesWire(c, context, request, upstream, target);
+    return serveProxyTurn(c, context, { sessionId: target.id, started }, wire);
   });
 }
 
@@ -94,154 +78,77 @@ async function stateless(
     responsesInput(governed.view, request.instructions),
     upstream.model,
   );
-  let call;
-  try {
-    call = await callUpstream(upstream, body, {
-      timeoutMs: c.get("limits").upstreamTimeoutMs,
-      signal: c.req.raw.signal,
-      path: "responses",
-    });
-    context.metrics.upstreamRequests.inc({ status: String(call.status) });
-  } catch (error) {
-    context.metrics.upstreamRequests.inc({ status: error instanceof HttpError ? error.code : "error" });
-    throw error;
-  }
-  const headers = {
-    "Content-Type": call.contentType ?? "application/json",
-    "X-Ctxkit-Tokens": String(governed.tokens.total),
-    "X-Ctxkit-Checkpoint": String(governed.checkpoint),
-  };
-  const done = () =>
-    context.metrics.proxyOverhead.observe(
-      {},
-      (performance.now() - started - call.headersMs - call.bodyMs()) / 1000,
-    );
-  if (request.stream === true) {
-    // Nothing to record: the upstream's bytes go through untouched.
-    const stream = call.stream(done);
-    return new Response(stream, {
-      status: call.status,
-      headers: { ...headers, "Cache-Control": "no-cache" },
-    });
-  }
-  const text = await call.text();
-  done();
-  return new Response(text, { status: call.status, headers });
+  return forwardStateless(
+    c,
+    context,
+    { upstream, body, path: "responses", stream: request.stream === true, started },
+    { "X-Ctxkit-Tokens": String(governed.tokens.total), "X-Ctxkit-Checkpoint": String(governed.checkpoint) },
+  );
 }
 
-async function stateful(
+/**
+ * The Responses wire: the request's new input (after `previous_response_id`, from the session's latest response
+ * only), the upstream body around the governed view, the reply stored and answered under its own id.
+ */
+function responsesWire(
   c: Context<ServerEnv>,
   context: ServerContext,
-  upstream: UpstreamOptions,
   request: ResponsesRequest,
+  upstream: UpstreamOptions,
   target: Extract<ResponsesTarget, { kind: "session" }>,
-  started: number,
-): Promise<Response> {
-  const sessionId = target.id;
-  const tenant = c.get("tenant");
-  const claim = await context.directory.claim(tenant, sessionId);
-  let lease;
-  let exchange;
-  let id: string;
-  try {
-    lease = await context.engines.lease(tenant, claim.storeId);
-    if (target.previous !== undefined) {
-      await requireLatestResponse(lease.session, target.previous, () =>
-        context.store.loadMessages(claim.storeId, { strategy: "all" }),
-      );
-    }
-    const client = responsesMessages(request.input, request.instructions, claim.storeId);
-    const system = client.filter((message) => message.role === "system");
-    const conversation = client.filter((message) => message.role !== "system");
-    // After previous_response_id the input holds only new items (the API's contract); without it a client may
-    // resend the whole conversation, and what the session holds is skipped.
-    const fresh =
-      target.previous !== undefined ? conversation : newMessages(conversation, await lease.session.history());
-    const turn = clientTurn([...system, ...fresh]);
-    const blobs = context.store.blobs;
-    exchange = await openExchange({
-      lease,
-      blobs,
-      turn,
-      tools: responsesToolDefinitions(request.tools),
-      upstream,
-      provider: upstream.provider ?? "openai-compatible",
-      timeoutMs: c.get("limits").upstreamTimeoutMs,
-      signal: c.req.raw.signal,
-      path: "responses",
-      body: async (_chat, prepared: PreparedRequest) =>
-        responsesUpstreamBody(
-          { ...request, instructions: null },
-          {
-            ...(prepared.system !== "" && { instructions: prepared.system }),
-            input: toOpenAIResponses(await inlineMedia(prepared.messages, blobs)),
-          },
-          upstream.model,
-        ),
-      onUpstream: (status) => context.metrics.upstreamRequests.inc({ status }),
-    });
-    id = responseId(sessionId);
-  } catch (error) {
-    lease?.release();
-    claim.release();
-    throw error;
-  }
-  const held = lease;
-  const end = () => {
-    held.release();
-    claim.release();
+): ProxyWire {
+  const id = responseId(target.id);
+  // The reply keeps the id it is answered under: what recognises the session's latest response.
+  const stored = (reply: AssistantReply) => ({
+    ...reply,
+    metadata: { ...reply.metadata, [RESPONSE_ID_KEY]: id },
+  });
+  return {
+    upstream,
+    provider: "openai-compatible",
+    path: "responses",
+    tools: responsesToolDefinitions(request.tools),
+    async inputs(session, storeId) {
+      if (target.previous !== undefined) {
+        await requireLatestResponse(session, target.previous, () =>
+          context.store.loadMessages(storeId, { strategy: "all" }),
+        );
+      }
+      const client = responsesMessages(request.input, request.instructions, storeId);
+      const system = client.filter((message) => message.role === "system");
+      const conversation = client.filter((message) => message.role !== "system");
+      // After previous_response_id the input holds only new items (the API's contract); without it a client may
+      // resend the whole conversation, and what the session holds is skipped.
+      const fresh =
+        target.previous !== undefined ? conversation : newMessages(conversation, await session.history());
+      return clientTurn([...system, ...fresh]);
+    },
+    body: async (prepared) =>
+      responsesUpstreamBody(
+        { ...request, instructions: null },
+        {
+          ...(prepared.system !== "" && { instructions: prepared.system }),
+          input: toOpenAIResponses(await inlineMedia(prepared.messages, context.store.blobs)),
+        },
+        upstream.model,
+      ),
+    async respond({ call, headers }, ending) {
+      if (request.stream !== true) {
+        const answer = upstreamJson(await call.text(), true) as Record<string, unknown>;
+        await ending.complete(stored(replyFromResponse(answer)));
+        return c.json({ ...answer, id }, 200, headers);
+      }
+      const body = relayResponsesStream({
+        upstream: call,
+        responseId: id,
+        complete: (reply) => ending.complete(stored(reply)),
+        fail: ending.fail,
+        errorObject: (reason) => {
+          const { code, message } = ending.answer(reason);
+          return { code, message };
+        },
+      });
+      return eventStream(body, headers);
+    },
   };
-  const { prepared, upstream: call } = exchange;
-  const complete = async (reply: AssistantReply) => {
-    // The reply keeps the id it is answered under: what recognises the session's latest response.
-    const { session: stored } = await exchange.complete({
-      ...reply,
-      metadata: { ...reply.metadata, [RESPONSE_ID_KEY]: id },
-    });
-    await commitFollowUp(context, tenant, claim, stored);
-    const upstreamMs = exchange.upstreamHeadersMs + call.bodyMs();
-    context.metrics.upstreamDuration.observe({}, upstreamMs / 1000);
-    context.metrics.proxyOverhead.observe({}, (performance.now() - started - upstreamMs) / 1000);
-  };
-  const headers = {
-    "X-Ctxkit-Session": sessionHeaderValue(sessionId),
-    "X-Ctxkit-Tokens": String(prepared.tokens.total),
-    "X-Ctxkit-Checkpoint": String(prepared.checkpoint),
-  };
-  if (request.stream === true) {
-    const body = relayResponsesStream({
-      upstream: call,
-      responseId: id,
-      complete: async (reply) => {
-        try {
-          await complete(reply);
-        } finally {
-          end();
-        }
-      },
-      fail: () => {
-        held.discard();
-        end();
-      },
-      errorObject: (reason) => {
-        const answer = errorAnswer(reason);
-        logHidden(context.log, c.get("requestId"), answer);
-        return { code: answer.code, message: answer.message };
-      },
-    });
-    return new Response(body, {
-      status: 200,
-      headers: { ...headers, "Content-Type": "text/event-stream", "Cache-Control": "no-cache" },
-    });
-  }
-  try {
-    const answer = parseJsonAnswer(await call.text());
-    await complete(replyFromResponse(answer));
-    return c.json({ ...answer, id }, 200, headers);
-  } catch (error) {
-    held.discard();
-    throw error;
-  } finally {
-    end();
-  }
 }

@@ -2,17 +2,16 @@ import type { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { z } from "zod";
 import { contentBlockSchema, jsonValueSchema } from "../../model/schemas.ts";
-import { errorAnswer, logHidden } from "../http/error-response.ts";
 import { HttpError } from "../http/http-error.ts";
 import { readJson } from "../http/json-body.ts";
 import { toolDefinitions } from "../proxy/chat-request.ts";
-import { openExchange } from "../proxy/session-exchange.ts";
+import { serveProxyTurn } from "../proxy/serve-proxy-turn.ts";
 import type { ClientTurn } from "../proxy/session-inputs.ts";
 import type { ServerContext, ServerEnv } from "../server-context.ts";
 import { readChatStream } from "../upstream/read-chat-stream.ts";
 import { publicMessages } from "../tenancy/tenant-session-id.ts";
 import { storedSessionJson } from "./session-json.ts";
-import { commitFollowUp, requireUpstream } from "./turn-support.ts";
+import { requireUpstream } from "./turn-support.ts";
 
 /**
  * Where a client's blocks point into the server's blob store (`ref`, `offloadRef`): the store's blobs are shared
@@ -103,21 +102,16 @@ export function registerTurnRoutes(app: Hono<ServerEnv>, context: ServerContext)
     const model = upstream.model ?? body.model;
     if (model === undefined)
       throw new HttpError(400, "invalid_input", "name the model: this server has no default model");
-    const claim = await context.directory.claim(tenant, id);
-    let lease;
-    let exchange;
-    try {
-      lease = await context.engines.lease(tenant, claim.storeId);
-      exchange = await openExchange({
-        lease,
-        blobs: context.store.blobs,
-        turn: turnOf(body),
-        tools: toolDefinitions(body.tools),
+    return serveProxyTurn(
+      c,
+      context,
+      { sessionId: id, started },
+      {
         upstream,
-        provider: upstream.provider ?? "openai-compatible",
-        timeoutMs: c.get("limits").upstreamTimeoutMs,
-        signal: c.req.raw.signal,
-        body: (messages) => ({
+        provider: "openai-compatible",
+        tools: toolDefinitions(body.tools),
+        inputs: async () => turnOf(body),
+        body: (_prepared, messages) => ({
           model,
           messages,
           stream: true,
@@ -126,59 +120,49 @@ export function registerTurnRoutes(app: Hono<ServerEnv>, context: ServerContext)
           ...(body.temperature !== undefined && { temperature: body.temperature }),
           ...(body.maxTokens !== undefined && { max_tokens: body.maxTokens }),
         }),
-        onUpstream: (status) => context.metrics.upstreamRequests.inc({ status }),
-      });
-    } catch (error) {
-      lease?.release();
-      claim.release();
-      throw error;
-    }
-    const { upstream: call } = exchange;
-    return streamSSE(c, async (stream) => {
-      stream.onAbort(() => call.abort(new Error("the client went away")));
-      try {
-        for (const event of exchange.events)
-          await stream.writeSSE({ event: "governance", data: JSON.stringify(event) });
-        const outcome = await readChatStream(call, async (_event, delta) => {
-          if (delta === undefined) return;
-          if (delta.reasoning !== "")
-            await stream.writeSSE({ event: "reasoning", data: JSON.stringify({ text: delta.reasoning }) });
-          if (delta.text !== "")
-            await stream.writeSSE({ event: "delta", data: JSON.stringify({ text: delta.text }) });
-        });
-        if (!outcome.complete)
-          throw new HttpError(
-            502,
-            "upstream_error",
-            "the upstream stream ended before the reply was complete",
-          );
-        const { message, session: stored } = await exchange.complete(outcome.reply);
-        const record = await commitFollowUp(context, tenant, claim, stored);
-        const upstreamMs = exchange.upstreamHeadersMs + call.bodyMs();
-        context.metrics.upstreamDuration.observe({}, upstreamMs / 1000);
-        context.metrics.proxyOverhead.observe({}, (performance.now() - started - upstreamMs) / 1000);
-        await stream.writeSSE({
-          event: "done",
-          data: JSON.stringify({
-            message: publicMessages(tenant, [message])[0],
-            usage: outcome.reply.usage ?? null,
-            finishReason: outcome.reply.finishReason ?? null,
-            session: record === undefined ? null : storedSessionJson(record, tenant),
+        respond: async ({ call, events }, ending) =>
+          streamSSE(c, async (stream) => {
+            stream.onAbort(() => call.abort(new Error("the client went away")));
+            try {
+              for (const event of events)
+                await stream.writeSSE({ event: "governance", data: JSON.stringify(event) });
+              const outcome = await readChatStream(call, async (_event, delta) => {
+                if (delta === undefined) return;
+                if (delta.reasoning !== "")
+                  await stream.writeSSE({
+                    event: "reasoning",
+                    data: JSON.stringify({ text: delta.reasoning }),
+                  });
+                if (delta.text !== "")
+                  await stream.writeSSE({ event: "delta", data: JSON.stringify({ text: delta.text }) });
+              });
+              if (!outcome.complete)
+                throw new HttpError(
+                  502,
+                  "upstream_error",
+                  "the upstream stream ended before the reply was complete",
+                );
+              const { message, session: record } = await ending.complete(outcome.reply);
+              await stream.writeSSE({
+                event: "done",
+                data: JSON.stringify({
+                  message: publicMessages(tenant, [message])[0],
+                  usage: outcome.reply.usage ?? null,
+                  finishReason: outcome.reply.finishReason ?? null,
+                  session: record === undefined ? null : storedSessionJson(record, tenant),
+                }),
+              });
+            } catch (error) {
+              ending.fail(error);
+              const answer = ending.answer(error);
+              if (!stream.aborted)
+                await stream.writeSSE({
+                  event: "error",
+                  data: JSON.stringify({ code: answer.code, message: answer.message }),
+                });
+            }
           }),
-        });
-      } catch (error) {
-        lease.discard();
-        const answer = errorAnswer(error);
-        logHidden(context.log, c.get("requestId"), answer);
-        if (!stream.aborted)
-          await stream.writeSSE({
-            event: "error",
-            data: JSON.stringify({ code: answer.code, message: answer.message }),
-          });
-      } finally {
-        lease.release();
-        claim.release();
-      }
-    });
+      },
+    );
   });
 }

@@ -227,6 +227,20 @@ class TransactionQueries implements SqlQueries {
   }
 }
 
+/** Queries sent as they come on one client, each on its own (autocommitted, outside a transaction). */
+function clientQueries(client: pg.PoolClient, builder: Kysely<StoreTables>): SqlQueries {
+  const execute = (query: SqlQuery<unknown>) => {
+    const compiled = compiledOf(query, builder);
+    return client.query(compiled.sql, compiled.parameters as unknown[]);
+  };
+  return {
+    all: async <Row>(query: SqlQuery<unknown>) => (await execute(query)).rows as Row[],
+    first: async <Row>(query: SqlQuery<unknown>) => (await execute(query)).rows[0] as Row | undefined,
+    run: async (query: SqlQuery<unknown>) => (await execute(query)).rowCount ?? 0,
+    defer: async (query: SqlQuery<unknown>) => void (await execute(query)),
+  };
+}
+
 /**
  * A `pg` pool behind Kysely (`PostgresDialect`), with the store's schema, error mapping and transactions. Client
  * errors (the server closing connections) are absorbed so they never crash the process; the query they hit
@@ -283,6 +297,31 @@ export class PostgresDatabase implements SqlDatabase {
 
   get canWriteApart(): boolean {
     return !this.#closed;
+  }
+
+  /**
+   * Runs `body`, which sends one statement, autocommitted on a pooled client (no BEGIN or COMMIT: one round trip
+   * for a write that fits in one statement). A connection lost while it runs may have lost the write or
+   * committed it, and says so.
+   */
+  async writeOne<T>(body: (queries: SqlQueries) => Promise<T>): Promise<T> {
+    this.#checkOpen();
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw toPostgresStoreError(error, this.location);
+    }
+    let broken = false;
+    try {
+      return await body(clientQueries(client, this.builder));
+    } catch (error) {
+      broken = isConnectionError(error);
+      if (broken) throw commitLost(error, this.location);
+      throw toPostgresStoreError(error, this.location);
+    } finally {
+      client.release(broken);
+    }
   }
 
   /**

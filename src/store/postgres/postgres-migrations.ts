@@ -153,6 +153,13 @@ CREATE TABLE {message_words_queue} (
 );
 `;
 
+// A message row no longer checks its session's row (a key-share lock of it, per row, in every turn: a quarter of
+// the turn's statement): every writer of a session holds its advisory lock and writes the session row before or
+// with its rows, and a delete removes the rows itself (sql-session-store.ts).
+const version6 = `
+ALTER TABLE {messages} DROP CONSTRAINT IF EXISTS messages_session_id_fkey;
+`;
+
 /** The migrations of a ctxkit PostgreSQL schema, in order. */
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { version: 1, sql: version1 },
@@ -160,4 +167,5 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   { version: 3, sql: version3 },
   { version: 4, sql: version4 },
   { version: 5, sql: version5 },
+  { version: 6, sql: version6 },
 ];

@@ -39,27 +39,110 @@ describeSessionStoreConformance(
 );
 
 describe("PostgreSQL appends", () => {
-  it("store a turn with its governor state in as many round trips as a plain insert transaction: 3", async () => {
+  const turn = (text: string, id?: string) => [
+    { role: "user" as const, content: [{ type: "text" as const, text }], ...(id !== undefined && { id }) },
+    { role: "assistant" as const, content: [{ type: "text" as const, text: `re: ${text}` }] },
+  ];
+  const schema = () => `t_${randomUUID().replaceAll("-", "")}`;
+
+  it("store a turn of a session they wrote last, with its governor state, in one round trip", async () => {
     const { pool, sent } = recordingPool(server!.url);
-    const store = await openPostgresSessionStore({ pool, schema: `t_${randomUUID().replaceAll("-", "")}` });
-    const turn = (text: string) => [
-      { role: "user" as const, content: [{ type: "text" as const, text }] },
-      { role: "assistant" as const, content: [{ type: "text" as const, text: `re: ${text}` }] },
-    ];
+    const store = await openPostgresSessionStore({ pool, schema: schema() });
     const first = await store.appendTurn("s1", turn("one"), { governorState: { version: 1 } });
     // Search words are indexed after the turn, in a transaction of their own (not counted here).
     await store.flushSearchIndex();
     sent.length = 0;
-    await store.appendTurn("s1", turn("two"), {
+    const second = await store.appendTurn("s1", turn("two"), {
       expectedNextSeq: first.session.nextSeq,
       governorState: { version: 2 },
+      usage: [{ usage: { input: 10, output: 5 } }],
     });
-    // BEGIN, the lock and the session read; the rows and the session's totals; the state upsert with COMMIT.
-    expect(sent).toHaveLength(3);
-    expect(sent[2]).toMatch(/governor_states.*; COMMIT$/s);
+    // No BEGIN, no COMMIT: the lock, the checked totals, the rows, their queue entry and the state in one
+    // autocommitted statement.
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatch(/^WITH locked AS/);
+    expect(second.session).toEqual(await store.getSession("s1"));
+    expect(second.session).toMatchObject({ messageCount: 4, turnCount: 2, nextSeq: 4 });
+    expect(second.session.usage).toMatchObject({ input: 10, output: 5 });
     expect(await store.loadGovernorState("s1")).toEqual({ version: 2 });
+    // A turn without a state drops the stored one, as the transaction does.
+    await store.appendTurn("s1", turn("three"), { expectedNextSeq: 4 });
+    expect(await store.loadGovernorState("s1")).toBeUndefined();
+    expect((await store.loadMessages("s1")).map((message) => message.seq)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect((await store.searchSessions("three")).map((hit) => hit.seq)).toEqual([4]);
     await store.close();
     await pool.end();
+  });
+
+  it("fall back to the transaction when another writer changed the session, losing none of its writes", async () => {
+    const name = schema();
+    const mine = await openPostgresSessionStore({ connectionString: server!.url, schema: name });
+    const theirs = await openPostgresSessionStore({ connectionString: server!.url, schema: name });
+    await mine.appendTurn("s1", turn("one"), {
+      session: { owner: "ada" },
+      usage: [{ usage: { input: 1, output: 0 } }],
+    });
+    // Another store appends and renames: what `mine` remembers of the session is stale now.
+    await theirs.appendTurn("s1", turn("two"), {
+      expectedNextSeq: 2,
+      usage: [{ usage: { input: 2, output: 0 } }],
+    });
+    await theirs.renameSession("s1", "renamed");
+    // A stale expectation is refused as before (by the transaction, which reads the session).
+    await expect(mine.appendTurn("s1", turn("stale"), { expectedNextSeq: 2 })).rejects.toMatchObject({
+      code: "concurrent_write",
+    });
+    const third = await mine.appendTurn("s1", turn("three"), {
+      expectedNextSeq: 4,
+      expectedOwner: "ada",
+      usage: [{ usage: { input: 4, output: 0 } }],
+    });
+    expect(third.session).toMatchObject({ title: "renamed", messageCount: 6, turnCount: 3, nextSeq: 6 });
+    expect(third.session.usage.input).toBe(7);
+    // Known again: the next turn takes the statement, and still sees the other store's rename.
+    await theirs.renameSession("s1", "again");
+    const fourth = await mine.appendTurn("s1", turn("four"), { usage: [{ usage: { input: 8, output: 0 } }] });
+    expect(fourth.session).toMatchObject({ title: "again", messageCount: 8, nextSeq: 8 });
+    expect(fourth.session.usage.input).toBe(15);
+    // A session deleted and made again by another owner is not the one remembered.
+    await theirs.deleteSession("s1");
+    await theirs.appendTurn("s1", turn("bob's"), { session: { owner: "bob" } });
+    await expect(mine.appendTurn("s1", turn("five"), { expectedOwner: "ada" })).rejects.toMatchObject({
+      code: "concurrent_write",
+    });
+    expect((await mine.loadMessages("s1")).map((message) => message.seq)).toEqual([0, 1]);
+    await mine.close();
+    await theirs.close();
+  });
+
+  it("check no session row per message row (schema 6), and a delete still takes every row with it", async () => {
+    const store = await openPostgresSessionStore({ connectionString: server!.url, schema: schema() });
+    const rows = async (table: string) =>
+      (
+        await store.database.pool.query<{ count: number }>(
+          `SELECT count(*)::int AS count FROM "${store.database.schema}".${table} WHERE session_id = 's1'`,
+        )
+      ).rows[0]!.count;
+    const keys = await store.database.pool.query(
+      `SELECT conname FROM pg_constraint WHERE conrelid = '"${store.database.schema}".messages'::regclass AND contype = 'f'`,
+    );
+    expect(keys.rows).toEqual([]);
+    await store.appendTurn("s1", turn("one"));
+    await store.appendTurn("s1", turn("two"));
+    await store.flushSearchIndex();
+    expect([await rows("messages"), await rows("message_words")]).toEqual([4, 4]);
+    expect(await store.deleteSession("s1")).toBe(true);
+    expect([await rows("messages"), await rows("message_words")]).toEqual([0, 0]);
+    await store.close();
+  });
+
+  it("refuse a message id stored twice in the one statement too, writing nothing", async () => {
+    const store = await openPostgresSessionStore({ connectionString: server!.url, schema: schema() });
+    await store.appendTurn("s1", turn("one", "m1"));
+    await expect(store.appendTurn("s1", turn("two", "m1"))).rejects.toMatchObject({ code: "invalid_input" });
+    expect(await store.getSession("s1")).toMatchObject({ messageCount: 2, nextSeq: 2 });
+    expect(await store.appendTurn("s1", turn("two", "m2"))).toMatchObject({ session: { nextSeq: 4 } });
+    await store.close();
   });
 });
 

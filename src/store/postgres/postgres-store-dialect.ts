@@ -10,7 +10,16 @@
  */
 import { CompiledQuery, sql, type SqlBool } from "kysely";
 import { preparedQuery } from "../sql/prepared-query.ts";
-import { messageColumns, sessionTotals, TOTALS_COLUMNS, updateSessionTotals } from "../sql/session-rows.ts";
+import {
+  messageColumns,
+  sessionTotals,
+  TOTALS_COLUMNS,
+  updateSessionTotals,
+  type MessageColumns,
+  type SessionRow,
+} from "../sql/session-rows.ts";
+import type { SqlTarget } from "../sql/sql-database.ts";
+import type { StoredRow } from "../session-store.ts";
 import { matchingRows, queuedWords, seqRanges, type QueuedRow } from "../sql/queued-words.ts";
 import type { MemoryRowValues, StoreDialect } from "../sql/store-dialect.ts";
 import type { StoreTables } from "../sql/store-tables.ts";
@@ -72,6 +81,35 @@ const updateMemoryRow = preparedQuery<MemoryRowValues, never>(({ builder }, p) =
     .where("id", "=", p("id")),
 );
 
+/** The parameters of a chunk of rows for the statements that insert them: columns as arrays, then queue ranges. */
+function rowParameters(chunk: readonly MessageColumns[]): unknown[] {
+  const column = <T>(pick: (values: MessageColumns) => T) => chunk.map(pick);
+  const ranges = seqRanges(chunk);
+  return [
+    column((row) => row.session_id),
+    column((row) => row.seq),
+    column((row) => row.position),
+    column((row) => row.turn),
+    column((row) => row.id),
+    column((row) => row.role),
+    column((row) => row.kind),
+    column((row) => row.tokens),
+    column((row) => row.summarized_by),
+    column((row) => row.created_at),
+    column((row) => row.body),
+    ranges.map((range) => range.sessionId),
+    ranges.map((range) => range.from),
+    ranges.map((range) => range.to),
+  ];
+}
+
+/** Keeps the bodies being written for the drain of their words (it then need not parse them back). */
+function remember(database: SqlTarget, chunk: readonly MessageColumns[], rows: readonly StoredRow[]): void {
+  chunk.forEach((columns, index) =>
+    database.recentBodies?.remember(columns.session_id, columns.seq, columns.body, rows[index]!.message),
+  );
+}
+
 /** A tsquery of quoted lexemes joined by `operator`. */
 const tsQuery = (terms: readonly string[], operator: " & " | " | ") =>
   terms.map((term) => `'${term}'`).join(operator);
@@ -99,6 +137,32 @@ export function postgresStoreDialect(schema: string): StoreDialect & { readonly 
     UPDATE ${quoted("sessions")}
     SET ${TOTALS_COLUMNS.map((column, index) => `${column} = $${15 + index}`).join(", ")}
     WHERE id = $${15 + TOTALS_COLUMNS.length}`;
+  // A turn of a session whose stored totals the writer knows, in one autocommitted statement (one round trip, no
+  // BEGIN or COMMIT of its own): the session's lock (as every writer of it takes), then its totals moved on only
+  // where they still are what the writer knows (the owner too), and only then its rows, their queue entry and the
+  // session's governor state (stored, or dropped when the turn has none, as the transaction does). Nothing is
+  // written when the session is not as known (another writer, a delete): no row comes back.
+  const expected = TOTALS_COLUMNS.map((column, index) => `s.${column} = $${26 + index}`).join(" AND ");
+  const appendKnown = `WITH locked AS (SELECT pg_advisory_xact_lock(${ADVISORY_LOCK_SPACE}, hashtext($25::text))),
+    updated AS (UPDATE ${quoted("sessions")} s
+      SET ${TOTALS_COLUMNS.map((column, index) => `${column} = $${15 + index}`).join(", ")}
+      WHERE s.id = $25 AND ${expected} AND s.owner IS NOT DISTINCT FROM $${26 + TOTALS_COLUMNS.length}::text
+        AND EXISTS (SELECT 1 FROM locked)
+      RETURNING s.*),
+    inserted AS (${insertRows} WHERE EXISTS (SELECT 1 FROM updated)),
+    queued AS (${queueRanges} WHERE EXISTS (SELECT 1 FROM updated)),
+    kept AS (INSERT INTO ${quoted("governor_states")} (session_id, next_seq, state)
+      SELECT u.id, u.next_seq, $${27 + TOTALS_COLUMNS.length}::text::json FROM updated u
+      WHERE $${27 + TOTALS_COLUMNS.length}::text IS NOT NULL
+      ON CONFLICT (session_id) DO UPDATE SET next_seq = excluded.next_seq, state = excluded.state),
+    dropped AS (DELETE FROM ${quoted("governor_states")} g WHERE $${27 + TOTALS_COLUMNS.length}::text IS NULL
+      AND g.session_id = $25 AND EXISTS (SELECT 1 FROM updated))
+    SELECT u.id, u.owner, u.agent, u.title, u.created_at, u.updated_at, u.parent_id, u.fork_seq, u.message_count,
+      u.turn_count, u.next_seq, u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens,
+      u.reasoning_tokens, u.cost, u.metadata_json::text AS metadata, u.origin::text AS origin,
+      (SELECT json_object_agg(x.agent, x.executor_session_id ORDER BY x.agent)::text
+        FROM ${quoted("sync_states")} x WHERE x.session_id = u.id AND x.executor_session_id IS NOT NULL) AS executors
+    FROM updated u`;
   // Takes queued ranges off the queue (skipping those another drain holds) with their rows' bodies; a range
   // whose rows are gone (its session deleted) comes back once with a null seq.
   const takeQueued = `WITH taken AS (DELETE FROM ${quoted("message_words_queue")} WHERE id IN (
@@ -136,32 +200,8 @@ export function postgresStoreDialect(schema: string): StoreDialect & { readonly 
       const together = totals !== undefined && rows.length > 0 && rows.length <= ROWS_PER_STATEMENT;
       for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
         const chunk = rows.slice(start, start + ROWS_PER_STATEMENT).map(messageColumns);
-        chunk.forEach((columns, index) =>
-          database.recentBodies?.remember(
-            columns.session_id,
-            columns.seq,
-            columns.body,
-            rows[start + index]!.message,
-          ),
-        );
-        const column = <T>(pick: (values: (typeof chunk)[number]) => T) => chunk.map(pick);
-        const ranges = seqRanges(chunk);
-        const parameters = [
-          column((row) => row.session_id),
-          column((row) => row.seq),
-          column((row) => row.position),
-          column((row) => row.turn),
-          column((row) => row.id),
-          column((row) => row.role),
-          column((row) => row.kind),
-          column((row) => row.tokens),
-          column((row) => row.summarized_by),
-          column((row) => row.created_at),
-          column((row) => row.body),
-          ranges.map((range) => range.sessionId),
-          ranges.map((range) => range.from),
-          ranges.map((range) => range.to),
-        ];
+        remember(database, chunk, rows.slice(start));
+        const parameters = rowParameters(chunk);
         if (!together) {
           await queries.run(CompiledQuery.raw(insertMessages, parameters));
           continue;
@@ -176,6 +216,22 @@ export function postgresStoreDialect(schema: string): StoreDialect & { readonly 
         );
       }
       if (totals !== undefined && !together) await updateSessionTotals(database, queries, totals);
+    },
+    async appendKnown(database, queries, expected, next, rows, governorState) {
+      const chunk = rows.map(messageColumns);
+      remember(database, chunk, rows);
+      const values = sessionTotals(next);
+      const known = sessionTotals(expected);
+      return queries.first<SessionRow>(
+        CompiledQuery.raw(appendKnown, [
+          ...rowParameters(chunk),
+          ...TOTALS_COLUMNS.map((name) => values[name]),
+          values.id,
+          ...TOTALS_COLUMNS.map((name) => known[name]),
+          expected.owner ?? null,
+          governorState === undefined ? null : JSON.stringify(governorState),
+        ]),
+      );
     },
     async indexWaitingWords(database, queries, limit) {
       // A queued range is one write's rows (a turn: about four).

@@ -70,6 +70,11 @@ export interface SqlDatabase extends SqlTarget {
    * transaction, such as indexing search words.
    */
   writeApart<T>(body: (queries: SqlQueries) => Promise<T>): Promise<T>;
+  /**
+   * Runs `body`, which sends one statement, autocommitted (PostgreSQL: one round trip, no BEGIN or COMMIT);
+   * absent where a write costs no round trips (SQLite).
+   */
+  writeOne?<T>(body: (queries: SqlQueries) => Promise<T>): Promise<T>;
   /** False where `writeApart` cannot run now (read-only; SQLite: from inside the writer thread's group). */
   readonly canWriteApart: boolean;
   /** Runs `body` in a read transaction, so its queries see one snapshot. */

@@ -49,6 +49,7 @@ import {
   writeSyncState,
 } from "./session-extras.ts";
 import { latestSessionRow, listSessionRows, searchSessionRows } from "./session-queries.ts";
+import { KnownSessions } from "./known-sessions.ts";
 import { WordsDrain } from "./words-drain.ts";
 import {
   bodySelect,
@@ -60,6 +61,7 @@ import {
   messageSelect,
   readSession,
   readSessionForWrite,
+  sessionFromRow,
   storedRowFromRow,
   updateSessionTotals,
   type BodyRow,
@@ -91,6 +93,9 @@ const VIEW = {
   ),
 };
 
+/** Rows a turn may have to go in one statement with its session's totals (`#appendKnown`). */
+const KNOWN_APPEND_ROWS = 1000;
+
 /**
  * The session store on a ctxkit SQL database, one implementation for SQLite and PostgreSQL: every write is one
  * transaction (on PostgreSQL, writers of one session are serialised by an advisory lock), reads see one
@@ -102,6 +107,8 @@ export class SqlSessionStore implements SessionStore {
   readonly #context: StoreContext;
   /** Indexes the words of the rows this store's writes queued, after they commit (none when read-only). */
   readonly #words: WordsDrain | undefined;
+  /** The sessions this store appended to lately, as it left them (see `#appendKnown`). */
+  readonly #known = new KnownSessions();
 
   /**
    * @internal Use `openSqliteSessionStore` or `openPostgresSessionStore`. `blobs` replaces the blob store on the
@@ -151,6 +158,8 @@ export class SqlSessionStore implements SessionStore {
     checkSessionId(sessionId);
     const database = this.#database;
     await this.#words?.drainDue();
+    const known = await this.#appendKnown(sessionId, messages, options);
+    if (known !== undefined) return known;
     // Writers of the session are serialised by its lock, taken with the transaction.
     const result = await database.write(async (queries) => {
       const found = await readSessionForWrite(database, queries, sessionId);
@@ -194,8 +203,49 @@ export class SqlSessionStore implements SessionStore {
       }
       return { session, messages: plan.rows, summaries };
     }, sessionId);
+    this.#known.remember(result.session);
     this.#words?.noteWritten(result.messages.length + result.summaries.length);
     return result;
+  }
+
+  /**
+   * The common turn of a session this store wrote last, in one statement where the dialect has one
+   * (`appendKnown`): planned on the session as remembered, written only if it is still stored so. Undefined when
+   * it does not apply or the session changed meanwhile: the caller then appends in a transaction.
+   */
+  async #appendKnown(
+    sessionId: string,
+    messages: readonly MessageInput[],
+    options: AppendTurnOptions,
+  ): Promise<AppendResult | undefined> {
+    const database = this.#database;
+    const { dialect } = database;
+    const stored = this.#known.get(sessionId);
+    if (dialect.appendKnown === undefined || database.writeOne === undefined || stored === undefined)
+      return undefined;
+    if (
+      (options.compactions?.length ?? 0) > 0 ||
+      (options.expectedNextSeq !== undefined && options.expectedNextSeq !== stored.nextSeq) ||
+      (options.expectedOwner !== undefined && options.expectedOwner !== (stored.owner ?? null))
+    )
+      return undefined;
+    const head = { exists: true, nextSeq: stored.nextSeq, turnCount: stored.turnCount, owner: stored.owner };
+    const plan = planAppend(sessionId, head, messages, options, this.#context);
+    if (plan.blobs.length > 0 || plan.rows.length > KNOWN_APPEND_ROWS) return undefined;
+    const rows = plan.rows.map((message) => ({ message, position: message.seq }));
+    const row = await database.writeOne((queries) =>
+      this.#insertChecked(rows, () =>
+        dialect.appendKnown!(database, queries, stored, withTurn(stored, plan), rows, options.governorState),
+      ),
+    );
+    if (row === undefined) {
+      this.#known.forget(sessionId);
+      return undefined;
+    }
+    const session = sessionFromRow(row, database.location);
+    this.#known.remember(session);
+    this.#words?.noteWritten(rows.length);
+    return { session, messages: plan.rows, summaries: [] };
   }
 
   async loadGovernorState(sessionId: string): Promise<JsonValue | undefined> {
@@ -561,8 +611,14 @@ export class SqlSessionStore implements SessionStore {
    */
   async #insert(queries: SqlQueries, rows: readonly StoredRow[], totals?: SessionRecord): Promise<void> {
     const database = this.#database;
+    await this.#insertChecked(rows, () => database.dialect.insertMessages(database, queries, rows, totals));
+  }
+
+  /** Runs `insert` of `rows`, reporting a message id stored twice as a `ValidationError`. */
+  async #insertChecked<T>(rows: readonly StoredRow[], insert: () => Promise<T>): Promise<T> {
+    const database = this.#database;
     try {
-      await database.dialect.insertMessages(database, queries, rows, totals);
+      return await insert();
     } catch (error) {
       if (!database.dialect.isUniqueViolation(error)) throw error;
       const [row] = rows;
@@ -582,6 +638,8 @@ export class SqlSessionStore implements SessionStore {
     const { builder } = database;
     await database.dialect.lock(queries, sessionId);
     await database.dialect.deleteMessageWords(database, queries, sessionId);
+    // Its rows first: PostgreSQL's do not cascade from the session row (schema version 6).
+    await queries.run(builder.deleteFrom("messages").where("session_id", "=", sessionId));
     const deleted = await queries.run(builder.deleteFrom("sessions").where("id", "=", sessionId));
     if (deleted === 0) return undefined;
     const links = await queries.all<{ ref: string }>(

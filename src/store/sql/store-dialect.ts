@@ -6,6 +6,7 @@
 import type { RawBuilder, SqlBool } from "kysely";
 import type { JsonValue } from "../../model/message.ts";
 import type { SessionRecord, StoredRow } from "../session-store.ts";
+import type { SessionRow } from "./session-rows.ts";
 import type { SqlQueries, SqlTarget } from "./sql-database.ts";
 import type { StoreTables } from "./store-tables.ts";
 
@@ -47,6 +48,21 @@ export interface StoreDialect {
     rows: readonly StoredRow[],
     totals?: SessionRecord,
   ): Promise<void>;
+  /**
+   * Appends `rows` (a turn) to a session stored as `expected`, moving its totals on to `next`'s and storing its
+   * governor state (dropping the stored one when `governorState` is undefined), in one statement that takes the
+   * session's lock: only when the stored session's totals and owner are still `expected`'s; resolves with its
+   * row after the write, or undefined when it is not as expected (then nothing is written). Absent where a
+   * statement more costs no round trip (SQLite).
+   */
+  appendKnown?(
+    database: SqlTarget,
+    queries: SqlQueries,
+    expected: SessionRecord,
+    next: SessionRecord,
+    rows: readonly StoredRow[],
+    governorState: JsonValue | undefined,
+  ): Promise<SessionRow | undefined>;
   /**
    * Indexes the search words of up to `limit` queued message rows, oldest first, and takes them off the queue,
    * inside the caller's write transaction; returns how many it took (0 when none waits).
