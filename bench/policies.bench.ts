@@ -78,6 +78,8 @@ interface Total {
    * replay priced by each provider (ctxkit decides by the provider's prices, so its views differ between them).
    */
   readonly grounding: Record<BenchProvider, number>;
+  /** The same with every request over the window keeping nothing (the provider would refuse it). */
+  readonly inWindowGrounding: Record<BenchProvider, number>;
   /** Share of the edit anchors still in view, per provider's replay. */
   readonly anchors: Record<BenchProvider, number>;
   /** The lenient figures: spans in text governance wrote (summaries, previews, outlines) count too. */
@@ -107,6 +109,7 @@ function totalOf(name: string, runs: readonly Runs[], windows: readonly number[]
   const anchorsSeen = anthropic.reduce((total, run) => total + run.grounding.anchors, 0);
   const distinct = [...new Set(windows)].sort((a, b) => a - b);
   const grounding = {} as Total["grounding"];
+  const inWindowGrounding = {} as Total["inWindowGrounding"];
   const anchors = {} as Total["anchors"];
   const lenientGrounding = {} as Total["lenientGrounding"];
   const lenientAnchors = {} as Total["lenientAnchors"];
@@ -117,6 +120,8 @@ function totalOf(name: string, runs: readonly Runs[], windows: readonly number[]
       of.reduce((total, run) => total + run.anchors, 0),
     );
     grounding[provider] = of.reduce((total, run) => total + run.mean, 0) / of.length;
+    inWindowGrounding[provider] =
+      runs.reduce((total, run) => total + run[provider].inWindowGrounding, 0) / runs.length;
     lenientGrounding[provider] = of.reduce((total, run) => total + run.lenientMean, 0) / of.length;
     anchors[provider] = of.reduce((total, run) => total + run.anchorsKept, 0) / seen;
     lenientAnchors[provider] = of.reduce((total, run) => total + run.lenientAnchorsKept, 0) / seen;
@@ -126,6 +131,7 @@ function totalOf(name: string, runs: readonly Runs[], windows: readonly number[]
     windows: distinct.map(windowLabel).join(" / "),
     cost,
     grounding,
+    inWindowGrounding,
     anchors,
     lenientGrounding,
     lenientAnchors,
@@ -295,17 +301,23 @@ function verdicts(totals: readonly Total[], ctxkitName = "ctxkit default"): stri
 
 /**
  * The stress-window verdict: ctxkit's grounding against the best peer's, and its cost against the cheapest
- * peer that reaches 0.95 grounding, per pricing.
+ * peer that reaches 0.95 grounding, per pricing; judged by `figure` (strict grounding as sent, or with the
+ * requests over the window refused), named `yardstick`.
  */
-function stressVerdicts(totals: readonly Total[]): string[] {
+function stressVerdicts(
+  totals: readonly Total[],
+  figure: (total: Total) => Record<BenchProvider, number>,
+  yardstick: string,
+): string[] {
   const ctxkit = totals.find((total) => total.name === CROSS_VALIDATED)!;
   const others = peersOf(totals);
   return PROVIDERS.map((provider) => {
-    const bestPeer = [...others].sort((a, b) => b.grounding[provider] - a.grounding[provider])[0]!;
+    const grounding = (total: Total) => figure(total)[provider];
+    const bestPeer = [...others].sort((a, b) => grounding(b) - grounding(a))[0]!;
     const reaching = others
-      .filter((total) => total.grounding[provider] >= 0.95)
+      .filter((total) => grounding(total) >= 0.95)
       .sort((a, b) => a.cost[provider].withRereads - b.cost[provider].withRereads)[0];
-    const groundingMet = ctxkit.grounding[provider] >= bestPeer.grounding[provider];
+    const groundingMet = grounding(ctxkit) >= grounding(bestPeer);
     const cost = ctxkit.cost[provider].withRereads;
     const costText =
       reaching === undefined
@@ -313,8 +325,8 @@ function stressVerdicts(totals: readonly Total[]): string[] {
         : `${k(cost)} against ${reaching.name}'s ${k(reaching.cost[provider].withRereads)}, the cheapest peer ` +
           `reaching 95% (${cost <= reaching.cost[provider].withRereads ? "met" : "**not met**"})`;
     return (
-      `${providerName(provider)}-priced: ${ctxkit.name} grounding ${pct(ctxkit.grounding[provider])}, anchors ` +
-      `${pct(ctxkit.anchors[provider])}; best peer ${bestPeer.name} ${pct(bestPeer.grounding[provider])} ` +
+      `${yardstick}, ${providerName(provider)}-priced: ${ctxkit.name} grounding ${pct(grounding(ctxkit))}, anchors ` +
+      `${pct(ctxkit.anchors[provider])}; best peer ${bestPeer.name} ${pct(grounding(bestPeer))} ` +
       `(${groundingMet ? "met" : "**not met**"}); cost ${costText}.`
     );
   });
@@ -635,8 +647,9 @@ function stressMarkdown(stress: readonly StressWindow[]): string[] {
       "whose weakest strict figure is highest on the other sessions at this window — chosen: " +
       `${CANDIDATES.map((candidate, index) => `${candidate.label} ${picks.filter((pick) => pick === index).length}`).join(", ")}. ` +
       "Goal: ctxkit's strict grounding at least the best peer's, at a cost no higher than the cheapest peer reaching " +
-      "95%. A request over the window would be refused by the provider; the table credits it as sent (its column " +
-      "says how many).",
+      "95%. A request over the window would be refused by the provider: the goal as written credits it as sent " +
+      "(strict grounding; its column says how many), the yardstick we would use scores it as keeping nothing " +
+      "(strict grounding, over-window refused; a request ctxkit's pre-flight refused counts so too).",
     "",
     markdownTable(
       [
@@ -644,6 +657,7 @@ function stressMarkdown(stress: readonly StressWindow[]): string[] {
         "cost with re-reads: Anthropic",
         "OpenAI",
         "strict grounding",
+        "strict grounding, over-window refused",
         "strict edit anchors",
         "lenient grounding",
         "requests over window",
@@ -653,13 +667,19 @@ function stressMarkdown(stress: readonly StressWindow[]): string[] {
         k(total.cost.anthropic.withRereads),
         k(total.cost.openai.withRereads),
         byProvider(total.grounding),
+        byProvider(total.inWindowGrounding),
         byProvider(total.anchors),
         byProvider(total.lenientGrounding),
         total.overWindow,
       ]),
     ),
     "",
-    ...stressVerdicts(totals).map((line) => `- ${line}`),
+    ...stressVerdicts(totals, (total) => total.grounding, "Goal as written (over-window requests sent)").map(
+      (line) => `- ${line}`,
+    ),
+    ...stressVerdicts(totals, (total) => total.inWindowGrounding, "Over-window requests refused").map(
+      (line) => `- ${line}`,
+    ),
     "",
   ]);
 }

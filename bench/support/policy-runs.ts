@@ -43,6 +43,11 @@ export interface PolicyRun {
   readonly summaryInputTokens: number;
   readonly rereads: number;
   readonly grounding: GroundingTotals;
+  /**
+   * Strict grounding with every request over the window (or refused by ctxkit's pre-flight) keeping nothing, as
+   * the provider would refuse it: the mean over requests whose reply copied something (a refused one always counts).
+   */
+  readonly inWindowGrounding: number;
   /** Keyword retention (DESIGN.md; secondary). */
   readonly retention: number;
   readonly perRequest: readonly number[];
@@ -77,6 +82,8 @@ class Meters {
   peak = 0;
   overWindow = 0;
   compactions = 0;
+  /** Per provider: the sum of per-request strict scores with over-window requests scored 0, and their count. */
+  readonly #inWindow = new Map<BenchProvider, { sum: number; scored: number }>();
 
   constructor(
     providers: readonly BenchProvider[],
@@ -96,16 +103,29 @@ class Meters {
   }
 
   request(input: Parameters<ReplayMeter["request"]>[0], tokens: number, window: number): void {
-    for (const meter of this.#meters.values()) meter.request(input);
+    const over = tokens + RESERVED_OUTPUT > window;
+    for (const [provider, meter] of this.#meters) {
+      const observed = meter.request(input).grounding;
+      if (observed !== undefined && observed.spans > 0)
+        this.#scoreInWindow(provider, over ? 0 : observed.kept / observed.spans);
+    }
     this.retention.observe(input.history, input.view);
     this.perRequest.push(tokens);
     this.peak = Math.max(this.peak, tokens);
-    if (tokens + RESERVED_OUTPUT > window) this.overWindow++;
+    if (over) this.overWindow++;
   }
 
   refused(): void {
     this.perRequest.push(0);
     this.overWindow++;
+    for (const provider of this.#meters.keys()) this.#scoreInWindow(provider, 0);
+  }
+
+  #scoreInWindow(provider: BenchProvider, score: number): void {
+    const totals = this.#inWindow.get(provider) ?? { sum: 0, scored: 0 };
+    totals.sum += score;
+    totals.scored++;
+    this.#inWindow.set(provider, totals);
   }
 
   run(provider: BenchProvider, asRun?: number): PolicyRun {
@@ -123,6 +143,9 @@ class Meters {
       summaryInputTokens: totals.summaryInputTokens,
       rereads: totals.rereads,
       grounding: meter.grounding!.totals,
+      inWindowGrounding: ((totals) => (totals === undefined ? 1 : totals.sum / totals.scored))(
+        this.#inWindow.get(provider),
+      ),
       retention: this.retention.mean(),
       perRequest: this.perRequest,
     };
