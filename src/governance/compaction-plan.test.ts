@@ -1,9 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { HistoryBuilder } from "../test/history-builder.ts";
 import { FakeTokenCounter } from "../test/fake-token-counter.ts";
-import type { Message } from "../model/message.ts";
 import { headAnchorEnd, planCompaction } from "./compaction-plan.ts";
-import { sumTokens } from "./processor.ts";
 
 const counter = new FakeTokenCounter();
 const tokensOf = counter.countMessage.bind(counter);
@@ -46,44 +44,5 @@ describe("the head anchor of a compaction", () => {
     const task = counter.countMessage(messages[1]!);
     expect(headAnchorEnd(messages, tokensOf, task * 10)).toBe(2);
     expect(headAnchorEnd(messages, tokensOf, task * 9)).toBe(1);
-  });
-});
-
-describe("the room a compaction's tail fits in", () => {
-  /** One task run by eighty steps of about 100 tokens each: more than half the window. */
-  function longRun() {
-    const builder = new HistoryBuilder().system("You are a coding agent.").user("Fix every failing test");
-    for (let step = 1; step <= 80; step++)
-      builder.step([
-        { name: "read", input: { path: `src/file${step}.ts` }, output: "const x = 1;\n".repeat(20) },
-      ]);
-    return builder.reply("All fixed.").build();
-  }
-  const tailOf = (messages: readonly Message[], room?: number) => {
-    const segments = planCompaction(messages, tokensOf, {
-      usable: 10_000,
-      tailShare: 0.25,
-      minTailTurns: 2,
-      force: false,
-      ...(room !== undefined && { room }),
-    });
-    return sumTokens(messages.slice(segments.at(-1)!.end), tokensOf);
-  };
-
-  it("keeps the tail a share of the window asks for when the room allows it, and shrinks it to the room", () => {
-    const messages = longRun();
-    const unbounded = tailOf(messages);
-    expect(unbounded).toBeGreaterThan(1_500);
-    expect(unbounded).toBeLessThanOrEqual(2_500 + 200);
-    const bounded = tailOf(messages, 800);
-    expect(bounded).toBeLessThanOrEqual(800);
-    expect(bounded).toBeGreaterThan(300);
-  });
-
-  it("keeps the newest step even when there is no room", () => {
-    const messages = longRun();
-    const tail = tailOf(messages, 0);
-    expect(tail).toBeGreaterThan(0);
-    expect(tail).toBeLessThan(300);
   });
 });

@@ -15,11 +15,6 @@ export interface PlanOptions {
   readonly minTailTurns: number;
   /** Keep as little as possible: no head anchor, only the newest step as tail. */
   readonly force: boolean;
-  /**
-   * Tokens the head anchor and the tail may take together (what the payload has left once the system prompt,
-   * tools and the summary are counted): the tail shrinks to fit it, down to the newest step. Default: no cap.
-   */
-  readonly room?: number;
 }
 
 /** Index just past the leading system messages. */
@@ -52,8 +47,7 @@ export function headAnchorEnd(
 /**
  * Decides what a compaction summarises. Kept verbatim: leading system messages, a head anchor (the first run,
  * when it is small), the current instruction, and a tail of recent whole user turns worth at least
- * `tailShare` of the window (at least `minTailTurns` turns when they fit in half the window), the whole tail
- * within `room` with the head anchor. When the current
+ * `tailShare` of the window (at least `minTailTurns` turns when they fit in half the window). When the current
  * turn alone is too big, its older steps are summarised too and the tail is its newest steps. Every boundary
  * falls on a message that starts a step or a turn, so a tool call never loses its result.
  */
@@ -65,13 +59,12 @@ export function planCompaction(
   const length = messages.length;
   const turnStart = currentTurnStart(messages);
   const instruction = messages[turnStart] !== undefined && opensTurn(messages[turnStart]) ? turnStart : -1;
+  const tailFloor = options.force ? 0 : options.tailShare * options.usable;
+  const tailMax = options.force ? 0 : Math.max(tailFloor, 0.5 * options.usable);
+
   const headEnd = options.force
     ? leadingSystemEnd(messages)
     : headAnchorEnd(messages, tokensOf, options.usable);
-  const headTokens = sumTokens(messages.slice(leadingSystemEnd(messages), headEnd), tokensOf);
-  const tailRoom = Math.max(0, (options.room ?? Number.POSITIVE_INFINITY) - headTokens);
-  const tailFloor = options.force ? 0 : Math.min(options.tailShare * options.usable, tailRoom);
-  const tailMax = options.force ? 0 : Math.min(Math.max(tailFloor, 0.5 * options.usable), tailRoom);
 
   // Tail of whole turns, newest first.
   let tailStart = length;

@@ -83,21 +83,6 @@ async function summarizeSegment(
   return segmentSummary(messages, segment, replaced, body, context);
 }
 
-/** Growth a compaction leaves before the trigger, as a share of the usable window (else it compacts again soon). */
-const GROWTH_SHARE = 0.1;
-
-/**
- * What the head anchor and the tail a compaction keeps may take: the trigger's share of the usable window less the
- * system prompt and tools, the largest summary and a tenth of the window to grow in — so the compacted payload
- * sits below the trigger instead of compacting again at the next request. A request that would overflow keeps as
- * much of its tail as fits the same way (not only its newest step).
- */
-function compactionRoom(settings: CompactionSettings, context: ProcessorContext): number {
-  const { usable } = context.window;
-  const maxSummary = summaryBudget(settings.summaryMaxTokens, context);
-  return (settings.trigger - GROWTH_SHARE) * usable - context.fixedTokens - maxSummary;
-}
-
 /** The largest summary, in tokens: `maxTokens`, capped at 10% of the usable window. */
 export function summaryBudget(maxTokens: number, context: Pick<ProcessorContext, "window">): number {
   return Math.max(200, Math.min(maxTokens, Math.floor(context.window.usable * 0.1)));
@@ -141,8 +126,7 @@ async function compact(
     tailShare: overCount && !overTokens ? 0 : settings.tailShare,
     minTailTurns: settings.minTailTurns,
     // The user asked: everything but the last exchange, whatever the window says (the co-cli seed's /compact).
-    force: manual,
-    room: compactionRoom(settings, context),
+    force: context.force || manual,
   });
   const margin = settings.retryShare * window.usable;
   const failed = (guard.failedSegments ??= {});
