@@ -168,8 +168,8 @@ async function startServe(
   upstreamUrl: string,
   extraArgs: readonly string[],
   nodeArgs: readonly string[] = [],
+  bin = join(checkout, "bin", "ctxkit.js"),
 ): Promise<Served & { key: string }> {
-  const bin = join(checkout, "bin", "ctxkit.js");
   const env = { PATH: process.env["PATH"], HOME: folder, CTXKIT_UPSTREAM_API_KEY: "bench" };
   const keys = join(folder, "keys.json");
   const added = spawnSync(node, [bin, "serve", "keys", "add", "bench", "--keys", keys], {
@@ -369,6 +369,8 @@ async function profileServe(upstreamUrl: string): Promise<ServeProfile> {
       upstreamUrl,
       [],
       ["--cpu-prof", "--cpu-prof-dir", profiles],
+      // From source, so that the samples name ctxkit's own files (the bundle's chunks mix many modules).
+      join(repo, "src", "cli", "bin.ts"),
     );
     const send = serveClients(served);
     let from: number;
@@ -493,7 +495,7 @@ function profileMarkdown(profile: ServeProfile): string {
   for (const time of profile.times.filter((time) => time.thread === 0))
     functions.set(time.frame, (functions.get(time.frame) ?? 0) + time.micros);
   return [
-    `Where the CPU goes: a separate \`ctxkit serve\` (default limits) run under \`node --cpu-prof\` (every ` +
+    `Where the CPU goes: a separate \`ctxkit serve\` (default limits, run from source so that samples name ctxkit's files) under \`node --cpu-prof\` (every ` +
       `thread), warmed up, then ${SESSIONS} sessions × ${TURNS} turns. Each thread's CPU during those ` +
       `${profile.turns} turns is read from \`/proc\` (${measured.toFixed(2)} ms per turn without the profiler's own ` +
       `thread, ${threads.profiler.toFixed(2)} ms); the main thread's is split by its samples of that window, each ` +
