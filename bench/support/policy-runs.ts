@@ -121,6 +121,12 @@ class Meters {
     for (const provider of this.#meters.keys()) this.#scoreInWindow(provider, 0);
   }
 
+  /** The mean of `provider`'s scores with over-window requests at 0 (1 when no reply copied anything). */
+  #inWindowMean(provider: BenchProvider): number {
+    const totals = this.#inWindow.get(provider);
+    return totals === undefined ? 1 : totals.sum / totals.scored;
+  }
+
   #scoreInWindow(provider: BenchProvider, score: number): void {
     const totals = this.#inWindow.get(provider) ?? { sum: 0, scored: 0 };
     totals.sum += score;
@@ -143,9 +149,7 @@ class Meters {
       summaryInputTokens: totals.summaryInputTokens,
       rereads: totals.rereads,
       grounding: meter.grounding!.totals,
-      inWindowGrounding: ((totals) => (totals === undefined ? 1 : totals.sum / totals.scored))(
-        this.#inWindow.get(provider),
-      ),
+      inWindowGrounding: this.#inWindowMean(provider),
       retention: this.retention.mean(),
       perRequest: this.perRequest,
     };

@@ -26,7 +26,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { checkReadmeConsumer } from "./readme-consumer.ts";
+import { checkReadmeConsumer, strictTsconfig } from "./readme-consumer.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const bin = (tool: string) => join(root, "node_modules", ".bin", tool);
@@ -88,21 +88,7 @@ try {
     join(consumer, "package.json"),
     JSON.stringify({ name: "consumer", type: "module", private: true }),
   );
-  writeFileSync(
-    join(consumer, "tsconfig.json"),
-    JSON.stringify({
-      compilerOptions: {
-        target: "es2023",
-        module: "nodenext",
-        moduleResolution: "nodenext",
-        strict: true,
-        skipLibCheck: false,
-        noEmit: true,
-        types: ["node"],
-      },
-      include: ["index.ts"],
-    }),
-  );
+  writeFileSync(join(consumer, "tsconfig.json"), strictTsconfig(["index.ts"]));
   writeFileSync(
     join(consumer, "index.ts"),
     subpaths.map((path, index) => `import * as module${index} from "ctxkit${path}";`).join("\n") +

@@ -70,6 +70,26 @@ function answer(request: FakeOpenAIRequest): FakeOpenAIResponse {
 }
 
 /**
+ * A consumer's tsconfig.json for `include`: strict, `skipLibCheck: false`, Node's types (from `typeRoots` when the
+ * project has none of its own), no output.
+ */
+export function strictTsconfig(include: readonly string[], typeRoots?: readonly string[]): string {
+  return JSON.stringify({
+    compilerOptions: {
+      target: "es2023",
+      module: "nodenext",
+      moduleResolution: "nodenext",
+      strict: true,
+      skipLibCheck: false,
+      noEmit: true,
+      types: ["node"],
+      ...(typeRoots !== undefined && { typeRoots }),
+    },
+    include,
+  });
+}
+
+/**
  * Runs the README as a new user would, in `directory` (created), with ctxkit from `tarball`.
  *
  * @example
@@ -161,22 +181,7 @@ export async function checkReadmeConsumer(root: string, tarball: string, directo
   const tsc7 = join(root, "node_modules", "typescript-7", "bin", "tsc");
   /** tsc's error lines for `files`, compiled together strictly with `skipLibCheck: false`. */
   const compile = (project: string, files: readonly string[]) => {
-    writeFileSync(
-      join(directory, project),
-      JSON.stringify({
-        compilerOptions: {
-          target: "es2023",
-          module: "nodenext",
-          moduleResolution: "nodenext",
-          strict: true,
-          skipLibCheck: false,
-          noEmit: true,
-          types: ["node"],
-          typeRoots: [join(root, "node_modules", "@types")],
-        },
-        include: files,
-      }),
-    );
+    writeFileSync(join(directory, project), strictTsconfig(files, [join(root, "node_modules", "@types")]));
     const run = spawnSync(process.execPath, [tsc7, "-p", project], { cwd: directory, encoding: "utf8" });
     if (run.status !== 0 && !/error TS/.test(run.stdout))
       throw new Error(`tsc -p ${project} failed without an error list:\n${run.stdout}${run.stderr}`);

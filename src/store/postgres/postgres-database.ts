@@ -299,19 +299,23 @@ export class PostgresDatabase implements SqlDatabase {
     return !this.#closed;
   }
 
+  /** A pooled client of this open database (a failure to connect is a `StoreError` naming the database). */
+  async #connect(): Promise<pg.PoolClient> {
+    this.#checkOpen();
+    try {
+      return await this.pool.connect();
+    } catch (error) {
+      throw toPostgresStoreError(error, this.location);
+    }
+  }
+
   /**
    * Runs `body`, which sends one statement, autocommitted on a pooled client (no BEGIN or COMMIT: one round trip
    * for a write that fits in one statement). A connection lost while it runs may have lost the write or
    * committed it, and says so.
    */
   async writeOne<T>(body: (queries: SqlQueries) => Promise<T>): Promise<T> {
-    this.#checkOpen();
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (error) {
-      throw toPostgresStoreError(error, this.location);
-    }
+    const client = await this.#connect();
     let broken = false;
     try {
       return await body(clientQueries(client, this.builder));
@@ -342,13 +346,7 @@ export class PostgresDatabase implements SqlDatabase {
    * or the COMMIT (see `TransactionQueries`).
    */
   async transaction<T>(body: (queries: SqlQueries) => Promise<T>, begin = "BEGIN"): Promise<T> {
-    this.#checkOpen();
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (error) {
-      throw toPostgresStoreError(error, this.location);
-    }
+    const client = await this.#connect();
     const queries = new TransactionQueries(client, this.builder, begin);
     let committing = false;
     let broken = false;
