@@ -20,14 +20,16 @@ export type CountAnswer =
   { readonly id: number; readonly count: number } | { readonly id: number; readonly error: string };
 
 /**
- * Lowers this thread's scheduling priority to the lowest (Linux: niceness is per thread, and `/proc/thread-self`
+ * Lowers this thread's scheduling priority to below normal (Linux: niceness is per thread, and `/proc/thread-self`
  * names this one), so that on a busy machine the event loop serving other requests runs first and a huge count
- * takes the spare CPU. Elsewhere, or without the right, the thread keeps the process's priority.
+ * takes mostly spare CPU. Not the lowest: a request waits for this count, and at the lowest priority a saturated
+ * machine starved it for over a minute (a CI run). Elsewhere, or without the right, the thread keeps the process's
+ * priority.
  */
 function yieldToTheEventLoop(): void {
   try {
     const threadId = Number(readlinkSync("/proc/thread-self").split("/").pop());
-    if (Number.isInteger(threadId) && threadId > 0) setPriority(threadId, constants.priority.PRIORITY_LOW);
+    if (Number.isInteger(threadId) && threadId > 0) setPriority(threadId, constants.priority.PRIORITY_BELOW_NORMAL);
   } catch {
     // Not Linux, or not allowed: counting still runs off the event loop.
   }
