@@ -157,7 +157,9 @@ const heldOutCtxkit: PolicyFor = (policy, entry) =>
 
 /**
  * Replays every policy of `policies` over every session of `corpus` (those `window` gives a window), on the
- * worker pool: `runs[policy][session]`, `undefined` where the session was left out.
+ * worker pool: `runs[policy][session]`, `undefined` where the session was left out. `room` is the window the
+ * policies share on a session (`RunOptions.fixedRoom`); by default none: at real windows every policy carries the
+ * system prompt and tools the recorded agent sent.
  */
 async function replayAll(
   all: readonly CorpusConversation[],
@@ -166,6 +168,7 @@ async function replayAll(
   window: (policy: BenchPolicy, entry: CorpusConversation) => number | undefined,
   label: string,
   policyFor: PolicyFor = () => undefined,
+  room: (entry: CorpusConversation) => number = () => Number.POSITIVE_INFINITY,
 ): Promise<{ runs: (Runs | undefined)[][]; windows: number[][] }> {
   const jobs: PolicyJob[] = [];
   const slots: { policy: number; session: number }[] = [];
@@ -182,6 +185,7 @@ async function replayAll(
         policyName: policy.name,
         ...(override !== undefined && { preset: override }),
         window: tokens,
+        fixedRoom: room(entry),
         asRun: false,
         weight: entry.tokens * (policy.kind === "governor" && policy.ctxkit === true ? 2 : 1),
       });
@@ -609,6 +613,7 @@ async function stressWindows(
       () => window,
       `${window / 1000}k`,
       heldOutCtxkit,
+      () => window,
     );
     // The default candidate is the "ctxkit default" row already replayed: only the others are replayed again.
     const others = await replayAll(
@@ -618,6 +623,7 @@ async function stressWindows(
       () => window,
       `${window / 1000}k candidates`,
       heldOutCtxkit,
+      () => window,
     );
     const defaultIndex = benchPolicies.findIndex((policy) => policy.name === "ctxkit default");
     const candidates = [runs.runs[defaultIndex]!, ...others.runs].map((row) => present(row));
@@ -722,6 +728,7 @@ export default async function policies(): Promise<BenchSection> {
     () => SAME_WINDOW,
     `${SAME_WINDOW / 1000}k`,
     heldOutCtxkit,
+    () => SAME_WINDOW,
   );
   const stress = await stressWindows(all, corpus);
   const replayed = (Date.now() - began) / 1000;

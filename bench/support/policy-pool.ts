@@ -18,6 +18,8 @@ export interface PolicyJob {
   readonly policyName: string;
   readonly preset?: BenchPreset;
   readonly window: number;
+  /** See `RunOptions.fixedRoom`. */
+  readonly fixedRoom: number;
   readonly asRun: boolean;
   /** Work estimate (the session's tokens), to start the longest first. */
   readonly weight: number;

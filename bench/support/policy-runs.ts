@@ -56,6 +56,12 @@ export interface PolicyRun {
 /** Options of `runPolicy`. */
 export interface RunOptions {
   readonly window: number;
+  /**
+   * The window every policy of the comparison shares as room for the recorded system prompt and tools (the table's
+   * at a stress window; unbounded at real windows, where every policy carries what the recorded agent sent): they
+   * are left out when they would take more than a quarter of it. Default `window`.
+   */
+  readonly fixedRoom?: number;
   readonly counter: TokenCounter;
   /** Also measure the "as run" cost of ctxkit's policies (a second replay with a free summarizer). */
   readonly asRun: boolean;
@@ -158,15 +164,17 @@ class Meters {
 
 /**
  * The recorded system prompt and tools every policy's requests carry in the bench: left out (0) when they would take
- * more than a quarter of the usable window (`recordedFixedTokens`), so that at a stress window every policy governs
- * the same history in the same room, whether or not its own counting includes them.
+ * more than a quarter of the usable room the comparison shares (`recordedFixedTokens`), so that at a stress window
+ * every policy governs the same history in the same room, whether or not its own counting includes them. The room is
+ * the comparison's, not the policy's own window: at real windows a peer sized for 200k must still carry the 53k-token
+ * prompt a 1M-window session sent (measured on it per policy window, that peer was billed without it).
  */
 function benchFixedTokens(messages: readonly Message[], options: RunOptions): number {
   return recordedFixedTokens(
     messages,
     requestPoints(messages),
     (message) => options.counter.countMessage(message),
-    options.window - RESERVED_OUTPUT,
+    (options.fixedRoom ?? options.window) - RESERVED_OUTPUT,
   );
 }
 

@@ -56,7 +56,12 @@ async function replay(job: PolicyJob): Promise<void> {
       files.set(job.session, file);
     }
     const entry = (await file)[job.conversation]!;
-    const result = await runPolicy(entry, policyOf(job), { window: job.window, counter, asRun: job.asRun });
+    const result = await runPolicy(entry, policyOf(job), {
+      window: job.window,
+      fixedRoom: job.fixedRoom,
+      counter,
+      asRun: job.asRun,
+    });
     parentPort!.postMessage({ result });
   } catch (error) {
     parentPort!.postMessage({
