@@ -39,8 +39,9 @@ export const presetOptionsSchema = z.object({
   /** Lines of head and tail kept in an offloaded output's preview. */
   offloadPreviewLines: z.number().int().positive().default(5),
   /**
-   * Shorten string arguments of older tool calls above this many tokens (a written file's content, an edit's
-   * old and new text) to a preview, outside the same protection window as offloading. 0 disables.
+   * Shorten string arguments of older edit and write calls above this many tokens (a written file's content, an
+   * edit's old and new text) to a preview, outside the same protection window as offloading. Other calls'
+   * arguments stay verbatim. 0 disables.
    */
   elideToolInputsAbove: tokens.default(250),
   /**

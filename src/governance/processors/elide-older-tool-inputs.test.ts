@@ -134,6 +134,29 @@ describe("elideOlderToolInputs", () => {
     expect(await elideOlderToolInputs.process(once, context({ protectTokens: 0 }))).toBe(once);
   });
 
+  it("elides only what edit and write calls carry: a subagent's brief or a long command exists nowhere else", async () => {
+    const brief = fileContent("brief", 200);
+    const script = fileContent("script", 200);
+    const history = new HistoryBuilder()
+      .user("port the segments")
+      .step([{ name: "Task", input: { description: "port", prompt: brief }, output: "done" }])
+      .step([{ name: "Bash", input: { command: "sh -c", script }, output: "ok" }])
+      .step([
+        {
+          name: "Write",
+          input: { file_path: "src/port.ts", content: fileContent("port", 200) },
+          output: "ok",
+        },
+      ])
+      .step([{ name: "Bash", input: { command: "npm test" }, output: "ok" }])
+      .build();
+    const output = await elideOlderToolInputs.process(history, context({ protectTokens: 0 }));
+    const [task, bash, write] = calls(output);
+    expect((task!.input as { prompt: string }).prompt).toBe(brief);
+    expect((bash!.input as { script: string }).script).toBe(script);
+    expect((write!.input as { content: string }).content.length).toBeLessThan(brief.length / 4);
+  });
+
   it("is left out of a preset's pipeline by elideToolInputsAbove: 0", () => {
     const names = preset("default", { elideToolInputsAbove: 0 }).processors.map(
       (processor) => processor.name,

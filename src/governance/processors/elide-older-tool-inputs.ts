@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { validate } from "../../model/schemas.ts";
 import type { ContentBlock, JsonValue, Message, ToolCallBlock } from "../../model/message.ts";
+import { outputKind } from "../../metrics/context-kind.ts";
 import { primaryArgument } from "../../metrics/tool-call-label.ts";
 import { computeBoundaries, offloadThresholds } from "../boundaries.ts";
 import type { Processor, ProcessorContext } from "../processor.ts";
@@ -47,11 +48,19 @@ export function longInputTokens(message: Message, aboveTokens: number): number {
   if (message.role !== "assistant" || limitChars === 0) return 0;
   let chars = 0;
   for (const block of message.content) {
-    if (block.type !== "tool-call") continue;
+    if (!writesFile(block)) continue;
     const primary = primaryKey(block.input);
     forEachLongLeaf(block.input, primary, limitChars, (text) => (chars += text.length));
   }
   return Math.floor(chars / 4);
+}
+
+/**
+ * True for the call of an edit or write tool: its long arguments are a file's text, which is on disk. The long
+ * arguments of other calls (a subagent's brief, a long command) exist nowhere else, and agents copy from them.
+ */
+function writesFile(block: ContentBlock): block is ToolCallBlock {
+  return block.type === "tool-call" && outputKind(block) === "edit";
 }
 
 function primaryKey(input: JsonValue): string | undefined {
@@ -134,7 +143,7 @@ async function elide(
     const limitChars = elisionLimitChars(aboveTokens);
     const content: ContentBlock[] = [];
     for (const block of message.content)
-      content.push(block.type === "tool-call" ? await elideCall(block, limitChars, context) : block);
+      content.push(writesFile(block) ? await elideCall(block, limitChars, context) : block);
     const replacement = withContent(message, content);
     if (context.tokensOf(replacement) >= tokens) continue;
     output ??= [...messages];
@@ -148,11 +157,12 @@ async function elide(
 }
 
 /**
- * Shortens long arguments of older tool calls — the content of a file write, the old and new text of an edit —
- * to a preview (head and tail lines, error lines, file paths) once the call ran and its step left the
+ * Shortens long arguments of older edit and write calls — the content of a file write, the old and new text of an
+ * edit — to a preview (head and tail lines, error lines, file paths) once the call ran and its step left the
  * protection window of recent tool output and the agent is no longer likely to edit from it (`neededContext`).
- * The call's name and primary argument (the file, the command) stay intact; the full argument goes to the
- * offload store. Written files are on disk: the history does not need a second copy of them in every request.
+ * The call's name and primary argument (the file) stay intact; the full argument goes to the offload store.
+ * Written files are on disk: the history does not need a second copy of them in every request. Other calls' long
+ * arguments (a subagent's brief, a long command) exist nowhere else and are left alone.
  * Runs at every checkpoint, and declares that arguments above `aboveTokens` count as tool traffic piling up
  * toward an optional checkpoint (a `tool-input` trigger). Throws `ValidationError` for bad options.
  *
