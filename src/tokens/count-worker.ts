@@ -29,7 +29,8 @@ export type CountAnswer =
 function yieldToTheEventLoop(): void {
   try {
     const threadId = Number(readlinkSync("/proc/thread-self").split("/").pop());
-    if (Number.isInteger(threadId) && threadId > 0) setPriority(threadId, constants.priority.PRIORITY_BELOW_NORMAL);
+    if (Number.isInteger(threadId) && threadId > 0)
+      setPriority(threadId, constants.priority.PRIORITY_BELOW_NORMAL);
   } catch {
     // Not Linux, or not allowed: counting still runs off the event loop.
   }
