@@ -11,12 +11,14 @@ import {
 } from "@openai/agents";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { GovernedRequest } from "../../governance/governor.ts";
+import type { PreparedRequest } from "../../engine/prepared-request.ts";
 import type { PresetOptionsInput } from "../../governance/preset-options.ts";
 import { preset, presetOptions } from "../../governance/presets.ts";
 import { MemorySessionStore } from "../../store/memory/index.ts";
+import type { SessionStore } from "../../store/session-store.ts";
 import { FakeSummarizer } from "../../test/fake-summarizer.ts";
 import { FakeTokenCounter } from "../../test/fake-token-counter.ts";
+import { messagesToItems } from "./agent-items.ts";
 import { CtxkitAgentsSession } from "./ctxkit-session.ts";
 
 setTracingDisabled(true);
@@ -87,9 +89,16 @@ const userText = (item: AgentInputItem | undefined): string | undefined =>
     ? item.content
     : undefined;
 
+/** Every item the store holds of the session, verbatim, oldest first (the rows summaries replaced included). */
+async function storedItems(store: SessionStore): Promise<AgentInputItem[]> {
+  const rows = await store.loadMessages("agents-1", { strategy: "all" });
+  const messages = rows.filter((message) => message.kind === undefined);
+  return messagesToItems(messages, new Set(messages));
+}
+
 function governed(
   store: MemorySessionStore,
-  requests: GovernedRequest[] = [],
+  requests: PreparedRequest[] = [],
   contextWindow = WINDOW,
   knobs?: PresetOptionsInput,
 ) {
@@ -108,7 +117,7 @@ function governed(
 describe("CtxkitAgentsSession", () => {
   it("gives the SDK's runner a governed history within the window over many runs, storing every item verbatim", async () => {
     const store = new MemorySessionStore();
-    const requests: GovernedRequest[] = [];
+    const requests: PreparedRequest[] = [];
     const session = governed(store, requests);
     const model = new ReadingModel();
     const agent = new Agent({ name: "reader", instructions: "Read, then answer.", model, tools: [readFile] });
@@ -133,8 +142,8 @@ describe("CtxkitAgentsSession", () => {
     const results = last.flatMap((item) => (item.type === "function_call_result" ? [item.callId] : []));
     expect(new Set(results)).toEqual(new Set(calls));
 
-    // A new session object on the same store (a restart) with governance off gets every item back, verbatim.
-    const everything = await governed(store, [], 10_000_000, presetOptions("off")).getItems();
+    // The store holds every item verbatim (the rows summaries replaced included).
+    const everything = await storedItems(store);
     expect(everything).toHaveLength(16 * 4);
     expect(
       everything.filter((item) => "role" in item && item.role === "user").map((item) => item.content),
@@ -146,7 +155,7 @@ describe("CtxkitAgentsSession", () => {
 
   it("governs every model call of a long run with callModelInputFilter, storing the run's items verbatim", async () => {
     const store = new MemorySessionStore();
-    const requests: GovernedRequest[] = [];
+    const requests: PreparedRequest[] = [];
     const session = governed(store, requests);
     /** Reads twelve files, one per step, then answers: one run piles up ~30k tokens of tool output. */
     class LongReader implements Model {
@@ -204,7 +213,7 @@ describe("CtxkitAgentsSession", () => {
     expect(JSON.stringify(newest)).toContain("src/file12.ts");
     expect(JSON.stringify(newest).length).toBeGreaterThan(9_000);
     // The store holds the run as it happened: every output verbatim, no governed copy.
-    const everything = await governed(store, [], 10_000_000, presetOptions("off")).getItems();
+    const everything = await storedItems(store);
     const outputs = everything.flatMap((item) => (item.type === "function_call_result" ? [item.output] : []));
     expect(outputs).toHaveLength(12);
     for (const output of outputs) expect(JSON.stringify(output).length).toBeGreaterThan(9_000);

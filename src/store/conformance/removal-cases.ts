@@ -7,10 +7,7 @@ export function removalCases(context: ConformanceContext): void {
   it("removes the newest message and moves the session's counters, keeping its usage", async () => {
     const store = context.store();
     await store.appendTurn("s1", fullTurn(1));
-    await store.appendTurn("s1", [
-      user("instruction 2"),
-      reply("answer 2", { input: 100, output: 20 }),
-    ]);
+    await store.appendTurn("s1", [user("instruction 2"), reply("answer 2", { input: 100, output: 20 })]);
     const before = (await store.getSession("s1"))!;
     context.advance(1_000);
     const removed = await store.removeLastMessage("s1");

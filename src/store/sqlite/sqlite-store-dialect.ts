@@ -9,7 +9,12 @@ import { preparedQuery } from "../sql/prepared-query.ts";
 import { messageColumns, updateSessionTotals, type MessageColumns } from "../sql/session-rows.ts";
 import type { MemoryRowValues, MetadataFilter, StoreDialect } from "../sql/store-dialect.ts";
 import { isUniqueViolation } from "./sqlite-errors.ts";
-import { deleteRowWords, deleteSessionWords, indexWaitingWords, pendingMatches } from "./sqlite-message-words.ts";
+import {
+  deleteRowWords,
+  deleteSessionWords,
+  indexWaitingWords,
+  pendingMatches,
+} from "./sqlite-message-words.ts";
 
 const insertMessage = preparedQuery<MessageColumns, never>(({ builder }, p) =>
   builder.insertInto("messages").values({
