@@ -333,4 +333,97 @@ describe("CtxkitAgentsSession", () => {
     expect(items.at(-1)).toEqual(say(`Answer 30: ${"because ".repeat(60)}`));
     expect(items.at(-2)).toEqual({ role: "user", content: `Question 30: ${"why ".repeat(60)}` });
   });
+  it("stores the governor's state with every addItems, so a restarted process sends what this one would", async () => {
+    const store = new MemorySessionStore();
+    const session = governed(store);
+    const model = new ReadingModel();
+    const agent = new Agent({ name: "reader", instructions: "Read, then answer.", model, tools: [readFile] });
+    for (let question = 1; question <= 8; question++)
+      await run(agent, `Question ${question}`, {
+        session,
+        callModelInputFilter: session.callModelInputFilter,
+      });
+    expect(await store.loadGovernorState("agents-1")).toBeDefined();
+    const restarted = governed(store);
+    expect(await restarted.getItems()).toEqual(await session.getItems());
+  });
+
+  it("pops an item with one removal, without rewriting the session", async () => {
+    const calls: string[] = [];
+    const memory = new MemorySessionStore();
+    const store = new Proxy(memory, {
+      get(target, name, receiver) {
+        const value: unknown = Reflect.get(target, name, receiver);
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          calls.push(String(name));
+          return (value as (...args: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const session = governed(store);
+    for (let turn = 1; turn <= 50; turn++)
+      await session.addItems([
+        { role: "user", content: `Question ${turn}` },
+        {
+          type: "message",
+          role: "assistant",
+          status: "completed",
+          content: [{ type: "output_text", text: `Answer ${turn}` }],
+        },
+      ]);
+    calls.length = 0;
+    const popped = await session.popItem();
+    expect(popped).toMatchObject({ content: [{ text: "Answer 50" }] });
+    expect(calls).toEqual(["removeLastMessage"]);
+    const rows = await memory.loadMessages("agents-1", { strategy: "all" });
+    expect(rows).toHaveLength(99);
+    expect((await session.getItems()).at(-1)).toEqual({ role: "user", content: "Question 50" });
+  });
+
+  it("stores nothing of a run whose model call failed, and sends the next run without it", async () => {
+    const store = new MemorySessionStore();
+    const session = governed(store);
+    const model = new ReadingModel();
+    const agent = new Agent({ name: "reader", instructions: "Read, then answer.", model, tools: [readFile] });
+    await run(agent, "First question", { session, callModelInputFilter: session.callModelInputFilter });
+    const stored = await store.loadMessages("agents-1", { strategy: "all" });
+    const failing = new Agent({
+      name: "reader",
+      instructions: "Read, then answer.",
+      model: {
+        getResponse: async (request: ModelRequest) => {
+          if (model.inputs.length === 3) {
+            model.inputs.push([]);
+            throw new Error("503 overloaded");
+          }
+          return model.getResponse(request);
+        },
+        getStreamedResponse: () => model.getStreamedResponse(),
+      },
+      tools: [readFile],
+    });
+    await expect(
+      run(failing, "Doomed question", { session, callModelInputFilter: session.callModelInputFilter }),
+    ).rejects.toThrow(/503/);
+    expect(await store.loadMessages("agents-1", { strategy: "all" })).toEqual(stored);
+    await run(agent, "Second question", { session, callModelInputFilter: session.callModelInputFilter });
+    expect(JSON.stringify(model.inputs.at(-1))).not.toContain("Doomed");
+    expect(JSON.stringify(model.inputs.at(-1))).toContain("First question");
+  });
+  it("stores system items and sends them first, as the session's system prompt", async () => {
+    const store = new MemorySessionStore();
+    const session = governed(store);
+    await session.addItems([
+      { role: "user", content: "hi" },
+      { role: "system", content: "Answer in French." },
+      { role: "user", content: "and now?" },
+    ]);
+    expect(await session.getItems()).toEqual([
+      { role: "system", content: "Answer in French." },
+      { role: "user", content: "hi" },
+      { role: "user", content: "and now?" },
+    ]);
+    expect((await storedItems(store))[1]).toEqual({ role: "system", content: "Answer in French." });
+  });
 });
