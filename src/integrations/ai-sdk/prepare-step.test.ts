@@ -8,9 +8,10 @@ import { generateText, simulateReadableStream, stepCountIs, streamText, tool, ty
 import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { GovernedRequest } from "../../governance/governor.ts";
+import type { PreparedRequest } from "../../engine/prepared-request.ts";
 import { FakeSummarizer } from "../../test/fake-summarizer.ts";
 import { FakeTokenCounter } from "../../test/fake-token-counter.ts";
+import { memoryEngineOf } from "../shared/memory-engine.ts";
 import { ctxkitPrepareStep } from "./prepare-step.ts";
 
 const usage = (input: number) => ({
@@ -60,20 +61,20 @@ function idsOf(prompt: LanguageModelV4Prompt, role: "assistant" | "tool"): strin
   );
 }
 
-function options(requests: GovernedRequest[]) {
+function options(requests: PreparedRequest[]) {
   return {
     contextWindow: 24_000,
     reservedOutputTokens: 2_000,
     counter: new FakeTokenCounter(),
     summarizer: new FakeSummarizer(),
     tools,
-    onRequest: (request: GovernedRequest) => requests.push(request),
+    onRequest: (request: PreparedRequest) => requests.push(request),
   };
 }
 
 describe("ctxkitPrepareStep", () => {
   it("governs every step of a generateText agent loop inside the window, with a stable prefix between checkpoints", async () => {
-    const requests: GovernedRequest[] = [];
+    const requests: PreparedRequest[] = [];
     const base = scriptedModel(30, () => requests.at(-1)!.tokens.total);
     const prepareStep = ctxkitPrepareStep(options(requests));
     const result = await generateText({
@@ -115,7 +116,7 @@ describe("ctxkitPrepareStep", () => {
   });
 
   it("records each step's reported input tokens back: later requests are anchored on them", async () => {
-    const requests: GovernedRequest[] = [];
+    const requests: PreparedRequest[] = [];
     // The provider bills twice what the local counter sees (e.g. a tokenizer that splits more finely).
     const base = scriptedModel(2, () => 2 * requests.at(-1)!.tokens.total);
     await generateText({
@@ -134,7 +135,7 @@ describe("ctxkitPrepareStep", () => {
   });
 
   it("continues the same governed view in the chat's next generateText call, sending the same objects", async () => {
-    const requests: GovernedRequest[] = [];
+    const requests: PreparedRequest[] = [];
     const base = scriptedModel(2, () => requests.at(-1)!.tokens.total);
     const prepareStep = ctxkitPrepareStep({ ...options(requests), contextWindow: 200_000 });
     const first: ModelMessage[] = [{ role: "user", content: "Read two files" }];
@@ -172,7 +173,7 @@ describe("ctxkitPrepareStep", () => {
   });
 
   it("governs streamText steps the same way", async () => {
-    const requests: GovernedRequest[] = [];
+    const requests: PreparedRequest[] = [];
     let call = 0;
     const base = new MockLanguageModelV4({
       doStream: async (_options: LanguageModelV4CallOptions) => {
@@ -209,5 +210,45 @@ describe("ctxkitPrepareStep", () => {
     const counter = new FakeTokenCounter();
     for (const streamed of base.doStreamCalls)
       expect(counter.countText(JSON.stringify(streamed.prompt))).toBeLessThan(16_000);
+  });
+  it("keeps the system messages among the step's messages: sent first, and counted", async () => {
+    const requests: PreparedRequest[] = [];
+    const base = scriptedModel(1, () => 100);
+    await generateText({
+      model: base,
+      tools,
+      messages: [
+        { role: "system", content: "Answer in French." },
+        { role: "user", content: "Read one file" },
+      ],
+      allowSystemInMessages: true,
+      prepareStep: ctxkitPrepareStep({ ...options(requests), contextWindow: 200_000 }),
+      stopWhen: stepCountIs(5),
+    });
+    expect(base.doGenerateCalls).toHaveLength(2);
+    for (const call of base.doGenerateCalls)
+      expect(call.prompt[0]).toEqual({ role: "system", content: "Answer in French." });
+    expect(requests[0]!.system).toContain("Answer in French.");
+  });
+
+  it("commits the call's last reply at onEnd, with its usage, without waiting for the next call", async () => {
+    const requests: PreparedRequest[] = [];
+    const base = scriptedModel(1, () => 321);
+    const prepareStep = ctxkitPrepareStep({ ...options(requests), contextWindow: 200_000 });
+    await generateText({
+      model: base,
+      tools,
+      prompt: "Read one file",
+      prepareStep,
+      onEnd: prepareStep.onEnd,
+      stopWhen: stepCountIs(5),
+    });
+    const engine = memoryEngineOf(prepareStep)!;
+    const stored = await engine.settings.store.loadMessages("ai-sdk", { strategy: "all" });
+    expect(stored.map((message) => message.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+    expect(stored.at(-1)).toMatchObject({
+      content: [{ type: "text", text: "all files read" }],
+      usage: { input: 321, output: 10 },
+    });
   });
 });
