@@ -12,8 +12,6 @@ import {
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { PreparedRequest } from "../../engine/prepared-request.ts";
-import type { PresetOptionsInput } from "../../governance/preset-options.ts";
-import { preset, presetOptions } from "../../governance/presets.ts";
 import { MemorySessionStore } from "../../store/memory/index.ts";
 import type { SessionStore } from "../../store/session-store.ts";
 import { FakeSummarizer } from "../../test/fake-summarizer.ts";
@@ -96,17 +94,11 @@ async function storedItems(store: SessionStore): Promise<AgentInputItem[]> {
   return messagesToItems(messages, new Set(messages));
 }
 
-function governed(
-  store: MemorySessionStore,
-  requests: PreparedRequest[] = [],
-  contextWindow = WINDOW,
-  knobs?: PresetOptionsInput,
-) {
+function governed(store: SessionStore, requests: PreparedRequest[] = [], contextWindow = WINDOW) {
   return new CtxkitAgentsSession({
     store,
     sessionId: "agents-1",
     contextWindow,
-    ...(knobs !== undefined && { pipeline: preset("default", knobs) }),
     reservedOutputTokens: 2_000,
     counter: new FakeTokenCounter(),
     summarizer: new FakeSummarizer(),
