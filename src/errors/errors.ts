@@ -254,7 +254,9 @@ export class MissingDependencyError extends CtxkitError {
  * would leave a summary standing for a message that is gone, or a compaction without its summary.
  */
 export class CompactedMessageError extends UnsupportedError {
+  /** The session whose newest message was to be removed. */
   readonly sessionId: string;
+  /** The seq of that message. */
   readonly seq: number;
   constructor(sessionId: string, seq: number) {
     super(
