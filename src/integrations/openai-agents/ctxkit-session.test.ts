@@ -12,6 +12,7 @@ import {
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { PreparedRequest } from "../../engine/prepared-request.ts";
+import { ConcurrentWriteError } from "../../errors/errors.ts";
 import { MemorySessionStore } from "../../store/memory/index.ts";
 import type { SessionStore } from "../../store/session-store.ts";
 import { FakeSummarizer } from "../../test/fake-summarizer.ts";
@@ -417,5 +418,26 @@ describe("CtxkitAgentsSession", () => {
       { role: "user", content: "and now?" },
     ]);
     expect((await storedItems(store))[1]).toEqual({ role: "system", content: "Answer in French." });
+  });
+  it("takes back a write another process beat it to, and goes on from what the store holds", async () => {
+    const store = new MemorySessionStore();
+    const first = governed(store);
+    const second = governed(store);
+    await first.addItems([{ role: "user", content: "one" }]);
+    expect(await second.getItems()).toEqual([{ role: "user", content: "one" }]);
+    await first.addItems([{ role: "user", content: "two" }]);
+    await expect(second.addItems([{ role: "user", content: "late" }])).rejects.toBeInstanceOf(
+      ConcurrentWriteError,
+    );
+    expect(await second.getItems()).toEqual([
+      { role: "user", content: "one" },
+      { role: "user", content: "two" },
+    ]);
+    await second.addItems([{ role: "user", content: "three" }]);
+    expect((await storedItems(store)).map((item) => ("content" in item ? item.content : ""))).toEqual([
+      "one",
+      "two",
+      "three",
+    ]);
   });
 });

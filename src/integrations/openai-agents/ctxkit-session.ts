@@ -109,6 +109,8 @@ export class CtxkitAgentsSession implements Session {
       await this.#dropOpenTurn();
       known = 0;
     }
+    // Open until the commit succeeds: a failed one is taken back by the next `getItems()`.
+    this.#open = true;
     await this.#record(items.slice(known));
     await this.session.commit();
     this.#open = false;
@@ -196,7 +198,8 @@ export class CtxkitAgentsSession implements Session {
   /**
    * Removes the most recent item and returns it: the store removes the newest message (`removeLastMessage`), and
    * when that message held other items (assistant items stored together), they are stored again as one message.
-   * A newest message that is a summary is refused with `CompactedMessageError`.
+   * A newest message that is a summary is refused with `CompactedMessageError`. (Those other items are a second
+   * write: should it fail, they are gone with the popped one.)
    */
   async popItem(): Promise<AgentInputItem | undefined> {
     await this.#dropOpenTurn();
