@@ -24,6 +24,7 @@ const result = await generateText({
   model: openai("gpt-4.1"),
   tools,
   prepareStep,
+  onEnd: prepareStep.onEnd, // commits the call's last reply (no later step brings it)
   prompt: "Fix the failing test",
   stopWhen: stepCountIs(50),
 });

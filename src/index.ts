@@ -35,6 +35,7 @@ export {
   SummarizerError,
   UnknownFormatError,
   UnsupportedError,
+  CompactedMessageError,
   ValidationError,
   isContextOverflowError,
 } from "./errors/index.ts";

@@ -13,7 +13,8 @@ import type { PreparedRequest } from "./prepared-request.ts";
 import { runTurn, type CallModel, type RunOptions, type RunResult } from "./agent-run.ts";
 import { assembleRequest, previewGovernor } from "./request-assembly.ts";
 import { sessionEngineTools } from "./session-engine-tools.ts";
-import { loadSession, type LoadedSession } from "./session-load.ts";
+import type { LoadedSession } from "./session-load.ts";
+import { SessionLoader } from "./session-loader.ts";
 import type {
   AddUserOptions,
   OverflowRecovery,
@@ -23,7 +24,6 @@ import type {
 import { holdsUncommittedReply, isBlank } from "./session-guards.ts";
 import { SessionTurn } from "./session-turn.ts";
 import { clearContext, unstoredCompactions, writeTurn } from "./session-writes.ts";
-import { GovernorStateCodec } from "./stored-governor-state.ts";
 import { checkToolResults } from "./tool-result-check.ts";
 
 export type {
@@ -49,9 +49,7 @@ export type {
 export class EngineSession {
   readonly id: string;
   readonly #settings: EngineSettings;
-  /** Stores the governor's state compactly (its rewritten messages once, as blobs). */
-  readonly #stateCodec: GovernorStateCodec;
-  #state: Promise<LoadedSession> | undefined;
+  readonly #loader: SessionLoader;
   #lastFixedTokens = 0;
   /** Token figures of the request prepared last, anchored on the usage its reply reports. */
   #lastPrepared: RequestTokens | undefined;
@@ -63,19 +61,11 @@ export class EngineSession {
   constructor(id: string, settings: EngineSettings) {
     this.id = id;
     this.#settings = settings;
-    this.#stateCodec = new GovernorStateCodec(settings.store.blobs, id);
+    this.#loader = new SessionLoader(id, settings);
   }
 
-  /** Loads the session (once; a load that failed is tried again by the next call). */
   #ready(): Promise<LoadedSession> {
-    if (this.#state === undefined) {
-      const loading = loadSession(this.id, this.#settings, this.#stateCodec);
-      this.#state = loading;
-      loading.catch(() => {
-        if (this.#state === loading) this.#state = undefined;
-      });
-    }
-    return this.#state;
+    return this.#loader.ready();
   }
 
   /**
@@ -119,6 +109,19 @@ export class EngineSession {
     const { conversation } = await this.#ready();
     if (options.keepOpenTurn !== true && holdsUncommittedReply(conversation)) await this.commit();
     return conversation.appendUser(content, options.metadata);
+  }
+
+  /**
+   * Adds a system message to the open turn, stored with it (a framework's system items kept in its history).
+   * Requests do not replay it where it stands: `prepare` sends the system prompt it is given.
+   */
+  async addSystem(
+    content: readonly ContentBlock[],
+    options: Pick<AddUserOptions, "metadata"> = {},
+  ): Promise<Message> {
+    const { conversation } = await this.#ready();
+    const metadata = options.metadata;
+    return conversation.append({ role: "system", content, ...(metadata !== undefined && { metadata }) });
   }
 
   /**
@@ -237,7 +240,7 @@ export class EngineSession {
     const compactions = unstoredCompactions(state, conversation.storedNextSeq + fresh.length);
     const stored =
       inputs.length > 0 || compactions.length > 0
-        ? await writeTurn(this.#settings, this.#stateCodec, state, inputs, compactions)
+        ? await writeTurn(this.#settings, this.#loader.codec, state, inputs, compactions)
         : undefined;
     conversation.commitTurn(stored?.nextSeq);
     // The turn's request is over: the next `beginRequest` then has nothing to abort (aborting a finished request's
@@ -279,7 +282,7 @@ export class EngineSession {
     // originals and compact them again. The store holds the committed history with its summaries in place:
     // reload from it, so the next request keeps the summaries (and the prompt-cache prefix) it had. The reload
     // also drops the uncommitted messages before the open turn, which `conversation.interrupt` keeps.
-    if (removed.length > 0 || uncommitted.length > 0) this.#state = undefined;
+    if (removed.length > 0 || uncommitted.length > 0) this.#loader.forget();
     return uncommitted.length > removed.length ? [...uncommitted] : removed;
   }
 
@@ -297,7 +300,7 @@ export class EngineSession {
       summarizer: this.#settings.compactSummarizer,
     });
     const compactions = unstoredCompactions(state, state.conversation.storedNextSeq);
-    if (compactions.length > 0) await writeTurn(this.#settings, this.#stateCodec, state, [], compactions);
+    if (compactions.length > 0) await writeTurn(this.#settings, this.#loader.codec, state, [], compactions);
     return events;
   }
 
@@ -379,17 +382,8 @@ export class EngineSession {
    * with `engine.release(id)` (`if (await session.isBehindStore()) engine.release(session.id)`), and the next
    * `engine.session(id)` reloads it as stored.
    */
-  async isBehindStore(): Promise<boolean> {
-    const state = this.#state;
-    if (state === undefined) return false;
-    let loaded: LoadedSession;
-    try {
-      loaded = await state;
-    } catch {
-      return false; // a failed load is tried again by the next use
-    }
-    const record = await this.#settings.store.getSession(this.id);
-    return (record?.nextSeq ?? 0) !== loaded.conversation.storedNextSeq;
+  isBehindStore(): Promise<boolean> {
+    return this.#loader.isBehindStore();
   }
 
   /** @internal The loaded session's governor: `ctxkitMiddleware` and `ctxkitPrepareStep` expose it as theirs. */

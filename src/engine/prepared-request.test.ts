@@ -413,4 +413,12 @@ describe("PreparedRequest.toAiSdk", () => {
     expect(neutral.providerOptions).toBeUndefined();
     expect(JSON.stringify(neutral)).not.toContain("cacheControl");
   });
+  it("counts the tokens a caller sends besides the system prompt and tools (fixedTokens) in the request's fixed part", async () => {
+    const session = (await engine()).session("fixed");
+    await session.addUser("Hello");
+    const plain = await session.preview({ system: "Be brief." });
+    const framed = await session.preview({ system: "Be brief.", fixedTokens: 700 });
+    expect(framed.tokens.fixed).toBe(plain.tokens.fixed + 700);
+    expect(framed.tokens.total).toBe(plain.tokens.total + 700);
+  });
 });

@@ -43,7 +43,9 @@ export async function assembleRequest(
   const system = assembleSystemPrompt(sections, settings.counter);
   const tools = options.tools ?? [];
   const fixedTokens =
-    system.tokens + (tools.length > 0 ? settings.counter.countText(JSON.stringify(tools)) : 0);
+    system.tokens +
+    (tools.length > 0 ? settings.counter.countText(JSON.stringify(tools)) : 0) +
+    (options.fixedTokens ?? 0);
   const governed = await governor.prepare(conversation.snapshot(), {
     fixedTokens,
     ...(options.signal !== undefined && { signal: options.signal }),

@@ -10,6 +10,11 @@ export interface PrepareRequestOptions {
   /** The system prompt: a string (one identity section) or ordered sections. */
   system?: string | readonly PromptSection[];
   tools?: readonly ToolDefinition[];
+  /**
+   * Tokens the model is sent besides `system` and `tools` (a framework's own instructions and tool definitions that
+   * it sends itself), counted in the request's fixed part. Default 0.
+   */
+  fixedTokens?: number;
   /** The agent loop's step cap; adds the iteration-budget section. */
   maxSteps?: number;
   signal?: AbortSignal;

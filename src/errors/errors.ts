@@ -248,3 +248,22 @@ export class MissingDependencyError extends CtxkitError {
     this.packageName = packageName;
   }
 }
+
+/**
+ * A removal refused because the message is a summary or was replaced by one (`removeLastMessage`): taking it away
+ * would leave a summary standing for a message that is gone, or a compaction without its summary.
+ */
+export class CompactedMessageError extends UnsupportedError {
+  /** The session whose newest message was to be removed. */
+  readonly sessionId: string;
+  /** The seq of that message. */
+  readonly seq: number;
+  constructor(sessionId: string, seq: number) {
+    super(
+      `the newest message of session ${sessionId} (seq ${seq}) is a summary or lies inside a compaction; ` +
+        "only a message appended after the last compaction can be removed",
+    );
+    this.sessionId = sessionId;
+    this.seq = seq;
+  }
+}

@@ -331,6 +331,15 @@ export interface SessionStore {
    * `NotFoundError` for an unknown session, message or call.
    */
   attachCompactSummary(sessionId: string, input: CompactSummaryInput): Promise<Message>;
+  /**
+   * Removes the session's newest message (the row with the highest seq) and resolves with it; undefined when the
+   * session does not exist or holds no row. One transaction: the row and its search words go, the message count
+   * drops (the turn count too when the message opened its turn), `nextSeq` moves on by one (a writer that loaded the
+   * session before gets `ConcurrentWriteError`; no seq is used twice), and the stored governor state is dropped (it
+   * may name the message). Usage, cost, title and blobs stay. A newest row that is a summary or that a summary
+   * replaced is refused with `CompactedMessageError` and nothing changes.
+   */
+  removeLastMessage(sessionId: string): Promise<Message | undefined>;
   getSession(sessionId: string): Promise<SessionRecord | undefined>;
   listSessions(options?: ListOptions): Promise<SessionPage>;
   /**

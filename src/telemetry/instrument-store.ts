@@ -23,6 +23,7 @@ const storeOperations: Operations<SessionStore> = {
   applyCompaction: sessionArgument,
   attachCompactSummary: sessionArgument,
   loadGovernorState: sessionArgument,
+  removeLastMessage: sessionArgument,
   getSession: sessionArgument,
   listSessions: none,
   searchSessions: none,

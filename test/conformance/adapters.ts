@@ -87,8 +87,6 @@ export interface ConformanceAdapter {
   readonly inapplicable?: {
     readonly restart?: string;
     readonly overflow?: string;
-    /** The last call's final reply is never stored (the suite expects one reply fewer). */
-    readonly finalReply?: string;
     /** The replies cannot name their provider: the suite asserts they name none rather than a wrong one. */
     readonly provider?: string;
   };
@@ -325,12 +323,14 @@ const prepareStep = aiSdkAdapter({
   inapplicable: {
     restart: MEMORY_BACKED,
     overflow: "prepareStep never sees the provider call: the SDK makes it and its error goes to the caller",
-    finalReply:
-      "prepareStep sees a call's final reply only in the next call's messages (there is no onStepFinish)",
   },
   governing: async (_store, tools) => {
     const step = ctxkitPrepareStep({ ...governorSettings(), tools });
-    return { steps: () => ({ options: { prepareStep: step } }), stored: memoryStored(step, "ai-sdk") };
+    // `onEnd` commits each call's last reply (no later step brings it).
+    return {
+      steps: () => ({ options: { prepareStep: step, onEnd: step.onEnd } }),
+      stored: memoryStored(step, "ai-sdk"),
+    };
   },
 });
 

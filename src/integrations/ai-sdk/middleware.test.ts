@@ -1,55 +1,14 @@
-import type { LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from "@ai-sdk/provider";
-import { generateText, stepCountIs, tool, wrapLanguageModel } from "ai";
+import { generateText, stepCountIs, wrapLanguageModel } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { FakeSummarizer } from "../../test/fake-summarizer.ts";
 import { FakeTokenCounter } from "../../test/fake-token-counter.ts";
 import { ctxkitMiddleware } from "./middleware.ts";
+import { scriptedReader, tools, usage } from "./scripted-reader.test-helpers.ts";
 
-const usage = (input: number) => ({
-  inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 10, text: 10, reasoning: 0 },
-});
-
-function scriptedModel(steps: number) {
-  let call = 0;
-  return new MockLanguageModelV4({
-    doGenerate: async (options: LanguageModelV4CallOptions): Promise<LanguageModelV4GenerateResult> => {
-      call++;
-      const inputSize = 4 * Math.ceil(JSON.stringify(options.prompt).length / 4);
-      if (call > steps) {
-        return {
-          content: [{ type: "text", text: "all files read" }],
-          finishReason: { unified: "stop", raw: "stop" },
-          usage: usage(inputSize / 4),
-          warnings: [],
-        };
-      }
-      return {
-        content: [
-          {
-            type: "tool-call",
-            toolCallId: `call_${call}`,
-            toolName: "read_file",
-            input: JSON.stringify({ path: `src/file${call}.ts` }),
-          },
-        ],
-        finishReason: { unified: "tool-calls", raw: "tool_calls" },
-        usage: usage(inputSize / 4),
-        warnings: [],
-      };
-    },
-  });
-}
-
-const tools = {
-  read_file: tool({
-    description: "read a file",
-    inputSchema: z.object({ path: z.string() }),
-    execute: async ({ path }) => `// ${path}\n${"const value = 1;\n".repeat(600)}`,
-  }),
-};
+/** Reports the prompt's size in 4-character tokens, as a provider would bill it. */
+const scriptedModel = (steps: number) =>
+  scriptedReader(steps, (options) => Math.ceil(JSON.stringify(options.prompt).length / 4));
 
 describe("ctxkitMiddleware", () => {
   it("governs every step of a generateText agent loop and keeps untouched messages identical", async () => {

@@ -1,54 +1,17 @@
 import type {
   LanguageModelV4CallOptions,
-  LanguageModelV4GenerateResult,
   LanguageModelV4Prompt,
   LanguageModelV4StreamPart,
 } from "@ai-sdk/provider";
-import { generateText, simulateReadableStream, stepCountIs, streamText, tool, type ModelMessage } from "ai";
+import { generateText, simulateReadableStream, stepCountIs, streamText, type ModelMessage } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import type { GovernedRequest } from "../../governance/governor.ts";
+import type { PreparedRequest } from "../../engine/prepared-request.ts";
 import { FakeSummarizer } from "../../test/fake-summarizer.ts";
 import { FakeTokenCounter } from "../../test/fake-token-counter.ts";
+import { memoryEngineOf } from "../shared/memory-engine.ts";
 import { ctxkitPrepareStep } from "./prepare-step.ts";
-
-const usage = (input: number) => ({
-  inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 10, text: 10, reasoning: 0 },
-});
-
-const readFile = (call: number) => ({
-  type: "tool-call" as const,
-  toolCallId: `call_${call}`,
-  toolName: "read_file",
-  input: JSON.stringify({ path: `src/file${call}.ts` }),
-});
-
-/** Calls `read_file` `steps` times, then answers; reports `reported()` input tokens per request. */
-function scriptedModel(steps: number, reported: () => number) {
-  let call = 0;
-  return new MockLanguageModelV4({
-    doGenerate: async (): Promise<LanguageModelV4GenerateResult> => {
-      call++;
-      const done = call > steps;
-      return {
-        content: done ? [{ type: "text", text: "all files read" }] : [readFile(call)],
-        finishReason: done ? { unified: "stop", raw: "stop" } : { unified: "tool-calls", raw: "tool_calls" },
-        usage: usage(reported()),
-        warnings: [],
-      };
-    },
-  });
-}
-
-const tools = {
-  read_file: tool({
-    description: "read a file",
-    inputSchema: z.object({ path: z.string() }),
-    execute: async ({ path }) => `// ${path}\n${"const value = 1;\n".repeat(600)}`,
-  }),
-};
+import { readFileCall, scriptedReader, tools, usage } from "./scripted-reader.test-helpers.ts";
 
 function idsOf(prompt: LanguageModelV4Prompt, role: "assistant" | "tool"): string[] {
   return prompt.flatMap((message) =>
@@ -60,21 +23,21 @@ function idsOf(prompt: LanguageModelV4Prompt, role: "assistant" | "tool"): strin
   );
 }
 
-function options(requests: GovernedRequest[]) {
+function options(requests: PreparedRequest[]) {
   return {
     contextWindow: 24_000,
     reservedOutputTokens: 2_000,
     counter: new FakeTokenCounter(),
     summarizer: new FakeSummarizer(),
     tools,
-    onRequest: (request: GovernedRequest) => requests.push(request),
+    onRequest: (request: PreparedRequest) => requests.push(request),
   };
 }
 
 describe("ctxkitPrepareStep", () => {
   it("governs every step of a generateText agent loop inside the window, with a stable prefix between checkpoints", async () => {
-    const requests: GovernedRequest[] = [];
-    const base = scriptedModel(30, () => requests.at(-1)!.tokens.total);
+    const requests: PreparedRequest[] = [];
+    const base = scriptedReader(30, () => requests.at(-1)!.tokens.total);
     const prepareStep = ctxkitPrepareStep(options(requests));
     const result = await generateText({
       model: base,
@@ -115,9 +78,9 @@ describe("ctxkitPrepareStep", () => {
   });
 
   it("records each step's reported input tokens back: later requests are anchored on them", async () => {
-    const requests: GovernedRequest[] = [];
+    const requests: PreparedRequest[] = [];
     // The provider bills twice what the local counter sees (e.g. a tokenizer that splits more finely).
-    const base = scriptedModel(2, () => 2 * requests.at(-1)!.tokens.total);
+    const base = scriptedReader(2, () => 2 * requests.at(-1)!.tokens.total);
     await generateText({
       model: base,
       tools,
@@ -134,8 +97,8 @@ describe("ctxkitPrepareStep", () => {
   });
 
   it("continues the same governed view in the chat's next generateText call, sending the same objects", async () => {
-    const requests: GovernedRequest[] = [];
-    const base = scriptedModel(2, () => requests.at(-1)!.tokens.total);
+    const requests: PreparedRequest[] = [];
+    const base = scriptedReader(2, () => requests.at(-1)!.tokens.total);
     const prepareStep = ctxkitPrepareStep({ ...options(requests), contextWindow: 200_000 });
     const first: ModelMessage[] = [{ role: "user", content: "Read two files" }];
     const firstResult = await generateText({
@@ -172,7 +135,7 @@ describe("ctxkitPrepareStep", () => {
   });
 
   it("governs streamText steps the same way", async () => {
-    const requests: GovernedRequest[] = [];
+    const requests: PreparedRequest[] = [];
     let call = 0;
     const base = new MockLanguageModelV4({
       doStream: async (_options: LanguageModelV4CallOptions) => {
@@ -186,7 +149,7 @@ describe("ctxkitPrepareStep", () => {
                 { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage: usage(100) },
               ]
             : [
-                readFile(call),
+                readFileCall(call),
                 {
                   type: "finish",
                   finishReason: { unified: "tool-calls", raw: "tool_calls" },
@@ -209,5 +172,45 @@ describe("ctxkitPrepareStep", () => {
     const counter = new FakeTokenCounter();
     for (const streamed of base.doStreamCalls)
       expect(counter.countText(JSON.stringify(streamed.prompt))).toBeLessThan(16_000);
+  });
+  it("keeps the system messages among the step's messages: sent first, and counted", async () => {
+    const requests: PreparedRequest[] = [];
+    const base = scriptedReader(1, () => 100);
+    await generateText({
+      model: base,
+      tools,
+      messages: [
+        { role: "system", content: "Answer in French." },
+        { role: "user", content: "Read one file" },
+      ],
+      allowSystemInMessages: true,
+      prepareStep: ctxkitPrepareStep({ ...options(requests), contextWindow: 200_000 }),
+      stopWhen: stepCountIs(5),
+    });
+    expect(base.doGenerateCalls).toHaveLength(2);
+    for (const call of base.doGenerateCalls)
+      expect(call.prompt[0]).toEqual({ role: "system", content: "Answer in French." });
+    expect(requests[0]!.system).toContain("Answer in French.");
+  });
+
+  it("commits the call's last reply at onEnd, with its usage, without waiting for the next call", async () => {
+    const requests: PreparedRequest[] = [];
+    const base = scriptedReader(1, () => 321);
+    const prepareStep = ctxkitPrepareStep({ ...options(requests), contextWindow: 200_000 });
+    await generateText({
+      model: base,
+      tools,
+      prompt: "Read one file",
+      prepareStep,
+      onEnd: prepareStep.onEnd,
+      stopWhen: stepCountIs(5),
+    });
+    const engine = memoryEngineOf(prepareStep)!;
+    const stored = await engine.settings.store.loadMessages("ai-sdk", { strategy: "all" });
+    expect(stored.map((message) => message.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+    expect(stored.at(-1)).toMatchObject({
+      content: [{ type: "text", text: "all files read" }],
+      usage: { input: 321, output: 10 },
+    });
   });
 });

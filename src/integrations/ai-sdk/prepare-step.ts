@@ -13,9 +13,9 @@ import {
 } from "../../formats/providers/ai-sdk/prompt-caching.ts";
 import { toAiSdk, type AiSdkOptions } from "../../formats/providers/ai-sdk/to-ai-sdk.ts";
 import { ephemeralTail } from "../../formats/providers/anthropic/ephemeral-tail.ts";
-import type { ToolDefinition } from "../../engine/prepared-request.ts";
+import type { PreparedRequest, ToolDefinition } from "../../engine/prepared-request.ts";
 import { ValidationError } from "../../errors/errors.ts";
-import type { Governor, GovernedRequest, GovernorOptions } from "../../governance/governor.ts";
+import type { Governor, GovernorOptions } from "../../governance/governor.ts";
 import { canonicalJson } from "../../model/blocks.ts";
 import type { JsonValue, Message } from "../../model/message.ts";
 import { feedItemsOf } from "../shared/language-model-prompt.ts";
@@ -38,7 +38,7 @@ export interface CtxkitPrepareStepOptions extends GovernorOptions, AiSdkOptions,
    */
   tools?: ToolSet;
   /** Called with every governed request (e.g. to log its events or inspect it). */
-  onRequest?: (request: GovernedRequest) => void;
+  onRequest?: (request: PreparedRequest) => void;
 }
 
 /**
@@ -65,12 +65,29 @@ export interface PreparedStep {
   providerOptions?: ProviderOptions;
 }
 
+/** What `CtxkitPrepareStep.onEnd` reads of the SDK's end-of-call event (`generateText`'s and `streamText`'s). */
+export interface PrepareStepEndEvent {
+  /** Every response message of the call, in order: the last step's are those no step was prepared with. */
+  readonly responseMessages: readonly ModelMessage[];
+  /** The last step (its usage: the event's own `usage` sums every step's). */
+  readonly finalStep: {
+    readonly usage: { readonly inputTokens: number | undefined; readonly outputTokens?: number | undefined };
+  };
+}
+
 /**
  * The `prepareStep` function (it returns the governed `messages` of the step), with the governor of the session
- * behind it (its view, offload store and policy; read once the first step was prepared).
+ * behind it (its view, offload store and policy; read once the first step was prepared), and `onEnd`, which
+ * commits the call's last reply.
  */
 export type CtxkitPrepareStep = ((step: PrepareStepInput) => Promise<PreparedStep>) & {
   readonly governor: Governor;
+  /**
+   * Pass it as `onEnd` of `generateText`/`streamText`: it records and commits the last step's reply (and its tool
+   * results), which no later step brings. Without it, that reply is recorded when the next call of the chat sends
+   * it back in its messages (a chat the app never continues leaves it unstored).
+   */
+  readonly onEnd: (event: PrepareStepEndEvent) => Promise<void>;
 };
 
 function instructionList(instructions: Instructions | undefined): SystemModelMessage[] {
@@ -130,6 +147,10 @@ const feedOf = sharedFeeds<ModelMessage>();
  * breakpoints (`providerOptions.anthropic.cacheControl`, on copies); for an OpenAI model given a `sessionId`,
  * the step's `providerOptions.openai.promptCacheKey` is that id (see `PromptCachingOptions`).
  *
+ * System messages among the step's messages (`allowSystemInMessages`) are kept: sent first, with the instructions
+ * they are counted with, as ctxkit's other AI SDK paths send them. Pass `prepareStep.onEnd` as the call's `onEnd`
+ * to commit the call's last reply as soon as the call ends.
+ *
  * Unlike `ctxkitMiddleware`, it sees the SDK's own messages (`ModelMessage`) and never the provider call, so it
  * cannot retry after a provider overflow error, nor answer the session's own tools: its offload notices say to
  * run the tool again (`recall` is off unless set). Combine it with `ctxkitMiddleware`, or use
@@ -138,7 +159,7 @@ const feedOf = sharedFeeds<ModelMessage>();
  * @example
  * ```ts
  * const prepareStep = ctxkitPrepareStep({ contextWindow: 128_000, counter, summarizer, tools });
- * await generateText({ model, tools, prompt: "Fix the failing test", prepareStep, stopWhen: stepCountIs(50) });
+ * await generateText({ model, tools, prompt: "Fix the failing test", prepareStep, onEnd: prepareStep.onEnd, stopWhen: stepCountIs(50) });
  * ```
  */
 export function ctxkitPrepareStep(options: CtxkitPrepareStepOptions): CtxkitPrepareStep {
@@ -146,11 +167,16 @@ export function ctxkitPrepareStep(options: CtxkitPrepareStepOptions): CtxkitPrep
     const instructions =
       marked !== undefined && marked.returned === step.instructions ? marked.original : step.instructions;
     await record(await fresh(step.messages), step);
+    if (step.stepNumber === 0) firstLength = step.messages.length;
+    last = step;
     const session = feedOf(engine, id).session;
     governor = await session.governor();
     provider = typeof step.model === "object" ? step.model.provider : undefined;
+    const inline = step.messages.filter((message) => message.role === "system");
     const request = await session.prepare({
-      system: [{ name: "identity", content: instructionText(instructions), heading: null }],
+      system: [instructionText(instructions), ...inline.map((message) => message.content)].map(
+        (content, index) => ({ name: index === 0 ? "identity" : `system-${index}`, content, heading: null }),
+      ),
       tools: await (tools ??= sessionToolDefinitions(options.tools)),
     });
     options.onRequest?.(request);
@@ -165,7 +191,7 @@ export function ctxkitPrepareStep(options: CtxkitPrepareStepOptions): CtxkitPrep
         countTokens: (text) => options.counter.countText(text),
       },
     );
-    returned = cached.messages;
+    returned = [...inline, ...cached.messages];
     // Once instructions were returned, the SDK keeps sending them: return them every step from then on, so a
     // breakpoint never outlives the step it was planned for.
     const override =
@@ -180,6 +206,9 @@ export function ctxkitPrepareStep(options: CtxkitPrepareStepOptions): CtxkitPrep
   const engine = memoryEngine({ ...options, recall: options.recall ?? false }, prepareStep);
   const id = options.sessionId ?? "ai-sdk";
   let tools: Promise<ToolDefinition[]> | undefined;
+  /** How many messages the call's first step had, and the call's last step prepared (until `onEnd`). */
+  let firstLength = 0;
+  let last: PrepareStepInput | undefined;
   let governor: Governor | undefined;
   /** The conversation the session holds, as the SDK's messages, and the session messages each was recorded as. */
   let sources: ModelMessage[] = [];
@@ -284,11 +313,31 @@ export function ctxkitPrepareStep(options: CtxkitPrepareStepOptions): CtxkitPrep
     return output;
   };
 
-  return Object.defineProperty(prepareStep, "governor", {
-    get(): Governor {
-      if (governor === undefined)
-        throw new ValidationError("ctxkitPrepareStep: its governor exists once the first step was prepared");
-      return governor;
+  /** Records the last step's reply (the response messages no step was prepared with) and commits it. */
+  const onEnd = async (event: PrepareStepEndEvent): Promise<void> => {
+    const step = last;
+    if (step === undefined) return;
+    last = undefined;
+    const replies = event.responseMessages.slice(step.messages.length - firstLength);
+    const messages = [...step.messages, ...replies];
+    await record(await fresh(messages), {
+      ...step,
+      messages,
+      stepNumber: step.stepNumber + 1,
+      steps: [...step.steps, { usage: event.finalStep.usage }],
+    });
+  };
+
+  return Object.defineProperties(prepareStep, {
+    governor: {
+      get(): Governor {
+        if (governor === undefined)
+          throw new ValidationError(
+            "ctxkitPrepareStep: its governor exists once the first step was prepared",
+          );
+        return governor;
+      },
     },
+    onEnd: { value: onEnd },
   }) as CtxkitPrepareStep;
 }

@@ -8,10 +8,9 @@ import type {
 import { tool } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { z } from "zod";
-import { createContextEngine, type ContextEngine } from "../../engine/context-engine.ts";
+import type { ContextEngine } from "../../engine/context-engine.ts";
 import type { SessionStore } from "../../store/session-store.ts";
-import { FakeSummarizer } from "../../test/fake-summarizer.ts";
-import { FakeTokenCounter } from "../../test/fake-token-counter.ts";
+import { testEngine } from "../shared/test-engine.test-helpers.ts";
 
 export const WINDOW = 12_000;
 export const usage = {
@@ -25,15 +24,7 @@ export const readFile = tool({
   execute: async ({ path }) => `// ${path}\n${`export const line = "${path}";\n`.repeat(200)}`,
 });
 
-export function engineOver(store: SessionStore): Promise<ContextEngine> {
-  return createContextEngine({
-    store,
-    contextWindow: WINDOW,
-    maxOutputTokens: 1_000,
-    tokenCounter: new FakeTokenCounter(),
-    summarizer: new FakeSummarizer(),
-  });
-}
+export const engineOver = (store: SessionStore): Promise<ContextEngine> => testEngine(store, WINDOW);
 
 export function textOf(message: LanguageModelV4Prompt[number]): string {
   if (typeof message.content === "string") return message.content;

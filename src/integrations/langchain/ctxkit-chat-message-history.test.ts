@@ -3,21 +3,11 @@ import { ChatPromptTemplate, MessagesPlaceholder } from "@langchain/core/prompts
 import { RunnableWithMessageHistory } from "@langchain/core/runnables";
 import { fakeModel } from "@langchain/core/testing";
 import { describe, expect, it } from "vitest";
-import { createContextEngine } from "../../engine/context-engine.ts";
 import { MemorySessionStore } from "../../store/memory/index.ts";
-import { FakeSummarizer } from "../../test/fake-summarizer.ts";
-import { FakeTokenCounter } from "../../test/fake-token-counter.ts";
 import { CtxkitChatMessageHistory } from "./ctxkit-chat-message-history.ts";
+import { testEngine } from "../shared/test-engine.test-helpers.ts";
 
-async function engineOver(store: MemorySessionStore, contextWindow = 16_000) {
-  return createContextEngine({
-    store,
-    contextWindow,
-    maxOutputTokens: 1_000,
-    tokenCounter: new FakeTokenCounter(),
-    summarizer: new FakeSummarizer(),
-  });
-}
+const engineOver = (store: MemorySessionStore, contextWindow = 16_000) => testEngine(store, contextWindow);
 
 function textOf(message: BaseMessage): string {
   return typeof message.content === "string" ? message.content : JSON.stringify(message.content);

@@ -7,14 +7,13 @@ import { MemorySaver } from "@langchain/langgraph";
 import { createAgent, modelRetryMiddleware, tool } from "langchain";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createContextEngine, type ContextEngine } from "../../engine/context-engine.ts";
+import type { ContextEngine } from "../../engine/context-engine.ts";
 import type { PreparedRequest } from "../../engine/prepared-request.ts";
 import type { SessionStore } from "../../store/session-store.ts";
 import { MemorySessionStore } from "../../store/memory/index.ts";
 import { openSqliteSessionStore } from "../../store/sqlite/index.ts";
-import { FakeSummarizer } from "../../test/fake-summarizer.ts";
-import { FakeTokenCounter } from "../../test/fake-token-counter.ts";
 import { ctxkitLangChainMiddleware } from "./ctxkit-langchain-middleware.ts";
+import { testEngine } from "../shared/test-engine.test-helpers.ts";
 
 const WINDOW = 16_000;
 const OUTPUT_LINES = 250;
@@ -25,15 +24,8 @@ const readFile = tool(
   { name: "read_file", description: "Reads a file", schema: z.object({ path: z.string() }) },
 );
 
-function engineOver(store: SessionStore, contextWindow = WINDOW): Promise<ContextEngine> {
-  return createContextEngine({
-    store,
-    contextWindow,
-    maxOutputTokens: 1_000,
-    tokenCounter: new FakeTokenCounter(),
-    summarizer: new FakeSummarizer(),
-  });
-}
+const engineOver = (store: SessionStore, contextWindow = WINDOW): Promise<ContextEngine> =>
+  testEngine(store, contextWindow);
 
 function textOf(message: BaseMessage): string {
   return typeof message.content === "string" ? message.content : JSON.stringify(message.content);

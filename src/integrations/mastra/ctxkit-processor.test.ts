@@ -13,14 +13,13 @@ import { createTool } from "@mastra/core/tools";
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createContextEngine, type ContextEngine } from "../../engine/context-engine.ts";
+import type { ContextEngine } from "../../engine/context-engine.ts";
 import type { PreparedRequest } from "../../engine/prepared-request.ts";
 import { MemorySessionStore } from "../../store/memory/index.ts";
 import type { SessionStore } from "../../store/session-store.ts";
 import { openSqliteSessionStore } from "../../store/sqlite/index.ts";
-import { FakeSummarizer } from "../../test/fake-summarizer.ts";
-import { FakeTokenCounter } from "../../test/fake-token-counter.ts";
 import { CtxkitProcessor } from "./ctxkit-processor.ts";
+import { testEngine } from "../shared/test-engine.test-helpers.ts";
 
 const WINDOW = 16_000;
 
@@ -31,15 +30,8 @@ const readFile = createTool({
   execute: async ({ path }) => `// ${path}\n${`export const line = "${path}";\n`.repeat(250)}`,
 });
 
-function engineOver(store: SessionStore, contextWindow = WINDOW): Promise<ContextEngine> {
-  return createContextEngine({
-    store,
-    contextWindow,
-    maxOutputTokens: 1_000,
-    tokenCounter: new FakeTokenCounter(),
-    summarizer: new FakeSummarizer(),
-  });
-}
+const engineOver = (store: SessionStore, contextWindow = WINDOW): Promise<ContextEngine> =>
+  testEngine(store, contextWindow);
 
 const usage = {
   inputTokens: { total: 100, noCache: 100, cacheRead: 0, cacheWrite: 0 },

@@ -11,12 +11,13 @@ import {
 } from "@openai/agents";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { GovernedRequest } from "../../governance/governor.ts";
-import type { PresetOptionsInput } from "../../governance/preset-options.ts";
-import { preset, presetOptions } from "../../governance/presets.ts";
+import type { PreparedRequest } from "../../engine/prepared-request.ts";
+import { ConcurrentWriteError } from "../../errors/errors.ts";
 import { MemorySessionStore } from "../../store/memory/index.ts";
+import type { SessionStore } from "../../store/session-store.ts";
 import { FakeSummarizer } from "../../test/fake-summarizer.ts";
 import { FakeTokenCounter } from "../../test/fake-token-counter.ts";
+import { messagesToItems } from "./agent-items.ts";
 import { CtxkitAgentsSession } from "./ctxkit-session.ts";
 
 setTracingDisabled(true);
@@ -87,17 +88,18 @@ const userText = (item: AgentInputItem | undefined): string | undefined =>
     ? item.content
     : undefined;
 
-function governed(
-  store: MemorySessionStore,
-  requests: GovernedRequest[] = [],
-  contextWindow = WINDOW,
-  knobs?: PresetOptionsInput,
-) {
+/** Every item the store holds of the session, verbatim, oldest first (the rows summaries replaced included). */
+async function storedItems(store: SessionStore): Promise<AgentInputItem[]> {
+  const rows = await store.loadMessages("agents-1", { strategy: "all" });
+  const messages = rows.filter((message) => message.kind === undefined);
+  return messagesToItems(messages, new Set(messages));
+}
+
+function governed(store: SessionStore, requests: PreparedRequest[] = [], contextWindow = WINDOW) {
   return new CtxkitAgentsSession({
     store,
     sessionId: "agents-1",
     contextWindow,
-    ...(knobs !== undefined && { pipeline: preset("default", knobs) }),
     reservedOutputTokens: 2_000,
     counter: new FakeTokenCounter(),
     summarizer: new FakeSummarizer(),
@@ -108,7 +110,7 @@ function governed(
 describe("CtxkitAgentsSession", () => {
   it("gives the SDK's runner a governed history within the window over many runs, storing every item verbatim", async () => {
     const store = new MemorySessionStore();
-    const requests: GovernedRequest[] = [];
+    const requests: PreparedRequest[] = [];
     const session = governed(store, requests);
     const model = new ReadingModel();
     const agent = new Agent({ name: "reader", instructions: "Read, then answer.", model, tools: [readFile] });
@@ -133,8 +135,8 @@ describe("CtxkitAgentsSession", () => {
     const results = last.flatMap((item) => (item.type === "function_call_result" ? [item.callId] : []));
     expect(new Set(results)).toEqual(new Set(calls));
 
-    // A new session object on the same store (a restart) with governance off gets every item back, verbatim.
-    const everything = await governed(store, [], 10_000_000, presetOptions("off")).getItems();
+    // The store holds every item verbatim (the rows summaries replaced included).
+    const everything = await storedItems(store);
     expect(everything).toHaveLength(16 * 4);
     expect(
       everything.filter((item) => "role" in item && item.role === "user").map((item) => item.content),
@@ -146,7 +148,7 @@ describe("CtxkitAgentsSession", () => {
 
   it("governs every model call of a long run with callModelInputFilter, storing the run's items verbatim", async () => {
     const store = new MemorySessionStore();
-    const requests: GovernedRequest[] = [];
+    const requests: PreparedRequest[] = [];
     const session = governed(store, requests);
     /** Reads twelve files, one per step, then answers: one run piles up ~30k tokens of tool output. */
     class LongReader implements Model {
@@ -204,7 +206,7 @@ describe("CtxkitAgentsSession", () => {
     expect(JSON.stringify(newest)).toContain("src/file12.ts");
     expect(JSON.stringify(newest).length).toBeGreaterThan(9_000);
     // The store holds the run as it happened: every output verbatim, no governed copy.
-    const everything = await governed(store, [], 10_000_000, presetOptions("off")).getItems();
+    const everything = await storedItems(store);
     const outputs = everything.flatMap((item) => (item.type === "function_call_result" ? [item.output] : []));
     expect(outputs).toHaveLength(12);
     for (const output of outputs) expect(JSON.stringify(output).length).toBeGreaterThan(9_000);
@@ -323,5 +325,119 @@ describe("CtxkitAgentsSession", () => {
     expect(summaries).toHaveLength(1);
     expect(items.at(-1)).toEqual(say(`Answer 30: ${"because ".repeat(60)}`));
     expect(items.at(-2)).toEqual({ role: "user", content: `Question 30: ${"why ".repeat(60)}` });
+  });
+  it("stores the governor's state with every addItems, so a restarted process sends what this one would", async () => {
+    const store = new MemorySessionStore();
+    const session = governed(store);
+    const model = new ReadingModel();
+    const agent = new Agent({ name: "reader", instructions: "Read, then answer.", model, tools: [readFile] });
+    for (let question = 1; question <= 8; question++)
+      await run(agent, `Question ${question}`, {
+        session,
+        callModelInputFilter: session.callModelInputFilter,
+      });
+    expect(await store.loadGovernorState("agents-1")).toBeDefined();
+    const restarted = governed(store);
+    expect(await restarted.getItems()).toEqual(await session.getItems());
+  });
+
+  it("pops an item with one removal, without rewriting the session", async () => {
+    const calls: string[] = [];
+    const memory = new MemorySessionStore();
+    const store = new Proxy(memory, {
+      get(target, name, receiver) {
+        const value: unknown = Reflect.get(target, name, receiver);
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          calls.push(String(name));
+          return (value as (...args: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const session = governed(store);
+    for (let turn = 1; turn <= 50; turn++)
+      await session.addItems([
+        { role: "user", content: `Question ${turn}` },
+        {
+          type: "message",
+          role: "assistant",
+          status: "completed",
+          content: [{ type: "output_text", text: `Answer ${turn}` }],
+        },
+      ]);
+    calls.length = 0;
+    const popped = await session.popItem();
+    expect(popped).toMatchObject({ content: [{ text: "Answer 50" }] });
+    expect(calls).toEqual(["removeLastMessage"]);
+    const rows = await memory.loadMessages("agents-1", { strategy: "all" });
+    expect(rows).toHaveLength(99);
+    expect((await session.getItems()).at(-1)).toEqual({ role: "user", content: "Question 50" });
+  });
+
+  it("stores nothing of a run whose model call failed, and sends the next run without it", async () => {
+    const store = new MemorySessionStore();
+    const session = governed(store);
+    const model = new ReadingModel();
+    const agent = new Agent({ name: "reader", instructions: "Read, then answer.", model, tools: [readFile] });
+    await run(agent, "First question", { session, callModelInputFilter: session.callModelInputFilter });
+    const stored = await store.loadMessages("agents-1", { strategy: "all" });
+    const failing = new Agent({
+      name: "reader",
+      instructions: "Read, then answer.",
+      model: {
+        getResponse: async (request: ModelRequest) => {
+          if (model.inputs.length === 3) {
+            model.inputs.push([]);
+            throw new Error("503 overloaded");
+          }
+          return model.getResponse(request);
+        },
+        getStreamedResponse: () => model.getStreamedResponse(),
+      },
+      tools: [readFile],
+    });
+    await expect(
+      run(failing, "Doomed question", { session, callModelInputFilter: session.callModelInputFilter }),
+    ).rejects.toThrow(/503/);
+    expect(await store.loadMessages("agents-1", { strategy: "all" })).toEqual(stored);
+    await run(agent, "Second question", { session, callModelInputFilter: session.callModelInputFilter });
+    expect(JSON.stringify(model.inputs.at(-1))).not.toContain("Doomed");
+    expect(JSON.stringify(model.inputs.at(-1))).toContain("First question");
+  });
+  it("stores system items and sends them first, as the session's system prompt", async () => {
+    const store = new MemorySessionStore();
+    const session = governed(store);
+    await session.addItems([
+      { role: "user", content: "hi" },
+      { role: "system", content: "Answer in French." },
+      { role: "user", content: "and now?" },
+    ]);
+    expect(await session.getItems()).toEqual([
+      { role: "system", content: "Answer in French." },
+      { role: "user", content: "hi" },
+      { role: "user", content: "and now?" },
+    ]);
+    expect((await storedItems(store))[1]).toEqual({ role: "system", content: "Answer in French." });
+  });
+  it("takes back a write another process beat it to, and goes on from what the store holds", async () => {
+    const store = new MemorySessionStore();
+    const first = governed(store);
+    const second = governed(store);
+    await first.addItems([{ role: "user", content: "one" }]);
+    expect(await second.getItems()).toEqual([{ role: "user", content: "one" }]);
+    await first.addItems([{ role: "user", content: "two" }]);
+    await expect(second.addItems([{ role: "user", content: "late" }])).rejects.toBeInstanceOf(
+      ConcurrentWriteError,
+    );
+    expect(await second.getItems()).toEqual([
+      { role: "user", content: "one" },
+      { role: "user", content: "two" },
+    ]);
+    await second.addItems([{ role: "user", content: "three" }]);
+    expect((await storedItems(store)).map((item) => ("content" in item ? item.content : ""))).toEqual([
+      "one",
+      "two",
+      "three",
+    ]);
   });
 });

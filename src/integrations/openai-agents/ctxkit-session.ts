@@ -1,18 +1,19 @@
 import type { AgentInputItem, CallModelInputFilter, ModelInputData, Session } from "@openai/agents";
-import { createHash } from "node:crypto";
-import { canonicalJson } from "../../model/blocks.ts";
+import type { ContextEngine } from "../../engine/context-engine.ts";
+import type { EngineSession } from "../../engine/engine-session.ts";
+import type { PreparedRequest } from "../../engine/prepared-request.ts";
+import { canonicalJson, messageText } from "../../model/blocks.ts";
 import { randomIds } from "../../model/ids.ts";
-import { Governor, type GovernedRequest, type GovernorOptions } from "../../governance/governor.ts";
 import type { Message } from "../../model/message.ts";
-import { sessionOffloadStore } from "../../store/blob-store.ts";
 import type { SessionInit, SessionStore } from "../../store/session-store.ts";
-import { AGENT_ITEMS_KEY, itemsToMessages, messagesToItems } from "./agent-items.ts";
+import { governedEngine, type EngineGovernorOptions } from "../shared/memory-engine.ts";
+import { itemsToMessages, messagesToItems } from "./agent-items.ts";
 
 /**
  * Options of `CtxkitAgentsSession`: where the history is stored, and the governor's options (`recall` defaults to
  * false: the runner runs the agent's own tools, so an offload notice says to run the tool again).
  */
-export interface CtxkitAgentsSessionOptions extends Omit<GovernorOptions, "offloadStore"> {
+export interface CtxkitAgentsSessionOptions extends EngineGovernorOptions {
   /** Any ctxkit session store (memory, SQLite, PostgreSQL). */
   store: SessionStore;
   /** The session id; an existing session is continued. Default: a fresh id. */
@@ -21,8 +22,8 @@ export interface CtxkitAgentsSessionOptions extends Omit<GovernorOptions, "offlo
   session?: SessionInit;
   /** Tokens of the agent's instructions and tool definitions, counted in every request. Default 0. */
   fixedTokens?: number;
-  /** Called with every governed history handed to the runner. */
-  onRequest?: (request: GovernedRequest) => void;
+  /** Called with every governed request handed to the runner. */
+  onRequest?: (request: PreparedRequest) => void;
 }
 
 /**
@@ -32,10 +33,15 @@ export interface CtxkitAgentsSessionOptions extends Omit<GovernorOptions, "offlo
  * `addItems()` stores every item verbatim, one transaction per call. Items governance did not touch come back
  * exactly as they were added, so the runner's prompt keeps its cached prefix between checkpoints.
  *
+ * It is a thin adapter over an engine session (`ContextEngine`): the history, its sequence numbers and the
+ * governor's state live there and are committed with every `addItems()`, so a restarted process governs on as if
+ * it had never stopped. System items are sent as one system item at the start (the session's system prompt).
+ *
  * `getItems()` is called once per run; to govern every model call of a run (the tool outputs a long run piles up),
- * pass the session's `callModelInputFilter` to `run` too. The filter governs the stored history plus the run's new
- * items with the same governor, and returns the run's own items as the very objects it was given, so the SDK keeps
- * storing them verbatim — never the governed copies.
+ * pass the session's `callModelInputFilter` to `run` too. The filter records the run's new items in the session's
+ * open turn (as the model sent them: a function call keeps the `id` the runner strips before it stores it), governs
+ * them with the stored history, and returns the run's own items as the very objects it was given. `addItems()` at
+ * the end of the run then commits the turn; a run that failed leaves nothing (the next `getItems()` drops it).
  *
  * @example
  * ```ts
@@ -44,51 +50,31 @@ export interface CtxkitAgentsSessionOptions extends Omit<GovernorOptions, "offlo
  * ```
  */
 export class CtxkitAgentsSession implements Session {
-  readonly #options: CtxkitAgentsSessionOptions;
-  readonly #store: SessionStore;
+  readonly #engine: ContextEngine;
   readonly #id: string;
-  #governor: Governor;
-  #history: Message[] | undefined;
-  #nextSeq = 0;
+  readonly #fixedTokens: number;
+  readonly #onRequest: ((request: PreparedRequest) => void) | undefined;
   /** What `getItems()` last handed the runner: a model call's input starts with these. */
   #served: AgentInputItem[] = [];
-  /** Keys of the items stored since then, in order (the runner stores a run's input, then its new items). */
-  #storedSinceServed: string[] = [];
-  /** In-run items converted to messages, by id: the same object each call, so governance stays incremental. */
-  #runMessages = new Map<string, Message>();
-  /**
-   * The function calls the model was sent with their item `id`, by call id: the runner strips that id before it
-   * stores them, and the next run's history must send them as the model saw them (its cached prefix).
-   */
-  readonly #sentCalls = new Map<string, AgentInputItem>();
+  /** Keys of the items recorded since then, in order (the run's input, then its new items). */
+  #recorded: string[] = [];
+  /** Keys of the items the filter recorded that the runner has not stored yet (a suffix of `#recorded`). */
+  #unstored: string[] = [];
+  /** True while the filter's items wait in the session's open turn, not committed. */
+  #open = false;
 
   constructor(options: CtxkitAgentsSessionOptions) {
-    this.#options = options;
-    this.#store = options.store;
-    this.#id = options.sessionId ?? (options.ids ?? randomIds)("ses");
-    this.#governor = this.#newGovernor();
+    const { store, sessionId, session, fixedTokens, onRequest, ...governor } = options;
+    // The runner runs the agent's tools, never the session's: notices must not name `recall_tool_output`.
+    this.#engine = governedEngine(store, { ...governor, recall: governor.recall ?? false }, session);
+    this.#id = sessionId ?? (options.ids ?? randomIds)("ses");
+    this.#fixedTokens = fixedTokens ?? 0;
+    this.#onRequest = onRequest;
   }
 
-  /** The governor behind `getItems()` (its view, policy and offload store). */
-  get governor(): Governor {
-    return this.#governor;
-  }
-
-  #newGovernor(): Governor {
-    return new Governor({
-      ...this.#options,
-      // The runner runs the agent's tools, never the session's: notices must not name `recall_tool_output`.
-      recall: this.#options.recall ?? false,
-      offloadStore: sessionOffloadStore(this.#store.blobs, this.#id),
-    });
-  }
-
-  async #load(): Promise<Message[]> {
-    if (this.#history !== undefined) return this.#history;
-    const record = await this.#store.getSession(this.#id);
-    this.#nextSeq = record?.nextSeq ?? 0;
-    this.#history = record ? await this.#store.loadMessages(this.#id) : [];
-    return this.#history;
+  /** The engine session behind this one (its history, governor and stats). */
+  get session(): EngineSession {
+    return this.#engine.session(this.#id);
   }
 
   async getSessionId(): Promise<string> {
@@ -100,127 +86,147 @@ export class CtxkitAgentsSession implements Session {
    * they were added; summaries come as a user message in the summary envelope.
    */
   async getItems(limit?: number): Promise<AgentInputItem[]> {
-    const history = await this.#load();
-    const request = await this.#governor.prepare(history, { fixedTokens: this.#options.fixedTokens ?? 0 });
-    this.#options.onRequest?.(request);
-    const items = messagesToItems(request.messages, new Set(history));
+    await this.#dropOpenTurn();
+    const items = await this.#governed();
     this.#served = items;
-    this.#storedSinceServed = [];
-    this.#runMessages = new Map();
+    this.#recorded = [];
+    this.#unstored = [];
     if (limit === undefined) return items;
     return limit <= 0 ? [] : items.slice(-limit);
   }
 
-  /** Stores the items (verbatim) in one transaction. */
+  /**
+   * Stores the items (verbatim) in one transaction, with the governor's state: those the filter recorded in this
+   * run are committed as recorded, the others recorded first.
+   */
   async addItems(items: AgentInputItem[]): Promise<void> {
     if (items.length === 0) return;
-    const history = await this.#load();
-    const result = await this.#store.appendTurn(
-      this.#id,
-      itemsToMessages(items.map((item) => this.#asSent(item))),
-      {
-        expectedNextSeq: this.#nextSeq,
-        ...(this.#options.session !== undefined && { session: this.#options.session }),
-      },
-    );
-    this.#nextSeq = result.session.nextSeq;
-    history.push(...result.messages);
-    this.#storedSinceServed.push(...items.map(itemKey));
-  }
-
-  /** A function call as the model was sent it (with its `id`), when the runner stores it without. */
-  #asSent(item: AgentInputItem): AgentInputItem {
-    if (item.type !== "function_call" || item.id !== undefined) return item;
-    const sent = this.#sentCalls.get(item.callId);
-    if (sent === undefined || itemKey({ ...sent, id: undefined }) !== itemKey(item)) return item;
-    this.#sentCalls.delete(item.callId);
-    return sent;
+    const keys = items.map(itemKey);
+    let known = 0;
+    while (known < keys.length && keys[known] === this.#unstored[known]) known++;
+    if (known < Math.min(keys.length, this.#unstored.length)) {
+      // Not what this run recorded (another run's items): take back what waits, and store the items as given.
+      await this.#dropOpenTurn();
+      known = 0;
+    }
+    // Open until the commit succeeds: a failed one is taken back by the next `getItems()`.
+    this.#open = true;
+    await this.#record(items.slice(known));
+    await this.session.commit();
+    this.#open = false;
+    this.#recorded.push(...keys.slice(known));
+    this.#unstored = this.#unstored.slice(known);
   }
 
   /**
-   * A `callModelInputFilter` for `run` that governs every model call of a run, not only its start: the stored
-   * history and the run's items not stored yet go through the session's governor; what it left untouched goes out
-   * as the objects the runner gave, summaries and shortened outputs as new items (which the runner does not store:
-   * it stores the run's own items). An input that does not start with what `getItems()` served (another session's
-   * run) is passed through unchanged.
+   * A `callModelInputFilter` for `run` that governs every model call of a run, not only its start: the run's new
+   * items are recorded in the session's open turn and governed with the stored history; what governance left
+   * untouched goes out as the objects the runner gave, summaries and shortened outputs as new items (which the
+   * runner does not store: it stores the run's own items). An input that does not continue what `getItems()`
+   * served and the run recorded (another session's run) is passed through unchanged.
    */
   readonly callModelInputFilter: CallModelInputFilter = Object.assign(
     async ({ modelData }: { modelData: ModelInputData }): Promise<ModelInputData> => {
       const input = modelData.input;
-      for (const item of input)
-        if (item.type === "function_call" && item.id !== undefined) this.#sentCalls.set(item.callId, item);
       const served = this.#served;
       const startsWithServed =
         input.length >= served.length &&
         served.every((item, index) => input[index] === item || itemKey(input[index]!) === itemKey(item));
       if (!startsWithServed) return modelData;
-      let fresh = input.slice(served.length);
-      // Items the runner stored already are in the history: skip them (they were stored in this order).
-      let stored = 0;
-      while (stored < fresh.length && this.#storedSinceServed[stored] === itemKey(fresh[stored]!)) stored++;
-      fresh = fresh.slice(stored);
-      const history = await this.#load();
-      const runMessages = this.#runMessagesOf(fresh, history.at(-1));
-      const all = [...history, ...runMessages];
-      const request = await this.#governor.prepare(all, { fixedTokens: this.#options.fixedTokens ?? 0 });
-      this.#options.onRequest?.(request);
-      return { ...modelData, input: messagesToItems(request.messages, new Set(all)) };
+      const fresh = input.slice(served.length);
+      const keys = fresh.map(itemKey);
+      let known = 0;
+      while (known < keys.length && keys[known] === this.#recorded[known]) known++;
+      if (known < this.#recorded.length) return modelData;
+      const run = fresh.slice(known);
+      if (run.length > 0) {
+        this.#open = true;
+        await this.#record(run);
+        this.#recorded.push(...keys.slice(known));
+        this.#unstored.push(...keys.slice(known));
+      }
+      return { ...modelData, input: await this.#governed() };
     },
     { preserveInputIdentity: true },
   );
 
-  /** The run's unstored items as messages after `last`, each the same object as at the previous call. */
-  #runMessagesOf(items: readonly AgentInputItem[], last: Message | undefined): Message[] {
-    const inputs = itemsToMessages(items);
-    let turn = last?.turn ?? 0;
-    return inputs.map((input, index) => {
-      const id = `run_${index}_${createHash("sha256").update(canonicalJson(input)).digest("hex").slice(0, 16)}`;
-      if (input.role === "user") turn++;
-      const known = this.#runMessages.get(id);
-      if (known !== undefined) return known;
-      const message: Message = {
-        ...input,
-        id,
-        sessionId: this.#id,
-        seq: this.#nextSeq + index,
-        turn,
-        createdAt: (this.#options.clock ?? (() => new Date()))().toISOString(),
-      };
-      this.#runMessages.set(id, message);
-      return message;
+  /** The governed history as items: system items first, as the session's system prompt. */
+  async #governed(): Promise<AgentInputItem[]> {
+    const session = this.session;
+    const history = await session.history();
+    const system = history.filter((message) => message.role === "system" && message.kind === undefined);
+    const request = await session.prepare({
+      system: system.map((message, index) => ({
+        name: `system-${index}`,
+        content: messageText(message),
+        heading: null,
+      })),
+      fixedTokens: this.#fixedTokens,
+      media: "ref",
     });
+    this.#onRequest?.(request);
+    const items = messagesToItems(request.messages, new Set(history));
+    return request.system === "" ? items : [{ role: "system", content: request.system }, ...items];
   }
 
-  /** Removes the most recent item and returns it (the session's stored rows are rewritten without it). */
+  /** Records items in the session's open turn (copies: the stored items must not change with the runner's). */
+  async #record(items: readonly AgentInputItem[]): Promise<void> {
+    const session = this.session;
+    for (const input of itemsToMessages(structuredClone(items))) {
+      const metadata = input.metadata === undefined ? {} : { metadata: input.metadata };
+      if (input.role === "user") await session.addUser(input.content, { ...metadata, keepOpenTurn: true });
+      else if (input.role === "system") await session.addSystem(input.content, metadata);
+      else if (input.role === "assistant")
+        await session.recordAssistant({ content: input.content, ...metadata });
+      else
+        await session.recordToolResults(
+          input.content.flatMap((block) => (block.type === "tool-result" ? [block] : [])),
+          { metadata: [input.metadata] },
+        );
+    }
+  }
+
+  /** Takes back what the filter recorded and the runner never stored (a run that failed). */
+  async #dropOpenTurn(): Promise<void> {
+    if (!this.#open) return;
+    await this.session.interrupt();
+    this.#open = false;
+    this.#recorded = this.#recorded.slice(0, this.#recorded.length - this.#unstored.length);
+    this.#unstored = [];
+  }
+
+  /**
+   * Removes the most recent item and returns it: the store removes the newest message (`removeLastMessage`), and
+   * when that message held other items (assistant items stored together), they are stored again as one message.
+   * A newest message that is a summary is refused with `CompactedMessageError`. (Those other items are a second
+   * write: should it fail, they are gone with the popped one.)
+   */
   async popItem(): Promise<AgentInputItem | undefined> {
-    const history = await this.#load();
-    const last = history.at(-1);
-    if (last === undefined) return undefined;
-    const items = (last.metadata?.[AGENT_ITEMS_KEY] ?? []) as unknown as AgentInputItem[];
-    const popped = items.at(-1);
-    const dump = await this.#store.dumpSession(this.#id);
-    const rest = items.slice(0, -1);
-    const [rewritten] = rest.length > 0 ? itemsToMessages(rest) : [];
-    const rows = dump.rows.flatMap((row) => {
-      if (row.message.id !== last.id) return [row];
-      return rewritten === undefined ? [] : [{ ...row, message: { ...row.message, ...rewritten } }];
-    });
-    await this.#store.restoreSession({ ...dump, rows }, { onExisting: "replace" });
-    this.#history = undefined;
-    this.#governor = this.#newGovernor();
-    return popped;
+    await this.#dropOpenTurn();
+    const removed = await this.#engine.settings.store.removeLastMessage(this.#id);
+    // The session object holds the removed message: the next use loads the session as stored.
+    this.#engine.release(this.#id);
+    if (removed === undefined) return undefined;
+    const items = messagesToItems([removed], new Set<Message>([removed]));
+    if (items.length > 1) {
+      await this.#record(items.slice(0, -1));
+      await this.session.commit();
+    }
+    return items.at(-1);
   }
 
   /** Deletes the session's history (and its offloaded outputs). */
   async clearSession(): Promise<void> {
-    await this.#store.deleteSession(this.#id);
-    this.#history = [];
-    this.#nextSeq = 0;
-    this.#governor = this.#newGovernor();
+    await this.#dropOpenTurn();
+    await this.#engine.settings.store.deleteSession(this.#id);
+    this.#engine.release(this.#id);
   }
 }
 
-/** What identifies an item's content (the runner may hand back copies). */
+/**
+ * What identifies an item's content (the runner may hand back copies), without a function call's `id`: the runner
+ * strips it from the items it stores.
+ */
 function itemKey(item: AgentInputItem): string {
-  return canonicalJson(item);
+  return canonicalJson(item.type === "function_call" ? { ...item, id: undefined } : item);
 }

@@ -14,6 +14,7 @@ import { mediaRestoreCases } from "./media-restore-cases.ts";
 import { portabilityCases } from "./portability-cases.ts";
 import { propertyCases } from "./property-cases.ts";
 import { queryCases } from "./queries-cases.ts";
+import { removalCases } from "./removal-cases.ts";
 import { turnCases } from "./turns-cases.ts";
 import { createPriceTable } from "../../pricing/model-prices.ts";
 import type { SessionStore, SessionStoreOptions } from "../session-store.ts";
@@ -69,6 +70,7 @@ export function describeSessionStoreConformance(
     compactionCases(context);
     compactSummaryCases(context);
     governorStateCases(context);
+    removalCases(context);
     queryCases(context);
     lifecycleCases(context);
     blobCases(context);

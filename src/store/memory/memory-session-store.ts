@@ -11,6 +11,7 @@ import { recentTurnCount, turnEnds } from "../recent-view.ts";
 import { parseSearchOptions, searchHit } from "../search-options.ts";
 import { messageMatches, searchTerms, titleMatches } from "../search-text.ts";
 import { newSessionRecord, withDelta, withTurn } from "../session-record.ts";
+import { planRemoval } from "../removal-plan.ts";
 import type {
   AppendResult,
   AppendTurnOptions,
@@ -209,6 +210,17 @@ export class MemorySessionStore implements SessionStore {
     const message = withCompactSummary(row.message, input.callId, input.summary);
     session.rows = session.rows.with(index, { ...row, message });
     return message;
+  }
+
+  async removeLastMessage(sessionId: string): Promise<Message | undefined> {
+    const session = this.#sessions.get(sessionId);
+    const last = session?.rows.at(-1);
+    if (session === undefined || last === undefined) return undefined;
+    session.record = planRemoval(session.record, last, this.#context.clock().toISOString());
+    session.rows = session.rows.slice(0, -1);
+    session.ids.delete(last.message.id);
+    delete session.governor;
+    return last.message;
   }
 
   async getSession(sessionId: string): Promise<SessionRecord | undefined> {

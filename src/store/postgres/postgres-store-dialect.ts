@@ -265,6 +265,7 @@ export function postgresStoreDialect(schema: string): StoreDialect & { readonly 
     },
     // The words go with their message rows (foreign key, on delete cascade).
     deleteMessageWords: async () => {},
+    deleteRowWords: async () => {},
     async messageHits(_database, queries, terms) {
       const pending = matchingRows(await queries.all<QueuedRow>(CompiledQuery.raw(readQueued, [])), terms);
       return sql<{ session_id: string; seq: number }>`SELECT session_id, min(seq) AS seq FROM (

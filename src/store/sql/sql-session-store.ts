@@ -50,6 +50,7 @@ import {
 } from "./session-extras.ts";
 import { latestSessionRow, listSessionRows, searchSessionRows } from "./session-queries.ts";
 import { KnownSessions } from "./known-sessions.ts";
+import { removeLastRow } from "./remove-last-row.ts";
 import { WordsDrain } from "./words-drain.ts";
 import {
   bodySelect,
@@ -343,6 +344,17 @@ export class SqlSessionStore implements SessionStore {
         nextSeq: plan.summary.seq + 1,
       },
     };
+  }
+
+  async removeLastMessage(sessionId: string): Promise<Message | undefined> {
+    const now = this.#context.clock().toISOString();
+    const removed = await this.#database.write(
+      (queries) => removeLastRow(this.#database, queries, sessionId, now),
+      sessionId,
+    );
+    if (removed === undefined) return undefined;
+    this.#known.remember(removed.session);
+    return removed.row.message;
   }
 
   async getSession(sessionId: string): Promise<SessionRecord | undefined> {

@@ -70,6 +70,8 @@ export interface StoreDialect {
   indexWaitingWords(database: SqlTarget, queries: SqlQueries, limit: number): Promise<number>;
   /** Deletes the search words of a session's messages (before the messages go). */
   deleteMessageWords(database: SqlTarget, queries: SqlQueries, sessionId: string): Promise<void>;
+  /** Deletes the search words of one message row, before the row goes (PostgreSQL: they go with it). */
+  deleteRowWords(database: SqlTarget, queries: SqlQueries, sessionId: string, seq: number): Promise<void>;
   /**
    * Sessions with a message holding every term, and the first such message: rows `(session_id, seq)`, to be
    * joined as `h`. The queued rows the text index does not hold yet are matched first, with `queries` (inside

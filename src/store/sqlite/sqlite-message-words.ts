@@ -59,6 +59,21 @@ export async function deleteSessionWords(queries: SqlQueries, sessionId: string)
 }
 
 /**
+ * Drops the words of one indexed row, before the row goes; keeps the mark at or below the newest row that stays
+ * (SQLite hands the id of a removed newest row out again).
+ */
+export async function deleteRowWords(queries: SqlQueries, sessionId: string, seq: number): Promise<void> {
+  await queries.run(
+    sql`DELETE FROM message_words WHERE rowid IN (SELECT row_id FROM messages WHERE session_id = ${sessionId}
+      AND seq = ${seq} AND row_id <= (SELECT indexed_to FROM message_words_state))`,
+  );
+  await queries.run(
+    sql`UPDATE message_words_state SET indexed_to = min(indexed_to, coalesce((SELECT row_id FROM messages
+      WHERE NOT (session_id = ${sessionId} AND seq = ${seq}) ORDER BY row_id DESC LIMIT 1), 0))`,
+  );
+}
+
+/**
  * The ids of the waiting (not yet indexed) rows that hold every term, as JSON for `json_each`. A file from
  * before batched indexing (opened read-only, so not migrated) has every row indexed.
  */

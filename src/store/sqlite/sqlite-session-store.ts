@@ -97,6 +97,11 @@ export class SqliteSessionStore extends SqlSessionStore {
     return this.#writer.call("deleteSession", [sessionId], this.#context.clock());
   }
 
+  override async removeLastMessage(sessionId: string): Promise<Message | undefined> {
+    if (!this.#writer) return super.removeLastMessage(sessionId);
+    return this.#writer.call("removeLastMessage", [sessionId], this.#context.clock());
+  }
+
   override async setSyncState(
     sessionId: string,
     agent: string,

@@ -9,7 +9,12 @@ import { preparedQuery } from "../sql/prepared-query.ts";
 import { messageColumns, updateSessionTotals, type MessageColumns } from "../sql/session-rows.ts";
 import type { MemoryRowValues, MetadataFilter, StoreDialect } from "../sql/store-dialect.ts";
 import { isUniqueViolation } from "./sqlite-errors.ts";
-import { deleteSessionWords, indexWaitingWords, pendingMatches } from "./sqlite-message-words.ts";
+import {
+  deleteRowWords,
+  deleteSessionWords,
+  indexWaitingWords,
+  pendingMatches,
+} from "./sqlite-message-words.ts";
 
 const insertMessage = preparedQuery<MessageColumns, never>(({ builder }, p) =>
   builder.insertInto("messages").values({
@@ -114,6 +119,9 @@ export const sqliteStoreDialect: StoreDialect = {
   indexWaitingWords: (database, queries, limit) => indexWaitingWords(queries, limit, database.recentBodies),
   async deleteMessageWords(_database, queries, sessionId) {
     await deleteSessionWords(queries, sessionId);
+  },
+  async deleteRowWords(_database, queries, sessionId, seq) {
+    await deleteRowWords(queries, sessionId, seq);
   },
   async messageHits(_database, queries, terms) {
     const pending = await pendingMatches(queries, terms);

@@ -11,6 +11,7 @@ export type WriterMethod =
   | "attachCompactSummary"
   | "renameSession"
   | "deleteSession"
+  | "removeLastMessage"
   | "flushSearchIndex";
 
 /** The blob writes the writer thread runs (offloaded outputs, the governor's rewritten messages). */
