@@ -49,51 +49,40 @@ export function pooled(
   };
 }
 
-/** Per session, per pricing: the cost a candidate may reach there (the cheapest peer that reaches the goal). */
+/** Per session, per pricing: the cost of the cheapest peer that keeps the goal there. */
 export type CostCeilings = readonly Readonly<Record<BenchProvider, number>>[];
 
-/** True when `run` reaches `goal` on its session: strict grounding and edit anchors (1 without anchors). */
-function reaches(run: PolicyRun, goal: SelectionGoal): boolean {
-  const anchors = run.grounding.anchors === 0 ? 1 : run.grounding.anchorsKept / run.grounding.anchors;
-  return run.grounding.mean >= goal.grounding && anchors >= goal.anchors;
-}
-
 /**
- * The candidate chosen for `session` without it, by the goal as it is judged, session by session: the one that
- * reaches `goal` — under every pricing, at a cost no higher than that session's ceiling (`ceilings`, when given) —
- * on the most other sessions; among those, the cheapest on the others (summed over pricings). A rule that pooled
- * the sessions would let a few sessions that keep everything hide the ones that do not.
+ * The candidate chosen for `session` without it: among the candidates that reach `goal` on every other session
+ * pooled, under every pricing, the cheapest (summed over pricings); if none does, the one whose weakest figure
+ * (grounding or anchors, any pricing) is highest.
  */
 export function chooseWithout(
   candidates: readonly CandidateRuns[],
   session: number,
   goal: SelectionGoal,
   providers: readonly BenchProvider[],
-  ceilings?: CostCeilings,
 ): number {
   const others = (index: number) => index !== session;
-  let best = 0;
-  let bestMet = -1;
+  let best = -1;
   let bestCost = Number.POSITIVE_INFINITY;
+  let fallback = 0;
+  let fallbackScore = Number.NEGATIVE_INFINITY;
   for (const [index, runs] of candidates.entries()) {
-    let met = 0;
-    for (const [other, run] of runs.entries()) {
-      if (!others(other)) continue;
-      const ok = providers.every(
-        (provider) =>
-          reaches(run[provider], goal) &&
-          run[provider].withRereads <= (ceilings?.[other]?.[provider] ?? Number.POSITIVE_INFINITY),
-      );
-      if (ok) met++;
-    }
-    const cost = providers.reduce((total, provider) => total + pooled(runs, provider, others).cost, 0);
-    if (met > bestMet || (met === bestMet && cost < bestCost)) {
+    const figures = providers.map((provider) => pooled(runs, provider, others));
+    const reaches = figures.every((of) => of.grounding >= goal.grounding && of.anchors >= goal.anchors);
+    const cost = figures.reduce((total, of) => total + of.cost, 0);
+    if (reaches && cost < bestCost) {
       best = index;
-      bestMet = met;
       bestCost = cost;
     }
+    const weakest = Math.min(...figures.flatMap((of) => [of.grounding, of.anchors]));
+    if (weakest > fallbackScore) {
+      fallback = index;
+      fallbackScore = weakest;
+    }
   }
-  return best;
+  return best >= 0 ? best : fallback;
 }
 
 /**
