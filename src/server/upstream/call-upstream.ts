@@ -4,6 +4,7 @@ import { transportFailure } from "../../providers/error-chain.ts";
 import { HttpError } from "../http/http-error.ts";
 import { upstreamUrl, type UpstreamOptions } from "./upstream-options.ts";
 import { upstreamFailure } from "./upstream-failure.ts";
+import { bodyBytes } from "./json-text.ts";
 
 /** A successful upstream answer whose body is read under an idle timer (504 when the upstream stalls). */
 export interface UpstreamResponse {
@@ -125,10 +126,10 @@ function redirectTarget(location: string, upstream: UpstreamOptions): string {
   }
 }
 
-/** The request body as bytes; a 400 (not a failed connection) for a value too deep to write. */
+/** The request body as bytes (`bodyBytes`); a 400 (not a failed connection) for a value too deep to write. */
 function serializeBody(body: unknown): Buffer {
   try {
-    return Buffer.from(JSON.stringify(body));
+    return bodyBytes(body);
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
     throw new HttpError(400, "invalid_input", "the request nests too deeply to be sent upstream; flatten it");
