@@ -1,16 +1,24 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { toOpenAIChat } from "../../formats/providers/openai-chat/index.ts";
-import {
-  historyArbitrary,
-  openAIReasoning,
-} from "../../formats/providers/test-support/history-arbitrary.ts";
+import { historyArbitrary, openAIReasoning } from "../../formats/providers/test-support/history-arbitrary.ts";
 import type { Message } from "../../model/message.ts";
 import { MemoryBlobStore } from "../../store/memory/memory-blob-store.ts";
 import { bodyBytes } from "../upstream/json-text.ts";
 import { chatMessagePieces } from "./chat-message-pieces.ts";
 
 const blobs = new MemoryBlobStore();
+
+/** A stored message of the session `s1`. */
+const stored = (id: string, role: Message["role"], content: Message["content"], seq = 0): Message => ({
+  id,
+  sessionId: "s1",
+  seq,
+  turn: 0,
+  createdAt: "2026-01-01T00:00:00.000Z",
+  role,
+  content,
+});
 
 /** Messages that cut no segment: a marker, and a message of another provider's opaque blocks only (left out). */
 function leftOut(message: Message, which: number): Message {
@@ -75,12 +83,12 @@ describe("chatMessagePieces", () => {
 
   it("converts a message once while its segment stays the same", async () => {
     const messages: Message[] = [
-      { id: "u1", role: "user", content: [{ type: "text", text: "hi" }] },
-      { id: "a1", role: "assistant", content: [{ type: "text", text: "hello" }] },
+      stored("u1", "user", [{ type: "text", text: "hi" }]),
+      stored("a1", "assistant", [{ type: "text", text: "hello" }], 1),
     ];
     const first = await chatMessagePieces(messages, blobs, "tool-calls");
     const second = await chatMessagePieces(
-      [...messages, { id: "u2", role: "user", content: [{ type: "text", text: "more" }] }],
+      [...messages, stored("u2", "user", [{ type: "text", text: "more" }], 2)],
       blobs,
       "tool-calls",
     );
@@ -93,13 +101,9 @@ describe("chatMessagePieces", () => {
 
   it("throws the whole conversion's error, naming the message by its place in the view", async () => {
     const messages: Message[] = [
-      { id: "u1", role: "user", content: [{ type: "text", text: "hi" }] },
-      { id: "a1", role: "assistant", content: [{ type: "text", text: "hello" }] },
-      {
-        id: "u2",
-        role: "user",
-        content: [{ type: "image", mediaType: "image/png", ref: "blob:missing" }],
-      },
+      stored("u1", "user", [{ type: "text", text: "hi" }]),
+      stored("a1", "assistant", [{ type: "text", text: "hello" }], 1),
+      stored("u2", "user", [{ type: "image", mediaType: "image/png", ref: "blob:missing" }], 2),
     ];
     await expect(chatMessagePieces(messages, blobs, "tool-calls")).rejects.toThrow(/messages\[2\]/);
   });

@@ -16,7 +16,8 @@ const body = fc
     const plain: Record<string, unknown> = {};
     const pieces: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(fields)) {
-      const isPieces = Array.isArray(value) && value.every((item) => Array.isArray(item) && item.length === 2);
+      const isPieces =
+        Array.isArray(value) && value.every((item) => Array.isArray(item) && item.length === 2);
       plain[key] = isPieces ? (value as [unknown, boolean][]).map(([item]) => item) : value;
       pieces[key] = isPieces
         ? (value as [unknown, boolean][]).map(([item, serialised]) =>
