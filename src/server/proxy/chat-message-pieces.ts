@@ -28,15 +28,23 @@ const converted = new WeakMap<Message, ConvertedSegment>();
  */
 function closesSegment(message: Message): boolean {
   if (message.kind === "marker" || (message.role === "tool" && message.kind === undefined)) return false;
-  return message.content.length === 0 || message.content.some((block) => block.type !== "opaque");
+  if (message.content.length === 0) return true;
+  for (const block of message.content) if (block.type !== "opaque") return true;
+  return false;
 }
 
-function cachedPieces(messages: readonly Message[], start: number, end: number, reasoning: Reasoning) {
+/**
+ * The segment converted before that starts at `messages[start]`, when the same messages still form it: they are
+ * there, and its end is still a segment's end (it was not the end of a view that has grown since).
+ */
+function cachedSegment(messages: readonly Message[], start: number, reasoning: Reasoning) {
   const found = converted.get(messages[start]!);
-  if (found?.reasoning !== reasoning || found.messages.length !== end - start) return undefined;
+  if (found?.reasoning !== reasoning) return undefined;
+  const end = start + found.messages.length;
+  if (end > messages.length) return undefined;
   for (let index = start; index < end; index++)
     if (found.messages[index - start] !== messages[index]) return undefined;
-  return found.pieces;
+  return end === messages.length || closesSegment(messages[end - 1]!) ? found : undefined;
 }
 
 /**
@@ -57,11 +65,16 @@ export async function chatMessagePieces(
 ): Promise<JsonText[]> {
   const pieces: JsonText[] = [];
   let start = 0;
-  for (let end = 1; end <= messages.length; end++) {
-    if (end < messages.length && !closesSegment(messages[end - 1]!)) continue;
-    const found = cachedPieces(messages, start, end, reasoning);
-    if (found !== undefined) pieces.push(...found);
-    else pieces.push(...(await convert(messages, start, end, blobs, reasoning)));
+  while (start < messages.length) {
+    const found = cachedSegment(messages, start, reasoning);
+    if (found !== undefined) {
+      for (const piece of found.pieces) pieces.push(piece);
+      start += found.messages.length;
+      continue;
+    }
+    let end = start + 1;
+    while (end < messages.length && !closesSegment(messages[end - 1]!)) end++;
+    for (const piece of await convert(messages, start, end, blobs, reasoning)) pieces.push(piece);
     start = end;
   }
   return pieces;
