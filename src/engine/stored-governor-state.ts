@@ -88,7 +88,8 @@ export class GovernorStateCodec {
         starts.push(index);
         continue;
       }
-      const seq = view[index]?.id === entry.id ? view[index].seq : Number.NaN;
+      const message = view[index];
+      const seq = message?.id === entry.id ? message.seq : Number.NaN;
       if (run !== undefined && seq === run.seq + 1) {
         run.count++;
         run.seq = seq;
