@@ -10,14 +10,13 @@
 // every turn goes to each in turn: on a shared, noisy machine they then see the same load, and before/after is a
 // ratio of one run (e.g. `npm exec -- node bench/proxy-history-cpu.ts ../main .`). `CTXKIT_BENCH_PROFILE_KEEP=<dir>` runs the servers under `--cpu-prof` into <dir> (and prints the
 // windows' monotonic clock, the profiles' clock).
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startFakeOpenAIServer } from "../src/test/fake-openai-server.ts";
 import { monotonicMicros } from "./support/cpu-profile.ts";
-import { startListening, type ListeningProcess } from "./support/listening-process.ts";
+import { startServe, type ServeProcess } from "./support/ctxkit-serve.ts";
 
 const SESSIONS = 4;
 /** Turns [from, to) of each session measured as the short history (2 messages per turn). */
@@ -30,7 +29,7 @@ const REPLY =
     5,
   );
 const repo = fileURLToPath(new URL("..", import.meta.url));
-const keep = process.env["CTXKIT_BENCH_PROFILE_KEEP"];
+const keep = process.env["CTXKIT_BENCH_PROFILE_KEEP"] || undefined;
 
 /** CPU milliseconds a process has used so far and its minor page faults (Linux `/proc`; every thread counted). */
 function processCpu(pid: number): { ms: number; faults: number } {
@@ -38,37 +37,20 @@ function processCpu(pid: number): { ms: number; faults: number } {
   return { ms: ((Number(fields[11]) + Number(fields[12])) * 1000) / 100, faults: Number(fields[7]) };
 }
 
-/** A `ctxkit serve` of `checkout` on a fresh database in `folder`, and its API key. */
+/** A `ctxkit serve` of `checkout`, from source, on a fresh database in `folder`. */
 async function serve(checkout: string, folder: string, upstreamUrl: string) {
-  const env = { PATH: process.env["PATH"], HOME: folder, CTXKIT_UPSTREAM_API_KEY: "bench" };
-  const bin = join(checkout, "src", "cli", "bin.ts");
-  const keys = join(folder, "keys.json");
-  const added = spawnSync(process.execPath, [bin, "serve", "keys", "add", "bench", "--keys", keys], {
-    env,
-    encoding: "utf8",
+  const served = await startServe({
+    checkout,
+    folder,
+    upstreamUrl,
+    label: "history-cpu",
+    bin: join(checkout, "src", "cli", "bin.ts"),
+    ...(keep !== undefined && { nodeArgs: ["--cpu-prof", "--cpu-prof-dir", join(keep, basename(folder))] }),
   });
-  if (added.status !== 0) throw new Error(`history-cpu: keys add failed: ${added.stderr}`);
-  const served = await startListening(
-    [
-      ...(keep ? ["--cpu-prof", "--cpu-prof-dir", join(keep, folder.split("/").at(-1)!)] : []),
-      bin,
-      "serve",
-      "--port",
-      "0",
-      "--db",
-      join(folder, "ctxkit.db"),
-      "--keys",
-      keys,
-      "--upstream",
-      upstreamUrl,
-    ],
-    env,
-    "history-cpu",
-  );
-  return { ...served, key: added.stdout.trim(), checkout };
+  return { ...served, checkout };
 }
 
-async function turn(served: ListeningProcess & { key: string }, session: string, index: number) {
+async function turn(served: ServeProcess, session: string, index: number) {
   const response = await fetch(`${served.url}/v1/chat/completions`, {
     method: "POST",
     headers: {
@@ -97,7 +79,7 @@ const upstream = await startFakeOpenAIServer({
   }),
 });
 const folders: string[] = [];
-const servers: (ListeningProcess & { key: string; checkout: string })[] = [];
+const servers: (ServeProcess & { checkout: string })[] = [];
 try {
   const given = process.argv.slice(2).map((path) => resolve(path));
   for (const checkout of given.length === 0 ? [repo] : given) {
