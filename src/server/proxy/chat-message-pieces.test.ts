@@ -4,7 +4,7 @@ import { toOpenAIChat } from "../../formats/providers/openai-chat/index.ts";
 import { historyArbitrary, openAIReasoning } from "../../formats/providers/test-support/history-arbitrary.ts";
 import type { Message } from "../../model/message.ts";
 import { MemoryBlobStore } from "../../store/memory/memory-blob-store.ts";
-import { bodyBytes } from "../upstream/json-text.ts";
+import { bodyChunks } from "../upstream/json-text.ts";
 import { chatMessagePieces } from "./chat-message-pieces.ts";
 
 const blobs = new MemoryBlobStore();
@@ -53,11 +53,9 @@ const fresh = (messages: readonly Message[], mode: "omit" | "tool-calls" | "incl
   JSON.stringify({ model: "m", messages: toOpenAIChat(messages, { reasoning: mode }), stream: false });
 
 const assembled = async (messages: readonly Message[], mode: "omit" | "tool-calls" | "include") =>
-  bodyBytes({
-    model: "m",
-    messages: await chatMessagePieces(messages, blobs, mode),
-    stream: false,
-  }).toString();
+  Buffer.concat(
+    bodyChunks({ model: "m", messages: await chatMessagePieces(messages, blobs, mode), stream: false }),
+  ).toString();
 
 describe("chatMessagePieces", () => {
   it("assembles, turn after turn from what it cached, the bytes of a fresh serialisation", async () => {

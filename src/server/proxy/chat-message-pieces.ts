@@ -56,7 +56,7 @@ function cachedSegment(messages: readonly Message[], start: number, reasoning: R
  *
  * @example
  * const messages = await chatMessagePieces(prepared.messages, store.blobs, "tool-calls");
- * bodyBytes({ model, messages }); // what JSON.stringify({ model, messages: toOpenAIChat(…) }) would write
+ * bodyChunks({ model, messages }); // what JSON.stringify({ model, messages: toOpenAIChat(…) }) would write
  */
 export async function chatMessagePieces(
   messages: readonly Message[],

@@ -66,7 +66,7 @@ export interface ProxyWire {
   elsewhere?(): Promise<Response>;
   /**
    * The upstream body around the governed request, media put back inline (the upstream cannot read `blob:`
-   * references); sent as `bodyBytes` writes it.
+   * references); sent as `bodyChunks` writes it.
    */
   body(prepared: PreparedRequest): Promise<unknown>;
   /**

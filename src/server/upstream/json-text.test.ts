@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { bodyBytes, JsonText } from "./json-text.ts";
+import { bodyChunks, JsonText } from "./json-text.ts";
 
 /** A body as a proxy sends it: JSON fields, and top-level arrays some of whose items are pre-serialised. */
 const body = fc
@@ -28,12 +28,12 @@ const body = fc
     return { plain, pieces };
   });
 
-describe("bodyBytes", () => {
+describe("bodyChunks", () => {
   it("writes the bytes JSON.stringify writes for the same values", () => {
     fc.assert(
       fc.property(body, ({ plain, pieces }) => {
         const expected = JSON.stringify(plain);
-        expect(bodyBytes(pieces).toString()).toBe(expected);
+        expect(Buffer.concat(bodyChunks(pieces)).toString()).toBe(expected);
         // A plain JSON.stringify of a body holding pieces agrees too (toJSON).
         expect(JSON.stringify(pieces)).toBe(expected);
       }),
@@ -42,12 +42,12 @@ describe("bodyBytes", () => {
 
   it("leaves out undefined fields and writes undefined items as null, as JSON.stringify does", () => {
     const value = { a: undefined, messages: [new JsonText('{"x":1}'), undefined], b: 2 };
-    expect(bodyBytes(value).toString()).toBe('{"messages":[{"x":1},null],"b":2}');
+    expect(Buffer.concat(bodyChunks(value)).toString()).toBe('{"messages":[{"x":1},null],"b":2}');
   });
 
   it("throws JSON.stringify's RangeError for a value nested too deeply", () => {
     let deep: unknown = [];
     for (let depth = 0; depth < 20_000; depth++) deep = [deep];
-    expect(() => bodyBytes({ messages: [new JsonText("{}")], tools: deep })).toThrow(RangeError);
+    expect(() => bodyChunks({ messages: [new JsonText("{}")], tools: deep })).toThrow(RangeError);
   });
 });

@@ -1,11 +1,11 @@
 /**
  * A JSON value serialised once, as UTF-8 bytes, to be sent many times: a stateful proxy's history message, whose
  * wire form does not change from one turn to the next. `JSON.stringify` sees the value it holds (`toJSON`), so a
- * body holding one serialises the same with or without `bodyBytes`; `bodyBytes` copies the bytes instead.
+ * body holding one serialises the same with or without `bodyChunks`; `bodyChunks` sends its bytes instead.
  *
  * @example
  * const piece = new JsonText(JSON.stringify({ role: "user", content: "hi" }));
- * bodyBytes({ model: "m", messages: [piece] }); // the bytes of {"model":"m","messages":[{"role":"user","content":"hi"}]}
+ * bodyChunks({ model: "m", messages: [piece] }); // the bytes of {"model":"m","messages":[{"role":"user","content":"hi"}]}
  */
 export class JsonText {
   /** The value's JSON text as UTF-8. */
@@ -16,7 +16,7 @@ export class JsonText {
     this.bytes = Buffer.from(text);
   }
 
-  /** The value itself, for a plain `JSON.stringify` of a body holding this (slower than `bodyBytes`). */
+  /** The value itself, for a plain `JSON.stringify` of a body holding this (slower than `bodyChunks`). */
   toJSON(): unknown {
     return JSON.parse(this.bytes.toString());
   }
@@ -33,17 +33,17 @@ const holdsPieces = (value: unknown): value is unknown[] =>
   Array.isArray(value) && value.some((item) => item instanceof JsonText);
 
 /**
- * The bytes of `JSON.stringify(body)`, with the `JsonText` items of the body's top-level arrays (a request's
- * `messages`) copied as they are instead of serialised again: the work of a request grows with what is new in it,
- * not with the whole history it sends. A `RangeError` (a value nested too deeply) is thrown as `JSON.stringify`
- * throws it.
+ * The bytes of `JSON.stringify(body)`, in chunks to write one after the other: the `JsonText` items of the body's
+ * top-level arrays (a request's `messages`) are their own chunks, sent as they are instead of serialised again
+ * (nor copied into one buffer), so the work of a request grows with what is new in it, not with the whole history
+ * it sends. A `RangeError` (a value nested too deeply) is thrown as `JSON.stringify` throws it.
  *
  * @example
- * const payload = bodyBytes({ ...request, messages: pieces });
+ * for (const chunk of bodyChunks({ ...request, messages: pieces })) upstreamRequest.write(chunk);
  */
-export function bodyBytes(body: unknown): Buffer {
+export function bodyChunks(body: unknown): Buffer[] {
   if (!isPlainObject(body) || !Object.values(body).some(holdsPieces))
-    return Buffer.from(JSON.stringify(body));
+    return [Buffer.from(JSON.stringify(body))];
   const chunks: Buffer[] = [];
   let text = "{";
   let first = true;
@@ -73,5 +73,5 @@ export function bodyBytes(body: unknown): Buffer {
     text += "]";
   }
   chunks.push(Buffer.from(`${text}}`));
-  return Buffer.concat(chunks);
+  return chunks;
 }
