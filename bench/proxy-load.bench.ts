@@ -28,6 +28,7 @@ import {
   type Bucket,
   type SampledTime,
 } from "./support/cpu-profile.ts";
+import { startServe } from "./support/ctxkit-serve.ts";
 import { startListening, type ListeningProcess } from "./support/listening-process.ts";
 
 const SESSIONS = 50;
@@ -42,7 +43,6 @@ const ROUNDS = Number(process.env["CTXKIT_BENCH_PROXY_ROUNDS"] ?? 3);
 /** Sessions run one after the other for the latency of one session (its p50 over all their turns). */
 const SINGLE_SESSIONS = 5;
 const repo = fileURLToPath(new URL("..", import.meta.url));
-const node = process.execPath;
 
 interface Run {
   /** Milliseconds per request, sorted. */
@@ -161,43 +161,6 @@ async function load(sessions: number, send: Send, serverPid?: number): Promise<R
 /** A running `ctxkit serve` child process. */
 type Served = ListeningProcess;
 
-/** Starts `ctxkit serve` of `checkout` on a fresh database and key file, with its default limits and `extraArgs`. */
-async function startServe(
-  checkout: string,
-  folder: string,
-  upstreamUrl: string,
-  extraArgs: readonly string[],
-  nodeArgs: readonly string[] = [],
-  bin = join(checkout, "bin", "ctxkit.js"),
-): Promise<Served & { key: string }> {
-  const env = { PATH: process.env["PATH"], HOME: folder, CTXKIT_UPSTREAM_API_KEY: "bench" };
-  const keys = join(folder, "keys.json");
-  const added = spawnSync(node, [bin, "serve", "keys", "add", "bench", "--keys", keys], {
-    env,
-    encoding: "utf8",
-  });
-  if (added.status !== 0) throw new Error(`proxy-load: keys add failed: ${added.stderr}`);
-  const served = await startListening(
-    [
-      ...nodeArgs,
-      bin,
-      "serve",
-      "--port",
-      "0",
-      "--db",
-      join(folder, "ctxkit.db"),
-      "--keys",
-      keys,
-      "--upstream",
-      upstreamUrl,
-      ...extraArgs,
-    ],
-    env,
-    "proxy-load",
-  );
-  return { ...served, key: added.stdout.trim() };
-}
-
 /** What one `ctxkit serve` did under both loads. */
 interface ProxyRuns {
   readonly label: string;
@@ -293,7 +256,7 @@ async function throughServe(
 ): Promise<ProxyRuns> {
   const folder = mkdtempSync(join(tmpdir(), "ctxkit-proxy-load-"));
   try {
-    const served = await startServe(checkout, folder, upstreamUrl, extraArgs);
+    const served = await startServe({ checkout, folder, upstreamUrl, extraArgs, label: "proxy-load" });
     const send = serveClients(served);
     let runs: Awaited<ReturnType<typeof warmSingleAndRounds>>;
     try {
@@ -363,15 +326,15 @@ async function profileServe(upstreamUrl: string): Promise<ServeProfile> {
   const folder = mkdtempSync(join(tmpdir(), "ctxkit-proxy-profile-"));
   const profiles = join(folder, "profiles");
   try {
-    const served = await startServe(
-      repo,
+    const served = await startServe({
+      checkout: repo,
       folder,
       upstreamUrl,
-      [],
-      ["--cpu-prof", "--cpu-prof-dir", profiles],
+      label: "proxy-load",
+      nodeArgs: ["--cpu-prof", "--cpu-prof-dir", profiles],
       // From source, so that the samples name ctxkit's own files (the bundle's chunks mix many modules).
-      join(repo, "src", "cli", "bin.ts"),
-    );
+      bin: join(repo, "src", "cli", "bin.ts"),
+    });
     const send = serveClients(served);
     let from: number;
     let to: number;

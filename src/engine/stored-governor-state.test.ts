@@ -1,7 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
+import type { GovernorState } from "../governance/governor-state.ts";
+import { MemoryBlobStore } from "../store/memory/memory-blob-store.ts";
 import type { JsonValue, Message } from "../model/message.ts";
 import { sequentialIds } from "../model/ids.ts";
 import { toOpenAIChat } from "../formats/providers/openai-chat/index.ts";
@@ -165,5 +168,66 @@ describe("the governor state a session stores", () => {
     } finally {
       await store.close();
     }
+  });
+
+  it("encodes a view turn after turn, from what it encoded last, as a fresh codec encodes it", async () => {
+    const history: Message[] = Array.from({ length: 40 }, (_, index) => ({
+      id: `m${index}`,
+      sessionId: "s1",
+      // Gaps in seq (hidden rows) break runs.
+      seq: index + Math.floor(index / 7),
+      turn: 0,
+      createdAt: "2026-03-01T12:00:00.000Z",
+      role: index % 2 === 0 ? "user" : "assistant",
+      content: [{ type: "text", text: `message ${index}` }],
+    }));
+    // Each step: the view grows, or a checkpoint rewrites a message or drops a range.
+    const step = fc.oneof(
+      fc.record({ grow: fc.integer({ min: 1, max: 6 }) }),
+      fc.record({ rewrite: fc.nat() }),
+      fc.record({ drop: fc.nat(), count: fc.integer({ min: 1, max: 4 }) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 12 }), async (steps) => {
+        const blobs = new MemoryBlobStore();
+        const codec = new GovernorStateCodec(blobs, "s1");
+        let view: Message[] = [];
+        let next = 0;
+        const rewritten = new Set<Message>();
+        for (const change of steps) {
+          if ("grow" in change) {
+            view = [...view, ...history.slice(next, next + change.grow)];
+            next = Math.min(history.length, next + change.grow);
+          } else if ("rewrite" in change && view.length > 0) {
+            const at = change.rewrite % view.length;
+            const message = { ...view[at]!, content: [{ type: "text" as const, text: "rewritten" }] };
+            rewritten.add(message);
+            view = view.map((old, index) => (index === at ? message : old));
+          } else if ("drop" in change && view.length > 0) {
+            const at = change.drop % view.length;
+            view = [...view.slice(0, at), ...view.slice(at + change.count)];
+          }
+          const state = {
+            version: 1,
+            view: view.map((message) => (rewritten.has(message) ? { message } : { id: message.id })),
+            covered: 0,
+          } as unknown as GovernorState;
+          const encoded = (await codec.encode(state, view)) as { view: Record<string, unknown>[] };
+          const fresh = (await new GovernorStateCodec(blobs, "s1").encode(state, view)) as typeof encoded;
+          // The same entries (a fresh codec stores the rewritten messages again, under other refs).
+          const shape = (entries: Record<string, unknown>[]) =>
+            entries.map((entry) => ("ref" in entry ? "rewritten" : entry));
+          expect(shape(encoded.view)).toEqual(shape(fresh.view));
+          const decoded = (await new GovernorStateCodec(blobs, "s1").decode(
+            encoded as unknown as JsonValue,
+            history,
+          )) as unknown as GovernorState;
+          expect(decoded.view.map((entry) => ("id" in entry ? entry.id : entry.message.content))).toEqual(
+            view.map((message) => (rewritten.has(message) ? message.content : message.id)),
+          );
+        }
+      }),
+      { numRuns: 150 },
+    );
   });
 });

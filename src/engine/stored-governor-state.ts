@@ -47,6 +47,14 @@ export class GovernorStateCodec {
   readonly #blobs: BlobStore;
   readonly #sessionId: string;
   readonly #stored = new WeakMap<Message, StoredPlace>();
+  /** The view encoded last, its stored entries, and the view index each entry starts at. */
+  #last:
+    | {
+        readonly view: readonly Message[];
+        readonly entries: readonly StoredViewEntry[];
+        readonly starts: readonly number[];
+      }
+    | undefined;
 
   constructor(blobs: BlobStore, sessionId: string) {
     this.#blobs = blobs;
@@ -56,36 +64,62 @@ export class GovernorStateCodec {
   /**
    * The stored form of `state`, a governor's snapshot, whose view entries are the messages of `view` (the
    * governor's view, index for index); the rewritten messages not stored yet are written first, as one blob.
+   * Between checkpoints the view only grows at its end: the entries of the part it shares with the view encoded
+   * last are taken from then, and only the rest is encoded (a turn's encoding does not grow with the session).
    */
   async encode(state: GovernorState, view: readonly Message[]): Promise<JsonValue> {
-    await this.#storeNew(state.view);
-    const entries: StoredViewEntry[] = [];
-    let run: { id: string; count: number; seq: number } | undefined;
+    const { kept, from } = this.#unchanged(view);
+    await this.#storeNew(state.view, from);
+    const entries = this.#last?.entries.slice(0, kept) ?? [];
+    const starts = this.#last?.starts.slice(0, kept) ?? [];
+    let run: { id: string; count: number; seq: number; start: number } | undefined;
     const endRun = () => {
-      if (run !== undefined)
+      if (run !== undefined) {
         entries.push(run.count === 1 ? { id: run.id } : { id: run.id, count: run.count });
+        starts.push(run.start);
+      }
       run = undefined;
     };
-    for (const [index, entry] of state.view.entries()) {
+    for (let index = from; index < state.view.length; index++) {
+      const entry = state.view[index]!;
       if ("message" in entry) {
         endRun();
         entries.push({ ...this.#stored.get(entry.message)! });
+        starts.push(index);
         continue;
       }
-      const seq = view[index]?.id === entry.id ? view[index].seq : Number.NaN;
+      const message = view[index];
+      const seq = message?.id === entry.id ? message.seq : Number.NaN;
       if (run !== undefined && seq === run.seq + 1) {
         run.count++;
         run.seq = seq;
         continue;
       }
       endRun();
-      run = { id: entry.id, count: 1, seq };
+      run = { id: entry.id, count: 1, seq, start: index };
     }
     endRun();
+    this.#last = { view: [...view], entries, starts };
     const { version: _version, view: _view, ...rest } = state;
-    return { ...rest, version: 2, view: entries } as unknown as JsonValue;
+    return { ...rest, version: 2, view: [...entries] } as unknown as JsonValue;
   }
 
+  /**
+   * How many entries of the last encoding still hold (`kept`), and the view index the next one starts at
+   * (`from`): every entry before the one holding the first message that changed (its run may go on).
+   */
+  #unchanged(view: readonly Message[]): { kept: number; from: number } {
+    const last = this.#last;
+    if (last === undefined) return { kept: 0, from: 0 };
+    const shared = Math.min(view.length, last.view.length);
+    let same = 0;
+    while (same < shared && view[same] === last.view[same]) same++;
+    // The entry holding view[same - 1] is encoded again: it may be a run that goes on.
+    let kept = last.starts.length;
+    while (kept > 0 && last.starts[kept - 1]! >= same) kept--;
+    if (kept > 0) kept--;
+    return { kept, from: kept < last.starts.length ? last.starts[kept]! : same };
+  }
   /**
    * The governor state of a stored value, for `parseGovernorState` (which checks it): a version-1 value as it
    * is; undefined when the value names a blob or a history message that is gone (the view is then rebuilt).
@@ -118,10 +152,11 @@ export class GovernorStateCodec {
     return { ...stored, version: 1, view } as unknown as JsonValue;
   }
 
-  /** Stores the view's rewritten messages not stored yet, together in one blob. */
-  async #storeNew(view: readonly GovernorViewEntry[]): Promise<void> {
+  /** Stores the view's rewritten messages (from index `from` on) not stored yet, together in one blob. */
+  async #storeNew(view: readonly GovernorViewEntry[], from: number): Promise<void> {
     const fresh = new Set<Message>();
-    for (const entry of view) {
+    for (let index = from; index < view.length; index++) {
+      const entry = view[index]!;
       if ("message" in entry && !this.#stored.has(entry.message)) fresh.add(entry.message);
     }
     if (fresh.size === 0) return;

@@ -1,6 +1,5 @@
 import type { EngineSession } from "../../engine/engine-session.ts";
 import type { PreparedRequest, ToolDefinition } from "../../engine/prepared-request.ts";
-import type { OpenAIChatMessage } from "../../formats/providers/openai-chat/index.ts";
 import type { GovernanceEvent } from "../../governance/events.ts";
 import type { Message } from "../../model/message.ts";
 import type { SessionRecord } from "../../store/session-store.ts";
@@ -65,8 +64,11 @@ export interface ProxyWire {
   inputs(session: EngineSession, storeId: string): Promise<ClientTurn | undefined>;
   /** Serves a request `inputs` found to be another conversation, once the session is released. */
   elsewhere?(): Promise<Response>;
-  /** The upstream body around the governed request (`chat`: its messages as OpenAI chat messages). */
-  body(prepared: PreparedRequest, chat: OpenAIChatMessage[]): unknown;
+  /**
+   * The upstream body around the governed request, media put back inline (the upstream cannot read `blob:`
+   * references); sent as `bodyChunks` writes it.
+   */
+  body(prepared: PreparedRequest): Promise<unknown>;
   /**
    * The client's answer, the reply stored through `ending.complete` first: a whole answer's before it is sent, a
    * stream's before its last event. A rejection before `complete` fails the turn (a 2xx body that reports an

@@ -1,7 +1,7 @@
 import type { AssistantReply } from "../upstream/assistant-reply.ts";
 import type { UpstreamResponse } from "../upstream/call-upstream.ts";
 import { readChatStream } from "../upstream/read-chat-stream.ts";
-import { RelayEnding } from "./relay-ending.ts";
+import { relayStream } from "./relay-stream.ts";
 
 /** Options of `relayChatStream`. */
 export interface RelayOptions {
@@ -34,33 +34,25 @@ function errorEvent(error: unknown): Uint8Array {
  * return new Response(relayChatStream({ upstream, forwardUsage, complete, fail, errorObject }), { headers });
  */
 export function relayChatStream(options: RelayOptions): ReadableStream<Uint8Array> {
-  const relay = new RelayEnding(options.fail);
-  const failed = (reason: unknown) => errorEvent(options.errorObject(reason));
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      relay.attach(controller);
-      const run = async () => {
-        const outcome = await readChatStream(options.upstream, (event, delta) => {
-          if (delta?.usageOnly === true && !options.forwardUsage) return;
-          relay.send(encoder.encode(event.raw));
-        });
-        if (!outcome.complete) {
-          relay.fail(outcome.error ?? new Error("the upstream stream ended before the reply was complete"));
-          relay.finish(outcome.error === undefined && !relay.gone ? failed(undefined) : undefined);
-          return;
-        }
-        if (!(await relay.store(() => options.complete(outcome.reply), failed))) return;
-        relay.finish(encoder.encode(outcome.doneEvent?.raw ?? "data: [DONE]\n\n"));
-      };
-      run().catch((error: unknown) => {
-        relay.fail(error);
-        // A client that went away is not told (nor is its going away an error of the server's).
-        if (!relay.gone) relay.finish(failed(error));
+  return relayStream({
+    ...options,
+    errorEvent: (reason) => errorEvent(options.errorObject(reason)),
+    read: async (send) => {
+      const outcome = await readChatStream(options.upstream, (event, delta) => {
+        if (delta?.usageOnly === true && !options.forwardUsage) return;
+        send(encoder.encode(event.raw));
       });
-    },
-    cancel(reason) {
-      options.upstream.abort(reason);
-      return relay.cancel(reason);
+      if (!outcome.complete)
+        return {
+          complete: false,
+          error: outcome.error,
+          cutShort: "the upstream stream ended before the reply was complete",
+        };
+      return {
+        complete: true,
+        reply: () => outcome.reply,
+        last: encoder.encode(outcome.doneEvent?.raw ?? "data: [DONE]\n\n"),
+      };
     },
   });
 }

@@ -1,8 +1,4 @@
 import type { Context } from "hono";
-import type { PreparedRequest } from "../../engine/prepared-request.ts";
-import { toOpenAIChat, type OpenAIChatMessage } from "../../formats/providers/openai-chat/index.ts";
-import type { BlobStore } from "../../store/blob-store.ts";
-import { inlineMedia } from "../../store/media-blobs.ts";
 import { textTokensAsync } from "../../tokens/token-counter.ts";
 import { errorAnswer, logHidden } from "../http/error-response.ts";
 import { HttpError } from "../http/http-error.ts";
@@ -12,27 +8,9 @@ import type { ServerContext, ServerEnv } from "../server-context.ts";
 import type { SessionLease } from "../tenancy/tenant-engines.ts";
 import type { AssistantReply } from "../upstream/assistant-reply.ts";
 import { callUpstream, type UpstreamResponse } from "../upstream/call-upstream.ts";
-import type { UpstreamOptions } from "../upstream/upstream-options.ts";
 import { withPromptCacheKey } from "./chat-request.ts";
 import type { ProxyWire, StoredTurn, TurnEnding } from "./proxy-wire.ts";
 import { appendInputs, clientSystemPrompt, type ClientTurn } from "./session-inputs.ts";
-
-/**
- * The OpenAI chat messages of a prepared request, system prompt first, with media kept in the blob store put
- * back inline (the upstream cannot read `blob:` references). The reasoning of assistant messages that made tool
- * calls goes back as `reasoning_content` (DeepSeek's thinking mode answers 400 without it), unless the upstream
- * has `reasoningContent: false`; other reasoning is left out (servers ignore it, or reject it).
- */
-async function upstreamMessages(
-  prepared: PreparedRequest,
-  blobs: BlobStore,
-  upstream: Pick<UpstreamOptions, "reasoningContent">,
-): Promise<OpenAIChatMessage[]> {
-  const messages = toOpenAIChat(await inlineMedia(prepared.messages, blobs), {
-    reasoning: upstream.reasoningContent === false ? "omit" : "tool-calls",
-  });
-  return prepared.system === "" ? messages : [{ role: "system", content: prepared.system }, ...messages];
-}
 
 /** A promise with its resolve and reject (`Promise.withResolvers`, not in the ES2023 library). */
 function resolvers<T>() {
@@ -70,8 +48,7 @@ async function sendTurn(
   let headersMs = 0;
   const sent = await turn.send<UpstreamResponse>(
     async (request, signal) => {
-      const chat = await upstreamMessages(request, context.store.blobs, wire.upstream);
-      const body = withPromptCacheKey(await wire.body(request, chat), session.id, wire.upstream);
+      const body = withPromptCacheKey(await wire.body(request), session.id, wire.upstream);
       try {
         const response = await callUpstream(wire.upstream, body, {
           timeoutMs: c.get("limits").upstreamTimeoutMs,
@@ -91,7 +68,7 @@ async function sendTurn(
     {
       ...clientSystemPrompt(system),
       tools: wire.tools,
-      // Media are read back from the blob store when the request is sent (`upstreamMessages`), and the request
+      // Media are read back from the blob store when the wire makes the body (`ProxyWire.body`), and the request
       // kept for the inspector holds their references, not their data.
       media: "ref",
       signal: c.req.raw.signal,

@@ -9,6 +9,7 @@ import { governStateless } from "../proxy/govern-stateless.ts";
 import { relayChatStream } from "../proxy/relay-chat-stream.ts";
 import { eventStream, upstreamJson, type ProxyWire } from "../proxy/proxy-wire.ts";
 import { serveProxyTurn } from "../proxy/serve-proxy-turn.ts";
+import { upstreamChatMessages } from "../proxy/chat-message-pieces.ts";
 import { clientTurn } from "../proxy/session-inputs.ts";
 import type { ServerContext, ServerEnv } from "../server-context.ts";
 import { replyFromCompletion, type AssistantReply } from "../upstream/assistant-reply.ts";
@@ -56,7 +57,7 @@ export function registerChatCompletionsRoute(app: Hono<ServerEnv>, context: Serv
     const request = await readJson(c, chatRequestSchema, "chat completions request");
     const sessionId = requestedSession((name) => c.req.header(name));
     if (sessionId === undefined) return stateless(c, context, upstream, request, started);
-    return serveProxyTurn(c, context, { sessionId, started }, chatWire(request, upstream));
+    return serveProxyTurn(c, context, { sessionId, started }, chatWire(request, upstream, context));
   });
 }
 
@@ -91,13 +92,18 @@ async function stateless(
 }
 
 /** The chat completions wire: the request's new messages, the upstream body around the governed ones. */
-function chatWire(request: ChatRequest, upstream: UpstreamOptions): ProxyWire {
+function chatWire(request: ChatRequest, upstream: UpstreamOptions, context: ServerContext): ProxyWire {
   return {
     upstream,
     provider: "openai-compatible",
     tools: toolDefinitions(request.tools),
     inputs: async (_session, storeId) => clientTurn(fromOpenAIChat(request.messages, { sessionId: storeId })),
-    body: (_prepared, messages) => upstreamBody(request, messages, upstream.model),
+    body: async (prepared) =>
+      upstreamBody(
+        request,
+        await upstreamChatMessages(prepared, context.store.blobs, upstream),
+        upstream.model,
+      ),
     async respond({ call, headers }, ending) {
       if (request.stream !== true) {
         const { text, reply } = await completionReply(call, upstream);

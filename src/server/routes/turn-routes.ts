@@ -5,6 +5,7 @@ import { contentBlockSchema, jsonValueSchema } from "../../model/schemas.ts";
 import { HttpError } from "../http/http-error.ts";
 import { readJson } from "../http/json-body.ts";
 import { toolDefinitions } from "../proxy/chat-request.ts";
+import { upstreamChatMessages } from "../proxy/chat-message-pieces.ts";
 import { serveProxyTurn } from "../proxy/serve-proxy-turn.ts";
 import type { ClientTurn } from "../proxy/session-inputs.ts";
 import type { ServerContext, ServerEnv } from "../server-context.ts";
@@ -111,9 +112,9 @@ export function registerTurnRoutes(app: Hono<ServerEnv>, context: ServerContext)
         provider: "openai-compatible",
         tools: toolDefinitions(body.tools),
         inputs: async () => turnOf(body),
-        body: (_prepared, messages) => ({
+        body: async (prepared) => ({
           model,
-          messages,
+          messages: await upstreamChatMessages(prepared, context.store.blobs, upstream),
           stream: true,
           stream_options: { include_usage: true },
           ...(body.tools !== undefined && body.tools.length > 0 && { tools: body.tools }),

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { HttpError } from "../http/http-error.ts";
 import { callUpstream } from "./call-upstream.ts";
+import { JsonText } from "./json-text.ts";
 
 type Handler = (request: IncomingMessage, response: ServerResponse, body: string) => void;
 
@@ -42,6 +43,20 @@ const failureOf = (promise: Promise<unknown>) =>
   );
 
 describe("callUpstream", () => {
+  it("sends a body of pre-serialised pieces as the bytes JSON.stringify writes, with their length", async () => {
+    const server = await upstream((_request, response) => response.end("{}"));
+    const messages = Array.from({ length: 300 }, (_, index) => ({ role: "user", content: `é ${index} ✓` }));
+    const body = {
+      model: "m",
+      messages: [{ role: "system", content: "s" }, ...messages.map((m) => new JsonText(JSON.stringify(m)))],
+      stream: false,
+    };
+    await (await callUpstream({ baseURL: server.baseURL }, body, { timeoutMs: 5_000 })).text();
+    const expected = JSON.stringify({ ...body, messages: [{ role: "system", content: "s" }, ...messages] });
+    expect(server.received[0]!.body).toBe(expected);
+    expect(server.received[0]!.headers["content-length"]).toBe(String(Buffer.byteLength(expected)));
+  });
+
   it("POSTs the JSON body with the upstream's key, asks for an unencoded answer, and reads it whole", async () => {
     const server = await upstream((_request, response, body) => {
       response.writeHead(200, { "content-type": "application/json" });

@@ -4,6 +4,7 @@ import { transportFailure } from "../../providers/error-chain.ts";
 import { HttpError } from "../http/http-error.ts";
 import { upstreamUrl, type UpstreamOptions } from "./upstream-options.ts";
 import { upstreamFailure } from "./upstream-failure.ts";
+import { bodyChunks } from "./json-text.ts";
 
 /** A successful upstream answer whose body is read under an idle timer (504 when the upstream stalls). */
 export interface UpstreamResponse {
@@ -64,7 +65,7 @@ function headersOf(response: IncomingMessage): Record<string, string> {
 function post(
   url: URL,
   headers: Record<string, string>,
-  payload: Buffer,
+  payload: readonly Buffer[],
   signal: AbortSignal,
 ): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
@@ -75,15 +76,21 @@ function post(
       return;
     }
     try {
+      let length = 0;
+      for (const chunk of payload) length += chunk.length;
       const request = send(url, {
         method: "POST",
-        headers: { ...headers, "content-length": String(payload.length) },
+        headers: { ...headers, "content-length": String(length) },
         signal,
       });
       // Kept for the whole exchange: a failure after the headers also ends the response, where it is read.
       request.on("error", reject);
       request.once("response", resolve);
-      request.end(payload);
+      // Corked: the chunks leave in one vectored write, without being copied into one buffer first.
+      request.cork();
+      for (const chunk of payload) request.write(chunk);
+      request.uncork();
+      request.end();
     } catch (error) {
       // e.g. a header value Node refuses to send.
       reject(error instanceof Error ? error : new Error(String(error)));
@@ -125,10 +132,10 @@ function redirectTarget(location: string, upstream: UpstreamOptions): string {
   }
 }
 
-/** The request body as bytes; a 400 (not a failed connection) for a value too deep to write. */
-function serializeBody(body: unknown): Buffer {
+/** The request body's bytes (`bodyChunks`); a 400 (not a failed connection) for a value too deep to write. */
+function serializeBody(body: unknown): Buffer[] {
   try {
-    return Buffer.from(JSON.stringify(body));
+    return bodyChunks(body);
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
     throw new HttpError(400, "invalid_input", "the request nests too deeply to be sent upstream; flatten it");

@@ -1,7 +1,7 @@
 import type { AssistantReply } from "./assistant-reply.ts";
 import type { UpstreamResponse } from "./call-upstream.ts";
 import { ChatStreamAccumulator, type ChunkDelta } from "./chat-stream-accumulator.ts";
-import { SseEventSplitter, type RawSseEvent } from "./sse-event-splitter.ts";
+import { sseEvents, type RawSseEvent } from "./sse-event-splitter.ts";
 
 /** How an upstream stream ended. */
 export interface ChatStreamOutcome {
@@ -27,7 +27,6 @@ export async function readChatStream(
   onEvent: (event: RawSseEvent, delta: ChunkDelta | undefined) => void | Promise<void>,
 ): Promise<ChatStreamOutcome> {
   const accumulator = new ChatStreamAccumulator();
-  const splitter = new SseEventSplitter();
   let doneEvent: RawSseEvent | undefined;
   let finished = false;
   let error: unknown;
@@ -48,11 +47,7 @@ export async function readChatStream(
     if (accumulator.finishReason !== undefined) finished = true;
     await onEvent(event, delta);
   };
-  for await (const chunk of upstream.chunks()) {
-    for (const event of splitter.push(chunk)) await handle(event);
-  }
-  const tail = splitter.end();
-  if (tail !== undefined) await handle(tail);
+  for await (const event of sseEvents(upstream.chunks())) await handle(event);
   return {
     reply: accumulator.reply(),
     complete: error === undefined && (doneEvent !== undefined || finished),

@@ -52,3 +52,32 @@ export class SseEventSplitter {
     return { raw: rest, data: dataOf(rest) };
   }
 }
+
+/**
+ * The SSE events of a body's chunks, in order, the text after the last blank line included.
+ *
+ * @example
+ * for await (const event of sseEvents(upstream.chunks())) forward(event.raw);
+ */
+export async function* sseEvents(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<RawSseEvent> {
+  const splitter = new SseEventSplitter();
+  for await (const chunk of chunks) yield* splitter.push(chunk);
+  const tail = splitter.end();
+  if (tail !== undefined) yield tail;
+}
+
+/**
+ * The JSON object (or array) of an event's data; undefined when it has none or it is not JSON.
+ *
+ * @example
+ * if (eventObject(event)?.["type"] === "message_stop") …
+ */
+export function eventObject(event: RawSseEvent): Record<string, unknown> | undefined {
+  if (event.data === undefined) return undefined;
+  try {
+    const value: unknown = JSON.parse(event.data);
+    return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
