@@ -46,7 +46,7 @@ export interface TurnSpec {
  */
 export function agentTurn(sizes: AgentHistorySizes = {}): fc.Arbitrary<TurnSpec> {
   const call: fc.Arbitrary<CallSpec> = fc.record({
-    name: fc.constantFrom("bash", "read_file", "grep"),
+    name: fc.constantFrom("bash", "read_file", "grep", "write_file"),
     argument: fc.string({ maxLength: 12 }),
     size: fc.integer({ min: 0, max: sizes.maxOutputChars ?? 16_000 }),
     written: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: sizes.maxWrittenChars ?? 12_000 })),
