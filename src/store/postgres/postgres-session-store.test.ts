@@ -74,6 +74,45 @@ describe("PostgreSQL appends", () => {
     await pool.end();
   });
 
+  it("create a session with its first turn, its metadata and governor state in one round trip", async () => {
+    const { pool, sent } = recordingPool(server!.url);
+    const store = await openPostgresSessionStore({ pool, schema: schema() });
+    await store.flushSearchIndex();
+    sent.length = 0;
+    const first = await store.appendTurn("s1", turn("okapi"), {
+      expectedNextSeq: 0,
+      session: { owner: "ada", agent: "claude", title: "Zoo", metadata: { b: 1, a: "x" } },
+      usage: [{ usage: { input: 10, output: 5 } }],
+      governorState: { version: 1 },
+    });
+    // No BEGIN, no read, no COMMIT: the lock, the session row, the rows, their queue entry and the state in one
+    // autocommitted statement.
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatch(/^WITH locked AS/);
+    expect(first.session).toMatchObject({
+      owner: "ada",
+      agent: "claude",
+      title: "Zoo",
+      nextSeq: 2,
+      turnCount: 1,
+    });
+    expect(first.session).toEqual(await store.getSession("s1"));
+    expect(first.session.usage).toMatchObject({ input: 10, output: 5 });
+    expect(JSON.stringify(first.session.metadata)).toBe('{"b":1,"a":"x"}');
+    expect(await store.loadMessages("s1")).toEqual(first.messages);
+    expect(await store.loadGovernorState("s1")).toEqual({ version: 1 });
+    expect((await store.searchSessions("okapi", { owner: "ada" })).map((hit) => hit.seq)).toEqual([0]);
+    expect(
+      (await store.listSessions({ metadata: { a: "x" } })).sessions.map((session) => session.id),
+    ).toEqual(["s1"]);
+    // The next turn takes the one statement of a session the store knows.
+    sent.length = 0;
+    await store.appendTurn("s1", turn("two"), { expectedNextSeq: 2 });
+    expect(sent).toHaveLength(1);
+    await store.close();
+    await pool.end();
+  });
+
   it("fall back to the transaction when another writer changed the session, losing none of its writes", async () => {
     const name = schema();
     const mine = await openPostgresSessionStore({ connectionString: server!.url, schema: name });

@@ -94,8 +94,11 @@ const VIEW = {
   ),
 };
 
-/** Rows a turn may have to go in one statement with its session's totals (`#appendKnown`). */
+/** Rows a turn may have to go in one statement with its session's totals (`#appendKnown`, `#appendFirst`). */
 const KNOWN_APPEND_ROWS = 1000;
+
+/** The head of a session not stored yet. */
+const NEW_SESSION = { exists: false, nextSeq: 0, turnCount: 0 } as const;
 
 /**
  * The session store on a ctxkit SQL database, one implementation for SQLite and PostgreSQL: every write is one
@@ -159,8 +162,11 @@ export class SqlSessionStore implements SessionStore {
     checkSessionId(sessionId);
     const database = this.#database;
     await this.#words?.drainDue();
-    const known = await this.#appendKnown(sessionId, messages, options);
-    if (known !== undefined) return known;
+    // One statement where it can be: a session this store wrote last, or one the caller expects to be new.
+    const single =
+      (await this.#appendKnown(sessionId, messages, options)) ??
+      (await this.#appendFirst(sessionId, messages, options));
+    if (single !== undefined) return single;
     // Writers of the session are serialised by its lock, taken with the transaction.
     const result = await database.write(async (queries) => {
       const found = await readSessionForWrite(database, queries, sessionId);
@@ -244,6 +250,50 @@ export class SqlSessionStore implements SessionStore {
       return undefined;
     }
     const session = sessionFromRow(row, database.location);
+    this.#known.remember(session);
+    this.#words?.noteWritten(rows.length);
+    return { session, messages: plan.rows, summaries: [] };
+  }
+
+  /**
+   * The first turn of a session the caller expects to be new (`expectedNextSeq: 0`), creating it in one
+   * statement where the dialect has one (`appendFirst`): planned as a new session, written only if none of its
+   * id is stored. Undefined when it does not apply or the session exists: the caller then appends in a
+   * transaction, which reads the session and refuses or appends as it always does.
+   */
+  async #appendFirst(
+    sessionId: string,
+    messages: readonly MessageInput[],
+    options: AppendTurnOptions,
+  ): Promise<AppendResult | undefined> {
+    const database = this.#database;
+    const { dialect } = database;
+    if (
+      dialect.appendFirst === undefined ||
+      database.writeOne === undefined ||
+      options.expectedNextSeq !== 0 ||
+      (options.compactions?.length ?? 0) > 0 ||
+      this.#known.get(sessionId) !== undefined
+    )
+      return undefined;
+    let plan;
+    try {
+      plan = planAppend(sessionId, NEW_SESSION, messages, options, this.#context);
+    } catch (error) {
+      // Refused as a new session's turn (one that opens no turn, say): the transaction, which knows whether the
+      // session exists, refuses it or appends it.
+      if (error instanceof ValidationError) return undefined;
+      throw error;
+    }
+    if (plan.blobs.length > 0 || plan.rows.length > KNOWN_APPEND_ROWS) return undefined;
+    const session = withTurn(newSessionRecord(sessionId, options.session, plan), plan);
+    const rows = plan.rows.map((message) => ({ message, position: message.seq }));
+    const created = await database.writeOne((queries) =>
+      this.#insertChecked(rows, () =>
+        dialect.appendFirst!(database, queries, session, rows, options.governorState),
+      ),
+    );
+    if (!created) return undefined;
     this.#known.remember(session);
     this.#words?.noteWritten(rows.length);
     return { session, messages: plan.rows, summaries: [] };
