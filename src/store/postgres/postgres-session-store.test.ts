@@ -113,6 +113,42 @@ describe("PostgreSQL appends", () => {
     await pool.end();
   });
 
+  it("store a turn of a session they did not write last in two round trips: a read, then one statement", async () => {
+    const name = schema();
+    const other = await openPostgresSessionStore({ connectionString: server!.url, schema: name });
+    await other.appendTurn("s1", turn("one"), { session: { owner: "ada" }, governorState: { version: 1 } });
+    const { pool, sent } = recordingPool(server!.url);
+    const store = await openPostgresSessionStore({ pool, schema: name });
+    await store.flushSearchIndex();
+    sent.length = 0;
+    const second = await store.appendTurn("s1", turn("two"), { expectedNextSeq: 2, expectedOwner: "ada" });
+    expect(sent).toHaveLength(2);
+    expect(sent[1]).toMatch(/^WITH locked AS/);
+    expect(second.session).toEqual(await other.getSession("s1"));
+    expect(second.session).toMatchObject({ owner: "ada", messageCount: 4, turnCount: 2, nextSeq: 4 });
+    // The turn had no governor state: the stored one is dropped, as the transaction does.
+    expect(await other.loadGovernorState("s1")).toBeUndefined();
+    // A session not stored, with no expectation: the read finds none, and one statement creates it.
+    sent.length = 0;
+    const fresh = await store.appendTurn("s2", turn("three"));
+    expect(sent).toHaveLength(2);
+    expect(sent[1]).toMatch(/^WITH locked AS/);
+    expect(fresh.session).toEqual(await other.getSession("s2"));
+    expect(await other.loadMessages("s2")).toEqual(fresh.messages);
+    // Expected at a seq it is not at: refused, nothing written.
+    await expect(store.appendTurn("s3", turn("four"), { expectedNextSeq: 2 })).rejects.toMatchObject({
+      code: "concurrent_write",
+    });
+    await expect(other.appendTurn("s2", turn("five"), { expectedNextSeq: 0 })).rejects.toMatchObject({
+      code: "concurrent_write",
+    });
+    expect(await other.getSession("s3")).toBeUndefined();
+    expect(await other.getSession("s2")).toEqual(fresh.session);
+    await store.close();
+    await other.close();
+    await pool.end();
+  });
+
   it("fall back to the transaction when another writer changed the session, losing none of its writes", async () => {
     const name = schema();
     const mine = await openPostgresSessionStore({ connectionString: server!.url, schema: name });
