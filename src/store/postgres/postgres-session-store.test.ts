@@ -109,6 +109,14 @@ describe("PostgreSQL appends", () => {
     sent.length = 0;
     await store.appendTurn("s1", turn("two"), { expectedNextSeq: 2 });
     expect(sent).toHaveLength(1);
+    // Both statements are prepared on the connection (parsed and planned once, not at every turn).
+    const prepared = await pool.query<{ statement: string }>(
+      "SELECT statement FROM pg_prepared_statements WHERE name LIKE 'ctk\\_%' ORDER BY statement",
+    );
+    expect(prepared.rows.map((row) => row.statement.slice(0, 15))).toEqual([
+      "WITH locked AS ",
+      "WITH locked AS ",
+    ]);
     await store.close();
     await pool.end();
   });
