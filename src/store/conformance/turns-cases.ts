@@ -183,6 +183,31 @@ export function turnCases(context: ConformanceContext): void {
       expect(new Set(loaded.slice(4).map((message) => message.turn))).toEqual(new Set([2]));
     });
 
+  if (openSecond)
+    it("lets only one of two writers create a session both expect to be new", async () => {
+      const store = context.store();
+      const second = context.track(await openSecond(store, context.options()));
+      const results = await Promise.allSettled([
+        store.appendTurn("s1", fullTurn(1), { expectedNextSeq: 0, session: { owner: "ada" } }),
+        second.appendTurn("s1", fullTurn(2), { expectedNextSeq: 0, session: { owner: "bob" } }),
+      ]);
+      const fulfilled = results.filter((result) => result.status === "fulfilled");
+      const rejected = results.filter((result) => result.status === "rejected");
+      expect(fulfilled).toHaveLength(1);
+      expect(rejected).toHaveLength(1);
+      expect((rejected[0] as PromiseRejectedResult).reason).toBeInstanceOf(ConcurrentWriteError);
+      const { value } = fulfilled[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof store.appendTurn>>>;
+      expect(await second.loadMessages("s1")).toEqual(value.messages);
+      expect(await store.getSession("s1")).toEqual(value.session);
+      // Whichever created it, neither writer creates it again.
+      for (const writer of [store, second]) {
+        await expect(writer.appendTurn("s1", fullTurn(3), { expectedNextSeq: 0 })).rejects.toBeInstanceOf(
+          ConcurrentWriteError,
+        );
+      }
+      expect(await store.getSession("s1")).toEqual(value.session);
+    });
+
   if (reopen)
     it("keeps every acknowledged turn across a reopen", async () => {
       const store = context.store();

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { Kysely, PostgresDialect, type CompiledQuery } from "kysely";
 import type pg from "pg";
 import { CtxkitError, StoreError, ValidationError } from "../../errors/index.ts";
@@ -227,11 +228,32 @@ class TransactionQueries implements SqlQueries {
   }
 }
 
-/** Queries sent as they come on one client, each on its own (autocommitted, outside a transaction). */
+/** Names of the prepared statements of `clientQueries`, by text (a few texts per schema: the one-statement turns). */
+const statementNames = new Map<string, string>();
+
+/** The name a statement is prepared under on each connection: the same for the same text. */
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `ctk_${createHash("sha256").update(text).digest("hex").slice(0, 32)}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
+/**
+ * Queries sent as they come on one client, each on its own (autocommitted, outside a transaction), as named
+ * prepared statements: the server parses and plans a turn's statement (several data-modifying CTEs) once per
+ * connection rather than at every turn.
+ */
 function clientQueries(client: pg.PoolClient, builder: Kysely<StoreTables>): SqlQueries {
   const execute = (query: SqlQuery<unknown>) => {
     const compiled = compiledOf(query, builder);
-    return client.query(compiled.sql, compiled.parameters as unknown[]);
+    return client.query({
+      name: statementName(compiled.sql),
+      text: compiled.sql,
+      values: compiled.parameters as unknown[],
+    });
   };
   return {
     all: async <Row>(query: SqlQuery<unknown>) => (await execute(query)).rows as Row[],

@@ -74,6 +74,89 @@ describe("PostgreSQL appends", () => {
     await pool.end();
   });
 
+  it("create a session with its first turn, its metadata and governor state in one round trip", async () => {
+    const { pool, sent } = recordingPool(server!.url);
+    const store = await openPostgresSessionStore({ pool, schema: schema() });
+    await store.flushSearchIndex();
+    sent.length = 0;
+    const first = await store.appendTurn("s1", turn("okapi"), {
+      expectedNextSeq: 0,
+      session: { owner: "ada", agent: "claude", title: "Zoo", metadata: { b: 1, a: "x" } },
+      usage: [{ usage: { input: 10, output: 5 } }],
+      governorState: { version: 1 },
+    });
+    // No BEGIN, no read, no COMMIT: the lock, the session row, the rows, their queue entry and the state in one
+    // autocommitted statement.
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatch(/^WITH locked AS/);
+    expect(first.session).toMatchObject({
+      owner: "ada",
+      agent: "claude",
+      title: "Zoo",
+      nextSeq: 2,
+      turnCount: 1,
+    });
+    expect(first.session).toEqual(await store.getSession("s1"));
+    expect(first.session.usage).toMatchObject({ input: 10, output: 5 });
+    expect(JSON.stringify(first.session.metadata)).toBe('{"b":1,"a":"x"}');
+    expect(await store.loadMessages("s1")).toEqual(first.messages);
+    expect(await store.loadGovernorState("s1")).toEqual({ version: 1 });
+    expect((await store.searchSessions("okapi", { owner: "ada" })).map((hit) => hit.seq)).toEqual([0]);
+    expect(
+      (await store.listSessions({ metadata: { a: "x" } })).sessions.map((session) => session.id),
+    ).toEqual(["s1"]);
+    // The next turn takes the one statement of a session the store knows.
+    sent.length = 0;
+    await store.appendTurn("s1", turn("two"), { expectedNextSeq: 2 });
+    expect(sent).toHaveLength(1);
+    // Both statements are prepared on the connection (parsed and planned once, not at every turn).
+    const prepared = await pool.query<{ statement: string }>(
+      "SELECT statement FROM pg_prepared_statements WHERE name LIKE 'ctk\\_%' ORDER BY statement",
+    );
+    expect(prepared.rows.map((row) => row.statement.slice(0, 15))).toEqual([
+      "WITH locked AS ",
+      "WITH locked AS ",
+    ]);
+    await store.close();
+    await pool.end();
+  });
+
+  it("store a turn of a session they did not write last in two round trips: a read, then one statement", async () => {
+    const name = schema();
+    const other = await openPostgresSessionStore({ connectionString: server!.url, schema: name });
+    await other.appendTurn("s1", turn("one"), { session: { owner: "ada" }, governorState: { version: 1 } });
+    const { pool, sent } = recordingPool(server!.url);
+    const store = await openPostgresSessionStore({ pool, schema: name });
+    await store.flushSearchIndex();
+    sent.length = 0;
+    const second = await store.appendTurn("s1", turn("two"), { expectedNextSeq: 2, expectedOwner: "ada" });
+    expect(sent).toHaveLength(2);
+    expect(sent[1]).toMatch(/^WITH locked AS/);
+    expect(second.session).toEqual(await other.getSession("s1"));
+    expect(second.session).toMatchObject({ owner: "ada", messageCount: 4, turnCount: 2, nextSeq: 4 });
+    // The turn had no governor state: the stored one is dropped, as the transaction does.
+    expect(await other.loadGovernorState("s1")).toBeUndefined();
+    // A session not stored, with no expectation: the read finds none, and one statement creates it.
+    sent.length = 0;
+    const fresh = await store.appendTurn("s2", turn("three"));
+    expect(sent).toHaveLength(2);
+    expect(sent[1]).toMatch(/^WITH locked AS/);
+    expect(fresh.session).toEqual(await other.getSession("s2"));
+    expect(await other.loadMessages("s2")).toEqual(fresh.messages);
+    // Expected at a seq it is not at: refused, nothing written.
+    await expect(store.appendTurn("s3", turn("four"), { expectedNextSeq: 2 })).rejects.toMatchObject({
+      code: "concurrent_write",
+    });
+    await expect(other.appendTurn("s2", turn("five"), { expectedNextSeq: 0 })).rejects.toMatchObject({
+      code: "concurrent_write",
+    });
+    expect(await other.getSession("s3")).toBeUndefined();
+    expect(await other.getSession("s2")).toEqual(fresh.session);
+    await store.close();
+    await other.close();
+    await pool.end();
+  });
+
   it("fall back to the transaction when another writer changed the session, losing none of its writes", async () => {
     const name = schema();
     const mine = await openPostgresSessionStore({ connectionString: server!.url, schema: name });

@@ -13,10 +13,12 @@ import { preparedQuery } from "../sql/prepared-query.ts";
 import {
   messageColumns,
   sessionTotals,
+  sessionValues,
   TOTALS_COLUMNS,
   updateSessionTotals,
   type MessageColumns,
   type SessionRow,
+  type SessionValues,
 } from "../sql/session-rows.ts";
 import type { SqlTarget } from "../sql/sql-database.ts";
 import type { StoredRow } from "../session-store.ts";
@@ -44,6 +46,31 @@ export function advisoryLockStatement(key: string): string {
 }
 
 const ROWS_PER_STATEMENT = 1000;
+
+/** The shared columns of a session row and their types, for a statement that takes them as parameters. */
+const SESSION_COLUMNS: readonly (readonly [keyof SessionValues, string])[] = [
+  ["id", "text"],
+  ["owner", "text"],
+  ["agent", "text"],
+  ["title", "text"],
+  ["title_words", "text"],
+  ["created_at", "text"],
+  ["updated_at", "text"],
+  ["parent_id", "text"],
+  ["fork_seq", "int"],
+  ["message_count", "int"],
+  ["turn_count", "int"],
+  ["next_seq", "int"],
+  ["input_tokens", "bigint"],
+  ["output_tokens", "bigint"],
+  ["cache_read_tokens", "bigint"],
+  ["cache_write_tokens", "bigint"],
+  ["reasoning_tokens", "bigint"],
+  ["cost", "float8"],
+  // JSON travels as text (metadata goes to metadata_json too, as written).
+  ["metadata", "text::jsonb"],
+  ["origin", "text::json"],
+];
 
 const insertMemoryRow = preparedQuery<MemoryRowValues, never>(({ builder }, p) =>
   builder.insertInto("memories").values({
@@ -163,6 +190,25 @@ export function postgresStoreDialect(schema: string): StoreDialect & { readonly 
       (SELECT json_object_agg(x.agent, x.executor_session_id ORDER BY x.agent)::text
         FROM ${quoted("sync_states")} x WHERE x.session_id = u.id AND x.executor_session_id IS NOT NULL) AS executors
     FROM updated u`;
+  // A session's first turn, in one autocommitted statement: the session's lock (as every writer of it takes),
+  // then its row, only where none of its id is stored (ON CONFLICT checks the index, not the statement's
+  // snapshot, so a session another writer committed meanwhile is seen), and only then the turn's rows, their
+  // queue entry and its governor state. Nothing is written when the session exists: no row comes back.
+  const metadataParameter = 15 + SESSION_COLUMNS.findIndex(([column]) => column === "metadata");
+  const firstStateParameter = `$${15 + SESSION_COLUMNS.length}::text`;
+  const appendFirst = `WITH locked AS (SELECT pg_advisory_xact_lock(${ADVISORY_LOCK_SPACE}, hashtext($15::text))),
+    created AS (INSERT INTO ${quoted("sessions")} (${SESSION_COLUMNS.map(([column]) => column).join(", ")},
+        metadata_json)
+      SELECT ${SESSION_COLUMNS.map(([, type], index) => `$${15 + index}::${type}`).join(", ")},
+        $${metadataParameter}::text::json
+      WHERE EXISTS (SELECT 1 FROM locked)
+      ON CONFLICT (id) DO NOTHING
+      RETURNING id, next_seq),
+    inserted AS (${insertRows} WHERE EXISTS (SELECT 1 FROM created)),
+    queued AS (${queueRanges} WHERE EXISTS (SELECT 1 FROM created)),
+    kept AS (INSERT INTO ${quoted("governor_states")} (session_id, next_seq, state)
+      SELECT c.id, c.next_seq, ${firstStateParameter}::json FROM created c WHERE ${firstStateParameter} IS NOT NULL)
+    SELECT id FROM created`;
   // Takes queued ranges off the queue (skipping those another drain holds) with their rows' bodies; a range
   // whose rows are gone (its session deleted) comes back once with a null seq.
   const takeQueued = `WITH taken AS (DELETE FROM ${quoted("message_words_queue")} WHERE id IN (
@@ -232,6 +278,19 @@ export function postgresStoreDialect(schema: string): StoreDialect & { readonly 
           governorState === undefined ? null : JSON.stringify(governorState),
         ]),
       );
+    },
+    async appendFirst(database, queries, session, rows, governorState) {
+      const chunk = rows.map(messageColumns);
+      remember(database, chunk, rows);
+      const values = sessionValues(session);
+      const created = await queries.first<{ id: string }>(
+        CompiledQuery.raw(appendFirst, [
+          ...rowParameters(chunk),
+          ...SESSION_COLUMNS.map(([column]) => values[column]),
+          governorState === undefined ? null : JSON.stringify(governorState),
+        ]),
+      );
+      return created !== undefined;
     },
     async indexWaitingWords(database, queries, limit) {
       // A queued range is one write's rows (a turn: about four).

@@ -143,7 +143,8 @@ export async function readSessionForWrite(
   return row && { session: sessionFromRow(row, database.location), governed: flagOf(row.governed) };
 }
 
-interface SessionValues {
+/** A `sessions` row's columns as written (those every dialect has). */
+export interface SessionValues {
   readonly id: string;
   readonly owner: string | null;
   readonly agent: string | null;
@@ -198,20 +199,23 @@ export async function insertSession(
   queries: SqlQueries,
   record: SessionRecord,
 ): Promise<void> {
-  await queries.run(
-    insertSessionRow.bind(database, {
-      ...sessionTotals(record),
-      owner: record.owner ?? null,
-      agent: record.agent ?? null,
-      title: record.title ?? null,
-      title_words: normalizeSearchText(record.title ?? ""),
-      created_at: record.createdAt,
-      parent_id: record.parentId ?? null,
-      fork_seq: record.forkSeq ?? null,
-      metadata: JSON.stringify(record.metadata),
-      origin: record.origin === undefined ? null : JSON.stringify(record.origin),
-    }),
-  );
+  await queries.run(insertSessionRow.bind(database, sessionValues(record)));
+}
+
+/** The columns of a whole session record, as `insertSession` writes them. */
+export function sessionValues(record: SessionRecord): SessionValues {
+  return {
+    ...sessionTotals(record),
+    owner: record.owner ?? null,
+    agent: record.agent ?? null,
+    title: record.title ?? null,
+    title_words: normalizeSearchText(record.title ?? ""),
+    created_at: record.createdAt,
+    parent_id: record.parentId ?? null,
+    fork_seq: record.forkSeq ?? null,
+    metadata: JSON.stringify(record.metadata),
+    origin: record.origin === undefined ? null : JSON.stringify(record.origin),
+  };
 }
 
 /** The columns a turn changes on its session row (counters, usage, cost, time), in this order. */

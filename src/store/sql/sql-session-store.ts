@@ -94,8 +94,11 @@ const VIEW = {
   ),
 };
 
-/** Rows a turn may have to go in one statement with its session's totals (`#appendKnown`). */
-const KNOWN_APPEND_ROWS = 1000;
+/** Rows a turn may have to go in one statement with its session's row (`#appendSingle`). */
+const SINGLE_STATEMENT_ROWS = 1000;
+
+/** The head of a session not stored yet. */
+const NEW_SESSION = { exists: false, nextSeq: 0, turnCount: 0 } as const;
 
 /**
  * The session store on a ctxkit SQL database, one implementation for SQLite and PostgreSQL: every write is one
@@ -159,8 +162,8 @@ export class SqlSessionStore implements SessionStore {
     checkSessionId(sessionId);
     const database = this.#database;
     await this.#words?.drainDue();
-    const known = await this.#appendKnown(sessionId, messages, options);
-    if (known !== undefined) return known;
+    const single = await this.#appendSingle(sessionId, messages, options);
+    if (single !== undefined) return single;
     // Writers of the session are serialised by its lock, taken with the transaction.
     const result = await database.write(async (queries) => {
       const found = await readSessionForWrite(database, queries, sessionId);
@@ -210,33 +213,68 @@ export class SqlSessionStore implements SessionStore {
   }
 
   /**
-   * The common turn of a session this store wrote last, in one statement where the dialect has one
-   * (`appendKnown`): planned on the session as remembered, written only if it is still stored so. Undefined when
-   * it does not apply or the session changed meanwhile: the caller then appends in a transaction.
+   * A turn in one statement, where the dialect has them (PostgreSQL): to a session this store wrote last
+   * (`#appendKnown`), to one the caller expects to be new (`#appendFirst`), or to another one after reading it
+   * with one autocommitted query (two round trips, against three or four for the transaction). Undefined when
+   * none applies or the session was not as planned (nothing written): the caller then appends in a transaction,
+   * which reads the session under its lock and refuses or appends as it always does.
    */
-  async #appendKnown(
+  async #appendSingle(
     sessionId: string,
     messages: readonly MessageInput[],
     options: AppendTurnOptions,
   ): Promise<AppendResult | undefined> {
     const database = this.#database;
     const { dialect } = database;
-    const stored = this.#known.get(sessionId);
-    if (dialect.appendKnown === undefined || database.writeOne === undefined || stored === undefined)
-      return undefined;
     if (
-      (options.compactions?.length ?? 0) > 0 ||
+      dialect.appendKnown === undefined ||
+      dialect.appendFirst === undefined ||
+      database.writeOne === undefined ||
+      (options.compactions?.length ?? 0) > 0
+    )
+      return undefined;
+    const known = this.#known.get(sessionId);
+    if (known !== undefined) return this.#appendKnown(known, messages, options);
+    if (options.expectedNextSeq === 0) return this.#appendFirst(sessionId, messages, options);
+    const stored = await readSession(database, database.queries, sessionId);
+    if (stored !== undefined) return this.#appendKnown(stored, messages, options);
+    // Not stored, and expected at a later seq: the transaction refuses it.
+    return options.expectedNextSeq === undefined
+      ? this.#appendFirst(sessionId, messages, options)
+      : undefined;
+  }
+
+  /**
+   * The common turn of a session stored as `stored` (as this store left it, or as it just read it), in one
+   * statement (`appendKnown`): planned on that record, written only if the session is still stored so.
+   * Undefined when the caller's expectations do not match it or the session changed meanwhile.
+   */
+  async #appendKnown(
+    stored: SessionRecord,
+    messages: readonly MessageInput[],
+    options: AppendTurnOptions,
+  ): Promise<AppendResult | undefined> {
+    const database = this.#database;
+    const sessionId = stored.id;
+    if (
       (options.expectedNextSeq !== undefined && options.expectedNextSeq !== stored.nextSeq) ||
       (options.expectedOwner !== undefined && options.expectedOwner !== (stored.owner ?? null))
     )
       return undefined;
     const head = { exists: true, nextSeq: stored.nextSeq, turnCount: stored.turnCount, owner: stored.owner };
     const plan = planAppend(sessionId, head, messages, options, this.#context);
-    if (plan.blobs.length > 0 || plan.rows.length > KNOWN_APPEND_ROWS) return undefined;
+    if (plan.blobs.length > 0 || plan.rows.length > SINGLE_STATEMENT_ROWS) return undefined;
     const rows = plan.rows.map((message) => ({ message, position: message.seq }));
-    const row = await database.writeOne((queries) =>
+    const row = await database.writeOne!((queries) =>
       this.#insertChecked(rows, () =>
-        dialect.appendKnown!(database, queries, stored, withTurn(stored, plan), rows, options.governorState),
+        database.dialect.appendKnown!(
+          database,
+          queries,
+          stored,
+          withTurn(stored, plan),
+          rows,
+          options.governorState,
+        ),
       ),
     );
     if (row === undefined) {
@@ -244,6 +282,40 @@ export class SqlSessionStore implements SessionStore {
       return undefined;
     }
     const session = sessionFromRow(row, database.location);
+    this.#known.remember(session);
+    this.#words?.noteWritten(rows.length);
+    return { session, messages: plan.rows, summaries: [] };
+  }
+
+  /**
+   * The first turn of a session not stored, creating it in one statement (`appendFirst`): planned as a new
+   * session, written only if none of its id is stored when the statement runs. Undefined when the turn cannot
+   * be a new session's or the session exists.
+   */
+  async #appendFirst(
+    sessionId: string,
+    messages: readonly MessageInput[],
+    options: AppendTurnOptions,
+  ): Promise<AppendResult | undefined> {
+    const database = this.#database;
+    let plan;
+    try {
+      plan = planAppend(sessionId, NEW_SESSION, messages, options, this.#context);
+    } catch (error) {
+      // Refused as a new session's turn (one that opens no turn, say): the transaction, which knows whether the
+      // session exists, refuses it or appends it.
+      if (error instanceof ValidationError) return undefined;
+      throw error;
+    }
+    if (plan.blobs.length > 0 || plan.rows.length > SINGLE_STATEMENT_ROWS) return undefined;
+    const session = withTurn(newSessionRecord(sessionId, options.session, plan), plan);
+    const rows = plan.rows.map((message) => ({ message, position: message.seq }));
+    const created = await database.writeOne!((queries) =>
+      this.#insertChecked(rows, () =>
+        database.dialect.appendFirst!(database, queries, session, rows, options.governorState),
+      ),
+    );
+    if (!created) return undefined;
     this.#known.remember(session);
     this.#words?.noteWritten(rows.length);
     return { session, messages: plan.rows, summaries: [] };

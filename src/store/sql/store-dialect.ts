@@ -64,6 +64,19 @@ export interface StoreDialect {
     governorState: JsonValue | undefined,
   ): Promise<SessionRow | undefined>;
   /**
+   * Creates session `session` (a new record, its totals those after `rows`) with its first turn `rows` and its
+   * governor state, in one statement that takes the session's lock: only when no session of that id is stored
+   * (then nothing is written); resolves with whether it created it. Absent where a statement more costs no
+   * round trip (SQLite).
+   */
+  appendFirst?(
+    database: SqlTarget,
+    queries: SqlQueries,
+    session: SessionRecord,
+    rows: readonly StoredRow[],
+    governorState: JsonValue | undefined,
+  ): Promise<boolean>;
+  /**
    * Indexes the search words of up to `limit` queued message rows, oldest first, and takes them off the queue,
    * inside the caller's write transaction; returns how many it took (0 when none waits).
    */
