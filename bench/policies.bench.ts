@@ -149,10 +149,13 @@ function totalOf(name: string, runs: readonly Runs[], windows: readonly number[]
 /** A policy for one session, set per job: ctxkit's own with the reuse rates and weight held out, else undefined. */
 type PolicyFor = (policy: BenchPolicy, entry: CorpusConversation) => BenchPreset | undefined;
 
-/** ctxkit's policies with their reuse rates and weight measured on the other sessions (the peers unchanged). */
+/**
+ * ctxkit's policies with their reuse rates and weight measured on the other sessions (the peers unchanged); a
+ * candidate that sets the weight itself keeps it.
+ */
 const heldOutCtxkit: PolicyFor = (policy, entry) =>
   policy.kind === "governor" && policy.preset !== undefined
-    ? { name: policy.preset.name, options: { ...policy.preset.options, ...heldOutPolicy(entry) } }
+    ? { name: policy.preset.name, options: { ...heldOutPolicy(entry), ...policy.preset.options } }
     : undefined;
 
 /**
@@ -341,13 +344,15 @@ const FIXED = 1e12;
 
 /**
  * The settings cross-validation chooses among for each session (each with the reuse rates and weight held out):
- * the default, a grounding target below and one above it, no elision of older tool inputs, and a later compaction
- * trigger (what decides under window pressure: the stress windows choose among the same candidates; docs/policy.md).
+ * the default, a grounding target below and one above it, the corpus's reuse rates not blended with the session's
+ * own, no elision of older tool inputs, and a later compaction trigger (what decides under window pressure: the
+ * stress windows choose among the same candidates; docs/policy.md).
  */
 const CANDIDATES: readonly { readonly label: string; readonly policy: PresetOptionsInput }[] = [
   { label: "default", policy: {} },
   { label: "groundingTarget 0.98", policy: { groundingTarget: 0.98 } },
   { label: "groundingTarget 0.998", policy: { groundingTarget: 0.998 } },
+  { label: "reuse rates fixed", policy: { reuseRatesWeight: FIXED } },
   { label: "elideToolInputsAbove 0", policy: { elideToolInputsAbove: 0 } },
   { label: "compactionTrigger 0.9", policy: { compactionTrigger: 0.9 } },
 ];
