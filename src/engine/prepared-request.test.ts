@@ -50,7 +50,7 @@ async function midRun(policy = {}, id = "s1") {
       content: [{ type: "tool-call", id: `c${index}`, name: "read_file", input: { path } }],
     });
     await session.recordToolResults([
-      { callId: `c${index}`, toolName: "read_file", content: `// ${path}\n${"const a = 1;\n".repeat(50)}` },
+      { callId: `c${index}`, toolName: "read_file", content: `// ${path}\n${"const a = 1;\n".repeat(150)}` },
     ]);
   }
   return session;
@@ -173,7 +173,7 @@ describe("PreparedRequest.toAnthropic", () => {
             },
           ],
         });
-        chat.push({ role: "tool", tool_call_id: `c${index}`, content: `const v${index} = 1;\n`.repeat(100) });
+        chat.push({ role: "tool", tool_call_id: `c${index}`, content: `const v${index} = 1;\n`.repeat(150) });
       }
       const store = new MemorySessionStore();
       const messages = fromOpenAIChat(chat, { sessionId: "x" });

@@ -1,6 +1,7 @@
 import type { Message } from "../model/message.ts";
 import type { CacheProfile } from "../pricing/cache-profile.ts";
 import { longInputTokens } from "./processors/elide-older-tool-inputs.ts";
+import { MIN_OFFLOAD_TOKENS } from "./processors/tool-output-offload.ts";
 import { resultsOf } from "./tool-output-text.ts";
 
 /** What the provider's prompt cache holds after a request, as governance can know it. */
@@ -41,22 +42,34 @@ export function rewriteStart(
 
 /**
  * The cache anchor of a view: the last message before the first one a checkpoint could still change (a tool
- * output not yet offloaded, a call with arguments above `inputsAbove` tokens that elision could shorten), searched from the newest summary on.
- * A breakpoint there keeps the settled part of the history cached while a checkpoint rewrites what follows it;
- * without one, Anthropic's cache would be read back only through the system prompt after any rewrite. Undefined
- * when nothing before such a message is worth holding.
+ * output not yet offloaded that is large enough to offload or carries a compact summary, a call with arguments
+ * above `inputsAbove` tokens that elision could shorten), searched from the newest summary on. A breakpoint there
+ * keeps the settled part of the history cached while a checkpoint rewrites what follows it; without one,
+ * Anthropic's cache would be read back only through the system prompt after any rewrite. A small output no
+ * processor will ever shorten does not hold the anchor back: it stays as it is. Undefined when nothing before
+ * such a message is worth holding.
  *
  * @example
- * cacheAnchor(view, 250) // 17: messages 0…17 stay as they are at the next checkpoint
+ * cacheAnchor(view, 250, governor.tokensOf) // 17: messages 0…17 stay as they are at the next checkpoint
  */
-export function cacheAnchor(messages: readonly Message[], inputsAbove: number): number | undefined {
+export function cacheAnchor(
+  messages: readonly Message[],
+  inputsAbove: number,
+  tokensOf: (message: Message) => number,
+): number | undefined {
   const from = messages.findLastIndex((message) => message.kind === "summary");
   for (let index = Math.max(0, from); index < messages.length; index++) {
     const message = messages[index]!;
-    const changeable =
-      (message.role === "tool" && resultsOf(message).some((result) => result.offloadRef === undefined)) ||
-      longInputTokens(message, inputsAbove) > 0;
-    if (changeable) return index > 0 ? index - 1 : undefined;
+    if (changeable(message, inputsAbove, tokensOf)) return index > 0 ? index - 1 : undefined;
   }
   return undefined;
+}
+
+function changeable(message: Message, inputsAbove: number, tokensOf: (message: Message) => number): boolean {
+  if (message.role === "tool") {
+    const open = resultsOf(message).filter((result) => result.offloadRef === undefined);
+    if (open.some((result) => result.compactSummary !== undefined)) return true;
+    if (open.length > 0 && tokensOf(message) >= MIN_OFFLOAD_TOKENS) return true;
+  }
+  return longInputTokens(message, inputsAbove) > 0;
 }

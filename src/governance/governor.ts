@@ -338,7 +338,7 @@ export class Governor {
  * new anchor is written by this request, for the next).
  */
 function nextAnchors(core: GovernorCore, previousView: readonly Message[], checkpoint: boolean): number[] {
-  const own = cacheAnchor(core.state.view, core.schedule.inputsAbove);
+  const own = cacheAnchor(core.state.view, core.schedule.inputsAbove, core.tokensOf);
   const anchors = own === undefined ? [] : [own];
   const previous = core.state.anchor;
   if (!checkpoint || previous === undefined || previous === own) return anchors;

@@ -17,8 +17,8 @@ import { RECALL_TOOL_NAME } from "../recall-tool.ts";
 import { toolCallLabel } from "../../metrics/tool-call-label.ts";
 import { neededContext } from "../needed-context.ts";
 
-/** Outputs smaller than this are not worth a reference and a preview. */
-const MIN_OFFLOAD_TOKENS = 400;
+/** Outputs smaller than this are not worth a reference and a preview: offloading never changes them. */
+export const MIN_OFFLOAD_TOKENS = 400;
 
 /** What a preview of each kind of output keeps of its hidden part: the lines agents act on next. */
 const PREVIEW_FOCUS: Readonly<Record<ReturnType<typeof outputKind>, PreviewFocus>> = {

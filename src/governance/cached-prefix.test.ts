@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import type { Message } from "../model/message.ts";
+import { HistoryBuilder } from "../test/history-builder.ts";
+import { cacheAnchor } from "./cached-prefix.ts";
+import { MIN_OFFLOAD_TOKENS } from "./processors/tool-output-offload.ts";
+
+/** One token per four characters of the message's text, as a rough counter would have it. */
+const tokensOf = (message: Message) => Math.ceil(JSON.stringify(message.content).length / 4);
+const output = (tokens: number) => "x".repeat(tokens * 4);
+
+describe("cacheAnchor", () => {
+  it("sits before the first output a checkpoint could shorten, past small outputs no processor changes", () => {
+    const view = new HistoryBuilder()
+      .user("Build it")
+      .step([{ name: "bash", input: { command: "ls" }, output: output(MIN_OFFLOAD_TOKENS / 4) }])
+      .step([{ name: "bash", input: { command: "pwd" }, output: "/repo" }])
+      .step([{ name: "read_file", input: { path: "a.ts" }, output: output(MIN_OFFLOAD_TOKENS * 3) }])
+      .reply("Done.")
+      .build();
+    // Messages 2 and 4 are small outputs that offloading leaves as they are; 6 is the first it could shorten.
+    expect(cacheAnchor(view, 250, tokensOf)).toBe(5);
+  });
+
+  it("counts a small output with a compact summary as changeable: the summary replaces it later", () => {
+    const view = new HistoryBuilder()
+      .user("Build it")
+      .message({
+        role: "assistant",
+        content: [{ type: "tool-call", id: "c1", name: "bash", input: { command: "ls" } }],
+      })
+      .message({
+        role: "tool",
+        content: [
+          { type: "tool-result", callId: "c1", toolName: "bash", content: "a\nb", compactSummary: "2 files" },
+        ],
+      })
+      .step([{ name: "read_file", input: { path: "a.ts" }, output: output(MIN_OFFLOAD_TOKENS * 3) }])
+      .build();
+    expect(cacheAnchor(view, 250, tokensOf)).toBe(1);
+  });
+
+  it("is undefined when nothing could change, or the first message could", () => {
+    const settled = new HistoryBuilder()
+      .user("Hi")
+      .step([{ name: "bash", input: { command: "pwd" }, output: "/repo" }])
+      .reply("Hello")
+      .build();
+    expect(cacheAnchor(settled, 250, tokensOf)).toBeUndefined();
+  });
+});
