@@ -36,6 +36,7 @@ import {
 import { PROVIDERS, type BenchProvider, type PolicyRun } from "./support/policy-runs.ts";
 import { runJobs, workerCount, type PolicyJob } from "./support/policy-pool.ts";
 import { bestWithout, chooseWithout, type CostCeilings } from "./support/loso.ts";
+import { frontierRows, type FrontierPoint } from "./support/frontier.ts";
 import { markdownTable } from "./support/stats.ts";
 import { lineChart } from "./support/svg-chart.ts";
 
@@ -337,6 +338,31 @@ function stressVerdicts(
       `(${groundingMet ? "met" : "**not met**"}); cost ${costText}.`
     );
   });
+}
+
+/**
+ * Where ctxkit stands against each peer (dominates, is dominated, or trades cost for what it keeps), per pricing,
+ * on cost with re-reads and the strict figures `quality` picks (as sent, or with over-window requests refused).
+ */
+function frontierTable(
+  totals: readonly Total[],
+  ctxkitName: string,
+  quality: (total: Total) => Record<BenchProvider, number> = (total) => total.grounding,
+): string {
+  const pointOf = (total: Total): FrontierPoint => ({
+    name: total.name,
+    cost: { anthropic: total.cost.anthropic.withRereads, openai: total.cost.openai.withRereads },
+    grounding: quality(total),
+    anchors: total.anchors,
+  });
+  const ctxkit = pointOf(totals.find((total) => total.name === ctxkitName)!);
+  return markdownTable(
+    [
+      `${ctxkitName} against (cost · grounding · anchors, in % and points)`,
+      ...PROVIDERS.map((provider) => `${providerName(provider)}-priced`),
+    ],
+    frontierRows(ctxkit, peersOf(totals).map(pointOf), PROVIDERS),
+  );
 }
 
 /** A weight that keeps the reuse rates fixed: no session counts that many replies. */
@@ -736,6 +762,10 @@ function stressMarkdown(stress: readonly StressWindow[]): string[] {
       (line) => `- ${line}`,
     ),
     "",
+    "The frontier at this window, with over-window requests refused (the yardstick we would use):",
+    "",
+    frontierTable(totals, CROSS_VALIDATED, (total) => total.inWindowGrounding),
+    "",
   ]);
 }
 
@@ -913,6 +943,13 @@ export default async function policies(): Promise<BenchSection> {
     qualityTable(headline),
     "",
     ...verdicts(headline, "ctxkit default, cross-validated").map((line) => `- ${line}`),
+    "",
+    "**The frontier.** Against each peer, pooled over all transcripts: one policy dominates another when it costs " +
+      "no more and keeps no less of both strict figures (compared as printed: 0.1% of cost, 0.1 point); otherwise " +
+      "they trade. A peer ctxkit does not dominate is what blocks the goal: it keeps more for what it costs more, " +
+      "or costs less for what it keeps less.",
+    "",
+    frontierTable(headline, "ctxkit default, cross-validated"),
     "",
     perSessionGoalTable(corpus, cv, peerRuns, ceilings),
     "",
