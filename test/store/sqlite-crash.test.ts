@@ -19,7 +19,8 @@ afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
 /** Message rows of the file still waiting for their search words (past the mark). */
 function backlogOf(path: string): number {
-  const raw = new DatabaseSync(path, { readOnly: true });
+  // Right after a kill the file may still be held a moment (the WAL index recovered): wait instead of failing.
+  const raw = new DatabaseSync(path, { readOnly: true, timeout: 10_000 });
   try {
     const row = raw
       .prepare(
