@@ -28,19 +28,28 @@ export interface CheckpointCase {
   readonly rewrittenTokens: number;
   /** How many more requests the session is expected to make. */
   readonly remainingRequests: number;
+  /** Requests since the last checkpoint: how long what this one removes has been kept (and read) so far. */
+  readonly requestsSinceLast: number;
 }
 
 /**
- * True when rewriting the cached prefix pays: the saving over the coming requests (`savedTokens` read at the
- * cache price each time) beats the one-time cost of writing the rewritten part instead of reading it.
+ * True when rewriting the cached prefix pays, and pays best now. It pays when the saving over the coming requests
+ * (`savedTokens` read at the cache price each time) beats the one-time cost of writing the rewritten part instead
+ * of reading it. It pays best once the batch is worth a rewrite of its own: what a checkpoint removes piles up
+ * request by request, and taking every checkpoint as soon as it pays splits the same saving into many rewrites.
+ * The batch that costs least per request is the economic order quantity (a setup cost against a holding cost):
+ * a checkpoint is due when keeping what it removes has cost, since the last one, as much as the rewrite — half
+ * the batch on average, read on every request since (`requestsSinceLast`). A rewrite that costs nothing (the
+ * cache expired) is due at once.
  *
  * @example
- * checkpointPays({ savedTokens: 30_000, rewrittenTokens: 50_000, remainingRequests: 40 }, cachePricing.anthropic)
+ * checkpointPays({ savedTokens: 30_000, rewrittenTokens: 50_000, remainingRequests: 40, requestsSinceLast: 20 }, cachePricing.anthropic)
  */
 export function checkpointPays(checkpoint: CheckpointCase, pricing: CachePricing): boolean {
   const saving = checkpoint.savedTokens * pricing.read * checkpoint.remainingRequests;
   const cost = checkpoint.rewrittenTokens * (pricing.write - pricing.read);
-  return saving > cost;
+  const held = (checkpoint.savedTokens / 2) * pricing.read * checkpoint.requestsSinceLast;
+  return saving > cost && held >= cost;
 }
 
 /**

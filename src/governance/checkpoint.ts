@@ -131,6 +131,7 @@ function pays(core: GovernorCore, next: readonly Message[]): boolean {
       savedTokens: core.viewFigures.tokens - sumTokens(next, core.tokensOf),
       rewrittenTokens: rewritten,
       remainingRequests: expectedRemainingRequests(core.state.requests),
+      requestsSinceLast: core.state.requests - core.state.piled.since,
     },
     governancePricing(core.settings),
   );

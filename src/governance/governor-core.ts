@@ -176,6 +176,7 @@ export class GovernorCore {
       inputTokens: 0,
       nextCheckAt: 0,
       nextSettledCheckAt: 0,
+      since: this.state.requests,
     };
   }
 

@@ -45,8 +45,11 @@ describe("a governor state stored by the earlier governor", () => {
     // The cache anchor (where the prefix the next rewrite keeps ends) is placed past small outputs no processor
     // changes since the fixture was taken: the anchor and the breakpoints it left are compared apart.
     const { reuse: _reuse, anchor, cached, ...snapshot } = steady.snapshot();
+    // It also predates `piled.since` (the request of the last checkpoint; restored as the session's start).
+    const { since, ...piled } = snapshot.piled;
     const withoutResults = {
       ...snapshot,
+      piled,
       recentCalls: snapshot.recentCalls.map(({ signature, label }) => ({ signature, label })),
     };
     const {
@@ -61,6 +64,8 @@ describe("a governor state stored by the earlier governor", () => {
     expect(cached?.at).toBe(fixtureCached.at);
     expect(cached?.ends).toEqual(fixtureCached.ends.filter((end) => end !== fixtureAnchor));
     expect(anchor).toBeUndefined();
+    expect(since).toBeGreaterThan(0);
+    expect(since).toBeLessThanOrEqual(snapshot.requests);
 
     const restored = createGovernor(options);
     const next = points[fixture.requests]!;

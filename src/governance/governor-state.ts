@@ -29,8 +29,17 @@ export interface GovernorLiveState {
   requests: number;
   /** Provider overflow errors in a row (`recover`). */
   emergencyStage: number;
-  /** Tool output and long arguments piled up since the last checkpoint, and where the next optional checks are. */
-  piled: { toolTokens: number; inputTokens: number; nextCheckAt: number; nextSettledCheckAt: number };
+  /**
+   * Tool output and long arguments piled up since the last checkpoint, where the next optional checks are, and the
+   * request count at that checkpoint (`since`: how long what a checkpoint would remove has been kept).
+   */
+  piled: {
+    toolTokens: number;
+    inputTokens: number;
+    nextCheckAt: number;
+    nextSettledCheckAt: number;
+    since: number;
+  };
   /** The provider-usage anchor (local and reported totals of the anchored request), once a usage was observed. */
   usage: { readonly estimated: number; readonly reported: number } | undefined;
   /** The inflation guard's memory (processors update it). */
@@ -51,7 +60,7 @@ export function initialGovernorLiveState(): GovernorLiveState {
     lastCoveredId: undefined,
     requests: 0,
     emergencyStage: 0,
-    piled: { toolTokens: 0, inputTokens: 0, nextCheckAt: 0, nextSettledCheckAt: 0 },
+    piled: { toolTokens: 0, inputTokens: 0, nextCheckAt: 0, nextSettledCheckAt: 0, since: 0 },
     usage: undefined,
     guard: {},
     recentCalls: [],
@@ -104,12 +113,16 @@ export interface GovernorState {
   readonly lastCoveredId?: string;
   readonly requests: number;
   readonly emergencyStage: number;
-  /** Tool output and long arguments piled up since the last checkpoint, and where the next optional check is. */
+  /**
+   * Tool output and long arguments piled up since the last checkpoint, where the next optional check is, and the
+   * request count at that checkpoint (absent in states stored before it was kept: the session's start).
+   */
   readonly piled: {
     readonly toolTokens: number;
     readonly inputTokens: number;
     readonly nextCheckAt: number;
     readonly nextSettledCheckAt: number;
+    readonly since?: number;
   };
   /** The provider-usage anchor (local and reported totals of the anchored request). */
   readonly usage?: { readonly estimated: number; readonly reported: number };
@@ -145,6 +158,7 @@ const stateSchema = z.object({
     inputTokens: count,
     nextCheckAt: z.number(),
     nextSettledCheckAt: z.number(),
+    since: count.optional(),
   }),
   usage: z.object({ estimated: z.number().positive(), reported: z.number().positive() }).optional(),
   guard: z.object({

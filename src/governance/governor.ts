@@ -307,7 +307,7 @@ export class Governor {
       lastCoveredId: state.lastCoveredId,
       requests: state.requests,
       emergencyStage: state.emergencyStage,
-      piled: { ...state.piled },
+      piled: { ...state.piled, since: state.piled.since ?? 0 },
       usage: state.usage === undefined ? undefined : { ...state.usage },
       guard: copyGuard(state.guard),
       recentCalls: [...core.loopDetector(state.recentCalls).recentCalls],
