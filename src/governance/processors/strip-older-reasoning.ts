@@ -15,10 +15,15 @@ function strip(messages: readonly Message[], context: ProcessorContext): readonl
   const turnStart = currentTurnStart(messages);
   const result = mapMessages(messages, (message, index) => {
     if (index >= turnStart || !message.content.some((block) => block.type === "reasoning")) return undefined;
-    return withContent(
+    const stripped = withContent(
       message,
       message.content.filter((block) => block.type !== "reasoning"),
     );
+    // Reasoning that weighs nothing (a signature, an empty thought) is left: removing it would change the
+    // cached prefix from this message on and save nothing.
+    if (stripped.content.length > 0 && context.tokensOf(stripped) >= context.tokensOf(message))
+      return undefined;
+    return stripped;
   });
   if (result.originals.length === 0) return messages;
   reportRewrite(context, "reasoning-stripped", result);
