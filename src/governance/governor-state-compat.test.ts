@@ -40,11 +40,15 @@ describe("a governor state stored by the earlier governor", () => {
       steady.observeUsage(request.tokens, feed(request));
     }
     expect(now).toBe(fixture.now);
-    // The fixture predates the call ids and result digests loop detection keeps now, and the session's reuse
-    // counts (both optional in the state; the counts are taken again from the history when absent).
+    // The fixture predates the call ids and result digests loop detection keeps now, the session's reuse
+    // counts and the count of optional checks skipped in a row (all optional in the state; the reuse counts are
+    // taken again from the history when absent, and the skipped checks inferred from the pending postponement).
     const { reuse: _reuse, ...snapshot } = steady.snapshot();
+    const { skippedChecks, ...piled } = snapshot.piled;
+    expect(skippedChecks).toBe(1);
     const withoutResults = {
       ...snapshot,
+      piled,
       recentCalls: snapshot.recentCalls.map(({ signature, label }) => ({ signature, label })),
     };
     expect(withoutResults).toEqual(fixture.state);

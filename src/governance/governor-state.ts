@@ -29,8 +29,17 @@ export interface GovernorLiveState {
   requests: number;
   /** Provider overflow errors in a row (`recover`). */
   emergencyStage: number;
-  /** Tool output and long arguments piled up since the last checkpoint, and where the next optional checks are. */
-  piled: { toolTokens: number; inputTokens: number; nextCheckAt: number; nextSettledCheckAt: number };
+  /**
+   * Tool output and long arguments piled up since the last checkpoint, where the next optional checks are, and how
+   * many optional checks in a row took no checkpoint since (absent: none; each doubles the wait for the next).
+   */
+  piled: {
+    toolTokens: number;
+    inputTokens: number;
+    nextCheckAt: number;
+    nextSettledCheckAt: number;
+    skippedChecks?: number;
+  };
   /** The provider-usage anchor (local and reported totals of the anchored request), once a usage was observed. */
   usage: { readonly estimated: number; readonly reported: number } | undefined;
   /** The inflation guard's memory (processors update it). */
@@ -58,6 +67,17 @@ export function initialGovernorLiveState(): GovernorLiveState {
     cached: undefined,
     anchor: undefined,
   };
+}
+
+/**
+ * The live `piled` of a stored one. A state stored before the skipped optional checks were counted has a pending
+ * postponement (a next check set since the last checkpoint) when at least one check was skipped: it counts as one,
+ * the fewest it can be (the earlier governor postponed by the base step only).
+ */
+export function restoredPiled(piled: GovernorState["piled"]): GovernorLiveState["piled"] {
+  if (piled.skippedChecks !== undefined) return { ...piled };
+  const pending = piled.nextCheckAt > 0 || piled.nextSettledCheckAt > 0;
+  return pending ? { ...piled, skippedChecks: 1 } : { ...piled };
 }
 
 /** A copy of the guard (structuredClone costs more than the whole rest of a snapshot for this small object). */
@@ -104,12 +124,16 @@ export interface GovernorState {
   readonly lastCoveredId?: string;
   readonly requests: number;
   readonly emergencyStage: number;
-  /** Tool output and long arguments piled up since the last checkpoint, and where the next optional check is. */
+  /**
+   * Tool output and long arguments piled up since the last checkpoint, where the next optional check is, and the
+   * optional checks in a row that took none (absent in states stored before it was kept: see `restoredPiled`).
+   */
   readonly piled: {
     readonly toolTokens: number;
     readonly inputTokens: number;
     readonly nextCheckAt: number;
     readonly nextSettledCheckAt: number;
+    readonly skippedChecks?: number;
   };
   /** The provider-usage anchor (local and reported totals of the anchored request). */
   readonly usage?: { readonly estimated: number; readonly reported: number };
@@ -145,6 +169,7 @@ const stateSchema = z.object({
     inputTokens: count,
     nextCheckAt: z.number(),
     nextSettledCheckAt: z.number(),
+    skippedChecks: count.optional(),
   }),
   usage: z.object({ estimated: z.number().positive(), reported: z.number().positive() }).optional(),
   guard: z.object({
