@@ -12,12 +12,8 @@ import { runPipeline, sumTokens } from "./processor.ts";
  * summarise some of it, or enough tool traffic piled up outside the protection window for a batch.
  */
 export function optionalCandidate(core: GovernorCore): boolean {
-  const { settings } = core;
   // The cache expired since the last request: this one writes everything anyway, so a rewrite is free.
-  const cached = core.state.cached;
-  const ttl = governancePricing(settings).ttlMs;
-  if (settings.pricing !== "none" && cached !== undefined && core.clock().getTime() - cached.at > ttl)
-    return true;
+  if (core.cacheExpired()) return true;
   const { protect, minPrunable } = core.thresholds();
   const { piled } = core.state;
   const unsettled = core.viewFigures.unsettledTokens;

@@ -22,6 +22,14 @@ import { UsageAnchor } from "./usage-anchor.ts";
 import { ViewFigureCache, type ViewFigures } from "./view-figures.ts";
 
 /**
+ * The most an optional check's postponement grows to, when checks keep taking no checkpoint: 8× its base (half a
+ * batch; 3 doublings), and never more than 5% of the usable window (small windows, where a late offload soon
+ * becomes a compaction, keep checking at the base pace).
+ */
+const MAX_CHECK_BACKOFF = 8;
+const MAX_CHECK_WAIT_SHARE = 0.05;
+
+/**
  * @internal A governor's parts and live state, shared by the modules that each do one part of its work
  * (`Governor` itself, the checkpoint, the overflow fit). Not for use outside the governor.
  */
@@ -156,12 +164,31 @@ export class GovernorCore {
     }
   }
 
-  /** An optional checkpoint was not taken: consider the next one only after more tool traffic piled up. */
+  /**
+   * An optional checkpoint was not taken: consider the next one only after more tool traffic piled up — half a
+   * batch, doubled for each optional check in a row that took none (up to `MAX_CHECK_BACKOFF` times and
+   * `MAX_CHECK_WAIT_SHARE` of the usable window), so a checkpoint that keeps not paying is not folded again every
+   * few requests. A check made while the provider's cache had expired (a free rewrite that still changed nothing)
+   * starts the count again; a checkpoint ends it.
+   */
   postponeOptionalCheck(): void {
-    const step = Math.max(1_000, this.thresholds().minPrunable / 2);
     const { piled } = this.state;
+    const skipped = this.cacheExpired() ? 0 : (piled.skippedChecks ?? 0);
+    const base = Math.max(1_000, this.thresholds().minPrunable / 2);
+    const longest = Math.min(base * MAX_CHECK_BACKOFF, this.counterWindow().usable * MAX_CHECK_WAIT_SHARE);
+    const step = Math.max(base, Math.min(base * 2 ** skipped, longest));
+    piled.skippedChecks = skipped + 1;
     piled.nextSettledCheckAt = this.viewFigures.unsettledTokens + step;
     piled.nextCheckAt = piled.toolTokens + piled.inputTokens + step;
+  }
+
+  /** Whether the provider's cache expired since the last request (this one writes everything anyway). */
+  cacheExpired(): boolean {
+    const cached = this.state.cached;
+    const ttl = governancePricing(this.settings).ttlMs;
+    return (
+      this.settings.pricing !== "none" && cached !== undefined && this.clock().getTime() - cached.at > ttl
+    );
   }
 
   /** Makes `next` the view; what piled up restarts from the tool output left outside the protection window. */

@@ -40,13 +40,15 @@ describe("a governor state stored by the earlier governor", () => {
       steady.observeUsage(request.tokens, feed(request));
     }
     expect(now).toBe(fixture.now);
-    // The fixture predates the call ids and result digests loop detection keeps now, and the session's reuse
-    // counts (both optional in the state; the counts are taken again from the history when absent).
+    // The fixture predates the call ids and result digests loop detection keeps now, the session's reuse
+    // counts, the count of optional checks skipped in a row and `piled.since`, the request of the last checkpoint
+    // (all optional in the state: the reuse counts are taken again from the history when absent, the skipped
+    // checks inferred from the pending postponement, `since` restored as the session's start).
     // The cache anchor (where the prefix the next rewrite keeps ends) is placed past small outputs no processor
     // changes since the fixture was taken: the anchor and the breakpoints it left are compared apart.
     const { reuse: _reuse, anchor, cached, ...snapshot } = steady.snapshot();
-    // It also predates `piled.since` (the request of the last checkpoint; restored as the session's start).
-    const { since, ...piled } = snapshot.piled;
+    const { skippedChecks, since, ...piled } = snapshot.piled;
+    expect(skippedChecks).toBe(1);
     const withoutResults = {
       ...snapshot,
       piled,

@@ -30,8 +30,9 @@ export interface GovernorLiveState {
   /** Provider overflow errors in a row (`recover`). */
   emergencyStage: number;
   /**
-   * Tool output and long arguments piled up since the last checkpoint, where the next optional checks are, and the
-   * request count at that checkpoint (`since`: how long what a checkpoint would remove has been kept).
+   * Tool output and long arguments piled up since the last checkpoint, where the next optional checks are, how
+   * many optional checks in a row took no checkpoint since (absent: none; each doubles the wait for the next), and
+   * the request count at that checkpoint (`since`: how long what a checkpoint would remove has been kept).
    */
   piled: {
     toolTokens: number;
@@ -39,6 +40,7 @@ export interface GovernorLiveState {
     nextCheckAt: number;
     nextSettledCheckAt: number;
     since: number;
+    skippedChecks?: number;
   };
   /** The provider-usage anchor (local and reported totals of the anchored request), once a usage was observed. */
   usage: { readonly estimated: number; readonly reported: number } | undefined;
@@ -67,6 +69,18 @@ export function initialGovernorLiveState(): GovernorLiveState {
     cached: undefined,
     anchor: undefined,
   };
+}
+
+/**
+ * The live `piled` of a stored one. A state stored before the skipped optional checks were counted has a pending
+ * postponement (a next check set since the last checkpoint) when at least one check was skipped: it counts as one,
+ * the fewest it can be (the earlier governor postponed by the base step only).
+ */
+export function restoredPiled(piled: GovernorState["piled"]): GovernorLiveState["piled"] {
+  const since = piled.since ?? 0;
+  if (piled.skippedChecks !== undefined) return { ...piled, since };
+  const pending = piled.nextCheckAt > 0 || piled.nextSettledCheckAt > 0;
+  return pending ? { ...piled, since, skippedChecks: 1 } : { ...piled, since };
 }
 
 /** A copy of the guard (structuredClone costs more than the whole rest of a snapshot for this small object). */
@@ -115,7 +129,8 @@ export interface GovernorState {
   readonly emergencyStage: number;
   /**
    * Tool output and long arguments piled up since the last checkpoint, where the next optional check is, and the
-   * request count at that checkpoint (absent in states stored before it was kept: the session's start).
+   * optional checks in a row that took none (absent in states stored before it was kept: see `restoredPiled`), and
+   * the request count at that checkpoint (absent in states stored before it was kept: the session's start).
    */
   readonly piled: {
     readonly toolTokens: number;
@@ -123,6 +138,7 @@ export interface GovernorState {
     readonly nextCheckAt: number;
     readonly nextSettledCheckAt: number;
     readonly since?: number;
+    readonly skippedChecks?: number;
   };
   /** The provider-usage anchor (local and reported totals of the anchored request). */
   readonly usage?: { readonly estimated: number; readonly reported: number };
@@ -159,6 +175,7 @@ const stateSchema = z.object({
     nextCheckAt: z.number(),
     nextSettledCheckAt: z.number(),
     since: count.optional(),
+    skippedChecks: count.optional(),
   }),
   usage: z.object({ estimated: z.number().positive(), reported: z.number().positive() }).optional(),
   guard: z.object({

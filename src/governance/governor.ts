@@ -18,7 +18,7 @@ import type {
   RequestTokens,
 } from "./governor-options.ts";
 import type { GovernorSettings } from "./governor-settings.ts";
-import { copyGuard, persistedGovernorState, type GovernorState } from "./governor-state.ts";
+import { copyGuard, persistedGovernorState, restoredPiled, type GovernorState } from "./governor-state.ts";
 import type { OffloadStore } from "./offload-store.ts";
 import type { GovernancePipeline } from "./pipeline.ts";
 import type { WindowBudget } from "./processor.ts";
@@ -307,7 +307,7 @@ export class Governor {
       lastCoveredId: state.lastCoveredId,
       requests: state.requests,
       emergencyStage: state.emergencyStage,
-      piled: { ...state.piled, since: state.piled.since ?? 0 },
+      piled: restoredPiled(state.piled),
       usage: state.usage === undefined ? undefined : { ...state.usage },
       guard: copyGuard(state.guard),
       recentCalls: [...core.loopDetector(state.recentCalls).recentCalls],

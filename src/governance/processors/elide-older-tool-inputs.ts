@@ -8,6 +8,7 @@ import type { Processor, ProcessorContext } from "../processor.ts";
 import { neededContext } from "../needed-context.ts";
 import { RECALL_TOOL_NAME } from "../recall-tool.ts";
 import { reportRewrite, withContent } from "../rewrite.ts";
+import { RewriteMemo } from "../rewrite-memo.ts";
 import { outputPreview } from "../tool-output-text.ts";
 
 /** Marks an argument that was already elided (so it is never elided twice). */
@@ -94,7 +95,30 @@ function forEachLongLeaf(
     if (elidable(key, value, skipKey, limitChars)) visit(value);
 }
 
-async function elideCall(block: ToolCallBlock, limitChars: number, context: ProcessorContext) {
+/**
+ * Puts each long argument of `message`'s edit and write calls in the offload store (when there is one): the
+ * reference of each, by its text.
+ */
+async function storeArguments(
+  message: Message,
+  limitChars: number,
+  context: ProcessorContext,
+): Promise<Map<string, string | undefined>> {
+  const refs = new Map<string, string | undefined>();
+  for (const block of message.content) {
+    if (!writesFile(block)) continue;
+    forEachLongLeaf(block.input, primaryKey(block.input), limitChars, (text) => refs.set(text, undefined));
+  }
+  for (const text of refs.keys()) refs.set(text, await context.offloadStore?.putText(text));
+  return refs;
+}
+
+function elideCall(
+  block: ToolCallBlock,
+  limitChars: number,
+  refs: ReadonlyMap<string, string | undefined>,
+  recallable: boolean,
+): ToolCallBlock {
   const input = block.input;
   if (input === null || typeof input !== "object" || Array.isArray(input)) return block;
   const primary = primaryKey(input);
@@ -105,15 +129,35 @@ async function elideCall(block: ToolCallBlock, limitChars: number, context: Proc
       next[key] = value;
       continue;
     }
-    const ref = await context.offloadStore?.putText(value);
+    const ref = refs.get(value);
     const lines = value.split("\n").length;
-    const recall =
-      ref === undefined || context.recall === false ? "" : `; ${RECALL_TOOL_NAME}("${ref}") returns it`;
+    const recall = ref === undefined || !recallable ? "" : `; ${RECALL_TOOL_NAME}("${ref}") returns it`;
     next[key] =
       `${outputPreview(value, PREVIEW_LINES, false)}\n${ELIDED}: ${value.length} characters, ${lines} lines${recall}]`;
     changed = true;
   }
   return changed ? { ...block, input: next } : block;
+}
+
+/**
+ * `message` with the long arguments of its edit and write calls elided: made once per message and references
+ * (`memo`), so a checkpoint considered again does not build and count it again.
+ */
+async function elidedMessage(
+  message: Message,
+  limitChars: number,
+  context: ProcessorContext,
+  memo: RewriteMemo,
+): Promise<Message> {
+  const refs = await storeArguments(message, limitChars, context);
+  const recallable = context.recall !== false;
+  const key = [String(recallable), ...refs.values()].join("\0");
+  const known = memo.get(message, key);
+  if (known !== undefined) return known;
+  const content = message.content.map((block) =>
+    writesFile(block) ? elideCall(block, limitChars, refs, recallable) : block,
+  );
+  return memo.set(message, withContent(message, content), key);
 }
 
 const NAME = "elide-older-tool-inputs";
@@ -129,6 +173,7 @@ async function elide(
   aboveTokens: number,
   messages: readonly Message[],
   context: ProcessorContext,
+  memo: RewriteMemo,
 ): Promise<readonly Message[]> {
   const protectedStep = protectedFrom(messages, context, aboveTokens);
   // The text of an edit or write stays while the agent is likely to work from it again.
@@ -139,13 +184,8 @@ async function elide(
   for (let index = 0; index < protectedStep; index++) {
     const message = messages[index]!;
     if (needed.has(index) || longInputTokens(message, aboveTokens) === 0) continue;
-    const tokens = context.tokensOf(message);
-    const limitChars = elisionLimitChars(aboveTokens);
-    const content: ContentBlock[] = [];
-    for (const block of message.content)
-      content.push(writesFile(block) ? await elideCall(block, limitChars, context) : block);
-    const replacement = withContent(message, content);
-    if (context.tokensOf(replacement) >= tokens) continue;
+    const replacement = await elidedMessage(message, elisionLimitChars(aboveTokens), context, memo);
+    if (context.tokensOf(replacement) >= context.tokensOf(message)) continue;
     output ??= [...messages];
     output[index] = replacement;
     originals.push(message);
@@ -171,11 +211,12 @@ async function elide(
  */
 export function createElideOlderToolInputs(options: ElideOlderToolInputsOptions): Processor {
   const { aboveTokens } = validate(optionsSchema, options, `${NAME} options`);
+  const memo = new RewriteMemo();
   return {
     name: NAME,
     options: { aboveTokens },
     offloads: true,
     triggers: [{ kind: "checkpoint" }, { kind: "tool-input", above: aboveTokens }],
-    process: (messages, context) => elide(aboveTokens, messages, context),
+    process: (messages, context) => elide(aboveTokens, messages, context, memo),
   };
 }

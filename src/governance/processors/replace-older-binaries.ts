@@ -4,6 +4,7 @@ import type { ContentBlock, FileBlock, ImageBlock, Message } from "../../model/m
 import { currentTurnStart } from "../../model/turns.ts";
 import { AT_EVERY_CHECKPOINT, type Processor, type ProcessorContext } from "../processor.ts";
 import { mapMessages, reportRewrite, withContent } from "../rewrite.ts";
+import { RewriteMemo } from "../rewrite-memo.ts";
 
 function placeholder(block: ImageBlock | FileBlock): string {
   const name = block.type === "file" && block.filename ? ` ${block.filename}` : "";
@@ -38,11 +39,15 @@ const optionsSchema = z.strictObject({});
 /** Options of `createReplaceOlderBinaries` (none yet: present in a pipeline means on). */
 export type ReplaceOlderBinariesOptions = z.input<typeof optionsSchema>;
 
-function replaceBinaries(messages: readonly Message[], context: ProcessorContext): readonly Message[] {
+function replaceBinaries(
+  messages: readonly Message[],
+  context: ProcessorContext,
+  memo: RewriteMemo,
+): readonly Message[] {
   const turnStart = currentTurnStart(messages);
   const result = mapMessages(messages, (message, index) =>
     index < turnStart && message.content.some(hasBinary)
-      ? withContent(message, message.content.map(replaceBlock))
+      ? (memo.get(message) ?? memo.set(message, withContent(message, message.content.map(replaceBlock))))
       : undefined,
   );
   reportRewrite(context, "binaries-replaced", result);
@@ -58,5 +63,10 @@ function replaceBinaries(messages: readonly Message[], context: ProcessorContext
  */
 export function createReplaceOlderBinaries(options: ReplaceOlderBinariesOptions = {}): Processor {
   validate(optionsSchema, options, `${NAME} options`);
-  return { name: NAME, triggers: AT_EVERY_CHECKPOINT, process: replaceBinaries };
+  const memo = new RewriteMemo();
+  return {
+    name: NAME,
+    triggers: AT_EVERY_CHECKPOINT,
+    process: (messages, context) => replaceBinaries(messages, context, memo),
+  };
 }

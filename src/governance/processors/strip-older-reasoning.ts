@@ -4,6 +4,7 @@ import { validate } from "../../model/schemas.ts";
 import type { Message } from "../../model/message.ts";
 import { AT_EVERY_CHECKPOINT, type Processor, type ProcessorContext } from "../processor.ts";
 import { mapMessages, reportRewrite, withContent } from "../rewrite.ts";
+import { RewriteMemo } from "../rewrite-memo.ts";
 
 const NAME = "strip-older-reasoning";
 const optionsSchema = z.strictObject({});
@@ -11,14 +12,23 @@ const optionsSchema = z.strictObject({});
 /** Options of `createStripOlderReasoning` (none yet: present in a pipeline means on). */
 export type StripOlderReasoningOptions = z.input<typeof optionsSchema>;
 
-function strip(messages: readonly Message[], context: ProcessorContext): readonly Message[] {
+function strip(
+  messages: readonly Message[],
+  context: ProcessorContext,
+  memo: RewriteMemo,
+): readonly Message[] {
   const turnStart = currentTurnStart(messages);
   const result = mapMessages(messages, (message, index) => {
     if (index >= turnStart || !message.content.some((block) => block.type === "reasoning")) return undefined;
-    const stripped = withContent(
-      message,
-      message.content.filter((block) => block.type !== "reasoning"),
-    );
+    const stripped =
+      memo.get(message) ??
+      memo.set(
+        message,
+        withContent(
+          message,
+          message.content.filter((block) => block.type !== "reasoning"),
+        ),
+      );
     // Reasoning that weighs nothing (a signature, an empty thought) is left: removing it would change the
     // cached prefix from this message on and save nothing.
     if (stripped.content.length > 0 && context.tokensOf(stripped) >= context.tokensOf(message))
@@ -41,5 +51,10 @@ function strip(messages: readonly Message[], context: ProcessorContext): readonl
  */
 export function createStripOlderReasoning(options: StripOlderReasoningOptions = {}): Processor {
   validate(optionsSchema, options, `${NAME} options`);
-  return { name: NAME, triggers: AT_EVERY_CHECKPOINT, process: strip };
+  const memo = new RewriteMemo();
+  return {
+    name: NAME,
+    triggers: AT_EVERY_CHECKPOINT,
+    process: (messages, context) => strip(messages, context, memo),
+  };
 }

@@ -6,6 +6,7 @@ import { computeBoundaries, isGovernable, offloadThresholds } from "../boundarie
 import type { Processor, ProcessorContext } from "../processor.ts";
 import { sumTokens } from "../processor.ts";
 import { withContent } from "../rewrite.ts";
+import { RewriteMemo } from "../rewrite-memo.ts";
 import {
   isShellOutput,
   outputPreview,
@@ -34,15 +35,31 @@ async function offloadMessage(
   context: ProcessorContext,
   calls: ReadonlyMap<string, ToolCallBlock>,
   previewLines: number,
+  memo: RewriteMemo,
 ): Promise<Message> {
+  // Each output goes to the store every time (the store decides what a reference means); what is made of it
+  // (the preview, the notice) is made once per output and reference.
+  const stored = new Map<ContentBlock, { text: string; ref: string }>();
+  const key: string[] = [String(context.recall !== false)];
+  for (const block of message.content) {
+    if (block.type !== "tool-result" || block.offloadRef !== undefined) continue;
+    const text = toolMessageText({ ...message, content: [block] });
+    const ref = await context.offloadStore!.putText(text);
+    stored.set(block, { text, ref });
+    const call = calls.get(block.callId);
+    key.push(ref, call === undefined ? "" : outputKind(call));
+    if (context.recall === false && call !== undefined) key.push(toolCallLabel(call));
+  }
+  const known = memo.get(message, key.join("\0"));
+  if (known !== undefined) return known;
   const content: ContentBlock[] = [];
   for (const block of message.content) {
-    if (block.type !== "tool-result" || block.offloadRef !== undefined) {
+    const output = stored.get(block);
+    if (block.type !== "tool-result" || output === undefined) {
       content.push(block);
       continue;
     }
-    const text = toolMessageText({ ...message, content: [block] });
-    const ref = await context.offloadStore!.putText(text);
+    const { text, ref } = output;
     const call = calls.get(block.callId);
     const focus = call === undefined ? "errors" : PREVIEW_FOCUS[outputKind(call)];
     const preview = outputPreview(text, previewLines, isShellOutput(block, text), focus);
@@ -59,7 +76,7 @@ async function offloadMessage(
       offloadRef: ref,
     });
   }
-  return withContent(message, content);
+  return memo.set(message, withContent(message, content), key.join("\0"));
 }
 
 const NAME = "offload-tool-outputs";
@@ -83,6 +100,7 @@ async function offload(
   options: z.output<typeof optionsSchema>,
   messages: readonly Message[],
   context: ProcessorContext,
+  memo: RewriteMemo,
 ): Promise<readonly Message[]> {
   if (context.offloadStore === undefined) return messages;
   const { protect } = offloadThresholds(context);
@@ -110,7 +128,7 @@ async function offload(
   for (const message of messages)
     for (const block of message.content) if (block.type === "tool-call") calls.set(block.id, block);
   for (const index of candidates) {
-    const replacement = await offloadMessage(messages[index]!, context, calls, options.previewLines);
+    const replacement = await offloadMessage(messages[index]!, context, calls, options.previewLines, memo);
     output[index] = replacement;
     for (const result of resultsOf(replacement)) if (result.offloadRef) refs.push(result.offloadRef);
   }
@@ -139,6 +157,7 @@ async function offload(
  */
 export function createOffloadToolOutputs(options: OffloadToolOutputsOptions): Processor {
   const resolved = validate(optionsSchema, options, `${NAME} options`);
+  const memo = new RewriteMemo();
   return {
     name: NAME,
     options: resolved,
@@ -147,6 +166,6 @@ export function createOffloadToolOutputs(options: OffloadToolOutputsOptions): Pr
       { kind: "checkpoint" },
       { kind: "tool-output", tokens: resolved.minPrunableTokens, windowShare: MIN_PRUNABLE_WINDOW_SHARE },
     ],
-    process: (messages, context) => offload(resolved, messages, context),
+    process: (messages, context) => offload(resolved, messages, context, memo),
   };
 }

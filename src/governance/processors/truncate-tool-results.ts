@@ -4,6 +4,7 @@ import type { ContentBlock, Message } from "../../model/message.ts";
 import { computeBoundaries, isGovernable, offloadThresholds } from "../boundaries.ts";
 import type { Processor, ProcessorContext } from "../processor.ts";
 import { reportRewrite, withContent } from "../rewrite.ts";
+import { RewriteMemo } from "../rewrite-memo.ts";
 import { headTail, omissionNotice } from "../truncate-text.ts";
 import { resultsOf, toolMessageText } from "../tool-output-text.ts";
 import { neededContext } from "../needed-context.ts";
@@ -11,38 +12,45 @@ import { neededContext } from "../needed-context.ts";
 /**
  * Cuts a tool message's results to about `keepTokens` tokens (`headShare` from the start — by default the
  * governor settings' `truncationHeadShare` — the rest from the end), serialising JSON first and keeping tool name and call
- * id. When an offload store is present the full output is stored and referenced, so nothing is lost.
+ * id. When an offload store is present the full output is stored and referenced, so nothing is lost. With a
+ * `memo`, a message cut again to the same size with the same references is the same object as last time.
  */
 export async function truncateToolMessage(
   message: Message,
   keepTokens: number,
   context: ProcessorContext,
   headShare: number = context.settings.truncationHeadShare,
+  memo?: RewriteMemo,
 ): Promise<Message> {
   const totalTokens = context.tokensOf(message);
   const text = toolMessageText(message);
   const charsPerToken = text.length / Math.max(1, totalTokens);
   const keepChars = Math.max(200, Math.floor(keepTokens * charsPerToken));
-  const notice = omissionNotice(Math.max(0, totalTokens - keepTokens), totalTokens);
-  const content: ContentBlock[] = [];
+  const cut = new Map<ContentBlock, { text: string; ref: string | undefined }>();
   for (const block of message.content) {
-    if (block.type !== "tool-result") {
-      content.push(block);
-      continue;
-    }
+    if (block.type !== "tool-result") continue;
     const blockText = toolMessageText({ ...message, content: [block] });
-    if (blockText.length <= keepChars) {
-      content.push(block);
-      continue;
-    }
-    const offloadRef = block.offloadRef ?? (await context.offloadStore?.putText(blockText));
-    content.push({
-      ...block,
-      content: headTail(blockText, keepChars, headShare, notice),
-      ...(offloadRef !== undefined && { offloadRef }),
+    if (blockText.length <= keepChars) continue;
+    cut.set(block, {
+      text: blockText,
+      ref: block.offloadRef ?? (await context.offloadStore?.putText(blockText)),
     });
   }
-  return withContent(message, content);
+  const key = [keepTokens, totalTokens, headShare, ...[...cut.values()].map(({ ref }) => ref)].join("\0");
+  const known = memo?.get(message, key);
+  if (known !== undefined) return known;
+  const notice = omissionNotice(Math.max(0, totalTokens - keepTokens), totalTokens);
+  const content = message.content.map((block): ContentBlock => {
+    const output = cut.get(block);
+    if (block.type !== "tool-result" || output === undefined) return block;
+    return {
+      ...block,
+      content: headTail(output.text, keepChars, headShare, notice),
+      ...(output.ref !== undefined && { offloadRef: output.ref }),
+    };
+  });
+  const replacement = withContent(message, content);
+  return memo === undefined ? replacement : memo.set(message, replacement, key);
 }
 
 const TRUNCATE = "truncate-tool-results";
@@ -60,6 +68,7 @@ async function truncateOlder(
   options: z.output<typeof truncateOptionsSchema>,
   messages: readonly Message[],
   context: ProcessorContext,
+  memo: RewriteMemo,
 ): Promise<readonly Message[]> {
   const limit = options.aboveTokens;
   const boundaries = computeBoundaries(messages, context.tokensOf, offloadThresholds(context).protect);
@@ -72,7 +81,7 @@ async function truncateOlder(
     if (message.role !== "tool" || !isGovernable(index, boundaries)) continue;
     if (index >= boundaries.protectedToolsFrom || needed.has(index)) continue;
     if (context.tokensOf(message) <= limit || resultsOf(message).length === 0) continue;
-    const replacement = await truncateToolMessage(message, limit, context, options.headShare);
+    const replacement = await truncateToolMessage(message, limit, context, options.headShare, memo);
     if (context.tokensOf(replacement) >= context.tokensOf(message)) continue;
     output ??= [...messages];
     output[index] = replacement;
@@ -95,11 +104,12 @@ async function truncateOlder(
  */
 export function createTruncateToolResults(options: TruncateToolResultsOptions): Processor {
   const resolved = validate(truncateOptionsSchema, options, `${TRUNCATE} options`);
+  const memo = new RewriteMemo();
   return {
     name: TRUNCATE,
     options: resolved,
     triggers: [{ kind: "checkpoint" }, { kind: "tool-output", tokens: resolved.aboveTokens }],
-    process: (messages, context) => truncateOlder(resolved, messages, context),
+    process: (messages, context) => truncateOlder(resolved, messages, context, memo),
   };
 }
 

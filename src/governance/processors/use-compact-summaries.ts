@@ -4,6 +4,7 @@ import type { ContentBlock, Message } from "../../model/message.ts";
 import { computeBoundaries, isGovernable } from "../boundaries.ts";
 import { AT_EVERY_CHECKPOINT, type Processor, type ProcessorContext } from "../processor.ts";
 import { mapMessages, reportRewrite, withContent } from "../rewrite.ts";
+import { RewriteMemo } from "../rewrite-memo.ts";
 
 function summarised(block: ContentBlock): ContentBlock {
   if (
@@ -22,13 +23,19 @@ const optionsSchema = z.strictObject({});
 /** Options of `createUseCompactSummaries` (none yet: present in a pipeline means on). */
 export type UseCompactSummariesOptions = z.input<typeof optionsSchema>;
 
-function useSummaries(messages: readonly Message[], context: ProcessorContext): readonly Message[] {
+function useSummaries(
+  messages: readonly Message[],
+  context: ProcessorContext,
+  memo: RewriteMemo,
+): readonly Message[] {
   const boundaries = computeBoundaries(messages, context.tokensOf, 0);
   const result = mapMessages(messages, (message, index) => {
     if (message.role !== "tool" || !isGovernable(index, boundaries)) return undefined;
+    const known = memo.get(message);
+    if (known !== undefined) return known;
     const content = message.content.map(summarised);
     return content.some((block, at) => block !== message.content[at])
-      ? withContent(message, content)
+      ? memo.set(message, withContent(message, content))
       : undefined;
   });
   reportRewrite(context, "compact-summaries-used", result);
@@ -44,5 +51,10 @@ function useSummaries(messages: readonly Message[], context: ProcessorContext): 
  */
 export function createUseCompactSummaries(options: UseCompactSummariesOptions = {}): Processor {
   validate(optionsSchema, options, `${NAME} options`);
-  return { name: NAME, triggers: AT_EVERY_CHECKPOINT, process: useSummaries };
+  const memo = new RewriteMemo();
+  return {
+    name: NAME,
+    triggers: AT_EVERY_CHECKPOINT,
+    process: (messages, context) => useSummaries(messages, context, memo),
+  };
 }
