@@ -23,10 +23,34 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function startServer(options: Omit<SyncEndpointOptions, "path">, port = 0): Promise<Running> {
+/** Listens on `port`; rejects (instead of throwing from the server) when it is taken. */
+function listen(server: Server, port: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+}
+
+/**
+ * A server on `port`, or on a free port below the ephemeral range: a restart listens on the same port again, and
+ * a port the system handed out could be handed to another test's listener in between (EADDRINUSE).
+ */
+async function startServer(options: Omit<SyncEndpointOptions, "path">, port?: number): Promise<Running> {
   const server = createServer((_request, response) => response.writeHead(404).end());
   const endpoint = attachSyncEndpoint(server, { path: "/sync", ...options });
-  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  if (port !== undefined) await listen(server, port);
+  else
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await listen(server, 20_000 + Math.floor(Math.random() * 12_000));
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE" || attempt >= 20) throw error;
+      }
+    }
   const running = { server, endpoint, port: (server.address() as AddressInfo).port };
   cleanups.push(() => stopServer(running));
   return running;
