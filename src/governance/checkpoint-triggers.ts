@@ -26,7 +26,7 @@ export interface PipelineSchedule {
  * Sorts a pipeline's processors by their triggers (see `ProcessorTrigger`); thresholds of 0 are left out.
  *
  * @example
- * pipelineSchedule(preset("default").processors).payloadShares; // [0.8]
+ * pipelineSchedule(preset("default").processors).payloadShares; // [0.9]
  */
 export function pipelineSchedule(processors: readonly Processor[]): PipelineSchedule {
   const inputs = declaredTriggers(processors, "tool-input")

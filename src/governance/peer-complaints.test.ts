@@ -41,7 +41,7 @@ describe("peer complaints that must be impossible in ctxkit", () => {
       summarizer: inflating,
       pipeline: preset("default", { truncateToolResultsAbove: 0, offloadMinPrunableTokens: 0 }),
     });
-    const builder = longRun(25); // over the compaction trigger, under the window
+    const builder = longRun(27); // over the compaction trigger (0.9 of the usable window), under the window
     await governor.prepare(builder.build()).catch(() => undefined);
     const callsAfterFirst = inflating.requests.length;
     expect(callsAfterFirst).toBeGreaterThan(0);

@@ -74,7 +74,7 @@ export const presetOptionsSchema = z.object({
    */
   compactSettledHistory: z.boolean().default(false),
   /** Compact when the payload passes this share of the usable window. 0 disables compaction. */
-  compactionTrigger: fraction.default(0.8),
+  compactionTrigger: fraction.default(0.9),
   /**
    * Also compact when the history passes this many messages, whatever their tokens (the co-cli seed's
    * `max_history_messages`); the recent `minTailTurns` turns stay. 0 disables this trigger.

@@ -165,6 +165,8 @@ describe("the Anthropic Messages proxy, with the official @anthropic-ai/sdk clie
   });
 
   it("governs a growing stateless conversation deterministically: prefix kept between checkpoints, repeats identical", async () => {
+    // Enough steps that the 12k window fills well past the compaction trigger (0.9 of the usable window).
+    const STEPS = 30;
     const { harness, client } = await setup({
       contextWindow: 12_000,
       responses: () => ({ text: "next" }),
@@ -172,7 +174,7 @@ describe("the Anthropic Messages proxy, with the official @anthropic-ai/sdk clie
     const anthropic = client();
     const sentMessages: string[] = [];
     const checkpoints: boolean[] = [];
-    for (let steps = 1; steps <= 24; steps++) {
+    for (let steps = 1; steps <= STEPS; steps++) {
       const response = await anthropic.messages
         .create({
           model: "claude-sonnet-4-5",
@@ -190,8 +192,8 @@ describe("the Anthropic Messages proxy, with the official @anthropic-ai/sdk clie
     }
     // The window filled: older reads were governed, and the newest step went as the client sent it.
     const last = JSON.parse(sentMessages.at(-1)!) as Json[];
-    expect(sentMessages.at(-1)!.length).toBeLessThan(JSON.stringify(conversation(24)).length / 2);
-    expect(last.slice(-2)).toEqual(conversation(24).slice(-2));
+    expect(sentMessages.at(-1)!.length).toBeLessThan(JSON.stringify(conversation(STEPS)).length / 2);
+    expect(last.slice(-2)).toEqual(conversation(STEPS).slice(-2));
     expect(checkpoints.filter(Boolean).length).toBeGreaterThan(0);
     expect(checkpoints.filter(Boolean).length).toBeLessThan(8);
     // Between checkpoints the payload only grows at its end, so the provider's cached prefix stays valid.
@@ -207,7 +209,7 @@ describe("the Anthropic Messages proxy, with the official @anthropic-ai/sdk clie
       max_tokens: 1_000,
       system,
       tools,
-      messages: conversation(24) as never,
+      messages: conversation(STEPS) as never,
     });
     expect(JSON.stringify(withoutMarkers(harness.upstream.requests.at(-1)!.body.messages))).toBe(
       sentMessages.at(-1),

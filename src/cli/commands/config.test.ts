@@ -105,7 +105,7 @@ describe("ctxkit config", () => {
     expect(line("model")).toBe("model anthropic:claude-sonnet-4-5 env CTXKIT_MODEL");
     expect(line("apiKeys.openai")).toBe(`apiKeys.openai ••••abcd user ${where.userFile}`);
     expect(line("policy.maxTurns")).toBe(`policy.maxTurns 40 project ${where.projectFile}`);
-    expect(line("policy.compactionTrigger")).toBe("policy.compactionTrigger 0.8 preset default");
+    expect(line("policy.compactionTrigger")).toBe("policy.compactionTrigger 0.9 preset default");
     expect(line("sessionRetentionDays")).toBe("sessionRetentionDays 30 default");
     expect(result.stdout).not.toContain("sk-proj-0123456789abcd");
   });

@@ -33,6 +33,15 @@ const readFile = createTool({
 const engineOver = (store: SessionStore, contextWindow = WINDOW): Promise<ContextEngine> =>
   testEngine(store, contextWindow);
 
+/** A prompt's tokens as the fake counter counts them: a token per four characters of its strings (not of its JSON). */
+function promptTokens(value: unknown): number {
+  if (typeof value === "string") return value.length / 4;
+  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + promptTokens(item), 0);
+  if (typeof value === "object" && value !== null)
+    return Object.values(value).reduce((sum: number, item) => sum + promptTokens(item), 0);
+  return 0;
+}
+
 const usage = {
   inputTokens: { total: 100, noCache: 100, cacheRead: 0, cacheWrite: 0 },
   outputTokens: { total: 10, text: 10, reasoning: 0 },
@@ -119,7 +128,7 @@ describe("CtxkitProcessor", () => {
 
     expect(model.doGenerateCalls).toHaveLength(32);
     for (const call of model.doGenerateCalls) {
-      expect(JSON.stringify(call.prompt).length / 4).toBeLessThan(WINDOW);
+      expect(promptTokens(call.prompt)).toBeLessThan(WINDOW);
       expect(call.prompt[0]).toEqual({ role: "system", content: "You read files." });
     }
     // The last call saw this turn's question, the call and the full output it asked for.
