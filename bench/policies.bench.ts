@@ -371,9 +371,9 @@ const FIXED = 1e12;
 /**
  * The settings cross-validation chooses among for each session (each with the reuse rates and weight held out):
  * the default, a grounding target below and one above it, the corpus's reuse rates not blended with the session's
- * own, no elision of older tool inputs, and an earlier compaction trigger (the default before cross-validation
- * chose 0.9 at every stress window; what decides under window pressure: the stress windows choose among the same
- * candidates; docs/policy.md).
+ * own, no elision of older tool inputs, an earlier compaction trigger (the default before cross-validation chose 0.9
+ * at every stress window) and a larger tail kept verbatim at compaction (what decides under window pressure: the
+ * stress windows choose among the same candidates; docs/policy.md).
  */
 const CANDIDATES: readonly { readonly label: string; readonly policy: PresetOptionsInput }[] = [
   { label: "default", policy: {} },
@@ -382,6 +382,7 @@ const CANDIDATES: readonly { readonly label: string; readonly policy: PresetOpti
   { label: "reuse rates fixed", policy: { reuseRatesWeight: FIXED } },
   { label: "elideToolInputsAbove 0", policy: { elideToolInputsAbove: 0 } },
   { label: "compactionTrigger 0.8", policy: { compactionTrigger: 0.8 } },
+  { label: "tailShare 0.3", policy: { tailShare: 0.3 } },
 ];
 
 /** The candidates as bench policies (ctxkit's default preset with each candidate's settings). */
