@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { cacheProfiles } from "../pricing/cache-profile.ts";
-import { checkpointPays } from "./cache-economics.ts";
+import { checkpointPays, requestsUntilDue } from "./cache-economics.ts";
 
 const anthropic = cacheProfiles.anthropic;
 
@@ -68,5 +68,30 @@ describe("checkpointPays", () => {
         },
       ),
     );
+  });
+
+  it("says when a checkpoint that pays but is not yet due will be, and it is due then", () => {
+    const batch = {
+      savedTokens: 6_000,
+      rewrittenTokens: 20_000,
+      remainingRequests: 60,
+      requestsSinceLast: 10,
+    };
+    const wait = requestsUntilDue(batch, anthropic);
+    expect(wait).toBeGreaterThan(0);
+    // What it removes piles up steadily: after the wait the batch has grown in proportion, and is due.
+    const since = batch.requestsSinceLast + wait;
+    const grown = { ...batch, savedTokens: (batch.savedTokens * since) / 10, requestsSinceLast: since };
+    expect(checkpointPays(grown, anthropic)).toBe(true);
+    const justBefore = since - 1;
+    const earlier = {
+      ...batch,
+      savedTokens: (batch.savedTokens * justBefore) / 10,
+      requestsSinceLast: justBefore,
+    };
+    expect(checkpointPays(earlier, anthropic)).toBe(false);
+    // Due now, or not paying at all: no wait.
+    expect(requestsUntilDue({ ...batch, requestsSinceLast: 80 }, anthropic)).toBe(0);
+    expect(requestsUntilDue({ ...batch, remainingRequests: 1 }, anthropic)).toBe(0);
   });
 });

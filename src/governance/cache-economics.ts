@@ -53,6 +53,23 @@ export function checkpointPays(checkpoint: CheckpointCase, pricing: CachePricing
 }
 
 /**
+ * Requests until a checkpoint that pays but is not yet due (`checkpointPays`: the batch not yet worth its rewrite)
+ * becomes due, were it the same checkpoint then: what it removes piles up about steadily, so what keeping it has
+ * cost grows with the square of the requests since the last checkpoint. 0 when it is due now or does not pay at
+ * all (then nothing says when it will).
+ *
+ * @example
+ * requestsUntilDue({ savedTokens: 6_000, rewrittenTokens: 20_000, remainingRequests: 60, requestsSinceLast: 10 }, cachePricing.anthropic) // 18
+ */
+export function requestsUntilDue(checkpoint: CheckpointCase, pricing: CachePricing): number {
+  const saving = checkpoint.savedTokens * pricing.read * checkpoint.remainingRequests;
+  const cost = checkpoint.rewrittenTokens * (pricing.write - pricing.read);
+  const held = (checkpoint.savedTokens / 2) * pricing.read * checkpoint.requestsSinceLast;
+  if (saving <= cost || held >= cost || held <= 0) return 0;
+  return Math.ceil(checkpoint.requestsSinceLast * (Math.sqrt(cost / held) - 1));
+}
+
+/**
  * Expected remaining requests: a session that has made N requests is likely to make about N more (Lindy); we
  * count on half of that, because a checkpoint taken too early costs its whole rewrite while one taken a little
  * late only forgoes a few cheap cached reads. A small floor (a young session has not proven it will last) and

@@ -1,6 +1,6 @@
 import { ContextOverflowError } from "../errors/errors.ts";
 import type { Message } from "../model/message.ts";
-import { checkpointPays, expectedRemainingRequests } from "./cache-economics.ts";
+import { checkpointPays, expectedRemainingRequests, requestsUntilDue } from "./cache-economics.ts";
 import type { GovernanceEvent } from "./events.ts";
 import type { GovernorCore } from "./governor-core.ts";
 import { governancePricing } from "./governor-settings.ts";
@@ -14,8 +14,10 @@ import { runPipeline, sumTokens } from "./processor.ts";
 export function optionalCandidate(core: GovernorCore): boolean {
   // The cache expired since the last request: this one writes everything anyway, so a rewrite is free.
   if (core.cacheExpired()) return true;
-  const { protect, minPrunable } = core.thresholds();
   const { piled } = core.state;
+  // The last optional checkpoint paid but was not yet worth its rewrite: not before it would be.
+  if (piled.dueAt !== undefined && core.state.requests < piled.dueAt) return false;
+  const { protect, minPrunable } = core.thresholds();
   const unsettled = core.viewFigures.unsettledTokens;
   if (
     core.schedule.settledHistory &&
@@ -55,8 +57,10 @@ export async function takeCheckpoint(
   };
   const current = core.state.view;
   let next = await runPipeline(core.schedule.fold, current, core.context(fixed, false, emit, signal));
-  if (!mandatory && core.settings.cacheAware && next !== current && !pays(core, next)) {
-    core.postponeOptionalCheck();
+  const decision =
+    !mandatory && core.settings.cacheAware && next !== current ? pays(core, next) : { pays: true, dueIn: 0 };
+  if (!decision.pays) {
+    core.postponeOptionalCheck(decision.dueIn);
     for (const started of pending.filter((event) => event.type === "compaction-start")) {
       publish(started);
       publish({
@@ -114,23 +118,25 @@ export async function takeCheckpoint(
   return true;
 }
 
-/** Whether an optional checkpoint to `next` saves more than rewriting the cached prefix costs. */
-function pays(core: GovernorCore, next: readonly Message[]): boolean {
+/**
+ * Whether an optional checkpoint to `next` saves more than rewriting the cached prefix costs and is due
+ * (`checkpointPays`), and if it pays but is not yet due, in how many requests it would be.
+ */
+function pays(core: GovernorCore, next: readonly Message[]): { pays: boolean; dueIn: number } {
   const current = core.state.view;
   const firstChange = next.findIndex((message, index) => message !== current[index]);
   const start = core.rewriteStart(firstChange < 0 ? next.length : firstChange);
   // What the rewrite writes to the cache that the next request would otherwise read from it.
   const rewritten =
     start === undefined ? 0 : Math.max(0, sumTokens(next.slice(start), core.tokensOf) - core.freshTokens);
-  return checkpointPays(
-    {
-      savedTokens: core.viewFigures.tokens - sumTokens(next, core.tokensOf),
-      rewrittenTokens: rewritten,
-      remainingRequests: expectedRemainingRequests(core.state.requests),
-      requestsSinceLast: core.state.requests - core.state.piled.since,
-    },
-    governancePricing(core.settings),
-  );
+  const checkpoint = {
+    savedTokens: core.viewFigures.tokens - sumTokens(next, core.tokensOf),
+    rewrittenTokens: rewritten,
+    remainingRequests: expectedRemainingRequests(core.state.requests),
+    requestsSinceLast: core.state.requests - core.state.piled.since,
+  };
+  const pricing = governancePricing(core.settings);
+  return { pays: checkpointPays(checkpoint, pricing), dueIn: requestsUntilDue(checkpoint, pricing) };
 }
 
 /** How `fitToWindow` measures views for a payload of `fixed` tokens besides the messages. */

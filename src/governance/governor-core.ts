@@ -169,10 +169,13 @@ export class GovernorCore {
    * batch, doubled for each optional check in a row that took none (up to `MAX_CHECK_BACKOFF` times and
    * `MAX_CHECK_WAIT_SHARE` of the usable window), so a checkpoint that keeps not paying is not folded again every
    * few requests. A check made while the provider's cache had expired (a free rewrite that still changed nothing)
-   * starts the count again; a checkpoint ends it.
+   * starts the count again; a checkpoint ends it. `dueIn`: requests until a checkpoint that paid but was not yet
+   * worth its rewrite would be (`requestsUntilDue`); no optional check comes before then.
    */
-  postponeOptionalCheck(): void {
+  postponeOptionalCheck(dueIn = 0): void {
     const { piled } = this.state;
+    if (dueIn > 0) piled.dueAt = this.state.requests + dueIn;
+    else delete piled.dueAt;
     const skipped = this.cacheExpired() ? 0 : (piled.skippedChecks ?? 0);
     const base = Math.max(1_000, this.thresholds().minPrunable / 2);
     const longest = Math.min(base * MAX_CHECK_BACKOFF, this.counterWindow().usable * MAX_CHECK_WAIT_SHARE);

@@ -32,7 +32,8 @@ export interface GovernorLiveState {
   /**
    * Tool output and long arguments piled up since the last checkpoint, where the next optional checks are, how
    * many optional checks in a row took no checkpoint since (absent: none; each doubles the wait for the next), and
-   * the request count at that checkpoint (`since`: how long what a checkpoint would remove has been kept).
+   * the request count at that checkpoint (`since`: how long what a checkpoint would remove has been kept), and the
+   * request before which no optional check comes (`dueAt`: a checkpoint that paid but was not yet worth its rewrite).
    */
   piled: {
     toolTokens: number;
@@ -41,6 +42,7 @@ export interface GovernorLiveState {
     nextSettledCheckAt: number;
     since: number;
     skippedChecks?: number;
+    dueAt?: number;
   };
   /** The provider-usage anchor (local and reported totals of the anchored request), once a usage was observed. */
   usage: { readonly estimated: number; readonly reported: number } | undefined;
@@ -139,6 +141,7 @@ export interface GovernorState {
     readonly nextSettledCheckAt: number;
     readonly since?: number;
     readonly skippedChecks?: number;
+    readonly dueAt?: number;
   };
   /** The provider-usage anchor (local and reported totals of the anchored request). */
   readonly usage?: { readonly estimated: number; readonly reported: number };
@@ -176,6 +179,7 @@ const stateSchema = z.object({
     nextSettledCheckAt: z.number(),
     since: count.optional(),
     skippedChecks: count.optional(),
+    dueAt: count.optional(),
   }),
   usage: z.object({ estimated: z.number().positive(), reported: z.number().positive() }).optional(),
   guard: z.object({
