@@ -46,10 +46,17 @@ export interface CheckpointCase {
  * checkpointPays({ savedTokens: 30_000, rewrittenTokens: 50_000, remainingRequests: 40, requestsSinceLast: 20 }, cachePricing.anthropic)
  */
 export function checkpointPays(checkpoint: CheckpointCase, pricing: CachePricing): boolean {
-  const saving = checkpoint.savedTokens * pricing.read * checkpoint.remainingRequests;
-  const cost = checkpoint.rewrittenTokens * (pricing.write - pricing.read);
-  const held = (checkpoint.savedTokens / 2) * pricing.read * checkpoint.requestsSinceLast;
+  const { saving, cost, held } = weighed(checkpoint, pricing);
   return saving > cost && held >= cost;
+}
+
+/** A checkpoint's saving over the remaining requests, its rewrite's cost, and what keeping its batch has cost. */
+function weighed(checkpoint: CheckpointCase, pricing: CachePricing) {
+  return {
+    saving: checkpoint.savedTokens * pricing.read * checkpoint.remainingRequests,
+    cost: checkpoint.rewrittenTokens * (pricing.write - pricing.read),
+    held: (checkpoint.savedTokens / 2) * pricing.read * checkpoint.requestsSinceLast,
+  };
 }
 
 /**
@@ -62,9 +69,7 @@ export function checkpointPays(checkpoint: CheckpointCase, pricing: CachePricing
  * requestsUntilDue({ savedTokens: 6_000, rewrittenTokens: 20_000, remainingRequests: 60, requestsSinceLast: 10 }, cachePricing.anthropic) // 18
  */
 export function requestsUntilDue(checkpoint: CheckpointCase, pricing: CachePricing): number {
-  const saving = checkpoint.savedTokens * pricing.read * checkpoint.remainingRequests;
-  const cost = checkpoint.rewrittenTokens * (pricing.write - pricing.read);
-  const held = (checkpoint.savedTokens / 2) * pricing.read * checkpoint.requestsSinceLast;
+  const { saving, cost, held } = weighed(checkpoint, pricing);
   if (saving <= cost || held >= cost || held <= 0) return 0;
   return Math.ceil(checkpoint.requestsSinceLast * (Math.sqrt(cost / held) - 1));
 }
