@@ -30,10 +30,11 @@ export interface GovernorLiveState {
   /** Provider overflow errors in a row (`recover`). */
   emergencyStage: number;
   /**
-   * Tool output and long arguments piled up since the last checkpoint, where the next optional checks are, how
-   * many optional checks in a row took no checkpoint since (absent: none; each doubles the wait for the next), and
-   * the request count at that checkpoint (`since`: how long what a checkpoint would remove has been kept), and the
-   * request before which no optional check comes (`dueAt`: a checkpoint that paid but was not yet worth its rewrite).
+   * Tool output and long arguments piled up since the last checkpoint and where the next optional checks are;
+   * `since`: the request count at that checkpoint (how long what a checkpoint would remove has been kept);
+   * `skippedChecks`: optional checks in a row that took none (absent: none; each doubles the wait for the next);
+   * `dueAt`: the request before which no optional check comes (a checkpoint that paid but was not yet worth its
+   * rewrite).
    */
   piled: {
     toolTokens: number;
@@ -79,10 +80,10 @@ export function initialGovernorLiveState(): GovernorLiveState {
  * the fewest it can be (the earlier governor postponed by the base step only).
  */
 export function restoredPiled(piled: GovernorState["piled"]): GovernorLiveState["piled"] {
-  const since = piled.since ?? 0;
-  if (piled.skippedChecks !== undefined) return { ...piled, since };
+  const live = { ...piled, since: piled.since ?? 0 };
+  if (piled.skippedChecks !== undefined) return live;
   const pending = piled.nextCheckAt > 0 || piled.nextSettledCheckAt > 0;
-  return pending ? { ...piled, since, skippedChecks: 1 } : { ...piled, since };
+  return pending ? { ...live, skippedChecks: 1 } : live;
 }
 
 /** A copy of the guard (structuredClone costs more than the whole rest of a snapshot for this small object). */
@@ -130,9 +131,8 @@ export interface GovernorState {
   readonly requests: number;
   readonly emergencyStage: number;
   /**
-   * Tool output and long arguments piled up since the last checkpoint, where the next optional check is, and the
-   * optional checks in a row that took none (absent in states stored before it was kept: see `restoredPiled`), and
-   * the request count at that checkpoint (absent in states stored before it was kept: the session's start).
+   * As the live state's `piled`. In states stored before they were kept, `since` is absent (restored as the
+   * session's start), `skippedChecks` too (see `restoredPiled`); `dueAt` is absent when no check waits.
    */
   readonly piled: {
     readonly toolTokens: number;
