@@ -1,5 +1,5 @@
 import type { Message } from "../model/message.ts";
-import { boundedPieces, PIECE_SIZE } from "./bounded-pieces.ts";
+import { boundedPieces } from "./bounded-pieces.ts";
 import { estimatorProfile } from "./estimator-profiles.ts";
 import { sumMessageTokens } from "./message-costs.ts";
 import type { TokenCounter } from "./token-counter.ts";
@@ -28,8 +28,12 @@ const loading = new Map<ExactEncoding, Promise<Encoding>>();
 /** Special-token text in content (`<|endoftext|>`) is ordinary text to a chat API; count it as such. */
 const NO_SPECIAL_TOKENS = { disallowedSpecial: new Set<string>() };
 
-/** Texts at least this long have their counts remembered (they take milliseconds or more to count). */
-const REMEMBER_FROM = PIECE_SIZE;
+/**
+ * Texts at least this long have their counts remembered. Not only the huge ones: a message governance derives
+ * from another (its reasoning stripped, one input elided) keeps its other texts, so counting it costs lookups
+ * instead of a second tokenisation (a checkpoint's reasoning strip: 2.2 ms to 0.9 ms at 10,000 messages).
+ */
+const REMEMBER_FROM = 1024;
 /** Characters of remembered texts kept at most, the least recently used dropped first. */
 const REMEMBERED_CHARACTERS = 4 * 1024 * 1024;
 
