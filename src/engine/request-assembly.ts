@@ -93,6 +93,7 @@ export function previewGovernor(
       putText: (content) => offloads.putText(content),
       getText: async (ref, range) =>
         (await offloads.getText(ref, range)) ?? sessionOffloads.getText(ref, range),
+      refFor: (content) => offloads.refFor(content),
     },
   });
   copy.restore(governor.snapshot(), conversation.snapshot().messages);

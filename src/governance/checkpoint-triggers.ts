@@ -5,6 +5,8 @@ import type { Processor } from "./processor.ts";
 export interface PipelineSchedule {
   /** Run in order at every checkpoint. */
   readonly fold: readonly Processor[];
+  /** Those of the fold that prepare work ahead on every request (`prepareAhead`). */
+  readonly ahead: readonly Processor[];
   /** Run on each new message, when a request would overflow, on a user's `/compact`. */
   readonly onMessage: readonly Processor[];
   readonly onOverflow: readonly Processor[];
@@ -32,8 +34,10 @@ export function pipelineSchedule(processors: readonly Processor[]): PipelineSche
   const inputs = declaredTriggers(processors, "tool-input")
     .map((trigger) => trigger.above)
     .filter((above) => above > 0);
+  const fold = processors.filter(runsAtCheckpoints);
   return {
-    fold: processors.filter(runsAtCheckpoints),
+    fold,
+    ahead: fold.filter((processor) => processor.prepareAhead !== undefined),
     onMessage: stageProcessors(processors, "each-message"),
     onOverflow: stageProcessors(processors, "overflow"),
     onUserRequest: stageProcessors(processors, "user-request"),

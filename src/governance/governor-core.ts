@@ -164,6 +164,13 @@ export class GovernorCore {
     }
   }
 
+  /** Lets the fold's processors prepare what a later checkpoint will need (`Processor.prepareAhead`). */
+  async prepareAhead(fixed: number, signal: AbortSignal | undefined): Promise<void> {
+    if (this.schedule.ahead.length === 0) return;
+    const context = this.context(fixed, false, () => {}, signal);
+    for (const processor of this.schedule.ahead) await processor.prepareAhead!(this.state.view, context);
+  }
+
   /**
    * An optional checkpoint was not taken: consider the next one only after more tool traffic piled up — half a
    * batch, doubled for each optional check in a row that took none (up to `MAX_CHECK_BACKOFF` times and

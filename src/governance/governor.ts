@@ -140,6 +140,7 @@ export class Governor {
       checkpoint = await takeCheckpoint(core, counted, mandatory, publish, announce, options.signal);
     }
     const anchors = nextAnchors(core, previousView, checkpoint);
+    await core.prepareAhead(counted, options.signal);
 
     if (checkpoint) repaired = core.sent(core.state.view);
     if (repaired.messages !== core.state.view) {

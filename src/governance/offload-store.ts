@@ -11,6 +11,17 @@ export interface OffloadStore {
   putText(content: string): Promise<string>;
   /** Reads back `limit` characters from `offset` (the whole text by default). Undefined when unknown. */
   getText(ref: string, range?: { offset?: number; limit?: number }): Promise<string | undefined>;
+  /**
+   * The reference `putText(content)` would return, without storing anything (content-addressed stores). Lets
+   * governance prepare an offload's preview ahead of the checkpoint that stores it; a store without it, or a
+   * reference that turns out different, only means the preview is built at the checkpoint.
+   */
+  refFor?(content: string): string;
+}
+
+/** The reference `MemoryOffloadStore` gives `content`. */
+function memoryRef(content: string): string {
+  return `blob:${createHash("sha256").update(content).digest("hex").slice(0, 32)}`;
 }
 
 /**
@@ -24,9 +35,13 @@ export class MemoryOffloadStore implements OffloadStore {
   readonly #texts = new Map<string, string>();
 
   async putText(content: string): Promise<string> {
-    const ref = `blob:${createHash("sha256").update(content).digest("hex").slice(0, 32)}`;
+    const ref = memoryRef(content);
     this.#texts.set(ref, content);
     return ref;
+  }
+
+  refFor(content: string): string {
+    return memoryRef(content);
   }
 
   async getText(ref: string, range: { offset?: number; limit?: number } = {}): Promise<string | undefined> {

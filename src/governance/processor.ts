@@ -153,6 +153,12 @@ export interface Processor {
     messages: readonly Message[],
     context: ProcessorContext,
   ): readonly Message[] | Promise<readonly Message[]>;
+  /**
+   * Work a later checkpoint of this processor will need, done a little at a time on every request (the offload
+   * previews of outputs that just left the protection window), so the checkpoint reuses it instead of doing it
+   * all at once. Changes nothing and emits nothing.
+   */
+  prepareAhead?(messages: readonly Message[], context: ProcessorContext): void | Promise<void>;
 }
 
 /** Sum of the tokens of `messages`. */

@@ -45,6 +45,7 @@ export interface BlobStore {
 }
 
 const REF_PATTERN = /^blob:[0-9a-f]{64}$/;
+const utf8 = new TextEncoder();
 
 /**
  * The reference of some bytes: `blob:<sha256 hex>`.
@@ -92,6 +93,8 @@ export function sliceBytes(bytes: Uint8Array, range: BlobRange = {}): Uint8Array
 export interface SessionOffloadStore {
   putText(content: string): Promise<string>;
   getText(ref: string, range?: { offset?: number; limit?: number }): Promise<string | undefined>;
+  /** The reference ctxkit's blob stores give `content` as text (`blobRef` of its UTF-8), nothing stored. */
+  refFor(content: string): string;
 }
 
 /**
@@ -105,5 +108,6 @@ export function sessionOffloadStore(blobs: BlobStore, sessionId: string): Sessio
   return {
     putText: (content) => blobs.putText(sessionId, content),
     getText: (ref, range) => blobs.getText(ref, range),
+    refFor: (content) => blobRef(utf8.encode(content)),
   };
 }

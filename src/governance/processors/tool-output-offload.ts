@@ -30,21 +30,26 @@ const PREVIEW_FOCUS: Readonly<Record<ReturnType<typeof outputKind>, PreviewFocus
   other: "errors",
 };
 
+/**
+ * `message` with its outputs replaced by previews and notices naming their references, which `refOf` gives: the
+ * store's `putText` at a checkpoint, its `refFor` when prepared ahead.
+ */
 async function offloadMessage(
   message: Message,
   context: ProcessorContext,
   calls: ReadonlyMap<string, ToolCallBlock>,
   previewLines: number,
   memo: RewriteMemo,
+  refOf: (text: string) => string | Promise<string>,
 ): Promise<Message> {
-  // Each output goes to the store every time (the store decides what a reference means); what is made of it
-  // (the preview, the notice) is made once per output and reference.
+  // At a checkpoint each output goes to the store every time (the store decides what a reference means); what is
+  // made of it (the preview, the notice) is made once per output and reference.
   const stored = new Map<ContentBlock, { text: string; ref: string }>();
   const key: string[] = [String(context.recall !== false)];
   for (const block of message.content) {
     if (block.type !== "tool-result" || block.offloadRef !== undefined) continue;
     const text = toolMessageText({ ...message, content: [block] });
-    const ref = await context.offloadStore!.putText(text);
+    const ref = await refOf(text);
     stored.set(block, { text, ref });
     const call = calls.get(block.callId);
     key.push(ref, call === undefined ? "" : outputKind(call));
@@ -127,8 +132,16 @@ async function offload(
   const calls = new Map<string, ToolCallBlock>();
   for (const message of messages)
     for (const block of message.content) if (block.type === "tool-call") calls.set(block.id, block);
+  const store = context.offloadStore;
   for (const index of candidates) {
-    const replacement = await offloadMessage(messages[index]!, context, calls, options.previewLines, memo);
+    const replacement = await offloadMessage(
+      messages[index]!,
+      context,
+      calls,
+      options.previewLines,
+      memo,
+      (text) => store.putText(text),
+    );
     output[index] = replacement;
     for (const result of resultsOf(replacement)) if (result.offloadRef) refs.push(result.offloadRef);
   }
@@ -146,6 +159,71 @@ async function offload(
   return output;
 }
 
+/** Outputs prepared ahead per request at most, and messages looked at past the protection window for them. */
+const AHEAD_PER_REQUEST = 2;
+const AHEAD_LOOKBACK = 32;
+
+/** The tool calls the results of `messages[index]` answer, looked for in the messages before it. */
+function callsBefore(messages: readonly Message[], index: number): Map<string, ToolCallBlock> {
+  const wanted = new Set(resultsOf(messages[index]!).map((result) => result.callId));
+  const calls = new Map<string, ToolCallBlock>();
+  for (let before = index - 1; before >= 0 && before >= index - AHEAD_LOOKBACK && wanted.size > 0; before--) {
+    for (const block of messages[before]!.content) {
+      if (block.type === "tool-call" && wanted.delete(block.id)) calls.set(block.id, block);
+    }
+  }
+  return calls;
+}
+
+/**
+ * Builds and counts the replacements of the outputs that just left the protection window, a couple per request,
+ * under the references the store will give them (`refFor`), so the checkpoint that offloads them finds them made
+ * and counted (`memo`) instead of making all of them at once. Nothing is stored and the view is not changed.
+ */
+async function prepareAhead(
+  options: z.output<typeof optionsSchema>,
+  messages: readonly Message[],
+  context: ProcessorContext,
+  memo: RewriteMemo,
+  looked: WeakSet<Message>,
+): Promise<void> {
+  const store = context.offloadStore;
+  if (store?.refFor === undefined) return;
+  const { protect } = offloadThresholds(context);
+  // The newest step, then the newest `protect` tokens of tool output before it (as computeBoundaries counts).
+  let index = messages.length - 1;
+  while (index >= 0 && messages[index]!.role !== "assistant") index--;
+  let seen = 0;
+  for (index--; index >= 0; index--) {
+    const message = messages[index]!;
+    if (message.role !== "tool") continue;
+    seen += context.tokensOf(message);
+    if (seen > protect) break;
+  }
+  let built = 0;
+  for (
+    const stop = index - AHEAD_LOOKBACK;
+    index >= 0 && index > stop && built < AHEAD_PER_REQUEST;
+    index--
+  ) {
+    const message = messages[index]!;
+    if (message.role !== "tool" || looked.has(message)) continue;
+    looked.add(message);
+    if (context.tokensOf(message) < MIN_OFFLOAD_TOKENS) continue;
+    if (resultsOf(message).every((result) => result.offloadRef !== undefined)) continue;
+    const replacement = await offloadMessage(
+      message,
+      context,
+      callsBefore(messages, index),
+      options.previewLines,
+      memo,
+      (text) => store.refFor!(text),
+    );
+    context.tokensOf(replacement);
+    built++;
+  }
+}
+
 /**
  * Moves tool outputs outside the protection window (the newest N tool tokens) to the offload store, leaving a
  * preview and a reference the agent can read back with `recall_tool_output`. Runs at every checkpoint, offloading
@@ -158,6 +236,7 @@ async function offload(
 export function createOffloadToolOutputs(options: OffloadToolOutputsOptions): Processor {
   const resolved = validate(optionsSchema, options, `${NAME} options`);
   const memo = new RewriteMemo();
+  const looked = new WeakSet<Message>();
   return {
     name: NAME,
     options: resolved,
@@ -167,5 +246,6 @@ export function createOffloadToolOutputs(options: OffloadToolOutputsOptions): Pr
       { kind: "tool-output", tokens: resolved.minPrunableTokens, windowShare: MIN_PRUNABLE_WINDOW_SHARE },
     ],
     process: (messages, context) => offload(resolved, messages, context, memo),
+    prepareAhead: (messages, context) => prepareAhead(resolved, messages, context, memo, looked),
   };
 }

@@ -1,6 +1,6 @@
 import { expect, it } from "vitest";
 import type { ContentBlock } from "../../model/message.ts";
-import { blobRef } from "../blob-store.ts";
+import { blobRef, sessionOffloadStore } from "../blob-store.ts";
 import { reply, user, type ConformanceContext } from "./conformance-fixtures.ts";
 
 /** Blob put/get/delete and media kept out of message rows. */
@@ -11,6 +11,8 @@ export function blobCases(context: ConformanceContext): void {
     const text = "ünïcode line\n".repeat(1000);
     const ref = await store.blobs.putText("s1", text);
     expect(ref).toBe(blobRef(new TextEncoder().encode(text)));
+    // Governance names an output before storing it (offloads prepared ahead): the same reference.
+    expect(sessionOffloadStore(store.blobs, "s1").refFor(text)).toBe(ref);
     expect(await store.blobs.putText("s1", text)).toBe(ref);
     expect(await store.blobs.getText(ref)).toBe(text);
     expect(await store.blobs.getText(ref, { offset: 13, limit: 7 })).toBe(text.slice(13, 20));
