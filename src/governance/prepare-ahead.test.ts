@@ -1,5 +1,6 @@
-// The offload of outputs that left the protection window is prepared ahead, a couple per request: the checkpoint
-// that offloads them finds their replacements made and counted, and preparing stores nothing and changes nothing.
+// What a checkpoint will rewrite is prepared ahead, a little per request: the offload of outputs and the elision of
+// written files' text that left the protection window, the stripping of new reasoning. The checkpoint then finds
+// the replacements made and counted; preparing stores nothing and changes no view.
 import { describe, expect, it } from "vitest";
 import { sequentialIds } from "../model/ids.ts";
 import type { Message } from "../model/message.ts";
@@ -12,7 +13,10 @@ import { MessageTokenCache } from "./message-token-cache.ts";
 import { MemoryOffloadStore, type OffloadStore } from "./offload-store.ts";
 import { createPipeline } from "./pipeline.ts";
 import type { ProcessorContext } from "./processor.ts";
+import { createElideOlderToolInputs } from "./processors/elide-older-tool-inputs.ts";
+import { createStripOlderReasoning } from "./processors/strip-older-reasoning.ts";
 import { createOffloadToolOutputs } from "./processors/tool-output-offload.ts";
+import type { Processor } from "./processor.ts";
 
 const output = (label: string) =>
   Array.from({ length: 300 }, (_, line) => `${label} line ${line}: const value${line} = ${line};`).join("\n");
@@ -112,18 +116,87 @@ describe("preparing offloads ahead", () => {
     expect(counter.calls).toBeGreaterThan(calls);
   });
 
+  it("strips new reasoning as it arrives; the checkpoint after its turn counts nothing", async () => {
+    const counter = new FakeTokenCounter();
+    const processor = createStripOlderReasoning();
+    const first = new HistoryBuilder()
+      .user("plan it")
+      .message({
+        role: "assistant",
+        content: [
+          { type: "reasoning", text: "weigh the options ".repeat(50) },
+          { type: "text", text: "Here is the plan." },
+        ],
+      })
+      .build();
+    const value = context(counter, new MemoryOffloadStore(), 1_000);
+    for (const message of first) value.tokensOf(message);
+    const before = counter.calls;
+    await processor.prepareAhead!(first, value);
+    expect(counter.calls).toBe(before + 1);
+    const messages = [...first, ...new HistoryBuilder().user("go on").build()];
+    const folded = await processor.process(messages, value);
+    expect(folded[1]).not.toBe(messages[1]);
+    expect(folded[1]!.content).toEqual([{ type: "text", text: "Here is the plan." }]);
+    for (const message of folded) value.tokensOf(message);
+    expect(counter.calls).toBe(before + 2); // the new user message only
+  });
+
+  it("elides a written file's text once its call left the window: made ahead, reused, nothing stored", async () => {
+    const counter = new FakeTokenCounter();
+    const store = new CountingStore();
+    const messages = new HistoryBuilder()
+      .user("write the parser")
+      .step([
+        {
+          name: "Write",
+          input: { file_path: "src/parser.ts", content: output("parser") },
+          output: "File created successfully at: src/parser.ts",
+        },
+      ])
+      .step([{ name: "bash", input: { command: "npm test" }, output: output("test") }])
+      .step([{ name: "bash", input: { command: "git status" }, output: "clean" }])
+      .build();
+    // The test run's output fills the window: the write before it is out.
+    const value = context(counter, store, counter.countMessage(messages.at(-3)!) - 1);
+    const processor = createElideOlderToolInputs({ aboveTokens: 250 });
+    for (const message of messages) value.tokensOf(message);
+    const before = counter.calls;
+    await processor.prepareAhead!(messages, value);
+    expect(counter.calls).toBeGreaterThan(before);
+    expect(store.puts).toBe(0);
+    const prepared = counter.calls;
+    const folded = await processor.process(messages, value);
+    const elided = folded.filter((message, index) => message !== messages[index]);
+    expect(elided).toHaveLength(1);
+    expect(JSON.stringify(elided[0])).toContain("argument elided");
+    for (const message of elided) value.tokensOf(message);
+    expect(counter.calls).toBe(prepared);
+    expect(store.puts).toBe(1);
+  });
+
   it("leaves a governor's requests as they were: the same view with and without preparing ahead", async () => {
-    const history = session(12);
+    const builder = new HistoryBuilder()
+      .user("read and write")
+      .message({ role: "assistant", content: [{ type: "reasoning", text: "think ".repeat(300) }] })
+      .step([{ name: "Write", input: { file_path: "a.ts", content: output("a") }, output: "written" }]);
+    for (let step = 0; step < 12; step++) {
+      builder.step([{ name: "bash", input: { command: `cat ${step}.log` }, output: output(`log ${step}`) }]);
+    }
+    const history = builder.user("next").build();
     const run = async (ahead: boolean) => {
-      const offload = createOffloadToolOutputs({ minPrunableTokens: 2_000 });
-      const processor = ahead ? offload : { ...offload, prepareAhead: undefined };
+      const processors: Processor[] = [
+        createStripOlderReasoning(),
+        createOffloadToolOutputs({ minPrunableTokens: 2_000 }),
+        createElideOlderToolInputs({ aboveTokens: 250 }),
+      ].map((processor) => (ahead ? processor : { ...processor, prepareAhead: undefined }));
       const governor = createGovernor({
         contextWindow: 60_000,
         reservedOutputTokens: 4_000,
         counter: new FakeTokenCounter(),
         summarizer: new FakeSummarizer(),
         ids: sequentialIds(),
-        pipeline: createPipeline({ processors: [processor], settings: { protectTokens: 3_000 } }),
+        pipeline: createPipeline({ processors, settings: { protectTokens: 3_000 } }),
       });
       const views: string[] = [];
       for (let length = 4; length <= history.length; length++) {
@@ -134,6 +207,8 @@ describe("preparing offloads ahead", () => {
     };
     const [with_, without] = [await run(true), await run(false)];
     expect(with_).toEqual(without);
+    // Both rewrites prepared ahead happened along the way.
     expect(with_.some((view) => view.includes("output offloaded"))).toBe(true);
+    expect(with_.some((view) => view.includes("argument elided"))).toBe(true);
   });
 });

@@ -96,20 +96,20 @@ function forEachLongLeaf(
 }
 
 /**
- * Puts each long argument of `message`'s edit and write calls in the offload store (when there is one): the
- * reference of each, by its text.
+ * The reference of each long argument of `message`'s edit and write calls, by its text, as `refOf` gives it (the
+ * offload store's `putText` at a checkpoint, its `refFor` when prepared ahead; undefined without a store).
  */
-async function storeArguments(
+async function argumentRefs(
   message: Message,
   limitChars: number,
-  context: ProcessorContext,
+  refOf: (text: string) => string | undefined | Promise<string | undefined>,
 ): Promise<Map<string, string | undefined>> {
   const refs = new Map<string, string | undefined>();
   for (const block of message.content) {
     if (!writesFile(block)) continue;
     forEachLongLeaf(block.input, primaryKey(block.input), limitChars, (text) => refs.set(text, undefined));
   }
-  for (const text of refs.keys()) refs.set(text, await context.offloadStore?.putText(text));
+  for (const text of refs.keys()) refs.set(text, await refOf(text));
   return refs;
 }
 
@@ -148,8 +148,9 @@ async function elidedMessage(
   limitChars: number,
   context: ProcessorContext,
   memo: RewriteMemo,
+  refOf: (text: string) => string | undefined | Promise<string | undefined>,
 ): Promise<Message> {
-  const refs = await storeArguments(message, limitChars, context);
+  const refs = await argumentRefs(message, limitChars, refOf);
   const recallable = context.recall !== false;
   const key = [String(recallable), ...refs.values()].join("\0");
   const known = memo.get(message, key);
@@ -184,7 +185,9 @@ async function elide(
   for (let index = 0; index < protectedStep; index++) {
     const message = messages[index]!;
     if (needed.has(index) || longInputTokens(message, aboveTokens) === 0) continue;
-    const replacement = await elidedMessage(message, elisionLimitChars(aboveTokens), context, memo);
+    const replacement = await elidedMessage(message, elisionLimitChars(aboveTokens), context, memo, (text) =>
+      context.offloadStore?.putText(text),
+    );
     if (context.tokensOf(replacement) >= context.tokensOf(message)) continue;
     output ??= [...messages];
     output[index] = replacement;
@@ -194,6 +197,52 @@ async function elide(
   if (!output) return messages;
   reportRewrite(context, "tool-inputs-elided", { messages: output, originals, replacements });
   return output;
+}
+
+/** Calls prepared ahead per request at most, and messages looked at past the protection window for them. */
+const AHEAD_PER_REQUEST = 2;
+const AHEAD_LOOKBACK = 32;
+
+/**
+ * Builds and counts the elided form of the edit and write calls that just left the protection window, a couple
+ * per request, under the references the store will give their arguments (`refFor`), so the checkpoint that elides
+ * them finds them made and counted (`memo`). Nothing is stored and the view is not changed.
+ */
+async function prepareAhead(
+  aboveTokens: number,
+  messages: readonly Message[],
+  context: ProcessorContext,
+  memo: RewriteMemo,
+  looked: WeakSet<Message>,
+): Promise<void> {
+  const store = context.offloadStore;
+  if (store?.refFor === undefined) return;
+  // As protectedFrom walks: the newest step, then the newest `protect` tokens of tool traffic before it.
+  const { protect } = offloadThresholds(context);
+  let index = messages.length - 1;
+  while (index >= 0 && messages[index]!.role !== "assistant") index--;
+  let seen = 0;
+  for (index--; index >= 0; index--) {
+    const message = messages[index]!;
+    seen += message.role === "tool" ? context.tokensOf(message) : longInputTokens(message, aboveTokens);
+    if (seen > protect) break;
+  }
+  let built = 0;
+  for (
+    const stop = index - AHEAD_LOOKBACK;
+    index >= 0 && index > stop && built < AHEAD_PER_REQUEST;
+    index--
+  ) {
+    const message = messages[index]!;
+    if (message.role !== "assistant" || looked.has(message)) continue;
+    looked.add(message);
+    if (longInputTokens(message, aboveTokens) === 0) continue;
+    const replacement = await elidedMessage(message, elisionLimitChars(aboveTokens), context, memo, (text) =>
+      store.refFor!(text),
+    );
+    context.tokensOf(replacement);
+    built++;
+  }
 }
 
 /**
@@ -212,11 +261,13 @@ async function elide(
 export function createElideOlderToolInputs(options: ElideOlderToolInputsOptions): Processor {
   const { aboveTokens } = validate(optionsSchema, options, `${NAME} options`);
   const memo = new RewriteMemo();
+  const looked = new WeakSet<Message>();
   return {
     name: NAME,
     options: { aboveTokens },
     offloads: true,
     triggers: [{ kind: "checkpoint" }, { kind: "tool-input", above: aboveTokens }],
     process: (messages, context) => elide(aboveTokens, messages, context, memo),
+    prepareAhead: (messages, context) => prepareAhead(aboveTokens, messages, context, memo, looked),
   };
 }

@@ -20,15 +20,7 @@ function strip(
   const turnStart = currentTurnStart(messages);
   const result = mapMessages(messages, (message, index) => {
     if (index >= turnStart || !message.content.some((block) => block.type === "reasoning")) return undefined;
-    const stripped =
-      memo.get(message) ??
-      memo.set(
-        message,
-        withContent(
-          message,
-          message.content.filter((block) => block.type !== "reasoning"),
-        ),
-      );
+    const stripped = memo.get(message) ?? memo.set(message, withoutReasoning(message));
     // Reasoning that weighs nothing (a signature, an empty thought) is left: removing it would change the
     // cached prefix from this message on and save nothing.
     if (stripped.content.length > 0 && context.tokensOf(stripped) >= context.tokensOf(message))
@@ -39,6 +31,36 @@ function strip(
   reportRewrite(context, "reasoning-stripped", result);
   // An assistant message that held only reasoning is now empty: drop it (it answers nothing, pairs with nothing).
   return result.messages.filter((message) => message.content.length > 0);
+}
+
+/** New messages looked at per request, at most, for reasoning to strip later. */
+const AHEAD_LOOKBACK = 8;
+
+/**
+ * Strips and counts, as they arrive, the reasoning of new assistant messages, which a checkpoint strips once their
+ * turn is over: it then finds them made and counted (`memo`). Nothing in the view changes.
+ */
+function prepareAhead(
+  messages: readonly Message[],
+  context: ProcessorContext,
+  memo: RewriteMemo,
+  looked: WeakSet<Message>,
+): void {
+  for (let index = messages.length - 1; index >= 0 && index >= messages.length - AHEAD_LOOKBACK; index--) {
+    const message = messages[index]!;
+    if (looked.has(message)) break;
+    looked.add(message);
+    if (message.role !== "assistant" || !message.content.some((block) => block.type === "reasoning"))
+      continue;
+    context.tokensOf(memo.get(message) ?? memo.set(message, withoutReasoning(message)));
+  }
+}
+
+function withoutReasoning(message: Message): Message {
+  return withContent(
+    message,
+    message.content.filter((block) => block.type !== "reasoning"),
+  );
 }
 
 /**
@@ -52,9 +74,11 @@ function strip(
 export function createStripOlderReasoning(options: StripOlderReasoningOptions = {}): Processor {
   validate(optionsSchema, options, `${NAME} options`);
   const memo = new RewriteMemo();
+  const looked = new WeakSet<Message>();
   return {
     name: NAME,
     triggers: AT_EVERY_CHECKPOINT,
     process: (messages, context) => strip(messages, context, memo),
+    prepareAhead: (messages, context) => prepareAhead(messages, context, memo, looked),
   };
 }
