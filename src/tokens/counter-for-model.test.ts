@@ -8,6 +8,12 @@ describe("counterForModel", () => {
     expect((await counterForModel("gpt-4-0613")).name).toBe("cl100k_base");
   });
 
+  it("shares one exact counter per encoding, so what it remembers is bounded once per process", async () => {
+    const [first, second] = await Promise.all([counterForModel("gpt-4.1"), counterForModel("openai:gpt-4o")]);
+    expect(second).toBe(first);
+    expect(await counterForModel("gpt-4-0613")).not.toBe(first);
+  });
+
   it("estimates every other family, also when given model information", async () => {
     expect((await counterForModel("claude-sonnet-4-5-20250929")).name).toBe("estimate:claude@1");
     expect((await counterForModel(defaultModelRegistry.lookup("claude-opus-4-7"))).name).toBe(

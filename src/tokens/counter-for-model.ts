@@ -4,16 +4,17 @@ import { createExactCounter } from "./exact-counter.ts";
 import type { ModelInfo } from "./model-info.ts";
 import { defaultModelRegistry, type ModelRegistry } from "./model-registry.ts";
 import type { TokenCounter } from "./token-counter.ts";
-import { isExactEncoding } from "./tokenizer-family.ts";
+import { isExactEncoding, type ExactEncoding } from "./tokenizer-family.ts";
 
 function modelInfo(model: string | ModelInfo, registry: ModelRegistry): ModelInfo {
   return typeof model === "string" ? registry.lookup(model) : model;
 }
 
 /**
- * The right counter for a model: exact (`gpt-tokenizer`, loaded on first use) for OpenAI encodings, the
- * calibrated estimator of the model's tokenizer family otherwise — and for OpenAI encodings too when the optional
- * `gpt-tokenizer` package is not installed (about 5% off per text; anchoring on reported usage corrects totals).
+ * The right counter for a model: exact (`gpt-tokenizer`, loaded on first use; one per encoding, shared by the
+ * process) for OpenAI encodings, the calibrated estimator of the model's tokenizer family otherwise — and for OpenAI
+ * encodings too when the optional `gpt-tokenizer` package is not installed (about 5% off per text; anchoring on
+ * reported usage corrects totals).
  *
  * @example
  * const counter = await counterForModel("openai:gpt-4.1"); // counter.name === "o200k_base"
@@ -26,11 +27,27 @@ export async function counterForModel(
   const family = modelInfo(model, registry).tokenizer;
   if (!isExactEncoding(family)) return createEstimatingCounter({ family });
   try {
-    return await createExactCounter(family);
+    return await sharedExactCounter(family);
   } catch (error) {
     if (error instanceof MissingDependencyError) return createEstimatingCounter({ family });
     throw error;
   }
+}
+
+const sharedCounters = new Map<ExactEncoding, Promise<TokenCounter>>();
+
+/**
+ * One exact counter per encoding for the whole process: a server's engines (one per tenant) share the counts it
+ * remembers, so their memory is bounded once, not once per tenant.
+ */
+function sharedExactCounter(encoding: ExactEncoding): Promise<TokenCounter> {
+  let counter = sharedCounters.get(encoding);
+  if (counter === undefined) {
+    counter = createExactCounter(encoding);
+    sharedCounters.set(encoding, counter);
+    void counter.catch(() => sharedCounters.delete(encoding));
+  }
+  return counter;
 }
 
 /**

@@ -79,8 +79,9 @@ class LongTextCounts {
  * `countTextAsync` and `countMessageAsync` count the same, but let the event loop run every few milliseconds, and
  * count texts of `WORKER_COUNT_FROM` characters or more on a thread of their own (`worker-counting.ts`), so other
  * requests of a server are not slowed by one huge text;
- * the counts of long texts are remembered (up to 4 Mi characters in all), so counting the same text
- * synchronously right after is cheap.
+ * the counts of texts of 1,024 characters or more are remembered (up to 4 Mi characters in all, per counter), so
+ * counting the same text again is a lookup. Each call makes a counter with its own memory; `counterForModel`
+ * shares one per encoding.
  *
  * @example
  * const counter = await createExactCounter("o200k_base");
