@@ -44,6 +44,26 @@ export function computeBoundaries(
   return { instruction, currentTurn: instruction >= 0 ? instruction : 0, newestStep, protectedToolsFrom };
 }
 
+/**
+ * Index of the newest message out of the protection window: counting back from the message before the newest step
+ * (the latest assistant message), the first whose traffic (`trafficOf`: a tool output's tokens, say) takes the
+ * total past `protectTokens`; -1 when none does.
+ */
+export function newestUnprotected(
+  messages: readonly Message[],
+  trafficOf: (message: Message) => number,
+  protectTokens: number,
+): number {
+  let index = messages.length - 1;
+  while (index >= 0 && messages[index]!.role !== "assistant") index--;
+  let seen = 0;
+  for (index--; index >= 0; index--) {
+    seen += trafficOf(messages[index]!);
+    if (seen > protectTokens) return index;
+  }
+  return -1;
+}
+
 /** True when the message at `index` may be governed at all (not the instruction, not in the newest step). */
 export function isGovernable(index: number, boundaries: Boundaries): boolean {
   return index < boundaries.newestStep && index !== boundaries.instruction;

@@ -41,16 +41,16 @@ function listen(server: Server, port: number): Promise<void> {
 async function startServer(options: Omit<SyncEndpointOptions, "path">, port?: number): Promise<Running> {
   const server = createServer((_request, response) => response.writeHead(404).end());
   const endpoint = attachSyncEndpoint(server, { path: "/sync", ...options });
-  if (port !== undefined) await listen(server, port);
-  else
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await listen(server, 20_000 + Math.floor(Math.random() * 12_000));
-        break;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE" || attempt >= 20) throw error;
-      }
+  // The same port again (a restart) is retried for a while: a port just closed can still be held briefly.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await listen(server, port ?? 20_000 + Math.floor(Math.random() * 12_000));
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE" || attempt >= 40) throw error;
+      if (port !== undefined) await new Promise((resolve) => setTimeout(resolve, 50));
     }
+  }
   const running = { server, endpoint, port: (server.address() as AddressInfo).port };
   cleanups.push(() => stopServer(running));
   return running;

@@ -3,7 +3,7 @@ import { validate } from "../../model/schemas.ts";
 import type { ContentBlock, JsonValue, Message, ToolCallBlock } from "../../model/message.ts";
 import { outputKind } from "../../metrics/context-kind.ts";
 import { primaryArgument } from "../../metrics/tool-call-label.ts";
-import { computeBoundaries, offloadThresholds } from "../boundaries.ts";
+import { newestUnprotected, offloadThresholds } from "../boundaries.ts";
 import type { Processor, ProcessorContext } from "../processor.ts";
 import { neededContext } from "../needed-context.ts";
 import { RECALL_TOOL_NAME } from "../recall-tool.ts";
@@ -27,17 +27,18 @@ function elisionLimitChars(aboveTokens: number): number {
  * traffic — results, and the elidable arguments of calls — so recent work stays verbatim however it splits.
  */
 function protectedFrom(messages: readonly Message[], context: ProcessorContext, aboveTokens: number): number {
-  const { newestStep } = computeBoundaries(messages, context.tokensOf, 0);
-  const { protect } = offloadThresholds(context);
-  let from = newestStep;
-  let seen = 0;
-  for (let index = newestStep - 1; index >= 0; index--) {
-    const message = messages[index]!;
-    seen += message.role === "tool" ? context.tokensOf(message) : longInputTokens(message, aboveTokens);
-    if (seen > protect) break;
-    from = index;
-  }
-  return from;
+  return newestOutOfWindow(messages, context, aboveTokens) + 1;
+}
+
+/** The newest message out of the protection window of tool traffic: results and elidable arguments. */
+function newestOutOfWindow(
+  messages: readonly Message[],
+  context: ProcessorContext,
+  aboveTokens: number,
+): number {
+  const traffic = (message: Message) =>
+    message.role === "tool" ? context.tokensOf(message) : longInputTokens(message, aboveTokens);
+  return newestUnprotected(messages, traffic, offloadThresholds(context).protect);
 }
 
 /**
@@ -217,16 +218,7 @@ async function prepareAhead(
 ): Promise<void> {
   const store = context.offloadStore;
   if (store?.refFor === undefined) return;
-  // As protectedFrom walks: the newest step, then the newest `protect` tokens of tool traffic before it.
-  const { protect } = offloadThresholds(context);
-  let index = messages.length - 1;
-  while (index >= 0 && messages[index]!.role !== "assistant") index--;
-  let seen = 0;
-  for (index--; index >= 0; index--) {
-    const message = messages[index]!;
-    seen += message.role === "tool" ? context.tokensOf(message) : longInputTokens(message, aboveTokens);
-    if (seen > protect) break;
-  }
+  let index = newestOutOfWindow(messages, context, aboveTokens);
   let built = 0;
   for (
     const stop = index - AHEAD_LOOKBACK;

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { validate } from "../../model/schemas.ts";
 import type { ContentBlock, Message, ToolCallBlock } from "../../model/message.ts";
 import { outputKind } from "../../metrics/context-kind.ts";
-import { computeBoundaries, isGovernable, offloadThresholds } from "../boundaries.ts";
+import { computeBoundaries, isGovernable, newestUnprotected, offloadThresholds } from "../boundaries.ts";
 import type { Processor, ProcessorContext } from "../processor.ts";
 import { sumTokens } from "../processor.ts";
 import { withContent } from "../rewrite.ts";
@@ -190,16 +190,11 @@ async function prepareAhead(
   const store = context.offloadStore;
   if (store?.refFor === undefined) return;
   const { protect } = offloadThresholds(context);
-  // The newest step, then the newest `protect` tokens of tool output before it (as computeBoundaries counts).
-  let index = messages.length - 1;
-  while (index >= 0 && messages[index]!.role !== "assistant") index--;
-  let seen = 0;
-  for (index--; index >= 0; index--) {
-    const message = messages[index]!;
-    if (message.role !== "tool") continue;
-    seen += context.tokensOf(message);
-    if (seen > protect) break;
-  }
+  let index = newestUnprotected(
+    messages,
+    (message) => (message.role === "tool" ? context.tokensOf(message) : 0),
+    protect,
+  );
   let built = 0;
   for (
     const stop = index - AHEAD_LOOKBACK;

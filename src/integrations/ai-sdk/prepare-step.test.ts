@@ -126,9 +126,10 @@ describe("ctxkitPrepareStep", () => {
       },
     });
     expect(requests).toHaveLength(4);
-    // Nothing was rebuilt: no checkpoint, and only the reply and the new question were counted.
+    // Nothing was rebuilt: no checkpoint, and only the reply, the new question and the preview of the output that
+    // just left the protection window (prepared ahead for the next checkpoint) were counted.
     expect(requests[3]!.checkpoint).toBe(false);
-    expect(prepareStep.governor.tokenizerCalls - counted).toBe(2);
+    expect(prepareStep.governor.tokenizerCalls - counted).toBe(3);
     expect(seen[1]).toHaveLength(second.length);
     seen[1]!.forEach((message, index) => expect(message).toBe(second[index]));
     expect(base.doGenerateCalls[3]!.prompt.slice(0, -2)).toEqual(base.doGenerateCalls[2]!.prompt);
