@@ -89,6 +89,17 @@ export class GovernorCore {
 
   /** The settings' reuse rates (the measured ones for kinds they leave out) blended with this session's counts. */
   learnedRates(): ReuseRates {
+    // The counts move only with a reply: most requests (a tool result, a user message) reuse the last fit.
+    const fitted = this.#fitted;
+    if (fitted?.tracker === this.reuse && fitted.replies === this.reuse.replies) return fitted.rates;
+    const rates = this.#fitRates();
+    this.#fitted = { tracker: this.reuse, replies: this.reuse.replies, rates };
+    return rates;
+  }
+
+  #fitted: { tracker: SessionReuse; replies: number; rates: ReuseRates } | undefined;
+
+  #fitRates(): ReuseRates {
     const given = this.settings.reuseRates;
     const prior = Object.fromEntries(
       Object.entries(DEFAULT_REUSE_RATES).map(([kind, rates]) => [

@@ -47,6 +47,27 @@ function tracked(messages: readonly Message[]): SessionReuse {
   return tracker;
 }
 
+describe("SessionReuse counts", () => {
+  it("move only with a reply, so a governor fits the rates again only then", () => {
+    const messages = editsFromOldReads(3, 2);
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: messages.length }), (cut) => {
+        const tracker = new SessionReuse();
+        for (const message of messages.slice(0, cut - 1)) tracker.observe(message);
+        const before = tracker.rates(DEFAULT_REUSE_RATES, DEFAULT_REUSE_RATES_WEIGHT);
+        const replies = tracker.replies;
+        const next = messages[cut - 1]!;
+        tracker.observe(next);
+        if (next.role === "assistant") expect(tracker.replies).toBe(replies + 1);
+        else {
+          expect(tracker.replies).toBe(replies);
+          expect(tracker.rates(DEFAULT_REUSE_RATES, DEFAULT_REUSE_RATES_WEIGHT)).toEqual(before);
+        }
+      }),
+    );
+  });
+});
+
 describe("SessionReuse", () => {
   it("counts a read as used by the reply that quotes it, at its age, and as alive at every age before", () => {
     // Read, 3 commands, then the edit: the read arrives after the 1st reply and the edit, the 5th, quotes it at

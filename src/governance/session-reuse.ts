@@ -121,6 +121,11 @@ export class SessionReuse {
     return tracker;
   }
 
+  /** Replies counted so far: the counts (and so `rates`) change only when it does. */
+  get replies(): number {
+    return this.#replies;
+  }
+
   /** Takes in the next message of the session (importer markers and summaries are not the agent's context). */
   observe(message: Message): void {
     if (message.kind !== undefined) return;
