@@ -47,17 +47,18 @@ export function computeBoundaries(
 /**
  * Index of the newest message out of the protection window: counting back from the message before the newest step
  * (the latest assistant message), the first whose traffic (`trafficOf`: a tool output's tokens, say) takes the
- * total past `protectTokens`; -1 when none does.
+ * total past `protectTokens`; -1 when none does, or none of the newest `lookAt` messages does.
  */
 export function newestUnprotected(
   messages: readonly Message[],
   trafficOf: (message: Message) => number,
   protectTokens: number,
+  lookAt = Number.POSITIVE_INFINITY,
 ): number {
   let index = messages.length - 1;
   while (index >= 0 && messages[index]!.role !== "assistant") index--;
   let seen = 0;
-  for (index--; index >= 0; index--) {
+  for (index--; index >= 0 && messages.length - index <= lookAt; index--) {
     seen += trafficOf(messages[index]!);
     if (seen > protectTokens) return index;
   }

@@ -175,11 +175,24 @@ export class GovernorCore {
     }
   }
 
-  /** Lets the fold's processors prepare what a later checkpoint will need (`Processor.prepareAhead`). */
+  /**
+   * Lets the fold's processors prepare what a later checkpoint will need (`Processor.prepareAhead`) and counts what
+   * they made, without stalling the event loop. Only an optimisation: a processor that fails leaves its work to
+   * the checkpoint, and the request goes on.
+   */
   async prepareAhead(fixed: number, signal: AbortSignal | undefined): Promise<void> {
     if (this.schedule.ahead.length === 0) return;
     const context = this.context(fixed, false, () => {}, signal);
-    for (const processor of this.schedule.ahead) await processor.prepareAhead!(this.state.view, context);
+    for (const processor of this.schedule.ahead) {
+      if (signal?.aborted) return;
+      try {
+        // A hand-written processor may return nothing: then there is nothing to count.
+        const made: readonly Message[] | undefined = await processor.prepareAhead!(this.state.view, context);
+        for (const message of made ?? []) await this.tokens.tokensOfAsync(message);
+      } catch {
+        // Nothing was changed: the checkpoint makes what this would have.
+      }
+    }
   }
 
   /**

@@ -66,8 +66,8 @@ function context(
   };
 }
 
-describe("preparing offloads ahead", () => {
-  it("makes and counts, a couple per request, the replacements a checkpoint then reuses; stores nothing", async () => {
+describe("preparing checkpoint work ahead", () => {
+  it("makes a couple of offloads per request, which the checkpoint then reuses; stores nothing", async () => {
     const counter = new FakeTokenCounter();
     const store = new CountingStore();
     const messages = session(6);
@@ -76,47 +76,74 @@ describe("preparing offloads ahead", () => {
     const value = context(counter, store, perOutput * 2);
     const processor = createOffloadToolOutputs({ minPrunableTokens: 100 });
     const before = [...messages];
-    const startCalls = counter.calls;
-    await processor.prepareAhead!(messages, value);
+    const made = [
+      ...(await processor.prepareAhead!(messages, value)),
+      ...(await processor.prepareAhead!(messages, value)),
+    ];
+    expect(made).toHaveLength(3);
+    expect(await processor.prepareAhead!(messages, value)).toEqual([]);
     expect(messages).toEqual(before);
     expect(store.puts).toBe(0);
-    expect(counter.calls).toBeGreaterThan(startCalls);
-    const firstCalls = counter.calls;
-    await processor.prepareAhead!(messages, value);
-    // Two made and counted on the first request, the third on the second; a third request finds nothing to do.
-    expect(counter.calls).toBeGreaterThan(firstCalls);
-    const secondCalls = counter.calls;
-    await processor.prepareAhead!(messages, value);
-    expect(counter.calls).toBe(secondCalls);
+    for (const message of made) value.tokensOf(message);
+    const calls = counter.calls;
 
     const folded = await processor.process(messages, value);
     const offloaded = folded.filter((message, index) => message !== messages[index]);
     expect(offloaded).toHaveLength(3);
+    // The very objects made ahead: counted already, so the checkpoint counts nothing.
+    for (const message of offloaded) expect(made).toContain(message);
     for (const message of offloaded) value.tokensOf(message);
-    // Every replacement was made and counted ahead: the checkpoint counted nothing.
-    expect(counter.calls).toBe(secondCalls);
+    expect(counter.calls).toBe(calls);
     expect(store.puts).toBe(3);
   });
 
-  it("does nothing with a store that cannot name an output before storing it", async () => {
+  it("makes the first request's two only: the limit per request holds", async () => {
+    const counter = new FakeTokenCounter();
+    const messages = session(8);
+    const value = context(counter, new CountingStore(), 1);
+    const processor = createOffloadToolOutputs({ minPrunableTokens: 100 });
+    expect(await processor.prepareAhead!(messages, value)).toHaveLength(2);
+    expect(await processor.prepareAhead!(messages, value)).toHaveLength(2);
+  });
+
+  it("leaves the work to the checkpoint with a store that cannot name a text before storing it", async () => {
     const counter = new FakeTokenCounter();
     const inner = new MemoryOffloadStore();
     const store: OffloadStore = {
       putText: (text) => inner.putText(text),
       getText: (ref) => inner.getText(ref),
     };
+    const value = context(counter, store, 1);
+    expect(
+      await createOffloadToolOutputs({ minPrunableTokens: 100 }).prepareAhead!(session(4), value),
+    ).toEqual([]);
+    expect(await createElideOlderToolInputs({ aboveTokens: 250 }).prepareAhead!(written(), value)).toEqual(
+      [],
+    );
+  });
+
+  it("makes anew at the checkpoint what the store names differently than it said it would", async () => {
+    const counter = new FakeTokenCounter();
+    const inner = new MemoryOffloadStore();
+    const store: OffloadStore = {
+      putText: (text) => inner.putText(text),
+      getText: (ref) => inner.getText(ref),
+      refFor: () => "blob:promised",
+    };
     const messages = session(4);
     const value = context(counter, store, 1);
     const processor = createOffloadToolOutputs({ minPrunableTokens: 100 });
-    await processor.prepareAhead!(messages, value);
-    const calls = counter.calls;
+    const made = await processor.prepareAhead!(messages, value);
+    expect(made.length).toBeGreaterThan(0);
     const folded = await processor.process(messages, value);
-    for (const message of folded) value.tokensOf(message);
-    // The checkpoint made and counted its replacements itself.
-    expect(counter.calls).toBeGreaterThan(calls);
+    const offloaded = folded.filter((message, index) => message !== messages[index]);
+    for (const message of offloaded) {
+      expect(made).not.toContain(message);
+      expect(JSON.stringify(message)).not.toContain("blob:promised");
+    }
   });
 
-  it("strips new reasoning as it arrives; the checkpoint after its turn counts nothing", async () => {
+  it("strips new reasoning as it arrives; the checkpoint after its turn reuses it", async () => {
     const counter = new FakeTokenCounter();
     const processor = createStripOlderReasoning();
     const first = new HistoryBuilder()
@@ -130,85 +157,111 @@ describe("preparing offloads ahead", () => {
       })
       .build();
     const value = context(counter, new MemoryOffloadStore(), 1_000);
-    for (const message of first) value.tokensOf(message);
-    const before = counter.calls;
-    await processor.prepareAhead!(first, value);
-    expect(counter.calls).toBe(before + 1);
+    const made = await processor.prepareAhead!(first, value);
+    expect(made).toHaveLength(1);
+    expect(made[0]!.content).toEqual([{ type: "text", text: "Here is the plan." }]);
+    expect(await processor.prepareAhead!(first, value)).toEqual([]);
     const messages = [...first, ...new HistoryBuilder().user("go on").build()];
     const folded = await processor.process(messages, value);
-    expect(folded[1]).not.toBe(messages[1]);
-    expect(folded[1]!.content).toEqual([{ type: "text", text: "Here is the plan." }]);
-    for (const message of folded) value.tokensOf(message);
-    expect(counter.calls).toBe(before + 2); // the new user message only
+    expect(folded[1]).toBe(made[0]);
   });
 
   it("elides a written file's text once its call left the window: made ahead, reused, nothing stored", async () => {
     const counter = new FakeTokenCounter();
     const store = new CountingStore();
-    const messages = new HistoryBuilder()
-      .user("write the parser")
-      .step([
-        {
-          name: "Write",
-          input: { file_path: "src/parser.ts", content: output("parser") },
-          output: "File created successfully at: src/parser.ts",
-        },
-      ])
-      .step([{ name: "bash", input: { command: "npm test" }, output: output("test") }])
-      .step([{ name: "bash", input: { command: "git status" }, output: "clean" }])
-      .build();
+    const messages = written();
     // The test run's output fills the window: the write before it is out.
     const value = context(counter, store, counter.countMessage(messages.at(-3)!) - 1);
     const processor = createElideOlderToolInputs({ aboveTokens: 250 });
-    for (const message of messages) value.tokensOf(message);
-    const before = counter.calls;
-    await processor.prepareAhead!(messages, value);
-    expect(counter.calls).toBeGreaterThan(before);
+    const made = await processor.prepareAhead!(messages, value);
+    expect(made).toHaveLength(1);
+    expect(JSON.stringify(made[0])).toContain("argument elided");
     expect(store.puts).toBe(0);
-    const prepared = counter.calls;
     const folded = await processor.process(messages, value);
     const elided = folded.filter((message, index) => message !== messages[index]);
-    expect(elided).toHaveLength(1);
-    expect(JSON.stringify(elided[0])).toContain("argument elided");
-    for (const message of elided) value.tokensOf(message);
-    expect(counter.calls).toBe(prepared);
+    expect(elided).toEqual([made[0]]);
+    expect(elided[0]).toBe(made[0]);
     expect(store.puts).toBe(1);
   });
 
-  it("leaves a governor's requests as they were: the same view with and without preparing ahead", async () => {
-    const builder = new HistoryBuilder()
-      .user("read and write")
-      .message({ role: "assistant", content: [{ type: "reasoning", text: "think ".repeat(300) }] })
-      .step([{ name: "Write", input: { file_path: "a.ts", content: output("a") }, output: "written" }]);
-    for (let step = 0; step < 12; step++) {
-      builder.step([{ name: "bash", input: { command: `cat ${step}.log` }, output: output(`log ${step}`) }]);
-    }
-    const history = builder.user("next").build();
-    const run = async (ahead: boolean) => {
-      const processors: Processor[] = [
+  it("never fails a request: a processor whose work ahead throws leaves it to the checkpoint", async () => {
+    const history = mixedSession();
+    const offload = createOffloadToolOutputs({ minPrunableTokens: 2_000 });
+    const failing = {
+      ...offload,
+      prepareAhead: () => {
+        throw new Error("ahead failed");
+      },
+    };
+    const [withFailure, without] = [await views(history, [failing]), await views(history, [offload])];
+    expect(withFailure).toEqual(without);
+  });
+
+  for (const recall of [true, false]) {
+    it(`leaves a governor's requests as they were (recall ${recall ? "on" : "off"}): the same views with and without preparing ahead`, async () => {
+      const history = mixedSession();
+      const processors = () => [
         createStripOlderReasoning(),
         createOffloadToolOutputs({ minPrunableTokens: 2_000 }),
         createElideOlderToolInputs({ aboveTokens: 250 }),
-      ].map((processor) => (ahead ? processor : { ...processor, prepareAhead: undefined }));
-      const governor = createGovernor({
-        contextWindow: 60_000,
-        reservedOutputTokens: 4_000,
-        counter: new FakeTokenCounter(),
-        summarizer: new FakeSummarizer(),
-        ids: sequentialIds(),
-        pipeline: createPipeline({ processors, settings: { protectTokens: 3_000 } }),
-      });
-      const views: string[] = [];
-      for (let length = 4; length <= history.length; length++) {
-        const request = await governor.prepare(history.slice(0, length));
-        views.push(JSON.stringify(request.messages));
-      }
-      return views;
-    };
-    const [with_, without] = [await run(true), await run(false)];
-    expect(with_).toEqual(without);
-    // Both rewrites prepared ahead happened along the way.
-    expect(with_.some((view) => view.includes("output offloaded"))).toBe(true);
-    expect(with_.some((view) => view.includes("argument elided"))).toBe(true);
-  });
+      ];
+      const ahead = await views(history, processors(), recall);
+      const none = await views(
+        history,
+        processors().map((processor) => ({ ...processor, prepareAhead: undefined })),
+        recall,
+      );
+      expect(ahead).toEqual(none);
+      // Both rewrites prepared ahead happened along the way.
+      expect(ahead.some((view) => view.includes("output offloaded"))).toBe(true);
+      expect(ahead.some((view) => view.includes("argument elided"))).toBe(true);
+    });
+  }
 });
+
+/** A write of a long file, a test run with a big output, then a small step. */
+function written(): Message[] {
+  return new HistoryBuilder()
+    .user("write the parser")
+    .step([
+      {
+        name: "Write",
+        input: { file_path: "src/parser.ts", content: output("parser") },
+        output: "File created successfully at: src/parser.ts",
+      },
+    ])
+    .step([{ name: "bash", input: { command: "npm test" }, output: output("test") }])
+    .step([{ name: "bash", input: { command: "git status" }, output: "clean" }])
+    .build();
+}
+
+/** Reasoning, a file write and twelve big reads in one turn, then the next turn. */
+function mixedSession(): Message[] {
+  const builder = new HistoryBuilder()
+    .user("read and write")
+    .message({ role: "assistant", content: [{ type: "reasoning", text: "think ".repeat(300) }] })
+    .step([{ name: "Write", input: { file_path: "a.ts", content: output("a") }, output: "written" }]);
+  for (let step = 0; step < 12; step++) {
+    builder.step([{ name: "bash", input: { command: `cat ${step}.log` }, output: output(`log ${step}`) }]);
+  }
+  return builder.user("next").build();
+}
+
+/** The messages a governor sends for every prefix of `history`, as JSON. */
+async function views(history: readonly Message[], processors: Processor[], recall = true): Promise<string[]> {
+  const governor = createGovernor({
+    contextWindow: 60_000,
+    reservedOutputTokens: 4_000,
+    counter: new FakeTokenCounter(),
+    summarizer: new FakeSummarizer(),
+    ids: sequentialIds(),
+    recall,
+    pipeline: createPipeline({ processors, settings: { protectTokens: 3_000 } }),
+  });
+  const sent: string[] = [];
+  for (let length = 4; length <= history.length; length++) {
+    const request = await governor.prepare(history.slice(0, length));
+    sent.push(JSON.stringify(request.messages));
+  }
+  return sent;
+}

@@ -156,9 +156,15 @@ export interface Processor {
   /**
    * Work a later checkpoint of this processor will need, done a little at a time on every request (the offload
    * previews of outputs that just left the protection window), so the checkpoint reuses it instead of doing it
-   * all at once. Changes nothing and emits nothing.
+   * all at once: the replacements it makes are remembered under everything they depend on, so the checkpoint gets
+   * the same objects back only when it would have made the same ones. Returns them, and the governor counts them
+   * (asynchronously, like new messages). It changes nothing and emits nothing; an error it throws is ignored (the
+   * checkpoint does the work then).
    */
-  prepareAhead?(messages: readonly Message[], context: ProcessorContext): void | Promise<void>;
+  prepareAhead?(
+    messages: readonly Message[],
+    context: ProcessorContext,
+  ): readonly Message[] | Promise<readonly Message[]>;
 }
 
 /** Sum of the tokens of `messages`. */

@@ -8,6 +8,7 @@ import type { Processor, ProcessorContext } from "../processor.ts";
 import { neededContext } from "../needed-context.ts";
 import { RECALL_TOOL_NAME } from "../recall-tool.ts";
 import { reportRewrite, withContent } from "../rewrite.ts";
+import type { OffloadStore } from "../offload-store.ts";
 import { RewriteMemo } from "../rewrite-memo.ts";
 import { outputPreview } from "../tool-output-text.ts";
 
@@ -30,15 +31,19 @@ function protectedFrom(messages: readonly Message[], context: ProcessorContext, 
   return newestOutOfWindow(messages, context, aboveTokens) + 1;
 }
 
-/** The newest message out of the protection window of tool traffic: results and elidable arguments. */
+/**
+ * The newest message out of the protection window of tool traffic (results and elidable arguments), among the
+ * newest `lookAt` messages.
+ */
 function newestOutOfWindow(
   messages: readonly Message[],
   context: ProcessorContext,
   aboveTokens: number,
+  lookAt?: number,
 ): number {
   const traffic = (message: Message) =>
     message.role === "tool" ? context.tokensOf(message) : longInputTokens(message, aboveTokens);
-  return newestUnprotected(messages, traffic, offloadThresholds(context).protect);
+  return newestUnprotected(messages, traffic, offloadThresholds(context).protect, lookAt);
 }
 
 /**
@@ -200,41 +205,48 @@ async function elide(
   return output;
 }
 
-/** Calls prepared ahead per request at most, and messages looked at past the protection window for them. */
+/**
+ * Calls prepared ahead per request at most; messages looked at past the protection window for them, and at most
+ * before it.
+ */
 const AHEAD_PER_REQUEST = 2;
 const AHEAD_LOOKBACK = 32;
+const AHEAD_WALK = 256;
 
 /**
- * Builds and counts the elided form of the edit and write calls that just left the protection window, a couple
- * per request, under the references the store will give their arguments (`refFor`), so the checkpoint that elides
- * them finds them made and counted (`memo`). Nothing is stored and the view is not changed.
+ * Builds the elided form of the edit and write calls that just left the protection window, a couple per request,
+ * under the references the store will give their arguments (`refFor`), so the checkpoint that elides them finds
+ * them made (`memo`) and counted; returns them to be counted. Nothing is stored and the view is not changed. What
+ * was looked at is kept per store.
  */
 async function prepareAhead(
   aboveTokens: number,
   messages: readonly Message[],
   context: ProcessorContext,
   memo: RewriteMemo,
-  looked: WeakSet<Message>,
-): Promise<void> {
+  lookedBy: WeakMap<OffloadStore, WeakSet<Message>>,
+): Promise<Message[]> {
   const store = context.offloadStore;
-  if (store?.refFor === undefined) return;
-  let index = newestOutOfWindow(messages, context, aboveTokens);
-  let built = 0;
+  if (store?.refFor === undefined) return [];
+  const looked = lookedBy.get(store) ?? lookedBy.set(store, new WeakSet()).get(store)!;
+  let index = newestOutOfWindow(messages, context, aboveTokens, AHEAD_WALK);
+  const built: Message[] = [];
   for (
     const stop = index - AHEAD_LOOKBACK;
-    index >= 0 && index > stop && built < AHEAD_PER_REQUEST;
+    index >= 0 && index > stop && built.length < AHEAD_PER_REQUEST;
     index--
   ) {
     const message = messages[index]!;
     if (message.role !== "assistant" || looked.has(message)) continue;
     looked.add(message);
     if (longInputTokens(message, aboveTokens) === 0) continue;
-    const replacement = await elidedMessage(message, elisionLimitChars(aboveTokens), context, memo, (text) =>
-      store.refFor!(text),
+    built.push(
+      await elidedMessage(message, elisionLimitChars(aboveTokens), context, memo, (text) =>
+        store.refFor!(text),
+      ),
     );
-    context.tokensOf(replacement);
-    built++;
   }
+  return built;
 }
 
 /**
@@ -253,7 +265,7 @@ async function prepareAhead(
 export function createElideOlderToolInputs(options: ElideOlderToolInputsOptions): Processor {
   const { aboveTokens } = validate(optionsSchema, options, `${NAME} options`);
   const memo = new RewriteMemo();
-  const looked = new WeakSet<Message>();
+  const looked = new WeakMap<OffloadStore, WeakSet<Message>>();
   return {
     name: NAME,
     options: { aboveTokens },

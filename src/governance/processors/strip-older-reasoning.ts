@@ -37,23 +37,20 @@ function strip(
 const AHEAD_LOOKBACK = 8;
 
 /**
- * Strips and counts, as they arrive, the reasoning of new assistant messages, which a checkpoint strips once their
- * turn is over: it then finds them made and counted (`memo`). Nothing in the view changes.
+ * Strips, as they arrive, the reasoning of new assistant messages, which a checkpoint strips once their turn is
+ * over: it then finds them made (`memo`) and counted. Returns them to be counted; nothing in the view changes.
  */
-function prepareAhead(
-  messages: readonly Message[],
-  context: ProcessorContext,
-  memo: RewriteMemo,
-  looked: WeakSet<Message>,
-): void {
+function prepareAhead(messages: readonly Message[], memo: RewriteMemo, looked: WeakSet<Message>): Message[] {
+  const built: Message[] = [];
   for (let index = messages.length - 1; index >= 0 && index >= messages.length - AHEAD_LOOKBACK; index--) {
     const message = messages[index]!;
     if (looked.has(message)) break;
     looked.add(message);
     if (message.role !== "assistant" || !message.content.some((block) => block.type === "reasoning"))
       continue;
-    context.tokensOf(memo.get(message) ?? memo.set(message, withoutReasoning(message)));
+    built.push(memo.get(message) ?? memo.set(message, withoutReasoning(message)));
   }
+  return built;
 }
 
 function withoutReasoning(message: Message): Message {
@@ -79,6 +76,6 @@ export function createStripOlderReasoning(options: StripOlderReasoningOptions = 
     name: NAME,
     triggers: AT_EVERY_CHECKPOINT,
     process: (messages, context) => strip(messages, context, memo),
-    prepareAhead: (messages, context) => prepareAhead(messages, context, memo, looked),
+    prepareAhead: (messages) => prepareAhead(messages, memo, looked),
   };
 }

@@ -6,6 +6,7 @@ import { computeBoundaries, isGovernable, newestUnprotected, offloadThresholds }
 import type { Processor, ProcessorContext } from "../processor.ts";
 import { sumTokens } from "../processor.ts";
 import { withContent } from "../rewrite.ts";
+import type { OffloadStore } from "../offload-store.ts";
 import { RewriteMemo } from "../rewrite-memo.ts";
 import {
   isShellOutput,
@@ -159,9 +160,13 @@ async function offload(
   return output;
 }
 
-/** Outputs prepared ahead per request at most, and messages looked at past the protection window for them. */
+/**
+ * Outputs prepared ahead per request at most; messages looked at past the protection window for them, and at
+ * most before it (a view whose tool output never fills the window has nothing to prepare).
+ */
 const AHEAD_PER_REQUEST = 2;
 const AHEAD_LOOKBACK = 32;
+const AHEAD_WALK = 256;
 
 /** The tool calls the results of `messages[index]` answer, looked for in the messages before it. */
 function callsBefore(messages: readonly Message[], index: number): Map<string, ToolCallBlock> {
@@ -176,29 +181,28 @@ function callsBefore(messages: readonly Message[], index: number): Map<string, T
 }
 
 /**
- * Builds and counts the replacements of the outputs that just left the protection window, a couple per request,
- * under the references the store will give them (`refFor`), so the checkpoint that offloads them finds them made
- * and counted (`memo`) instead of making all of them at once. Nothing is stored and the view is not changed.
+ * Builds the replacements of the outputs that just left the protection window, a couple per request, under the
+ * references the store will give them (`refFor`), so the checkpoint that offloads them finds them made (`memo`)
+ * and counted instead of making all of them at once; returns them to be counted. Nothing is stored and the view is
+ * not changed. What was looked at is kept per store (a preview governor's store names outputs differently).
  */
 async function prepareAhead(
   options: z.output<typeof optionsSchema>,
   messages: readonly Message[],
   context: ProcessorContext,
   memo: RewriteMemo,
-  looked: WeakSet<Message>,
-): Promise<void> {
+  lookedBy: WeakMap<OffloadStore, WeakSet<Message>>,
+): Promise<Message[]> {
   const store = context.offloadStore;
-  if (store?.refFor === undefined) return;
+  if (store?.refFor === undefined) return [];
+  const looked = lookedBy.get(store) ?? lookedBy.set(store, new WeakSet()).get(store)!;
   const { protect } = offloadThresholds(context);
-  let index = newestUnprotected(
-    messages,
-    (message) => (message.role === "tool" ? context.tokensOf(message) : 0),
-    protect,
-  );
-  let built = 0;
+  const traffic = (message: Message) => (message.role === "tool" ? context.tokensOf(message) : 0);
+  let index = newestUnprotected(messages, traffic, protect, AHEAD_WALK);
+  const built: Message[] = [];
   for (
     const stop = index - AHEAD_LOOKBACK;
-    index >= 0 && index > stop && built < AHEAD_PER_REQUEST;
+    index >= 0 && index > stop && built.length < AHEAD_PER_REQUEST;
     index--
   ) {
     const message = messages[index]!;
@@ -206,17 +210,18 @@ async function prepareAhead(
     looked.add(message);
     if (context.tokensOf(message) < MIN_OFFLOAD_TOKENS) continue;
     if (resultsOf(message).every((result) => result.offloadRef !== undefined)) continue;
-    const replacement = await offloadMessage(
-      message,
-      context,
-      callsBefore(messages, index),
-      options.previewLines,
-      memo,
-      (text) => store.refFor!(text),
+    built.push(
+      await offloadMessage(
+        message,
+        context,
+        callsBefore(messages, index),
+        options.previewLines,
+        memo,
+        (text) => store.refFor!(text),
+      ),
     );
-    context.tokensOf(replacement);
-    built++;
   }
+  return built;
 }
 
 /**
@@ -231,7 +236,7 @@ async function prepareAhead(
 export function createOffloadToolOutputs(options: OffloadToolOutputsOptions): Processor {
   const resolved = validate(optionsSchema, options, `${NAME} options`);
   const memo = new RewriteMemo();
-  const looked = new WeakSet<Message>();
+  const looked = new WeakMap<OffloadStore, WeakSet<Message>>();
   return {
     name: NAME,
     options: resolved,
