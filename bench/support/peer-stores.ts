@@ -201,48 +201,80 @@ async function timed(
   return performance.now() - begun;
 }
 
-/** LangGraph.js's SQLite checkpointer in a child process (checkpointer-child.ts), timed there. */
+/**
+ * LangGraph.js's SQLite checkpointer in a child process (checkpointer-child.ts), timed there. better-sqlite3 can
+ * abort its process mid-run on this Node (see checkpointer-child.ts): the child is then started again on the same
+ * file and given the same slice again (a few times at most), and its description says so.
+ */
 async function childCheckpointer(
   name: string,
   writes: string,
   root: string,
   path: string,
 ): Promise<PeerStore> {
-  const child = fork(new URL("checkpointer-child.ts", import.meta.url), [root, path], {
-    stdio: ["ignore", "ignore", "pipe", "ipc"],
-    serialization: "advanced",
-  });
-  let stderr = "";
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  const replies: ((reply: { ok: boolean; value?: unknown; error?: string }) => void)[] = [];
-  const exited = new Promise<never>((_, reject) =>
-    child.once("exit", (code) =>
-      reject(new Error(`the checkpointer process exited (${code}): ${stderr.slice(-500)}`)),
-    ),
-  );
-  exited.catch(() => {});
-  child.on("message", (reply: { ok: boolean; value?: unknown; error?: string }) => replies.shift()?.(reply));
-  const ask = async (request?: unknown): Promise<unknown> => {
-    const reply = new Promise<{ ok: boolean; value?: unknown; error?: string }>((resolve) =>
-      replies.push(resolve),
+  const start = async () => {
+    const child = fork(new URL("checkpointer-child.ts", import.meta.url), [root, path], {
+      stdio: ["ignore", "ignore", "pipe", "ipc"],
+      serialization: "advanced",
+    });
+    let stderr = "";
+    child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    const replies: ((reply: { ok: boolean; value?: unknown; error?: string }) => void)[] = [];
+    const exited = new Promise<never>((_, reject) =>
+      child.once("exit", (code, signal) =>
+        reject(new CrashError(`the checkpointer process exited (${code ?? signal}): ${stderr.slice(-500)}`)),
+      ),
     );
-    if (request !== undefined) child.send(request as object);
-    const { ok, value, error } = await Promise.race([reply, exited]);
-    if (!ok) throw new Error(error);
-    return value;
+    exited.catch(() => {});
+    child.on("message", (reply: { ok: boolean; value?: unknown; error?: string }) =>
+      replies.shift()?.(reply),
+    );
+    const ask = async (request?: unknown): Promise<unknown> => {
+      const reply = new Promise<{ ok: boolean; value?: unknown; error?: string }>((resolve) =>
+        replies.push(resolve),
+      );
+      if (request !== undefined) child.send(request as object);
+      const { ok, value, error } = await Promise.race([reply, exited]);
+      if (!ok) throw new Error(error);
+      return value;
+    };
+    await ask();
+    return { child, ask };
   };
-  await ask();
+  let current = await start();
+  let restarts = 0;
+  const ask = async (request: unknown): Promise<unknown> => {
+    for (;;) {
+      try {
+        return await current.ask(request);
+      } catch (error) {
+        if (!(error instanceof CrashError) || restarts >= 3) throw error;
+        restarts++;
+        process.stderr.write(
+          `  ${name}: its process aborted (${error.message.slice(0, 120)}…); started again\n`,
+        );
+        current = await start();
+      }
+    }
+  };
   return {
     name,
-    writes,
+    get writes() {
+      return restarts === 0
+        ? writes
+        : `${writes} (its process aborted ${restarts} time${restarts === 1 ? "" : "s"} in better-sqlite3 and was started again on the same file, the slice it was writing sent again)`;
+    },
     appendTurns: async (work) => (await ask({ op: "append", work })) as number,
     load: async (session) => (await ask({ op: "load", session })) as number,
     // SIGKILL: no exit-time teardown, where better-sqlite3 may abort (see checkpointer-child.ts).
     close: async () => {
-      child.kill("SIGKILL");
+      current.child.kill("SIGKILL");
     },
   };
 }
+
+/** The checkpointer's process died (not an error it answered with). */
+class CrashError extends Error {}
 
 const versionOf = (require: NodeJS.Require, name: string) =>
   (JSON.parse(readFileSync(require.resolve(`${name}/package.json`), "utf8")) as { version: string }).version;
