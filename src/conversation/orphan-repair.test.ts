@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Message } from "../model/message.ts";
-import { repairOrphans } from "./orphan-repair.ts";
+import { AppendOnlyOrphanRepair, repairOrphans } from "./orphan-repair.ts";
 
 /** A message list of user texts, assistant steps calling 0–2 tools (ids a–d) and tool messages answering any id. */
 const histories = fc
@@ -70,6 +70,30 @@ function wellPaired(messages: readonly Message[]): boolean {
   }
   return open === undefined || open.size === 0;
 }
+
+describe("AppendOnlyOrphanRepair", () => {
+  it("repairs a list growing at its end exactly as repairOrphans does the whole list, each time", () => {
+    fc.assert(
+      fc.property(histories, fc.array(fc.integer({ min: 0, max: 12 }), { maxLength: 6 }), (history, cuts) => {
+        const repair = new AppendOnlyOrphanRepair();
+        const list: Message[] = [];
+        // The same array grows; now and then a different one (a checkpoint's) is given, or the list is cut short.
+        for (const [step, message] of history.entries()) {
+          list.push(message);
+          const given = cuts.includes(step) ? [...list] : list;
+          const expected = repairOrphans(given);
+          const got = repair.repair(given);
+          expect(got.messages).toEqual(expected.messages);
+          expect(got.report).toEqual(expected.report);
+          if (expected.messages === given) expect(got.messages).toBe(given);
+          expect(got.messages.slice(0, got.kept)).toEqual(given.slice(0, got.kept));
+          for (let index = 0; index < got.kept; index++) expect(got.messages[index]).toBe(given[index]);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
 
 describe("repairOrphans", () => {
   it("pairs every call with a result right after it, keeps a well-paired list as it is, and is idempotent", () => {

@@ -95,3 +95,45 @@ export function repairOrphans(messages: readonly Message[]): {
 }
 
 const isToolCall = (block: { readonly type: string }): boolean => block.type === "tool-call";
+
+/**
+ * `repairOrphans` for a list that only grows at its end between calls (a governor's view between checkpoints):
+ * the steps before the last one are complete, and once found needing no repair they are not read again, so a call
+ * costs what was appended since, not the whole list. A different list (or a shorter one) is read whole.
+ *
+ * @example
+ * const repair = new AppendOnlyOrphanRepair();
+ * repair.repair(view); // the same as repairOrphans(view)
+ */
+export class AppendOnlyOrphanRepair {
+  #list: readonly Message[] | undefined;
+  #length = 0;
+  /** Messages before this index need no repair and end at a complete step (an assistant message starts here). */
+  #settled = 0;
+
+  /** `repairOrphans(messages)`, and `kept`: how many leading messages are `messages`' own, unchanged. */
+  repair(messages: readonly Message[]): ReturnType<typeof repairOrphans> & { kept: number } {
+    const from = messages === this.#list && messages.length >= this.#length ? this.#settled : 0;
+    // The last step's results may still come: it is repaired on every call; the steps before it are complete.
+    let lastStep = messages.length - 1;
+    while (lastStep > from && messages[lastStep]!.role !== "assistant") lastStep--;
+    if (lastStep < from || messages[lastStep]?.role !== "assistant") lastStep = from;
+    const settling = messages.slice(from, lastStep);
+    if (repairOrphans(settling).messages !== settling) {
+      // Repair inside the complete steps (rare): the whole list, and nothing remembered.
+      this.#list = undefined;
+      return { ...repairOrphans(messages), kept: 0 };
+    }
+    this.#list = messages;
+    this.#length = messages.length;
+    this.#settled = lastStep;
+    const tail = messages.slice(lastStep);
+    const repaired = repairOrphans(tail);
+    if (repaired.messages === tail) return { messages, report: repaired.report, kept: messages.length };
+    return {
+      messages: [...messages.slice(0, lastStep), ...repaired.messages],
+      report: repaired.report,
+      kept: lastStep,
+    };
+  }
+}

@@ -1,7 +1,7 @@
 import type { ContextKind } from "../metrics/context-kind.ts";
 import { randomIds, systemClock, type Clock, type IdGenerator } from "../model/ids.ts";
 import type { Message } from "../model/message.ts";
-import { repairOrphans } from "../conversation/orphan-repair.ts";
+import { AppendOnlyOrphanRepair, repairOrphans } from "../conversation/orphan-repair.ts";
 import { offloadThresholds } from "./boundaries.ts";
 import { rewriteStart } from "./cached-prefix.ts";
 import { pipelineSchedule, type PipelineSchedule } from "./checkpoint-triggers.ts";
@@ -283,15 +283,27 @@ export class GovernorCore {
     return anchor;
   }
 
-  /** What is sent for `view`: the view, orphan-repaired (the view itself when nothing needed repair). */
+  /**
+   * What is sent for `view`: the view, orphan-repaired (the view itself when nothing needed repair). The governor's
+   * own view only grows between checkpoints: it is repaired from its last step on (`AppendOnlyOrphanRepair`), and
+   * the tokens of what changed are counted, not the whole view's.
+   */
   sent(view: readonly Message[]): ReturnType<typeof repairOrphans> & { tokens: number } {
-    const repaired = repairOrphans(view);
+    if (view !== this.state.view) {
+      const repaired = repairOrphans(view);
+      return { ...repaired, tokens: sumTokens(repaired.messages, this.tokensOf) };
+    }
+    const { kept, ...repaired } = this.#orphans.repair(view);
     const tokens =
-      repaired.messages === this.state.view
+      repaired.messages === view
         ? this.viewFigures.tokens
-        : sumTokens(repaired.messages, this.tokensOf);
+        : this.viewFigures.tokens -
+          sumTokens(view.slice(kept), this.tokensOf) +
+          sumTokens(repaired.messages.slice(kept), this.tokensOf);
     return { ...repaired, tokens };
   }
+
+  readonly #orphans = new AppendOnlyOrphanRepair();
 
   /**
    * The window in the local counter's units, as the processors see it: the model's window divided by the anchor's

@@ -46,13 +46,25 @@ function newestOutOfWindow(
   return newestUnprotected(messages, traffic, offloadThresholds(context).protect, lookAt);
 }
 
+/** `longInputTokens` of messages already measured (messages are immutable), with the limit it was for. */
+const measured = new WeakMap<Message, { readonly aboveTokens: number; readonly tokens: number }>();
+
 /**
  * Estimated tokens of the string arguments above `aboveTokens` in one message, the primary argument excepted (what
- * elision could shorten; 0 when `aboveTokens` is 0).
+ * elision could shorten; 0 when `aboveTokens` is 0). Asked of the same messages on every request (the cache anchor,
+ * the protection window): measured once per message.
  */
 export function longInputTokens(message: Message, aboveTokens: number): number {
+  if (message.role !== "assistant" || aboveTokens === 0) return 0;
+  const known = measured.get(message);
+  if (known?.aboveTokens === aboveTokens) return known.tokens;
+  const tokens = measureLongInputs(message, aboveTokens);
+  measured.set(message, { aboveTokens, tokens });
+  return tokens;
+}
+
+function measureLongInputs(message: Message, aboveTokens: number): number {
   const limitChars = elisionLimitChars(aboveTokens);
-  if (message.role !== "assistant" || limitChars === 0) return 0;
   let chars = 0;
   for (const block of message.content) {
     if (!writesFile(block)) continue;
