@@ -1,7 +1,8 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Message } from "../model/message.ts";
 import { HistoryBuilder } from "../test/history-builder.ts";
-import { cacheAnchor } from "./cached-prefix.ts";
+import { AppendOnlyCacheAnchor, cacheAnchor } from "./cached-prefix.ts";
 import { MIN_OFFLOAD_TOKENS } from "./processors/tool-output-offload.ts";
 
 /** One token per four characters of the message's text, as a rough counter would have it. */
@@ -46,5 +47,61 @@ describe("cacheAnchor", () => {
       .reply("Hello")
       .build();
     expect(cacheAnchor(settled, 250, tokensOf)).toBeUndefined();
+  });
+});
+
+describe("AppendOnlyCacheAnchor", () => {
+  /** A message of one of the kinds the anchor looks at: small or large outputs, offloaded ones, writes, summaries. */
+  const message = (kind: number, seq: number): Message => {
+    const base = { id: `m${seq}`, sessionId: "s", seq, turn: 1, createdAt: "2026-01-01T00:00:00.000Z" };
+    const result = (content: string, offloadRef?: string) => ({
+      ...base,
+      role: "tool" as const,
+      content: [{ type: "tool-result" as const, callId: `c${seq}`, toolName: "bash", content, offloadRef }],
+    });
+    switch (kind) {
+      case 0:
+        return { ...base, role: "user", content: [{ type: "text", text: "go on" }] };
+      case 1:
+        return result("small");
+      case 2:
+        return result(output(MIN_OFFLOAD_TOKENS * 2));
+      case 3:
+        return result(output(MIN_OFFLOAD_TOKENS * 2), "blob:x");
+      case 4:
+        return {
+          ...base,
+          role: "assistant",
+          content: [
+            {
+              type: "tool-call",
+              id: `c${seq}`,
+              name: "Write",
+              input: { file_path: "a.ts", content: output(400) },
+            },
+          ],
+        };
+      default:
+        return { ...base, role: "assistant", kind: "summary", content: [{ type: "text", text: "summary" }] };
+    }
+  };
+
+  it("finds what cacheAnchor finds on a list growing at its end, and on any other list given", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 5 }), { maxLength: 30 }),
+        fc.array(fc.integer({ min: 0, max: 30 }), { maxLength: 5 }),
+        (kinds, copies) => {
+          const anchors = new AppendOnlyCacheAnchor();
+          const list: Message[] = [];
+          for (const [seq, kind] of kinds.entries()) {
+            list.push(message(kind, seq));
+            const given = copies.includes(seq) ? [...list] : list;
+            expect(anchors.anchor(given, 250, tokensOf)).toBe(cacheAnchor(given, 250, tokensOf));
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });

@@ -65,6 +65,58 @@ export function cacheAnchor(
   return undefined;
 }
 
+/**
+ * `cacheAnchor` of a list that only grows at its end between calls (a governor's view between checkpoints): what
+ * was searched is not searched again, so a call costs what was appended since. Another list, a shorter one or
+ * another `inputsAbove` is searched whole.
+ *
+ * @example
+ * const anchors = new AppendOnlyCacheAnchor();
+ * anchors.anchor(view, 250, governor.tokensOf); // the same as cacheAnchor(view, 250, governor.tokensOf)
+ */
+export class AppendOnlyCacheAnchor {
+  #list: readonly Message[] | undefined;
+  #length = 0;
+  #inputsAbove = 0;
+  /** The first message a checkpoint could change, from the newest summary on, once found. */
+  #changeable: number | undefined;
+
+  anchor(
+    messages: readonly Message[],
+    inputsAbove: number,
+    tokensOf: (message: Message) => number,
+  ): number | undefined {
+    const grown =
+      messages === this.#list && messages.length >= this.#length && inputsAbove === this.#inputsAbove;
+    let from = grown ? this.#length : 0;
+    // The search starts at the newest summary: a new one starts it again.
+    const summary = findLastSummary(messages, from);
+    if (!grown || summary >= 0) {
+      this.#changeable = undefined;
+      from = Math.max(0, summary);
+    }
+    if (this.#changeable === undefined) {
+      for (let index = from; index < messages.length; index++) {
+        if (!changeable(messages[index]!, inputsAbove, tokensOf)) continue;
+        this.#changeable = index;
+        break;
+      }
+    }
+    this.#list = messages;
+    this.#length = messages.length;
+    this.#inputsAbove = inputsAbove;
+    const first = this.#changeable;
+    return first === undefined || first === 0 ? undefined : first - 1;
+  }
+}
+
+/** Index of the newest summary at or after `from`, or −1. */
+function findLastSummary(messages: readonly Message[], from: number): number {
+  for (let index = messages.length - 1; index >= from; index--)
+    if (messages[index]!.kind === "summary") return index;
+  return -1;
+}
+
 function changeable(message: Message, inputsAbove: number, tokensOf: (message: Message) => number): boolean {
   if (message.role === "tool") {
     const open = resultsOf(message).filter((result) => result.offloadRef === undefined);

@@ -3,7 +3,7 @@ import { randomIds, systemClock, type Clock, type IdGenerator } from "../model/i
 import type { Message } from "../model/message.ts";
 import { AppendOnlyOrphanRepair, repairOrphans } from "../conversation/orphan-repair.ts";
 import { offloadThresholds } from "./boundaries.ts";
-import { rewriteStart } from "./cached-prefix.ts";
+import { AppendOnlyCacheAnchor, rewriteStart } from "./cached-prefix.ts";
 import { pipelineSchedule, type PipelineSchedule } from "./checkpoint-triggers.ts";
 import type { GovernanceEvent } from "./events.ts";
 import type { GovernorOptions } from "./governor-options.ts";
@@ -304,6 +304,8 @@ export class GovernorCore {
   }
 
   readonly #orphans = new AppendOnlyOrphanRepair();
+  /** The cache anchor of the view, searched only in what was appended since the last request. */
+  readonly cacheAnchors = new AppendOnlyCacheAnchor();
 
   /**
    * The window in the local counter's units, as the processors see it: the model's window divided by the anchor's

@@ -4,7 +4,6 @@ import type { Message } from "../model/message.ts";
 import type { Summarizer } from "../summarize/summarizer.ts";
 import { remapAnchors } from "./anchor-remap.ts";
 import { budgetExitNotice } from "./budget-exit.ts";
-import { cacheAnchor } from "./cached-prefix.ts";
 import { optionalCandidate, takeCheckpoint } from "./checkpoint.ts";
 import { emergencyView } from "./emergency.ts";
 import type { GovernanceEvent } from "./events.ts";
@@ -339,7 +338,7 @@ export class Governor {
  * new anchor is written by this request, for the next).
  */
 function nextAnchors(core: GovernorCore, previousView: readonly Message[], checkpoint: boolean): number[] {
-  const own = cacheAnchor(core.state.view, core.schedule.inputsAbove, core.tokensOf);
+  const own = core.cacheAnchors.anchor(core.state.view, core.schedule.inputsAbove, core.tokensOf);
   const anchors = own === undefined ? [] : [own];
   const previous = core.state.anchor;
   if (!checkpoint || previous === undefined || previous === own) return anchors;
