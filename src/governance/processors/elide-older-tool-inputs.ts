@@ -8,7 +8,7 @@ import type { Processor, ProcessorContext } from "../processor.ts";
 import { neededContext } from "../needed-context.ts";
 import { RECALL_TOOL_NAME } from "../recall-tool.ts";
 import { reportRewrite, withContent } from "../rewrite.ts";
-import type { OffloadStore } from "../offload-store.ts";
+import { AHEAD_WALK, AheadScan } from "../ahead-scan.ts";
 import { RewriteMemo } from "../rewrite-memo.ts";
 import { outputPreview } from "../tool-output-text.ts";
 
@@ -218,47 +218,25 @@ async function elide(
 }
 
 /**
- * Calls prepared ahead per request at most; messages looked at past the protection window for them, and at most
- * before it.
- */
-const AHEAD_PER_REQUEST = 2;
-const AHEAD_LOOKBACK = 32;
-const AHEAD_WALK = 256;
-
-/**
  * Builds the elided form of the edit and write calls that just left the protection window, a couple per request,
  * under the references the store will give their arguments (`refFor`), so the checkpoint that elides them finds
- * them made (`memo`) and counted; returns them to be counted. Nothing is stored and the view is not changed. What
- * was looked at is kept per store.
+ * them made (`memo`) and counted; returns them to be counted. Nothing is stored and the view is not changed.
  */
 async function prepareAhead(
   aboveTokens: number,
   messages: readonly Message[],
   context: ProcessorContext,
   memo: RewriteMemo,
-  lookedBy: WeakMap<OffloadStore, WeakSet<Message>>,
+  ahead: AheadScan,
 ): Promise<Message[]> {
   const store = context.offloadStore;
   if (store?.refFor === undefined) return [];
-  const looked = lookedBy.get(store) ?? lookedBy.set(store, new WeakSet()).get(store)!;
-  let index = newestOutOfWindow(messages, context, aboveTokens, AHEAD_WALK);
-  const built: Message[] = [];
-  for (
-    const stop = index - AHEAD_LOOKBACK;
-    index >= 0 && index > stop && built.length < AHEAD_PER_REQUEST;
-    index--
-  ) {
-    const message = messages[index]!;
-    if (message.role !== "assistant" || looked.has(message)) continue;
-    looked.add(message);
-    if (longInputTokens(message, aboveTokens) === 0) continue;
-    built.push(
-      await elidedMessage(message, elisionLimitChars(aboveTokens), context, memo, (text) =>
-        store.refFor!(text),
-      ),
-    );
-  }
-  return built;
+  const from = newestOutOfWindow(messages, context, aboveTokens, AHEAD_WALK);
+  return ahead.build(messages, from, store, "assistant", async (message) =>
+    longInputTokens(message, aboveTokens) === 0
+      ? undefined
+      : elidedMessage(message, elisionLimitChars(aboveTokens), context, memo, (text) => store.refFor!(text)),
+  );
 }
 
 /**
@@ -277,13 +255,13 @@ async function prepareAhead(
 export function createElideOlderToolInputs(options: ElideOlderToolInputsOptions): Processor {
   const { aboveTokens } = validate(optionsSchema, options, `${NAME} options`);
   const memo = new RewriteMemo();
-  const looked = new WeakMap<OffloadStore, WeakSet<Message>>();
+  const ahead = new AheadScan();
   return {
     name: NAME,
     options: { aboveTokens },
     offloads: true,
     triggers: [{ kind: "checkpoint" }, { kind: "tool-input", above: aboveTokens }],
     process: (messages, context) => elide(aboveTokens, messages, context, memo),
-    prepareAhead: (messages, context) => prepareAhead(aboveTokens, messages, context, memo, looked),
+    prepareAhead: (messages, context) => prepareAhead(aboveTokens, messages, context, memo, ahead),
   };
 }

@@ -6,7 +6,7 @@ import { computeBoundaries, isGovernable, newestUnprotected, offloadThresholds }
 import type { Processor, ProcessorContext } from "../processor.ts";
 import { sumTokens } from "../processor.ts";
 import { withContent } from "../rewrite.ts";
-import type { OffloadStore } from "../offload-store.ts";
+import { AHEAD_LOOKBACK, AHEAD_WALK, AheadScan } from "../ahead-scan.ts";
 import { RewriteMemo } from "../rewrite-memo.ts";
 import {
   isShellOutput,
@@ -160,14 +160,6 @@ async function offload(
   return output;
 }
 
-/**
- * Outputs prepared ahead per request at most; messages looked at past the protection window for them, and at
- * most before it (a view whose tool output never fills the window has nothing to prepare).
- */
-const AHEAD_PER_REQUEST = 2;
-const AHEAD_LOOKBACK = 32;
-const AHEAD_WALK = 256;
-
 /** The tool calls the results of `messages[index]` answer, looked for in the messages before it. */
 function callsBefore(messages: readonly Message[], index: number): Map<string, ToolCallBlock> {
   const wanted = new Set(resultsOf(messages[index]!).map((result) => result.callId));
@@ -184,44 +176,31 @@ function callsBefore(messages: readonly Message[], index: number): Map<string, T
  * Builds the replacements of the outputs that just left the protection window, a couple per request, under the
  * references the store will give them (`refFor`), so the checkpoint that offloads them finds them made (`memo`)
  * and counted instead of making all of them at once; returns them to be counted. Nothing is stored and the view is
- * not changed. What was looked at is kept per store (a preview governor's store names outputs differently).
+ * not changed.
  */
 async function prepareAhead(
   options: z.output<typeof optionsSchema>,
   messages: readonly Message[],
   context: ProcessorContext,
   memo: RewriteMemo,
-  lookedBy: WeakMap<OffloadStore, WeakSet<Message>>,
+  ahead: AheadScan,
 ): Promise<Message[]> {
   const store = context.offloadStore;
   if (store?.refFor === undefined) return [];
-  const looked = lookedBy.get(store) ?? lookedBy.set(store, new WeakSet()).get(store)!;
-  const { protect } = offloadThresholds(context);
   const traffic = (message: Message) => (message.role === "tool" ? context.tokensOf(message) : 0);
-  let index = newestUnprotected(messages, traffic, protect, AHEAD_WALK);
-  const built: Message[] = [];
-  for (
-    const stop = index - AHEAD_LOOKBACK;
-    index >= 0 && index > stop && built.length < AHEAD_PER_REQUEST;
-    index--
-  ) {
-    const message = messages[index]!;
-    if (message.role !== "tool" || looked.has(message)) continue;
-    looked.add(message);
-    if (context.tokensOf(message) < MIN_OFFLOAD_TOKENS) continue;
-    if (resultsOf(message).every((result) => result.offloadRef !== undefined)) continue;
-    built.push(
-      await offloadMessage(
-        message,
-        context,
-        callsBefore(messages, index),
-        options.previewLines,
-        memo,
-        (text) => store.refFor!(text),
-      ),
+  const from = newestUnprotected(messages, traffic, offloadThresholds(context).protect, AHEAD_WALK);
+  return ahead.build(messages, from, store, "tool", async (message, index) => {
+    if (context.tokensOf(message) < MIN_OFFLOAD_TOKENS) return undefined;
+    if (resultsOf(message).every((result) => result.offloadRef !== undefined)) return undefined;
+    return offloadMessage(
+      message,
+      context,
+      callsBefore(messages, index),
+      options.previewLines,
+      memo,
+      (text) => store.refFor!(text),
     );
-  }
-  return built;
+  });
 }
 
 /**
@@ -236,7 +215,7 @@ async function prepareAhead(
 export function createOffloadToolOutputs(options: OffloadToolOutputsOptions): Processor {
   const resolved = validate(optionsSchema, options, `${NAME} options`);
   const memo = new RewriteMemo();
-  const looked = new WeakMap<OffloadStore, WeakSet<Message>>();
+  const ahead = new AheadScan();
   return {
     name: NAME,
     options: resolved,
@@ -246,6 +225,6 @@ export function createOffloadToolOutputs(options: OffloadToolOutputsOptions): Pr
       { kind: "tool-output", tokens: resolved.minPrunableTokens, windowShare: MIN_PRUNABLE_WINDOW_SHARE },
     ],
     process: (messages, context) => offload(resolved, messages, context, memo),
-    prepareAhead: (messages, context) => prepareAhead(resolved, messages, context, memo, looked),
+    prepareAhead: (messages, context) => prepareAhead(resolved, messages, context, memo, ahead),
   };
 }
