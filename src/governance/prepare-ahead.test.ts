@@ -8,11 +8,9 @@ import { FakeSummarizer } from "../test/fake-summarizer.ts";
 import { FakeTokenCounter } from "../test/fake-token-counter.ts";
 import { HistoryBuilder } from "../test/history-builder.ts";
 import { createGovernor } from "./governor.ts";
-import { resolveGovernorSettings } from "./governor-settings.ts";
-import { MessageTokenCache } from "./message-token-cache.ts";
+import { processorContext } from "./processor-context.test-helpers.ts";
 import { MemoryOffloadStore, type OffloadStore } from "./offload-store.ts";
 import { createPipeline } from "./pipeline.ts";
-import type { ProcessorContext } from "./processor.ts";
 import { createElideOlderToolInputs } from "./processors/elide-older-tool-inputs.ts";
 import { createStripOlderReasoning } from "./processors/strip-older-reasoning.ts";
 import { createOffloadToolOutputs } from "./processors/tool-output-offload.ts";
@@ -46,26 +44,6 @@ class CountingStore implements OffloadStore {
   }
 }
 
-function context(
-  counter: FakeTokenCounter,
-  offloadStore: OffloadStore,
-  protectTokens: number,
-): ProcessorContext {
-  return {
-    settings: resolveGovernorSettings({ groundingTarget: 0, protectTokens }),
-    window: { contextWindow: 1_000_000, reservedOutput: 4_000, usable: 996_000 },
-    fixedTokens: 0,
-    tokensOf: new MessageTokenCache(counter).tokensOf,
-    summarizer: new FakeSummarizer(),
-    offloadStore,
-    guard: {},
-    force: false,
-    ids: sequentialIds(),
-    clock: () => new Date("2026-01-01T00:00:00Z"),
-    emit: () => undefined,
-  };
-}
-
 describe("preparing checkpoint work ahead", () => {
   it("makes a couple of offloads per request, which the checkpoint then reuses; stores nothing", async () => {
     const counter = new FakeTokenCounter();
@@ -73,7 +51,10 @@ describe("preparing checkpoint work ahead", () => {
     const messages = session(6);
     const perOutput = counter.countMessage(messages.find((message) => message.role === "tool")!);
     // The newest step's output and the two before it are protected; the three before them have left the window.
-    const value = context(counter, store, perOutput * 2);
+    const value = processorContext(counter, store, {
+      protectTokens: perOutput * 2,
+      contextWindow: 1_000_000,
+    });
     const processor = createOffloadToolOutputs({ minPrunableTokens: 100 });
     const before = [...messages];
     const made = [
@@ -100,7 +81,10 @@ describe("preparing checkpoint work ahead", () => {
   it("makes the first request's two only: the limit per request holds", async () => {
     const counter = new FakeTokenCounter();
     const messages = session(8);
-    const value = context(counter, new CountingStore(), 1);
+    const value = processorContext(counter, new CountingStore(), {
+      protectTokens: 1,
+      contextWindow: 1_000_000,
+    });
     const processor = createOffloadToolOutputs({ minPrunableTokens: 100 });
     expect(await processor.prepareAhead!(messages, value)).toHaveLength(2);
     expect(await processor.prepareAhead!(messages, value)).toHaveLength(2);
@@ -113,7 +97,7 @@ describe("preparing checkpoint work ahead", () => {
       putText: (text) => inner.putText(text),
       getText: (ref) => inner.getText(ref),
     };
-    const value = context(counter, store, 1);
+    const value = processorContext(counter, store, { protectTokens: 1, contextWindow: 1_000_000 });
     expect(
       await createOffloadToolOutputs({ minPrunableTokens: 100 }).prepareAhead!(session(4), value),
     ).toEqual([]);
@@ -131,7 +115,7 @@ describe("preparing checkpoint work ahead", () => {
       refFor: () => "blob:promised",
     };
     const messages = session(4);
-    const value = context(counter, store, 1);
+    const value = processorContext(counter, store, { protectTokens: 1, contextWindow: 1_000_000 });
     const processor = createOffloadToolOutputs({ minPrunableTokens: 100 });
     const made = await processor.prepareAhead!(messages, value);
     expect(made.length).toBeGreaterThan(0);
@@ -156,7 +140,10 @@ describe("preparing checkpoint work ahead", () => {
         ],
       })
       .build();
-    const value = context(counter, new MemoryOffloadStore(), 1_000);
+    const value = processorContext(counter, new MemoryOffloadStore(), {
+      protectTokens: 1_000,
+      contextWindow: 1_000_000,
+    });
     const made = await processor.prepareAhead!(first, value);
     expect(made).toHaveLength(1);
     expect(made[0]!.content).toEqual([{ type: "text", text: "Here is the plan." }]);
@@ -171,7 +158,10 @@ describe("preparing checkpoint work ahead", () => {
     const store = new CountingStore();
     const messages = written();
     // The test run's output fills the window: the write before it is out.
-    const value = context(counter, store, counter.countMessage(messages.at(-3)!) - 1);
+    const value = processorContext(counter, store, {
+      protectTokens: counter.countMessage(messages.at(-3)!) - 1,
+      contextWindow: 1_000_000,
+    });
     const processor = createElideOlderToolInputs({ aboveTokens: 250 });
     const made = await processor.prepareAhead!(messages, value);
     expect(made).toHaveLength(1);

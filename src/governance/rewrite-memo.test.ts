@@ -2,15 +2,12 @@
 // few requests later) gets the same replacement objects back: nothing is rebuilt, and a governor, which counts
 // each message object once, counts nothing again.
 import { describe, expect, it } from "vitest";
-import { sequentialIds } from "../model/ids.ts";
 import type { Message } from "../model/message.ts";
-import { FakeSummarizer } from "../test/fake-summarizer.ts";
 import { FakeTokenCounter } from "../test/fake-token-counter.ts";
 import { HistoryBuilder } from "../test/history-builder.ts";
-import { resolveGovernorSettings } from "./governor-settings.ts";
-import { MessageTokenCache } from "./message-token-cache.ts";
+import { processorContext } from "./processor-context.test-helpers.ts";
 import { MemoryOffloadStore, type OffloadStore } from "./offload-store.ts";
-import { runPipeline, sumTokens, type ProcessorContext } from "./processor.ts";
+import { runPipeline, sumTokens } from "./processor.ts";
 import { createElideOlderToolInputs } from "./processors/elide-older-tool-inputs.ts";
 import { createStripOlderReasoning } from "./processors/strip-older-reasoning.ts";
 import { createOffloadToolOutputs } from "./processors/tool-output-offload.ts";
@@ -42,24 +39,6 @@ function session(): Message[] {
     .build();
 }
 
-function context(counter: FakeTokenCounter, offloadStore: OffloadStore): ProcessorContext {
-  const tokens = new MessageTokenCache(counter);
-  return {
-    // Nothing held back as still needed, nothing protected: every processor has work on the first turn.
-    settings: resolveGovernorSettings({ groundingTarget: 0, protectTokens: 0 }),
-    window: { contextWindow: 100_000, reservedOutput: 4_000, usable: 96_000 },
-    fixedTokens: 0,
-    tokensOf: tokens.tokensOf,
-    summarizer: new FakeSummarizer(),
-    offloadStore,
-    guard: {},
-    force: false,
-    ids: sequentialIds(),
-    clock: () => new Date("2026-01-01T00:00:00Z"),
-    emit: () => undefined,
-  };
-}
-
 const fold = () => [
   createStripOlderReasoning(),
   createOffloadToolOutputs({ minPrunableTokens: 500 }),
@@ -72,7 +51,7 @@ describe("a fold run again over the same messages", () => {
     const counter = new FakeTokenCounter();
     const processors = fold();
     const messages = session();
-    const value = context(counter, new MemoryOffloadStore());
+    const value = processorContext(counter, new MemoryOffloadStore());
     const first = await runPipeline(processors, messages, value);
     const changed = first.filter((message, index) => message !== messages[index]);
     // Reasoning stripped, both outputs offloaded, the write's content elided (the first turn only).
@@ -90,14 +69,18 @@ describe("a fold run again over the same messages", () => {
     const counter = new FakeTokenCounter();
     const messages = session();
     const processors = fold();
-    const first = await runPipeline(processors, messages, context(counter, new MemoryOffloadStore()));
+    const first = await runPipeline(
+      processors,
+      messages,
+      processorContext(counter, new MemoryOffloadStore()),
+    );
     // A store that names the same output differently: the notices carry its references.
     let stored = 0;
     const other: OffloadStore = {
       putText: async () => `other:${stored++}`,
       getText: async () => undefined,
     };
-    const second = await runPipeline(processors, messages, context(counter, other));
+    const second = await runPipeline(processors, messages, processorContext(counter, other));
     const offloaded = first.findIndex(
       (message, index) => message !== messages[index] && message.role === "tool",
     );
