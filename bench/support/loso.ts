@@ -1,16 +1,11 @@
 // Leave-one-session-out choice of ctxkit's settings: for each session, the candidate settings are judged on the
 // other sessions only, and the session is scored with the candidate chosen there — as a session ctxkit has never
 // seen would be. The reuse rates and their weight are held out the same way (heldOut in policies.bench.ts).
+import { standing, type FrontierPoint } from "./frontier.ts";
 import type { BenchProvider, PolicyRun } from "./policy-runs.ts";
 
 /** One candidate's runs, one per session (same order for every candidate). */
 export type CandidateRuns = readonly Readonly<Record<BenchProvider, PolicyRun>>[];
-
-/** The targets a candidate must reach on the sessions it is judged on, under every provider's pricing. */
-export interface SelectionGoal {
-  readonly grounding: number;
-  readonly anchors: number;
-}
 
 /** Pooled figures of some sessions' runs under one pricing. */
 export interface Pooled {
@@ -52,37 +47,56 @@ export function pooled(
 /** Per session, per pricing: the cost of the cheapest peer that keeps the goal there. */
 export type CostCeilings = readonly Readonly<Record<BenchProvider, number>>[];
 
+/** `runs` pooled over the sessions `include` selects, as the frontier compares policies. */
+function pointOf(
+  runs: CandidateRuns,
+  providers: readonly BenchProvider[],
+  include: (session: number) => boolean,
+): FrontierPoint {
+  const figures = providers.map((provider) => [provider, pooled(runs, provider, include)] as const);
+  const by = (pick: (of: Pooled) => number) =>
+    Object.fromEntries(figures.map(([provider, of]) => [provider, pick(of)])) as Record<
+      BenchProvider,
+      number
+    >;
+  return {
+    name: "",
+    cost: by((of) => of.cost),
+    grounding: by((of) => of.grounding),
+    anchors: by((of) => of.anchors),
+  };
+}
+
 /**
- * The candidate chosen for `session` without it: among the candidates that reach `goal` on every other session
- * pooled, under every pricing, the cheapest (summed over pricings); if none does, the one whose weakest figure
- * (grounding or anchors, any pricing) is highest.
+ * The candidate chosen for `session` without it, by the goal "dominate, don't trade" (issue 32): the one that
+ * dominates the most `peers` pooled over the other sessions — costs no more and keeps no less strict grounding and
+ * no fewer strict anchors, as the tables print them (`standing`), under every pricing — and the cheapest (summed
+ * over pricings) on a tie.
  */
-export function chooseWithout(
+export function dominatingWithout(
   candidates: readonly CandidateRuns[],
+  peers: readonly CandidateRuns[],
   session: number,
-  goal: SelectionGoal,
   providers: readonly BenchProvider[],
 ): number {
   const others = (index: number) => index !== session;
-  let best = -1;
+  const peerPoints = peers.map((runs) => pointOf(runs, providers, others));
+  let best = 0;
+  let bestCount = -1;
   let bestCost = Number.POSITIVE_INFINITY;
-  let fallback = 0;
-  let fallbackScore = Number.NEGATIVE_INFINITY;
   for (const [index, runs] of candidates.entries()) {
-    const figures = providers.map((provider) => pooled(runs, provider, others));
-    const reaches = figures.every((of) => of.grounding >= goal.grounding && of.anchors >= goal.anchors);
-    const cost = figures.reduce((total, of) => total + of.cost, 0);
-    if (reaches && cost < bestCost) {
+    const own = pointOf(runs, providers, others);
+    const count = peerPoints.filter((peer) =>
+      providers.every((provider) => standing(own, peer, provider) === "ctxkit dominates"),
+    ).length;
+    const cost = providers.reduce((total, provider) => total + own.cost[provider], 0);
+    if (count > bestCount || (count === bestCount && cost < bestCost)) {
       best = index;
+      bestCount = count;
       bestCost = cost;
     }
-    const weakest = Math.min(...figures.flatMap((of) => [of.grounding, of.anchors]));
-    if (weakest > fallbackScore) {
-      fallback = index;
-      fallbackScore = weakest;
-    }
   }
-  return best >= 0 ? best : fallback;
+  return best;
 }
 
 /**

@@ -51,7 +51,7 @@ export const governorSettingsSchema = z
      * The share of what the agent uses next that governance keeps in view: a piece stays verbatim while the
      * measured chance the next reply uses it is at least `1 − groundingTarget` (see `neededContext`). 0 disables.
      */
-    groundingTarget: fraction.default(0.995),
+    groundingTarget: fraction.default(0.9995),
     /**
      * Your agent's own reuse rates for `groundingTarget`, by kind (`read`, `search`, `edit`, `shell`, `other`,
      * `written`): the chance the next reply uses a piece at ages 0, 1, 2, 3–4, 5–7, 8–12, 13–20, 21–33, 34–54 and

@@ -105,10 +105,13 @@ describe("peer complaints that must be impossible in ctxkit", () => {
   it("OpenCode / Mastra: pruning that breaks the prompt cache — no rewrite between checkpoints, none that does not pay", async () => {
     const { governor, events } = setup({
       contextWindow: 400_000,
+      // What the next reply may use is kept regardless (groundingTarget): off, so that only the cache arithmetic
+      // decides here.
       pipeline: preset("default", {
         pricing: "anthropic",
         offloadProtectTokens: 4_000,
         offloadMinPrunableTokens: 2_000,
+        groundingTarget: 0,
       }),
     });
     const builder = new HistoryBuilder().user("explore");

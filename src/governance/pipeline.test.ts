@@ -192,7 +192,7 @@ describe("governor settings", () => {
     expect(resolveGovernorSettings()).toEqual({
       protectTokens: 1_000,
       batchTokens: 3_000,
-      groundingTarget: 0.995,
+      groundingTarget: 0.9995,
       reuseRatesWeight: resolveGovernorSettings().reuseRatesWeight,
       tailShare: 0.25,
       truncationHeadShare: 0.2,

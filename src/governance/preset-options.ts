@@ -50,7 +50,7 @@ export const presetOptionsSchema = z.object({
    * chance that the next reply uses it is at least `1 − groundingTarget`, or while keeping it costs less than that
    * chance of getting it back (see `neededContext`, and the measured rates in `reuse-rates.ts`). 0 disables.
    */
-  groundingTarget: fraction.default(0.995),
+  groundingTarget: fraction.default(0.9995),
   /**
    * Your agent's own reuse rates for `groundingTarget`, by kind of context (`read`, `search`, `edit`, `shell`,
    * `other`, `written`): for each, the chance that the next reply uses such a piece at ages 0, 1, 2, 3–4, 5–7,

@@ -2,7 +2,7 @@
 // a choice its own runs took part in.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { bestWithout, chooseWithout, pooled } from "../../bench/support/loso.ts";
+import { bestWithout, dominatingWithout, pooled } from "../../bench/support/loso.ts";
 import { PROVIDERS, type PolicyRun } from "../../bench/support/policy-runs.ts";
 
 /** A run with only the figures the choice reads. */
@@ -13,23 +13,37 @@ function run(grounding: number, anchorsKept: number, anchors: number, cost: numb
   } as unknown as PolicyRun;
 }
 const both = (of: PolicyRun) => ({ anthropic: of, openai: of });
-const goal = { grounding: 0.99, anchors: 0.99 };
 
-describe("chooseWithout", () => {
-  it("takes the cheapest candidate that reaches the goal on the other sessions, whatever the held-out one says", () => {
-    // Candidate 0 is cheap and fails on session 1; candidate 1 costs more and reaches the goal everywhere.
-    const cheap = [both(run(1, 10, 10, 100)), both(run(0.9, 5, 10, 100)), both(run(1, 10, 10, 100))];
-    const safe = [both(run(1, 10, 10, 120)), both(run(1, 10, 10, 120)), both(run(1, 10, 10, 120))];
-    // Without session 1, the cheap candidate reaches the goal; with session 1 among the others, it does not.
-    expect(chooseWithout([cheap, safe], 1, goal, PROVIDERS)).toBe(0);
-    expect(chooseWithout([cheap, safe], 0, goal, PROVIDERS)).toBe(1);
-    expect(chooseWithout([cheap, safe], 2, goal, PROVIDERS)).toBe(1);
+describe("dominatingWithout", () => {
+  const peer = [both(run(0.99, 99, 100, 100)), both(run(0.99, 99, 100, 100)), both(run(0.99, 99, 100, 100))];
+
+  it("takes the candidate that dominates the most peers on the other sessions, whatever the held-out one says", () => {
+    // Candidate 0 is cheaper than the peer but keeps less on session 1; candidate 1 keeps everything for a little
+    // less than the peer costs everywhere.
+    const cheap = [both(run(1, 100, 100, 80)), both(run(0.9, 90, 100, 80)), both(run(1, 100, 100, 80))];
+    const keeping = [both(run(1, 100, 100, 95)), both(run(1, 100, 100, 95)), both(run(1, 100, 100, 95))];
+    // Without session 1, both dominate the peer and the cheaper wins; with session 1 among the others, only the
+    // keeping candidate does.
+    expect(dominatingWithout([cheap, keeping], [peer], 1, PROVIDERS)).toBe(0);
+    expect(dominatingWithout([cheap, keeping], [peer], 0, PROVIDERS)).toBe(1);
+    expect(dominatingWithout([cheap, keeping], [peer], 2, PROVIDERS)).toBe(1);
   });
 
-  it("falls back to the candidate whose weakest figure is highest when none reaches the goal", () => {
-    const low = [both(run(0.9, 9, 10, 50)), both(run(0.9, 9, 10, 50))];
-    const better = [both(run(0.95, 9, 10, 80)), both(run(0.97, 10, 10, 80))];
-    expect(chooseWithout([low, better], 0, goal, PROVIDERS)).toBe(1);
+  it("counts a peer dominated only under every pricing, and takes the cheapest when none is", () => {
+    const costlierUnderOpenAi = peer.map(() => ({
+      anthropic: run(1, 100, 100, 90),
+      openai: run(1, 100, 100, 110),
+    }));
+    const cheaper = peer.map(() => both(run(0.9, 90, 100, 50)));
+    expect(dominatingWithout([costlierUnderOpenAi, cheaper], [peer], 0, PROVIDERS)).toBe(1);
+  });
+
+  it("compares figures as the tables print them: a difference below 0.1 point decides nothing", () => {
+    // 0.04 point less grounding than the peer prints the same: this cheaper candidate dominates it as much as the
+    // one keeping more, and wins as the cheaper.
+    const printedSame = peer.map(() => both(run(0.9896, 99, 100, 90)));
+    const keepingMore = peer.map(() => both(run(0.995, 100, 100, 95)));
+    expect(dominatingWithout([printedSame, keepingMore], [peer], 0, PROVIDERS)).toBe(0);
   });
 
   it("never depends on the held-out session's own runs (property)", () => {
@@ -38,20 +52,21 @@ describe("chooseWithout", () => {
       anchors: fc.nat({ max: 20 }),
       cost: fc.integer({ min: 1, max: 1_000 }),
     });
-    const session = fc.array(figures, { minLength: 3, maxLength: 3 });
+    // Per session: three candidates' figures and two peers'.
+    const session = fc.array(figures, { minLength: 5, maxLength: 5 });
     fc.assert(
       fc.property(fc.array(session, { minLength: 3, maxLength: 5 }), session, (sessions, replacement) => {
-        const candidates = (rows: typeof sessions) =>
-          [0, 1, 2].map((candidate) =>
+        const policies = (rows: typeof sessions, from: number, to: number) =>
+          [...Array(to - from).keys()].map((offset) =>
             rows.map((row) => {
-              const of = row[candidate]!;
+              const of = row[from + offset]!;
               return both(run(of.grounding, Math.min(of.anchors, 10), 10, of.cost));
             }),
           );
         const held = 0;
         const changed = [replacement, ...sessions.slice(1)];
-        expect(chooseWithout(candidates(changed), held, goal, PROVIDERS)).toBe(
-          chooseWithout(candidates(sessions), held, goal, PROVIDERS),
+        expect(dominatingWithout(policies(changed, 0, 3), policies(changed, 3, 5), held, PROVIDERS)).toBe(
+          dominatingWithout(policies(sessions, 0, 3), policies(sessions, 3, 5), held, PROVIDERS),
         );
       }),
     );
