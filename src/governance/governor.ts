@@ -139,7 +139,8 @@ export class Governor {
       checkpoint = await takeCheckpoint(core, counted, mandatory, publish, announce, options.signal);
     }
     const anchors = nextAnchors(core, previousView, checkpoint);
-    await core.prepareAhead(counted, options.signal);
+    // Work ahead follows what arrives: a request prepared again with nothing new tokenises nothing.
+    if (fresh.length > 0) await core.prepareAhead(counted, options.signal);
 
     if (checkpoint) repaired = core.sent(core.state.view);
     if (repaired.messages !== core.state.view) {

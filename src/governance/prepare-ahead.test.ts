@@ -187,6 +187,41 @@ describe("preparing checkpoint work ahead", () => {
     expect(withFailure).toEqual(without);
   });
 
+  it("does nothing ahead on a request prepared again with nothing new: it tokenises nothing", async () => {
+    const counter = new FakeTokenCounter();
+    const governor = createGovernor({
+      contextWindow: 60_000,
+      reservedOutputTokens: 4_000,
+      counter,
+      summarizer: new FakeSummarizer(),
+      ids: sequentialIds(),
+      pipeline: createPipeline({
+        processors: [
+          createOffloadToolOutputs({ minPrunableTokens: 2_000 }),
+          createElideOlderToolInputs({ aboveTokens: 250 }),
+        ],
+        settings: { protectTokens: 3_000 },
+      }),
+    });
+    // Six outputs leave the protection window at once: more than one request's share of work ahead.
+    const builder = new HistoryBuilder().user("read the logs");
+    builder.step(
+      Array.from({ length: 6 }, (_, step) => ({
+        name: "bash",
+        input: { command: `cat ${step}.log` },
+        output: output(`log ${step}`),
+      })),
+    );
+    const history = builder.step([{ name: "bash", input: { command: "ls" }, output: "a.log" }]).build();
+    await governor.prepare(history.slice(0, 1));
+    await governor.prepare(history);
+    const afterFirst = counter.calls;
+    // Prepared again (a retry): the outputs not prepared yet wait for the next request that brings something.
+    const again = await governor.prepare(history);
+    expect(counter.calls).toBe(afterFirst);
+    expect(again.checkpoint).toBe(false);
+  });
+
   for (const recall of [true, false]) {
     it(`leaves a governor's requests as they were (recall ${recall ? "on" : "off"}): the same views with and without preparing ahead`, async () => {
       const history = mixedSession();
