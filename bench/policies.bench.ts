@@ -370,11 +370,11 @@ const FIXED = 1e12;
 
 /**
  * The settings cross-validation chooses among for each session (each with the reuse rates and weight held out):
- * the default, grounding targets below it (0.995, the default before cross-validation by dominance chose 0.9995 in every
- * fold), the corpus's reuse rates not blended with the session's
- * own, no elision of older tool inputs, an earlier compaction trigger (the default before cross-validation chose 0.9
- * at every stress window) and a larger tail kept verbatim at compaction (what decides under window pressure: the
- * stress windows choose among the same candidates; docs/policy.md).
+ * the default, lower grounding targets (0.995 was the default until cross-validation by dominance, with 0.9995 among
+ * the candidates, chose 0.9995 in every fold), the corpus's reuse rates not blended with the session's own, no
+ * elision of older tool inputs, an earlier compaction trigger (the default before cross-validation chose 0.9 at every
+ * stress window) and a larger tail kept verbatim at compaction (what decides under window pressure: the stress
+ * windows choose among the same candidates; docs/policy.md).
  */
 const CANDIDATES: readonly { readonly label: string; readonly policy: PresetOptionsInput }[] = [
   { label: "default", policy: {} },
