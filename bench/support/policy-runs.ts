@@ -191,6 +191,9 @@ async function governorReplay(
   );
   const replay = governedReplay(entry.conversation.messages, {
     contextWindow: options.window,
+    // The output room the meter counts a request over the window by (a governor's own default is a quarter of a
+    // window below 32,768 tokens: 8,000 at 32k, which the meter would count 192 tokens short).
+    reservedOutputTokens: RESERVED_OUTPUT,
     counter: options.counter,
     // The bench compares histories alone at small windows: a system prompt and tools that would take more than a
     // quarter of the usable window are left out, for every policy alike (LangChain's replay below does the same).
