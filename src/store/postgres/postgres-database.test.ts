@@ -50,6 +50,25 @@ describe("PostgresDatabase", () => {
     await database.close();
   });
 
+  it("reads rows as arrays of column values, sent with BEGIN, after it, and autocommitted", async () => {
+    const { database, sent } = recordingDatabase();
+    const rows = sql`SELECT n, n * 10 AS tenfold FROM generate_series(1, ${2}::int) AS n`;
+    const expected = [
+      [1, 10],
+      [2, 20],
+    ];
+    const read = await database.read(async (queries) => [
+      await queries.tuples<[number, number]>(rows),
+      await queries.tuples<[number, number]>(rows),
+    ]);
+    expect(read).toEqual([expected, expected]);
+    // The first went with BEGIN in one round trip, the second on its own.
+    expect(sent[0]).toMatch(/^BEGIN [^;]*; SELECT n/);
+    expect(sent[1]).toMatch(/^SELECT n/);
+    expect(await database.queries.tuples(rows)).toEqual(expected);
+    await database.close();
+  });
+
   it("sends BEGIN and the lock with a transaction's first query, values written in exactly", async () => {
     const { database, sent } = recordingDatabase();
     const tricky = "it's a \\ back'slash; $1 -- not a comment";

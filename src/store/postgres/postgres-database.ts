@@ -182,6 +182,10 @@ class TransactionQueries implements SqlQueries {
     return (await this.#execute(query)).rows as Row[];
   }
 
+  async tuples<Row extends readonly unknown[]>(query: SqlQuery<unknown>): Promise<Row[]> {
+    return (await this.#execute(query, "array")).rows as Row[];
+  }
+
   async first<Row>(query: SqlQuery<unknown>): Promise<Row | undefined> {
     return (await this.#execute(query)).rows[0] as Row | undefined;
   }
@@ -208,21 +212,27 @@ class TransactionQueries implements SqlQueries {
     if (this.#begun) await this.#client.query("ROLLBACK");
   }
 
-  async #execute(query: SqlQuery<unknown>): Promise<pg.QueryResult> {
+  /** Runs `query` after what waits; its rows as objects, or as arrays (`rowMode` "array"). */
+  async #execute(query: SqlQuery<unknown>, rowMode?: "array"): Promise<pg.QueryResult> {
     const compiled = compiledOf(query, this.#builder);
     if (this.#waiting.length > 0) {
       const text = withLiterals(compiled, this.#client);
-      if (text !== undefined) return this.#send([...this.#waiting.splice(0), text]);
+      if (text !== undefined) return this.#send([...this.#waiting.splice(0), text], rowMode);
       await this.#send(this.#waiting.splice(0));
     }
-    return this.#client.query(compiled.sql, compiled.parameters as unknown[]);
+    return this.#client.query({
+      text: compiled.sql,
+      values: compiled.parameters as unknown[],
+      ...(rowMode !== undefined && { rowMode }),
+    });
   }
 
   /** Sends statements as one simple query; resolves with the last one's result. */
-  async #send(statements: readonly string[]): Promise<pg.QueryResult> {
+  async #send(statements: readonly string[], rowMode?: "array"): Promise<pg.QueryResult> {
     this.#begun = true;
-    const result = (await this.#client.query(statements.join("; "))) as unknown as
-      pg.QueryResult | pg.QueryResult[];
+    const text = statements.join("; ");
+    const sent = rowMode === undefined ? this.#client.query(text) : this.#client.query({ text, rowMode });
+    const result = (await sent) as unknown as pg.QueryResult | pg.QueryResult[];
     // A simple query of several statements answers with one result per statement.
     return Array.isArray(result) ? result.at(-1)! : result;
   }
@@ -247,16 +257,19 @@ function statementName(text: string): string {
  * connection rather than at every turn.
  */
 function clientQueries(client: pg.PoolClient, builder: Kysely<StoreTables>): SqlQueries {
-  const execute = (query: SqlQuery<unknown>) => {
+  const execute = (query: SqlQuery<unknown>, rowMode?: "array") => {
     const compiled = compiledOf(query, builder);
     return client.query({
       name: statementName(compiled.sql),
       text: compiled.sql,
       values: compiled.parameters as unknown[],
+      ...(rowMode !== undefined && { rowMode }),
     });
   };
   return {
     all: async <Row>(query: SqlQuery<unknown>) => (await execute(query)).rows as Row[],
+    tuples: async <Row extends readonly unknown[]>(query: SqlQuery<unknown>) =>
+      (await execute(query, "array")).rows as Row[],
     first: async <Row>(query: SqlQuery<unknown>) => (await execute(query)).rows[0] as Row | undefined,
     run: async (query: SqlQuery<unknown>) => (await execute(query)).rowCount ?? 0,
     defer: async (query: SqlQuery<unknown>) => void (await execute(query)),

@@ -96,6 +96,23 @@ describe("Kysely on node:sqlite", () => {
     expect(connection.isOpen).toBe(false);
   });
 
+  it("reads rows as arrays of column values in select order, and as objects still from the same statement", () => {
+    const connection = new DatabaseSync(":memory:");
+    connection.exec("CREATE TABLE t (seq INTEGER, body TEXT); INSERT INTO t VALUES (2, 'b'), (1, 'a')");
+    const database = nodeSqliteDatabase(connection);
+    const statement = database.prepare("SELECT body, seq FROM t WHERE seq >= ? ORDER BY seq");
+    expect(statement.tuples([1])).toEqual([
+      ["a", 1],
+      ["b", 2],
+    ]);
+    expect(statement.tuples([2])).toEqual([["b", 2]]);
+    expect(statement.all([1])).toEqual([
+      { body: "a", seq: 1 },
+      { body: "b", seq: 2 },
+    ]);
+    database.close();
+  });
+
   it("passes node:sqlite errors through with their codes", async () => {
     const { db } = open();
     await db.insertInto("notes").values({ id: 1, title: "one", body: null }).execute();

@@ -12,13 +12,20 @@ import {
 
 const READS_ROWS = /^\s*(select|with|values|pragma)\b|\breturning\b/i;
 
-/** A cached `node:sqlite` statement in the shape Kysely's SQLite driver calls. */
-class NodeSqliteStatement implements KyselySqliteStatement {
+/** A cached `node:sqlite` statement in the shape Kysely's SQLite driver calls, and its rows as arrays. */
+export class NodeSqliteStatement implements KyselySqliteStatement {
   readonly #statement: StatementSync;
+  readonly #connection: DatabaseSync;
+  readonly #sql: string;
+  /** The same statement prepared to return arrays once asked for; null where Node cannot (before 22.16). */
+  #arrays: StatementSync | null | undefined;
   readonly reader: boolean;
 
-  constructor(statement: StatementSync, sql: string) {
+  constructor(connection: DatabaseSync, sql: string) {
+    const statement = connection.prepare(sql);
     this.#statement = statement;
+    this.#connection = connection;
+    this.#sql = sql;
     // A statement that yields columns (a SELECT, a PRAGMA that answers, anything with RETURNING) is read.
     // `columns()` came with Node 22.16; before it, the SQL text tells.
     this.reader =
@@ -27,6 +34,17 @@ class NodeSqliteStatement implements KyselySqliteStatement {
 
   all(parameters: readonly unknown[]): unknown[] {
     return this.#statement.all(...(parameters as SQLInputValue[]));
+  }
+
+  /** The rows as arrays of column values, in select order (no object per row where Node can do that). */
+  tuples(parameters: readonly unknown[]): unknown[][] {
+    if (this.#arrays === undefined) {
+      const arrays = this.#connection.prepare(this.#sql);
+      if (typeof arrays.setReturnArrays === "function") arrays.setReturnArrays(true);
+      this.#arrays = typeof arrays.setReturnArrays === "function" ? arrays : null;
+    }
+    if (this.#arrays === null) return this.all(parameters).map((row) => Object.values(row as object));
+    return this.#arrays.all(...(parameters as SQLInputValue[])) as unknown as unknown[][];
   }
 
   run(parameters: readonly unknown[]): { changes: number | bigint; lastInsertRowid: number | bigint } {
@@ -38,6 +56,11 @@ class NodeSqliteStatement implements KyselySqliteStatement {
   }
 }
 
+/** A `DatabaseSync` as Kysely's SQLite driver wants it, its statements able to return arrays. */
+export interface NodeSqliteDatabase extends KyselySqliteDatabase {
+  prepare(sql: string): NodeSqliteStatement;
+}
+
 /**
  * A `DatabaseSync` as Kysely's SQLite driver wants it. Statements are cached by SQL text, so a query Kysely
  * compiles to the same text is prepared once; `close()` closes the connection.
@@ -46,14 +69,14 @@ class NodeSqliteStatement implements KyselySqliteStatement {
  * const database = nodeSqliteDatabase(new DatabaseSync(":memory:"));
  * database.prepare("SELECT 1 AS one").all([]); // [{ one: 1 }]
  */
-export function nodeSqliteDatabase(connection: DatabaseSync): KyselySqliteDatabase {
+export function nodeSqliteDatabase(connection: DatabaseSync): NodeSqliteDatabase {
   const statements = new Map<string, NodeSqliteStatement>();
   let closed = false;
   return {
-    prepare(sql: string): KyselySqliteStatement {
+    prepare(sql: string): NodeSqliteStatement {
       let statement = statements.get(sql);
       if (statement === undefined) {
-        statement = new NodeSqliteStatement(connection.prepare(sql), sql);
+        statement = new NodeSqliteStatement(connection, sql);
         statements.set(sql, statement);
       }
       return statement;

@@ -338,16 +338,13 @@ export function messageSelect({ builder, dialect }: SqlTarget) {
 
 /** The message of a row. A body whose JSON was damaged on disk raises `DamagedMessageError`. */
 export function messageFromRow(row: MessageRow, location: string): Message {
-  return messageOfBody(row.session_id, row, location);
+  return messageOfBody(row.session_id, row.seq, row.body, location);
 }
 
-/** A message row as a session's load selects it (`bodySelect`): its seq and body. */
-export interface BodyRow {
-  readonly seq: number;
-  readonly body: string;
-}
+/** A message row as a session's load selects it (`bodySelect`), read as a tuple: its seq and body. */
+export type BodyRow = readonly [seq: number, body: string];
 
-/** Selects message rows (alias `m`) as `BodyRow`s: what a load needs, nothing more per row. */
+/** Selects message rows (alias `m`) as `BodyRow`s (seq, then body): what a load needs, nothing more per row. */
 export function bodySelect({ builder, dialect }: SqlTarget) {
   return builder.selectFrom("messages as m").select(["m.seq", dialect.jsonText("m.body").as("body")]);
 }
@@ -356,15 +353,15 @@ export function bodySelect({ builder, dialect }: SqlTarget) {
  * The message of session `sessionId` stored as `row`. A body whose JSON was damaged on disk raises
  * `DamagedMessageError`. The parsed body is fresh, so it gets its session id in place (no copy).
  */
-export function messageOfBody(sessionId: string, row: BodyRow, location: string): Message {
+export function messageOfBody(sessionId: string, seq: number, text: string, location: string): Message {
   let body: unknown;
   try {
-    body = JSON.parse(row.body);
+    body = JSON.parse(text);
   } catch (error) {
-    throw new DamagedMessageError(location, sessionId, row.seq, { cause: error });
+    throw new DamagedMessageError(location, sessionId, seq, { cause: error });
   }
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw new DamagedMessageError(location, sessionId, row.seq);
+    throw new DamagedMessageError(location, sessionId, seq);
   }
   (body as { sessionId: string }).sessionId = sessionId;
   return body as Message;

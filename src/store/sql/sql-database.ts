@@ -16,6 +16,11 @@ export type SqlQuery<Row> = Compilable<Row> | RawBuilder<Row> | CompiledQuery<Ro
 export interface SqlQueries {
   /** The rows of a query (typed by the caller: rows come back as the dialect's driver returns them). */
   all<Row>(query: SqlQuery<unknown>): Promise<Row[]>;
+  /**
+   * The rows of a query as arrays of its columns' values, in the order it selects them: for reads of many rows
+   * (a session's history), where an object per row costs more than the row's own values.
+   */
+  tuples<Row extends readonly unknown[]>(query: SqlQuery<unknown>): Promise<Row[]>;
   /** The first row of a query. */
   first<Row>(query: SqlQuery<unknown>): Promise<Row | undefined>;
   /** Runs a statement; returns the number of rows it changed. */
@@ -99,6 +104,8 @@ export function sqlQueries(executor: Kysely<StoreTables>): SqlQueries {
   const execute = (query: SqlQuery<unknown>) => executor.executeQuery(compiledOf(query, executor));
   return {
     all: async <Row>(query: SqlQuery<unknown>) => (await execute(query)).rows as Row[],
+    tuples: async <Row extends readonly unknown[]>(query: SqlQuery<unknown>) =>
+      (await execute(query)).rows.map((row) => Object.values(row as object)) as unknown as Row[],
     first: async <Row>(query: SqlQuery<unknown>) => (await execute(query)).rows[0] as Row | undefined,
     run: async (query: SqlQuery<unknown>) => Number((await execute(query)).numAffectedRows ?? 0n),
     defer: async (query: SqlQuery<unknown>) => void (await execute(query)),
@@ -127,6 +134,8 @@ export function guardedQueries(
   };
   return {
     all: <Row>(query: SqlQuery<unknown>) => guard(() => queries.all<Row>(query)),
+    tuples: <Row extends readonly unknown[]>(query: SqlQuery<unknown>) =>
+      guard(() => queries.tuples<Row>(query)),
     first: <Row>(query: SqlQuery<unknown>) => guard(() => queries.first<Row>(query)),
     run: (query: SqlQuery<unknown>) => guard(() => queries.run(query)),
     defer: (query: SqlQuery<unknown>) => guard(() => queries.defer(query)),

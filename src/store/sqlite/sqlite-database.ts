@@ -1,7 +1,7 @@
 import type { DatabaseSync } from "node:sqlite";
-import { Kysely, SqliteDialect, type SqliteDatabase as KyselySqliteDatabase } from "kysely";
+import { Kysely, SqliteDialect } from "kysely";
 import { CorruptStoreError, FileAccessError, StoreError } from "../../errors/index.ts";
-import { nodeSqliteDatabase } from "../sql/node-sqlite-dialect.ts";
+import { nodeSqliteDatabase, type NodeSqliteDatabase } from "../sql/node-sqlite-dialect.ts";
 import {
   compiledOf,
   guardedQueries,
@@ -46,7 +46,7 @@ async function afterOtherWriters<T>(location: string, body: () => Promise<T>): P
  * its per-query machinery (a tenth of a millisecond per append): for a transaction that owns the connection, or
  * an autocommitted query while no transaction is open on it.
  */
-function ownedQueries(statements: KyselySqliteDatabase, builder: Kysely<StoreTables>): SqlQueries {
+function ownedQueries(statements: NodeSqliteDatabase, builder: Kysely<StoreTables>): SqlQueries {
   const execute = (query: SqlQuery<unknown>): { rows: unknown[]; changes: number } => {
     const { sql, parameters } = compiledOf(query, builder);
     const statement = statements.prepare(sql);
@@ -55,6 +55,10 @@ function ownedQueries(statements: KyselySqliteDatabase, builder: Kysely<StoreTab
   };
   return {
     all: async <Row>(query: SqlQuery<unknown>) => execute(query).rows as Row[],
+    tuples: async <Row extends readonly unknown[]>(query: SqlQuery<unknown>) => {
+      const { sql, parameters } = compiledOf(query, builder);
+      return statements.prepare(sql).tuples(parameters) as unknown as Row[];
+    },
     first: async <Row>(query: SqlQuery<unknown>) => execute(query).rows[0] as Row | undefined,
     run: async (query: SqlQuery<unknown>) => execute(query).changes,
     defer: async (query: SqlQuery<unknown>) => void execute(query),
@@ -104,6 +108,7 @@ export class SqliteDatabase implements SqlDatabase {
     this.queries = guardedQueries(
       {
         all: (query) => direct().all(query),
+        tuples: (query) => direct().tuples(query),
         first: (query) => direct().first(query),
         run: (query) => direct().run(query),
         defer: (query) => direct().defer(query),
