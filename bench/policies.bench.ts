@@ -465,8 +465,10 @@ function keepingCeilings(peers: readonly (readonly Runs[])[], sessions: number):
 
 /**
  * The cross-validated ctxkit: each session scored with the candidate chosen on the others — the one that dominates
- * the most peers pooled over them, the cheapest on a tie (`dominatingWithout`: the goal is to dominate, not to
- * trade). (The rule before, the cheapest candidate keeping strict grounding and anchors ≥ 99% pooled over the
+ * the most peers pooled over them; on a tie the default, unless a tied candidate dominates it (`dominatingWithout`:
+ * the goal is to dominate, not to trade). (Until 3 December 2026 evening a tie went to the cheapest: one fold,
+ * entireio b8, took the fixed rates for a saving too small to print and kept 99.4% of that session's anchors. The
+ * rule before that, the cheapest candidate keeping strict grounding and anchors ≥ 99% pooled over the
  * others, chose groundingTarget 0.995 in every fold: 6.0% / 6.3% cheaper, and dominating 3 / 2 peers instead of
  * 4 / 3. Choosing the candidate that keeps the goal within the cheapest keeping peer's cost on the most other
  * sessions was tried before that: it chose no elision for 23 of 27 sessions, met the per-session goal on one more
@@ -944,7 +946,8 @@ export default async function policies(): Promise<BenchSection> {
       "rates and their weight are measured on the other sessions, and so is the choice among the candidate " +
       `settings (${CANDIDATES.map((candidate) => candidate.label).join(", ")}): the one that dominates the most ` +
       "peers pooled over the others under both pricings (costs no more, keeps no less strict grounding and no " +
-      "fewer strict anchors, as the tables print them; the cheapest on a tie). The in-sample row is the shipped " +
+      "fewer strict anchors, as the tables print them; on a tie the default, unless a tied candidate dominates " +
+      "it). The in-sample row is the shipped " +
       "default with the shipped rates (measured on all sessions, this one included). Grounding and anchors are " +
       "**strict**: a span counts only where it is verbatim in a recorded message the view sent unmodified. " +
       "Peers at their real windows.",

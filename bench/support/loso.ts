@@ -70,8 +70,10 @@ function pointOf(
 /**
  * The candidate chosen for `session` without it, by the goal "dominate, don't trade" (issue 32): the one that
  * dominates the most `peers` pooled over the other sessions — costs no more and keeps no less strict grounding and
- * no fewer strict anchors, as the tables print them (`standing`), under every pricing — and the cheapest (summed
- * over pricings) on a tie.
+ * no fewer strict anchors, as the tables print them (`standing`), under every pricing. On a tie the default
+ * (candidate 0) stays, unless a tied candidate dominates it there too (then the cheapest of those, summed over
+ * pricings): cost is already one of the axes a candidate is judged on, so a change must earn its place by
+ * standing, not by a saving too small to print. Without the default among the tied, the cheapest.
  */
 export function dominatingWithout(
   candidates: readonly CandidateRuns[],
@@ -81,22 +83,19 @@ export function dominatingWithout(
 ): number {
   const others = (index: number) => index !== session;
   const peerPoints = peers.map((runs) => pointOf(runs, providers, others));
-  let best = 0;
-  let bestCount = -1;
-  let bestCost = Number.POSITIVE_INFINITY;
-  for (const [index, runs] of candidates.entries()) {
-    const own = pointOf(runs, providers, others);
-    const count = peerPoints.filter((peer) =>
-      providers.every((provider) => standing(own, peer, provider) === "ctxkit dominates"),
-    ).length;
-    const cost = providers.reduce((total, provider) => total + own.cost[provider], 0);
-    if (count > bestCount || (count === bestCount && cost < bestCost)) {
-      best = index;
-      bestCount = count;
-      bestCost = cost;
-    }
-  }
-  return best;
+  const points = candidates.map((runs) => pointOf(runs, providers, others));
+  const dominates = (own: FrontierPoint, other: FrontierPoint) =>
+    providers.every((provider) => standing(own, other, provider) === "ctxkit dominates");
+  const counts = points.map((own) => peerPoints.filter((peer) => dominates(own, peer)).length);
+  const most = Math.max(...counts);
+  const tied = counts.flatMap((count, index) => (count === most ? [index] : []));
+  const cost = (index: number) =>
+    providers.reduce((total, provider) => total + points[index]!.cost[provider], 0);
+  const cheapest = (indices: readonly number[]) =>
+    indices.reduce((best, index) => (cost(index) < cost(best) ? index : best));
+  if (!tied.includes(0)) return cheapest(tied);
+  const better = tied.filter((index) => index !== 0 && dominates(points[index]!, points[0]!));
+  return better.length > 0 ? cheapest(better) : 0;
 }
 
 /**

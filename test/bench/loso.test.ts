@@ -29,13 +29,30 @@ describe("dominatingWithout", () => {
     expect(dominatingWithout([cheap, keeping], [peer], 2, PROVIDERS)).toBe(1);
   });
 
-  it("counts a peer dominated only under every pricing, and takes the cheapest when none is", () => {
+  it("counts a peer dominated only under every pricing, and keeps the default when none is", () => {
     const costlierUnderOpenAi = peer.map(() => ({
       anthropic: run(1, 100, 100, 90),
       openai: run(1, 100, 100, 110),
     }));
     const cheaper = peer.map(() => both(run(0.9, 90, 100, 50)));
-    expect(dominatingWithout([costlierUnderOpenAi, cheaper], [peer], 0, PROVIDERS)).toBe(1);
+    expect(dominatingWithout([costlierUnderOpenAi, cheaper], [peer], 0, PROVIDERS)).toBe(0);
+    // Without the default among them, the cheapest of the tied.
+    const dominating = peer.map(() => both(run(1, 100, 100, 90)));
+    const cheaperDominating = peer.map(() => both(run(0.995, 100, 100, 80)));
+    expect(dominatingWithout([cheaper, dominating, cheaperDominating], [peer], 0, PROVIDERS)).toBe(2);
+  });
+
+  it("on a tie keeps the default, unless a tied candidate dominates the default as printed", () => {
+    const base = peer.map(() => both(run(0.995, 100, 100, 90)));
+    // Cheaper by less than the tables print (0.05% rounds to nothing): no better than the default.
+    const barelyCheaper = peer.map(() => both(run(0.995, 100, 100, 89.97)));
+    expect(dominatingWithout([base, barelyCheaper], [peer], 0, PROVIDERS)).toBe(0);
+    // Cheaper by a printed step for the same figures: it dominates the default and is taken.
+    const cheaper = peer.map(() => both(run(0.995, 100, 100, 80)));
+    expect(dominatingWithout([base, barelyCheaper, cheaper], [peer], 0, PROVIDERS)).toBe(2);
+    // Cheaper but keeping less of the anchors: a trade with the default, which stays.
+    const trading = peer.map(() => both(run(0.995, 99, 100, 80)));
+    expect(dominatingWithout([base, trading], [peer], 0, PROVIDERS)).toBe(0);
   });
 
   it("compares figures as the tables print them: a difference below 0.1 point decides nothing", () => {
