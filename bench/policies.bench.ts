@@ -385,7 +385,6 @@ const CANDIDATES: readonly { readonly label: string; readonly policy: PresetOpti
   { label: "elideToolInputsAbove 0", policy: { elideToolInputsAbove: 0 } },
   { label: "compactionTrigger 0.8", policy: { compactionTrigger: 0.8 } },
   { label: "tailShare 0.3", policy: { tailShare: 0.3 } },
-  { label: "budgetFollowsReuse off", policy: { budgetFollowsReuse: false } },
 ];
 
 /** The candidates as bench policies (ctxkit's default preset with each candidate's settings). */

@@ -62,11 +62,6 @@ export const governorSettingsSchema = z
     reuseRatesWeight: z.number().positive().default(DEFAULT_REUSE_RATES_WEIGHT),
     /** Share of the usable window the recent turns `neededContext` keeps verbatim may take. */
     tailShare: fraction.default(0.25),
-    /**
-     * The pieces' budget (`tailShare`) follows the session's own reuse: an agent that goes back to old context less
-     * than the measured rates say keeps proportionally less of it (see `neededContext`).
-     */
-    budgetFollowsReuse: z.boolean().default(true),
     /** Share of a result the governor's own cuts (pre-flight, emergency) keep from its head. */
     truncationHeadShare: fraction.default(0.2),
     /** Refuse (ContextOverflowError) a request known to overflow after governance. */

@@ -5,7 +5,7 @@ import { HistoryBuilder } from "../test/history-builder.ts";
 import { outputKind } from "../metrics/context-kind.ts";
 import { neededContext } from "./needed-context.ts";
 import { resolveGovernorSettings, type GovernorSettingsInput } from "./governor-settings.ts";
-import { DEFAULT_REUSE_RATES, reuseRate, type ReuseRates } from "./reuse-rates.ts";
+import { reuseRate } from "./reuse-rates.ts";
 
 const counter = new FakeTokenCounter();
 const tokensOf = (message: Message) => counter.countMessage(message);
@@ -114,34 +114,6 @@ describe("neededContext", () => {
     expect(needed.size).toBeGreaterThan(0);
     // The newest reads are the likeliest to be used.
     expect(Math.max(...needed)).toBe(messages.findLastIndex((message) => message.role === "tool"));
-  });
-
-  it("shrinks the budget with the session's own reuse, never grows it, and keeps it whole when told to", () => {
-    const builder = new HistoryBuilder().user("read everything");
-    for (let read = 0; read < 12; read++)
-      builder.step([
-        { name: "Read", input: { file_path: `src/f${read}.ts` }, output: file(`f${read}`, 1_000) },
-      ]);
-    const messages = builder.build();
-    const kept = (settings: GovernorSettingsInput, scale: number) => {
-      // The session's rates (blended by the governor): the measured ones times `scale`, capped at 1.
-      const reuseRates = Object.fromEntries(
-        Object.entries(DEFAULT_REUSE_RATES).map(([kind, rates]) => [
-          kind,
-          rates.map((rate) => Math.min(1, rate * scale)),
-        ]),
-      ) as unknown as ReuseRates;
-      const needed = neededContext(messages, { ...context(settings), reuseRates });
-      return [...needed].reduce((total, index) => total + tokensOf(messages[index]!), 0);
-    };
-    const whole = kept({ tailShare: 0.2 }, 1);
-    expect(whole).toBeGreaterThan(0.15 * 192_000);
-    // An agent that goes back to old reads half as often as measured keeps about half as much of them.
-    expect(kept({ tailShare: 0.2 }, 0.5)).toBeLessThanOrEqual(0.1 * 192_000);
-    expect(kept({ tailShare: 0.2 }, 0.5)).toBeGreaterThan(0.05 * 192_000);
-    // One that goes back more keeps no more than the whole share.
-    expect(kept({ tailShare: 0.2 }, 2)).toBeLessThanOrEqual(0.2 * 192_000);
-    expect(kept({ tailShare: 0.2, budgetFollowsReuse: false }, 0.5)).toBe(whole);
   });
 
   it("follows the settings' own reuse rates for the kinds it gives, the measured ones for the rest", () => {

@@ -22,10 +22,7 @@ const REREAD_CALL_TOKENS = 60;
  * stand; as the session's own reuse moves them (`SessionReuse`), one may be — an offloaded output stays
  * recallable. The newest step (age 0) is protected anyway.
  * The pieces kept are at most what compaction keeps as its tail (`tailShare` of the usable window): the most
- * likely needed first. With `budgetFollowsReuse`, that budget shrinks with the session's own reuse: by the chance,
- * summed over the candidate pieces' tokens, that the session's agent uses them (its rates blended with the
- * measured ones) over the chance the measured rates alone give — never above the whole share. At 0.9995 nearly
- * every piece passes the threshold, so the budget is what the session's evidence can move.
+ * likely needed first.
  *
  * @example
  * const needed = neededContext(view, context); // offloading, elision, truncation and summaries leave these alone
@@ -46,7 +43,7 @@ export function neededContext(
   const calls = new Map<string, Pick<ToolCallBlock, "name" | "input">>();
   for (const message of messages)
     for (const block of message.content) if (block.type === "tool-call") calls.set(block.id, block);
-  const candidates: { index: number; rate: number; tokens: number; measured: number }[] = [];
+  const candidates: { index: number; rate: number; tokens: number }[] = [];
   // A piece's age is the replies since it arrived: the assistant messages after it (a written piece arrives as
   // context with the request after the reply that carried it, like that reply's results).
   let repliesAfter = 0;
@@ -57,39 +54,16 @@ export function neededContext(
     const kind = contextKind(message, calls);
     if (kind === undefined || message.kind !== undefined) continue;
     const rate = reuseRate(kind, age, context.reuseRates ?? context.settings.reuseRates);
-    const measured = reuseRate(kind, age, context.settings.reuseRates);
     const tokens = context.tokensOf(message);
     const readAgain = payload * pricing.read + (tokens + REREAD_CALL_TOKENS) * rereadWrite;
     if (rate >= missRate || rate * readAgain >= tokens * pricing.read)
-      candidates.push({ index, rate, tokens, measured });
+      candidates.push({ index, rate, tokens });
   }
-  let budget = Math.floor(
-    context.window.usable *
-      context.settings.tailShare *
-      reuseShare(candidates, context.settings.budgetFollowsReuse),
-  );
+  let budget = Math.floor(context.window.usable * context.settings.tailShare);
   for (const candidate of candidates.sort((a, b) => b.rate - a.rate || b.index - a.index)) {
     if (candidate.tokens > budget) continue;
     budget -= candidate.tokens;
     needed.add(candidate.index);
   }
   return needed;
-}
-
-/**
- * How much of the pieces' budget the session's own reuse calls for: the expected use of the candidate pieces by
- * the session's rates over their expected use by the measured rates, at most 1 (1 when off or nothing to weigh).
- */
-function reuseShare(
-  candidates: readonly { readonly rate: number; readonly measured: number; readonly tokens: number }[],
-  enabled: boolean,
-): number {
-  if (!enabled) return 1;
-  let session = 0;
-  let measured = 0;
-  for (const candidate of candidates) {
-    session += candidate.rate * candidate.tokens;
-    measured += candidate.measured * candidate.tokens;
-  }
-  return measured > 0 ? Math.min(1, session / measured) : 1;
 }

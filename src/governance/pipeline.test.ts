@@ -195,7 +195,6 @@ describe("governor settings", () => {
       groundingTarget: 0.9995,
       reuseRatesWeight: resolveGovernorSettings().reuseRatesWeight,
       tailShare: 0.25,
-      budgetFollowsReuse: true,
       truncationHeadShare: 0.2,
       preflight: true,
       budgetExitShare: 0.9,

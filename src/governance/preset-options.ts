@@ -83,12 +83,6 @@ export const presetOptionsSchema = z.object({
   /** Recent whole user turns that compaction at the trigger keeps verbatim: at least this share of the window… */
   tailShare: fraction.default(0.25),
   /**
-   * The share of the window what the agent still needs may take (`tailShare`) follows the session's own reuse: an
-   * agent that goes back to old context less than the measured rates say keeps proportionally less of it; one that
-   * goes back more keeps the whole share.
-   */
-  budgetFollowsReuse: z.boolean().default(true),
-  /**
    * …and at least this many turns, when they fit. Settled-history compaction keeps the dialogue of as many turns
    * before the current one (each one's user message and final reply, when small).
    */

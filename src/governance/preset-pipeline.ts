@@ -84,7 +84,6 @@ function governorSettingsOf(options: PresetOptions): GovernorSettings {
     ...(options.reuseRates !== undefined && { reuseRates: options.reuseRates }),
     reuseRatesWeight: options.reuseRatesWeight,
     tailShare: options.tailShare,
-    budgetFollowsReuse: options.budgetFollowsReuse,
     truncationHeadShare: options.truncationHeadShare,
     preflight: options.preflight,
     budgetExitShare: options.budgetExitShare,

@@ -64,9 +64,8 @@ describe("ctxkitPrepareStep", () => {
       ]);
     }
     // Between checkpoints request N+1 starts with request N, part for part (the prompt cache keeps hitting). Here
-    // most steps are checkpoints: this agent never reads a file twice, so its own count soon shrinks what is kept
-    // of old reads (`budgetFollowsReuse`), and offloading a read that is never read again costs only a rewrite of
-    // the last few parts, which the cache arithmetic takes.
+    // about every other step is a checkpoint: offloading a read that is never read again costs only a rewrite of
+    // the last few parts, and the cache arithmetic takes it.
     let stable = 0;
     for (let n = 1; n < calls.length; n++) {
       if (requests[n]!.checkpoint) continue;
@@ -74,7 +73,7 @@ describe("ctxkitPrepareStep", () => {
       expect(calls[n]!.prompt.slice(0, previous.length)).toEqual(previous);
       stable++;
     }
-    expect(stable).toBeGreaterThanOrEqual(3);
+    expect(stable).toBeGreaterThan(10);
     expect(prepareStep.governor.view.length).toBeGreaterThan(0);
   });
 
