@@ -39,9 +39,9 @@ export class NodeSqliteStatement implements KyselySqliteStatement {
   /** The rows as arrays of column values, in select order (no object per row where Node can do that). */
   tuples(parameters: readonly unknown[]): unknown[][] {
     if (this.#arrays === undefined) {
-      const arrays = this.#connection.prepare(this.#sql);
-      if (typeof arrays.setReturnArrays === "function") arrays.setReturnArrays(true);
-      this.#arrays = typeof arrays.setReturnArrays === "function" ? arrays : null;
+      this.#arrays =
+        typeof this.#statement.setReturnArrays === "function" ? this.#connection.prepare(this.#sql) : null;
+      this.#arrays?.setReturnArrays(true);
     }
     if (this.#arrays === null) return this.all(parameters).map((row) => Object.values(row as object));
     return this.#arrays.all(...(parameters as SQLInputValue[])) as unknown as unknown[][];
