@@ -271,6 +271,44 @@ describe("PostgreSQL message words", () => {
     await store.close();
   });
 
+  it("are read by the primary key when drained or searched, never by a scan of every message", async () => {
+    const schema = `t_${randomUUID().replaceAll("-", "")}`;
+    const { pool, sent } = recordingPool(server!.url);
+    const store = await openPostgresSessionStore({ pool, schema });
+    // 20,000 stored messages of 1,000 other sessions, which the planner knows of.
+    await pool.query(
+      `INSERT INTO "${schema}".messages (session_id, seq, position, turn, id, role, created_at, body)
+        SELECT 's' || (n / 20), n % 20, n % 20, n % 20 / 2, 'm' || n, 'user', '2026-01-01T00:00:00Z',
+          json_build_object('role', 'user', 'content', json_build_array())
+        FROM generate_series(0, 19999) AS n`,
+    );
+    await pool.query(`ANALYZE "${schema}".messages`);
+    await store.appendTurn("new", turn("quokka"));
+    sent.length = 0;
+    expect(await found(store, "quokka")).toEqual(["new@0"]);
+    await store.flushSearchIndex();
+    const queueReads = new Set(
+      sent.filter((text) => text.includes("message_words_queue") && /\bmessages\b/.test(text)),
+    );
+    // The search's read of queued rows and the drain's take of them (taken until none is left).
+    expect(queueReads.size).toBe(2);
+    const scanned: string[] = [];
+    const visit = (node: { "Node Type"?: string; "Relation Name"?: string; Plans?: unknown[] }) => {
+      if (node["Node Type"] === "Seq Scan" && node["Relation Name"] === "messages") scanned.push("messages");
+      for (const child of node.Plans ?? []) visit(child as typeof node);
+    };
+    for (const text of queueReads) {
+      // Sent after the transaction's BEGIN, as one simple query.
+      const statement = text.replace(/^BEGIN[^;]*;\s*/, "");
+      const { rows } = await pool.query<{ "QUERY PLAN": [{ Plan: Parameters<typeof visit>[0] }] }>(
+        `EXPLAIN (FORMAT JSON) ${statement.includes("$1") ? statement.replaceAll("$1", "64") : statement}`,
+      );
+      visit(rows[0]!["QUERY PLAN"][0].Plan);
+    }
+    expect(scanned).toEqual([]);
+    await store.close();
+  });
+
   it("left queued by a process killed before its drain are indexed at the next open", async () => {
     const schema = `t_${randomUUID().replaceAll("-", "")}`;
     const store = await open({}, schema);

@@ -209,19 +209,24 @@ export function postgresStoreDialect(schema: string): StoreDialect & { readonly 
     kept AS (INSERT INTO ${quoted("governor_states")} (session_id, next_seq, state)
       SELECT c.id, c.next_seq, ${firstStateParameter}::json FROM created c WHERE ${firstStateParameter} IS NOT NULL)
     SELECT id FROM created`;
+  // The rows of each queued range `q`, read through the primary key one range at a time. As a plain join the
+  // planner may hash the few ranges and scan every message of every session instead (measured: a batch of 5
+  // ranges read 10,600 rows of 26,000 in 2.6 ms, growing with the table); OFFSET 0 keeps the subquery a
+  // parameterised index scan per range.
+  const queuedRows = `LATERAL (SELECT m.session_id, m.seq, m.body FROM ${quoted("messages")} m
+      WHERE m.session_id = q.session_id AND m.seq BETWEEN q.from_seq AND q.to_seq OFFSET 0) m`;
   // Takes queued ranges off the queue (skipping those another drain holds) with their rows' bodies; a range
   // whose rows are gone (its session deleted) comes back once with a null seq.
   const takeQueued = `WITH taken AS (DELETE FROM ${quoted("message_words_queue")} WHERE id IN (
       SELECT id FROM ${quoted("message_words_queue")} ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
       RETURNING id, session_id, from_seq, to_seq)
-    SELECT q.id, m.session_id, m.seq, m.body::text AS body FROM taken q LEFT JOIN ${quoted("messages")} m
-      ON m.session_id = q.session_id AND m.seq BETWEEN q.from_seq AND q.to_seq`;
+    SELECT q.id, m.session_id, m.seq, m.body::text AS body FROM taken q LEFT JOIN ${queuedRows} ON true`;
   // A message deleted meanwhile fails the foreign key: the drain rolls back and its ranges wait for the next.
   const insertWords = `INSERT INTO ${quoted("message_words")} (session_id, seq, words)
     SELECT s, q, array_to_tsvector(string_to_array(w, ' ')) FROM unnest($1::text[], $2::int[], $3::text[]) AS t (s, q, w)
     ON CONFLICT DO NOTHING`;
   const readQueued = `SELECT m.session_id, m.seq, m.body::text AS body FROM ${quoted("message_words_queue")} q
-    JOIN ${quoted("messages")} m ON m.session_id = q.session_id AND m.seq BETWEEN q.from_seq AND q.to_seq`;
+    CROSS JOIN ${queuedRows}`;
   return {
     name: "postgres",
     schema,
