@@ -80,6 +80,11 @@ export class SessionReuse {
   #recent: (readonly [string, number, ContextKind | null])[] = [];
   readonly #holders = new Map<GroundingUnit, Holder>();
   /**
+   * The units registered at each reply count, so those that fall out of the followed window go one reply at a time
+   * (a sweep of every holder once per window took milliseconds on one request in 55).
+   */
+  readonly #unitsBorn = new Map<number, GroundingUnit[]>();
+  /**
    * Followed messages a resumed tracker has not read yet, oldest first: older than every holder in `#holders`, so
    * a unit missing there is looked for in them, newest first, reading only those whose text contains it.
    */
@@ -179,8 +184,16 @@ export class SessionReuse {
       this.#births.set(replies, births);
     }
     const holder: Holder = { kind, born: replies };
-    if (resumed !== undefined) this.#unread.push({ message, holder });
-    else for (const unit of messageUnits(message)) this.#holders.set(unit, holder);
+    if (resumed !== undefined) {
+      this.#unread.push({ message, holder });
+      return;
+    }
+    let born = this.#unitsBorn.get(replies);
+    if (born === undefined) this.#unitsBorn.set(replies, (born = []));
+    for (const unit of messageUnits(message)) {
+      this.#holders.set(unit, holder);
+      born.push(unit);
+    }
   }
 
   /** The newest followed message holding `unit`: in `#holders`, else among the unread messages of a resume. */
@@ -213,12 +226,16 @@ export class SessionReuse {
       for (const holder of sources) this.#used[holder.kind!][reuseBucket(now - holder.born)]!++;
     }
     this.#replies++;
-    this.#births.delete(this.#replies - WINDOW);
-    // What is too old to be followed goes, a window's worth at a time: memory stays that of the recent messages.
+    const expired = this.#replies - WINDOW;
+    this.#births.delete(expired);
+    // The units of the messages that are now too old to be followed go (unless a newer message holds them too).
+    for (const unit of this.#unitsBorn.get(expired) ?? [])
+      if (this.#holders.get(unit)?.born === expired) this.#holders.delete(unit);
+    this.#unitsBorn.delete(expired);
+    // The other records of what is too old go a window's worth at a time (a few hundred entries at most): memory
+    // stays that of the recent messages.
     if (this.#replies % WINDOW === 0) {
       const followed = ([, born]: readonly [unknown, number, ...unknown[]]) => this.#replies - born < WINDOW;
-      for (const [unit, holder] of this.#holders)
-        if (!followed([unit, holder.born])) this.#holders.delete(unit);
       for (const [id, call] of this.#calls) if (!followed([id, call.born])) this.#calls.delete(id);
       this.#recent = this.#recent.filter(followed);
       this.#unread = this.#unread.filter(({ holder }) => followed([undefined, holder.born]));
