@@ -373,8 +373,9 @@ const FIXED = 1e12;
  * the default, lower grounding targets (0.995 was the default until cross-validation by dominance, with 0.9995 among
  * the candidates, chose 0.9995 in every fold), the corpus's reuse rates not blended with the session's own, no
  * elision of older tool inputs, an earlier compaction trigger (the default before cross-validation chose 0.9 at every
- * stress window) and a larger tail kept verbatim at compaction (what decides under window pressure: the stress
- * windows choose among the same candidates; docs/policy.md).
+ * stress window), a larger tail kept verbatim at compaction, and the needed pieces held to the tail's share (the
+ * rule before `neededShare`) or given half the window (what decides under window pressure: the stress windows
+ * choose among the same candidates; docs/policy.md).
  */
 const CANDIDATES: readonly { readonly label: string; readonly policy: PresetOptionsInput }[] = [
   { label: "default", policy: {} },
@@ -385,6 +386,8 @@ const CANDIDATES: readonly { readonly label: string; readonly policy: PresetOpti
   { label: "elideToolInputsAbove 0", policy: { elideToolInputsAbove: 0 } },
   { label: "compactionTrigger 0.8", policy: { compactionTrigger: 0.8 } },
   { label: "tailShare 0.3", policy: { tailShare: 0.3 } },
+  { label: "neededShare 0", policy: { neededShare: 0 } },
+  { label: "neededShare 0.5", policy: { neededShare: 0.5 } },
 ];
 
 /** The candidates as bench policies (ctxkit's default preset with each candidate's settings). */

@@ -62,6 +62,12 @@ export const governorSettingsSchema = z
     reuseRatesWeight: z.number().positive().default(DEFAULT_REUSE_RATES_WEIGHT),
     /** Share of the usable window the recent turns `neededContext` keeps verbatim may take. */
     tailShare: fraction.default(0.25),
+    /**
+     * Share of the usable window the view may fill while keeping every piece the agent may still need verbatim
+     * (see `neededContext`): below it nothing needed is let go; above it, the needed pieces share `tailShare` of the
+     * window, most likely first. 0 keeps them to `tailShare` alone.
+     */
+    neededShare: fraction.default(0.4),
     /** Share of a result the governor's own cuts (pre-flight, emergency) keep from its head. */
     truncationHeadShare: fraction.default(0.2),
     /** Refuse (ContextOverflowError) a request known to overflow after governance. */

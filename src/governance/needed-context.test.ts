@@ -101,19 +101,52 @@ describe("neededContext", () => {
     expect(neededContext(older, context({ groundingTarget: 0.9 })).has(readIndex(older))).toBe(false);
   });
 
-  it("keeps at most the tail share of the usable window, the most likely needed first", () => {
+  it("keeps at most the tail share of the usable window when the rest of the view leaves less, the most likely needed first", () => {
     const builder = new HistoryBuilder().user("read everything");
     for (let read = 0; read < 12; read++)
       builder.step([
         { name: "Read", input: { file_path: `src/f${read}.ts` }, output: file(`f${read}`, 1_000) },
       ]);
     const messages = builder.build();
-    const needed = neededContext(messages, context({ tailShare: 0.1 }));
+    const needed = neededContext(messages, context({ tailShare: 0.1, neededShare: 0 }));
     const kept = [...needed].reduce((total, index) => total + tokensOf(messages[index]!), 0);
     expect(kept).toBeLessThanOrEqual(0.1 * 192_000);
     expect(needed.size).toBeGreaterThan(0);
+    expect(needed.size).toBeLessThan(12);
     // The newest reads are the likeliest to be used.
     expect(Math.max(...needed)).toBe(messages.findLastIndex((message) => message.role === "tool"));
+  });
+
+  it("lets the needed pieces fill the view up to the needed share of the usable window, past the tail share", () => {
+    const builder = new HistoryBuilder().user("read everything");
+    for (let read = 0; read < 12; read++)
+      builder.step([
+        { name: "Read", input: { file_path: `src/f${read}.ts` }, output: file(`f${read}`, 300) },
+      ]);
+    const messages = builder.build();
+    const usable = 192_000;
+    const reads = messages.flatMap((message, index) => (message.role === "tool" ? [index] : []));
+    const pieces = reads.reduce((total, index) => total + tokensOf(messages[index]!), 0);
+    const largest = Math.max(...reads.map((index) => tokensOf(messages[index]!)));
+    const rest = 10_000 + messages.reduce((total, message) => total + tokensOf(message), 0) - pieces;
+    const keptOf = (needed: Set<number>) =>
+      [...needed].reduce((total, index) => total + tokensOf(messages[index]!), 0);
+    const tail = 0.02;
+    const tailOnly = neededContext(messages, context({ tailShare: tail, neededShare: 0 }));
+    expect(tailOnly.size).toBeLessThan(reads.length);
+    // The whole view fits under the needed share: every read stays.
+    const roomy = neededContext(
+      messages,
+      context({ tailShare: tail, neededShare: (rest + pieces) / usable + 0.01 }),
+    );
+    expect(roomy).toEqual(new Set(reads));
+    // A needed share that leaves the pieces room for about half of them: they fill it, the most likely first.
+    const room = Math.floor(pieces / 2);
+    const half = neededContext(messages, context({ tailShare: tail, neededShare: (rest + room) / usable }));
+    expect(keptOf(half)).toBeLessThanOrEqual(room + 1);
+    expect(keptOf(half)).toBeGreaterThan(room - largest);
+    expect(half.size).toBeGreaterThan(tailOnly.size);
+    expect(Math.max(...half)).toBe(reads.at(-1));
   });
 
   it("follows the settings' own reuse rates for the kinds it gives, the measured ones for the rest", () => {

@@ -21,8 +21,8 @@ const REREAD_CALL_TOKENS = 60;
  * Both fall with age (the rates are fitted not to rise), so a piece let go is not needed again while the rates
  * stand; as the session's own reuse moves them (`SessionReuse`), one may be — an offloaded output stays
  * recallable. The newest step (age 0) is protected anyway.
- * The pieces kept are at most what compaction keeps as its tail (`tailShare` of the usable window): the most
- * likely needed first.
+ * The pieces kept, the most likely needed first, may fill the view up to `neededShare` of the usable window; when
+ * the rest of the view leaves them less, they still get what compaction keeps as its tail (`tailShare` of it).
  *
  * @example
  * const needed = neededContext(view, context); // offloading, elision, truncation and summaries leave these alone
@@ -59,7 +59,12 @@ export function neededContext(
     if (rate >= missRate || rate * readAgain >= tokens * pricing.read)
       candidates.push({ index, rate, tokens });
   }
-  let budget = Math.floor(context.window.usable * context.settings.tailShare);
+  const rest = payload - candidates.reduce((sum, candidate) => sum + candidate.tokens, 0);
+  const { usable } = context.window;
+  let budget = Math.max(
+    Math.floor(usable * context.settings.tailShare),
+    Math.floor(usable * context.settings.neededShare) - rest,
+  );
   for (const candidate of candidates.sort((a, b) => b.rate - a.rate || b.index - a.index)) {
     if (candidate.tokens > budget) continue;
     budget -= candidate.tokens;

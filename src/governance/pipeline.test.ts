@@ -195,6 +195,7 @@ describe("governor settings", () => {
       groundingTarget: 0.9995,
       reuseRatesWeight: resolveGovernorSettings().reuseRatesWeight,
       tailShare: 0.25,
+      neededShare: 0.4,
       truncationHeadShare: 0.2,
       preflight: true,
       budgetExitShare: 0.9,
@@ -308,6 +309,7 @@ describe("presets", () => {
       batchTokens: 2_000,
       groundingTarget: 0.9,
       tailShare: 0.15,
+      neededShare: 0,
     });
     expect(names("default")).not.toContain("compact-settled-history");
     expect(

@@ -281,7 +281,8 @@ async function views(history: readonly Message[], processors: Processor[], recal
     summarizer: new FakeSummarizer(),
     ids: sequentialIds(),
     recall,
-    pipeline: createPipeline({ processors, settings: { protectTokens: 3_000 } }),
+    // The needed pieces held to the tail share: this small session offloads and elides along the way.
+    pipeline: createPipeline({ processors, settings: { protectTokens: 3_000, neededShare: 0 } }),
   });
   const sent: string[] = [];
   for (let length = 4; length <= history.length; length++) {

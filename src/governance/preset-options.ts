@@ -83,6 +83,12 @@ export const presetOptionsSchema = z.object({
   /** Recent whole user turns that compaction at the trigger keeps verbatim: at least this share of the window… */
   tailShare: fraction.default(0.25),
   /**
+   * Share of the usable window the view may fill while keeping every piece the agent may still need verbatim: below
+   * it nothing `groundingTarget` keeps is let go; above it those pieces share `tailShare` of the window, most likely
+   * first. 0 keeps them to `tailShare` alone.
+   */
+  neededShare: fraction.default(0.4),
+  /**
    * …and at least this many turns, when they fit. Settled-history compaction keeps the dialogue of as many turns
    * before the current one (each one's user message and final reply, when small).
    */

@@ -84,6 +84,7 @@ function governorSettingsOf(options: PresetOptions): GovernorSettings {
     ...(options.reuseRates !== undefined && { reuseRates: options.reuseRates }),
     reuseRatesWeight: options.reuseRatesWeight,
     tailShare: options.tailShare,
+    neededShare: options.neededShare,
     truncationHeadShare: options.truncationHeadShare,
     preflight: options.preflight,
     budgetExitShare: options.budgetExitShare,

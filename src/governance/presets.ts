@@ -25,6 +25,7 @@ const presetInputs: Record<PresetName, PresetOptionsInput> = {
     maxTurns: 30,
     compactionTrigger: 0.7,
     tailShare: 0.15,
+    neededShare: 0,
   },
   /** Only what keeps requests valid and inside the window: compaction near the limit, pre-flight. */
   minimal: {
