@@ -309,6 +309,50 @@ describe("PostgreSQL message words", () => {
     await store.close();
   });
 
+  it("never deadlock a delete with a drain: both lock a session's rows by seq, however the rows are stored", async () => {
+    const schema = `t_${randomUUID().replaceAll("-", "")}`;
+    const store = await open({}, schema);
+    await store.appendTurn("s", turn("start"));
+    // 300 more rows stored in reverse seq order, so a scan of the table meets the newest first.
+    await store.database.pool.query(
+      `INSERT INTO "${schema}".messages (session_id, seq, position, turn, id, role, created_at, body)
+        SELECT 's', n, n, n / 2, 'm' || n, 'user', '2026-01-01T00:00:00Z',
+          json_build_object('role', 'user', 'content', json_build_array())
+        FROM generate_series(301, 2, -1) AS n ORDER BY n DESC`,
+    );
+    await store.database.pool.query(`ANALYZE "${schema}".messages`);
+    await store.flushSearchIndex();
+    // A drain's foreign keys share-lock the rows it indexes in seq order: here the oldest of the 300, then the newest.
+    const drain = new pg.Client({ connectionString: server!.url });
+    await drain.connect();
+    const shareLock = (seq: number) =>
+      drain.query(`SELECT 1 FROM "${schema}".messages WHERE session_id = 's' AND seq = $1 FOR KEY SHARE`, [
+        seq,
+      ]);
+    await drain.query("BEGIN");
+    await shareLock(2);
+    const deleting = store.deleteSession("s");
+    // Asked on a connection of its own: inside the drain's transaction the activity would be a stale snapshot.
+    const waiting = async () =>
+      Number(
+        (
+          await store.database.pool.query<{ count: string }>(
+            `SELECT count(*) AS count FROM pg_stat_activity
+              WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid() AND strpos(query, $1) > 0`,
+            [schema],
+          )
+        ).rows[0]!.count,
+      );
+    await expect.poll(waiting, { timeout: 10_000 }).toBe(1);
+    // The delete waits for that row holding none after it, so the drain goes on to the newest.
+    await shareLock(301);
+    await drain.query("COMMIT");
+    expect(await deleting).toBe(true);
+    expect(await count(store, "messages")).toBe(0);
+    await drain.end();
+    await store.close();
+  });
+
   it("left queued by a process killed before its drain are indexed at the next open", async () => {
     const schema = `t_${randomUUID().replaceAll("-", "")}`;
     const store = await open({}, schema);

@@ -222,9 +222,15 @@ export function postgresStoreDialect(schema: string): StoreDialect & { readonly 
       RETURNING id, session_id, from_seq, to_seq)
     SELECT q.id, m.session_id, m.seq, m.body::text AS body FROM taken q LEFT JOIN ${queuedRows} ON true`;
   // A message deleted meanwhile fails the foreign key: the drain rolls back and its ranges wait for the next.
+  // Each row's foreign key takes a share lock on its message, in the order the rows go in: by seq, as a delete
+  // takes its locks (`lockMessages`), or the two can deadlock on a session whose rows are not stored in seq order.
   const insertWords = `INSERT INTO ${quoted("message_words")} (session_id, seq, words)
     SELECT s, q, array_to_tsvector(string_to_array(w, ' ')) FROM unnest($1::text[], $2::int[], $3::text[]) AS t (s, q, w)
+    ORDER BY s, q
     ON CONFLICT DO NOTHING`;
+  // Locks a session's rows by seq before they are deleted (see insertWords); counts them to return one row.
+  const lockMessages = `SELECT count(*) FROM (SELECT 1 FROM ${quoted("messages")} WHERE session_id = $1
+    ORDER BY seq FOR UPDATE) AS locked`;
   const readQueued = `SELECT m.session_id, m.seq, m.body::text AS body FROM ${quoted("message_words_queue")} q
     CROSS JOIN ${queuedRows}`;
   return {
@@ -327,8 +333,11 @@ export function postgresStoreDialect(schema: string): StoreDialect & { readonly 
       }
       return new Set(rows.map((row) => row.id)).size;
     },
-    // The words go with their message rows (foreign key, on delete cascade).
-    deleteMessageWords: async () => {},
+    // The words go with their message rows (foreign key, on delete cascade); the rows are locked in seq order
+    // first, the order the drain's inserts lock them in.
+    async deleteMessageWords(_database, queries, sessionId) {
+      await queries.run(CompiledQuery.raw(lockMessages, [sessionId]));
+    },
     deleteRowWords: async () => {},
     async messageHits(_database, queries, terms) {
       const pending = matchingRows(await queries.all<QueuedRow>(CompiledQuery.raw(readQueued, [])), terms);

@@ -81,7 +81,10 @@ export interface StoreDialect {
    * inside the caller's write transaction; returns how many it took (0 when none waits).
    */
   indexWaitingWords(database: SqlTarget, queries: SqlQueries, limit: number): Promise<number>;
-  /** Deletes the search words of a session's messages (before the messages go). */
+  /**
+   * Runs before a session's messages are deleted: deletes their search words (SQLite), or locks the rows by seq,
+   * the order the search drain locks them in (PostgreSQL, whose words go with the rows).
+   */
   deleteMessageWords(database: SqlTarget, queries: SqlQueries, sessionId: string): Promise<void>;
   /** Deletes the search words of one message row, before the row goes (PostgreSQL: they go with it). */
   deleteRowWords(database: SqlTarget, queries: SqlQueries, sessionId: string, seq: number): Promise<void>;
