@@ -17,6 +17,7 @@ import { MemorySessionStore } from "../../store/memory/index.ts";
 import type { SessionStore } from "../../store/session-store.ts";
 import { FakeSummarizer } from "../../test/fake-summarizer.ts";
 import { FakeTokenCounter } from "../../test/fake-token-counter.ts";
+import { textChars } from "../shared/text-chars.test-helpers.ts";
 import { messagesToItems } from "./agent-items.ts";
 import { CtxkitAgentsSession } from "./ctxkit-session.ts";
 
@@ -80,7 +81,7 @@ const readFile = tool({
   execute: async ({ path }) => `// ${path}\n${`export const line = "${path}";\n`.repeat(250)}`,
 });
 
-const charsOf = (items: readonly AgentInputItem[]) => JSON.stringify(items).length;
+const charsOf = (items: readonly AgentInputItem[]) => textChars(items);
 
 /** The text of a user item given as a string (the runner's input and ctxkit's summaries are). */
 const userText = (item: AgentInputItem | undefined): string | undefined =>
