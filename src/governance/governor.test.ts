@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { importTranscriptFile } from "../formats/transcripts/index.ts";
-import { transcriptPath } from "../../test/support/transcripts.ts";
+import { transcriptMessages, transcriptPath } from "../../test/support/transcripts.ts";
+import { requestPoints } from "../replay/replay.ts";
+import { createExtractiveSummarizer } from "../summarize/index.ts";
+import { createExactCounter } from "../tokens/exact-counter.ts";
 import { LoopDetector } from "./loop-detector.ts";
 import { ContextOverflowError } from "../errors/errors.ts";
 import { messageText, toolResultText } from "../model/blocks.ts";
@@ -393,6 +396,28 @@ describe("Governor", () => {
     const detector = new LoopDetector();
     const detections = conversation!.messages.flatMap((message) => detector.observe(message) ?? []);
     expect(detections).toEqual([]);
+  });
+});
+
+describe("Governor: a retry", () => {
+  it("sends exactly what the first try sent, at every request of a long real session in a small window", async () => {
+    const messages = await transcriptMessages("claude-code__entireio-cli/b8/e9234b1b70/0/full.jsonl");
+    const counter = await createExactCounter("o200k_base");
+    const governor = createGovernor({
+      contextWindow: 64_000,
+      counter,
+      summarizer: createExtractiveSummarizer({ counter }),
+    });
+    let checkpoints = 0;
+    for (const end of requestPoints(messages)) {
+      const first = await governor.prepare(messages.slice(0, end));
+      if (first.checkpoint) checkpoints++;
+      const again = await governor.prepare(messages.slice(0, end));
+      expect(again.checkpoint, `request ending at ${end}`).toBe(false);
+      expect(again.messages, `request ending at ${end}`).toEqual(first.messages);
+    }
+    // The session is governed along the way: the retries had checkpoints to repeat or to take early.
+    expect(checkpoints).toBeGreaterThan(3);
   });
 });
 

@@ -135,7 +135,8 @@ export class Governor {
       (rebuilt && history.length > 0);
     let checkpoint = false;
     const previousView = state.view;
-    if (mandatory || optionalCandidate(core)) {
+    // An optional checkpoint waits for a request that brings something: a retry sends what was sent.
+    if (mandatory || (fresh.length > 0 && optionalCandidate(core))) {
       checkpoint = await takeCheckpoint(core, counted, mandatory, publish, announce, options.signal);
     }
     const anchors = nextAnchors(core, previousView, checkpoint);
