@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Message } from "../model/message.ts";
 import { FakeTokenCounter } from "../test/fake-token-counter.ts";
@@ -147,6 +148,40 @@ describe("neededContext", () => {
     expect(keptOf(half)).toBeGreaterThan(room - largest);
     expect(half.size).toBeGreaterThan(tailOnly.size);
     expect(Math.max(...half)).toBe(reads.at(-1));
+  });
+
+  it("keeps within the larger of the tail share and what the rest of the view leaves of the needed share, and more room never keeps less", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 400 }), { minLength: 1, maxLength: 16 }),
+        fc.double({ min: 0, max: 0.5, noNaN: true }),
+        fc.double({ min: 0, max: 0.9, noNaN: true }),
+        fc.double({ min: 0, max: 0.2, noNaN: true }),
+        (lines, tailShare, neededShare, more) => {
+          const builder = new HistoryBuilder().user("read everything");
+          lines.forEach((count, read) =>
+            builder.step([
+              { name: "Read", input: { file_path: `src/f${read}.ts` }, output: file(`f${read}`, count) },
+            ]),
+          );
+          const messages = builder.build();
+          const usable = 192_000;
+          const keptOf = (needed: Set<number>) =>
+            [...needed].reduce((total, index) => total + tokensOf(messages[index]!), 0);
+          const needed = neededContext(messages, context({ tailShare, neededShare }));
+          const payload = 10_000 + messages.reduce((total, message) => total + tokensOf(message), 0);
+          // Every read is a candidate at a 2% miss rate (the reads are young), so the rest is everything else.
+          const reads = messages.flatMap((message, index) => (message.role === "tool" ? [index] : []));
+          const rest = payload - reads.reduce((total, index) => total + tokensOf(messages[index]!), 0);
+          const budget = Math.max(Math.floor(usable * tailShare), Math.floor(usable * neededShare) - rest);
+          expect(keptOf(needed)).toBeLessThanOrEqual(budget);
+          for (const index of needed) expect(reads).toContain(index);
+          const roomier = neededContext(messages, context({ tailShare, neededShare: Math.min(1, neededShare + more) }));
+          expect(keptOf(roomier)).toBeGreaterThanOrEqual(keptOf(needed));
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 
   it("follows the settings' own reuse rates for the kinds it gives, the measured ones for the rest", () => {
