@@ -176,7 +176,10 @@ describe("neededContext", () => {
           const budget = Math.max(Math.floor(usable * tailShare), Math.floor(usable * neededShare) - rest);
           expect(keptOf(needed)).toBeLessThanOrEqual(budget);
           for (const index of needed) expect(reads).toContain(index);
-          const roomier = neededContext(messages, context({ tailShare, neededShare: Math.min(1, neededShare + more) }));
+          const roomier = neededContext(
+            messages,
+            context({ tailShare, neededShare: Math.min(1, neededShare + more) }),
+          );
           expect(keptOf(roomier)).toBeGreaterThanOrEqual(keptOf(needed));
         },
       ),
