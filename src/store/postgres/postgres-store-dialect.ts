@@ -222,11 +222,12 @@ export function postgresStoreDialect(schema: string): StoreDialect & { readonly 
       RETURNING id, session_id, from_seq, to_seq)
     SELECT q.id, m.session_id, m.seq, m.body::text AS body FROM taken q LEFT JOIN ${queuedRows} ON true`;
   // A message deleted meanwhile fails the foreign key: the drain rolls back and its ranges wait for the next.
-  // Each row's foreign key takes a share lock on its message, in the order the rows go in: by seq, as a delete
-  // takes its locks (`lockMessages`), or the two can deadlock on a session whose rows are not stored in seq order.
+  // Each row's foreign key takes a share lock on its message, in the order the rows go in: by session id (as
+  // `sessions.id` sorts, COLLATE "C") and seq, the order deletes take their locks in (`lockMessages`, a cleanup's
+  // sessions by id), or the two can deadlock on a session whose rows are not stored in seq order.
   const insertWords = `INSERT INTO ${quoted("message_words")} (session_id, seq, words)
     SELECT s, q, array_to_tsvector(string_to_array(w, ' ')) FROM unnest($1::text[], $2::int[], $3::text[]) AS t (s, q, w)
-    ORDER BY s, q
+    ORDER BY s COLLATE "C", q
     ON CONFLICT DO NOTHING`;
   // Locks a session's rows by seq before they are deleted (see insertWords); counts them to return one row.
   const lockMessages = `SELECT count(*) FROM (SELECT 1 FROM ${quoted("messages")} WHERE session_id = $1

@@ -541,7 +541,8 @@ export class SqlSessionStore implements SessionStore {
       let deletedBlobs = 0;
       if (cutoff !== undefined) {
         const old = await queries.all<{ id: string }>(
-          builder.selectFrom("sessions").select("id").where("updated_at", "<", cutoff),
+          // By id: the order the search drain locks sessions' rows in (PostgreSQL), so the two cannot deadlock.
+          builder.selectFrom("sessions").select("id").where("updated_at", "<", cutoff).orderBy("id"),
         );
         for (const { id } of old) {
           const removed = await this.#delete(queries, id);
