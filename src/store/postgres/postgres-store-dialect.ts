@@ -336,7 +336,7 @@ export function postgresStoreDialect(schema: string): StoreDialect & { readonly 
     },
     // The words go with their message rows (foreign key, on delete cascade); the rows are locked in seq order
     // first, the order the drain's inserts lock them in.
-    async deleteMessageWords(_database, queries, sessionId) {
+    async beforeDeletingMessages(_database, queries, sessionId) {
       await queries.run(CompiledQuery.raw(lockMessages, [sessionId]));
     },
     deleteRowWords: async () => {},

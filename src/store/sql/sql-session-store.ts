@@ -723,7 +723,7 @@ export class SqlSessionStore implements SessionStore {
     const database = this.#database;
     const { builder } = database;
     await database.dialect.lock(queries, sessionId);
-    await database.dialect.deleteMessageWords(database, queries, sessionId);
+    await database.dialect.beforeDeletingMessages(database, queries, sessionId);
     // Its rows first: PostgreSQL's do not cascade from the session row (schema version 6).
     await queries.run(builder.deleteFrom("messages").where("session_id", "=", sessionId));
     const deleted = await queries.run(builder.deleteFrom("sessions").where("id", "=", sessionId));

@@ -85,7 +85,7 @@ export interface StoreDialect {
    * Runs before a session's messages are deleted: deletes their search words (SQLite), or locks the rows by seq,
    * the order the search drain locks them in (PostgreSQL, whose words go with the rows).
    */
-  deleteMessageWords(database: SqlTarget, queries: SqlQueries, sessionId: string): Promise<void>;
+  beforeDeletingMessages(database: SqlTarget, queries: SqlQueries, sessionId: string): Promise<void>;
   /** Deletes the search words of one message row, before the row goes (PostgreSQL: they go with it). */
   deleteRowWords(database: SqlTarget, queries: SqlQueries, sessionId: string, seq: number): Promise<void>;
   /**

@@ -117,7 +117,7 @@ export const sqliteStoreDialect: StoreDialect = {
     if (totals) await updateSessionTotals(database, queries, totals);
   },
   indexWaitingWords: (database, queries, limit) => indexWaitingWords(queries, limit, database.recentBodies),
-  async deleteMessageWords(_database, queries, sessionId) {
+  async beforeDeletingMessages(_database, queries, sessionId) {
     await deleteSessionWords(queries, sessionId);
   },
   async deleteRowWords(_database, queries, sessionId, seq) {
