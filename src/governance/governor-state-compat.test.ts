@@ -1,6 +1,8 @@
 // A governor state written before the governor kept its state in one object (fixtures/governor-state-v1.json, a
 // snapshot taken by that code halfway through a real session) is still what the governor computes, and restores:
-// stored sessions keep governing as if the process had never stopped.
+// stored sessions keep governing as if the process had never stopped. The text of its summary (and the usage
+// figures that follow from its size) was brought up to date when the offline summarizer changed what it keeps;
+// the state's shape is the earlier governor's.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { requestPoints } from "../replay/replay.ts";

@@ -119,6 +119,26 @@ describe("createExtractiveSummarizer", () => {
     expect(summary).not.toContain("_Omitted");
   });
 
+  it("keeps the opening of an instruction in between, and gives up what it pasted before the files touched", async () => {
+    const pasted = Array.from({ length: 40 }, (_, step) => `=== Step ${step}: checking metadata ===`).join(
+      "\n",
+    );
+    const messages = new HistoryBuilder()
+      .user("Write an end-to-end script for the attribution in scripts/e2e.sh")
+      .step([{ name: "Write", input: { file_path: "scripts/e2e.sh", content: "set -e" }, output: "ok" }])
+      .user(`The script does not check the metadata. Its output:\n${pasted}`)
+      .step([{ name: "Read", input: { file_path: "cmd/metadata.go" }, output: "package cmd" }])
+      .user("Now run it again")
+      .build();
+    const roomy = await summarizer.summarize({ messages, maxTokens: 2_000 });
+    expect(roomy).toContain("=== Step 39: checking metadata ===");
+    const tight = await summarizer.summarize({ messages, maxTokens: 170 });
+    expect(tight).toContain("The script does not check the metadata. Its output:");
+    expect(tight).toContain("cmd/metadata.go (Read)");
+    expect(tight).not.toContain("=== Step 7: checking metadata ===");
+    expect(tight).not.toContain("=== Step 38: checking metadata ===");
+  });
+
   it("keeps every fact of the range when the budget allows", async () => {
     const messages = bugFixSession();
     const summary = await summarizer.summarize({ messages, maxTokens: 2_000 });

@@ -21,6 +21,7 @@ const TIERS = {
   decision: 7,
   planDone: 8,
   instructionDetail: 2.5,
+  instructionBody: 3.6,
   nextStep: 9,
   instruction: 10,
 } as const;
@@ -35,6 +36,8 @@ const PLAN_LINE = /^\[(x|in progress| )\] /;
 const MAX_NAMES = 80;
 /** Starts an item quoting the code an edit put in a file. */
 const LATEST_CHANGE = "Latest change to ";
+/** An instruction between the first and the newest keeps this much at the instruction tier. */
+const MIDDLE_INSTRUCTION_CHARS = 300;
 /** Marks the later chunks of a long instruction. */
 const CONTINUED = "(cont.) ";
 
@@ -120,7 +123,12 @@ export function snapshotCandidates(
     // Keep the first instruction (the goal) and the newest longest; give up the ones in between first.
     const rank = index === goal.length - 1 ? 2 : index === 0 ? 1 : 0;
     const [head, ...rest] = chunkText(text, maxInstructionChars);
-    push("goal", head!, TIERS.instruction + rank / 10, "instructions");
+    // An instruction in between keeps its opening as an instruction; the rest of its head (mostly what the user
+    // pasted: logs, output) goes before the files touched and the code changed.
+    const [opening, ...body] = rank === 0 ? chunkText(head!, MIDDLE_INSTRUCTION_CHARS) : [head!];
+    push("goal", opening!, TIERS.instruction + rank / 10, "instructions");
+    for (const chunk of body)
+      push("goal", `${CONTINUED}${chunk}`, TIERS.instructionBody, "instruction details");
     // The rest of a very long instruction (pasted logs) goes early, but only after loose files and errors.
     for (const chunk of rest) {
       push("goal", `${CONTINUED}${chunk}`, TIERS.instructionDetail, "instruction details");
