@@ -184,7 +184,7 @@ describe("createExtractiveSummarizer", () => {
     expect(files).toEqual(["lib/app/handler.ex (Read)", "test/app_test.exs (Bash)"]);
   });
 
-  it("keeps the approved plan, the decisions and why, and the names each edit declared", async () => {
+  it("keeps the approved plan, the decisions and why (not the rows of a table of options), and the names each edit declared", async () => {
     const messages = new HistoryBuilder()
       .user("Make the importer resumable")
       .step([
@@ -207,7 +207,8 @@ describe("createExtractiveSummarizer", () => {
             output: "ok",
           },
         ],
-        "I'll use a checkpoint file instead of a database table because the importer runs before the database exists.",
+        "| Approach | Effort |\n| --- | --- |\n| A checkpoint file instead of a table | low |\n\n" +
+          "I'll use a checkpoint file instead of a database table because the importer runs before the database exists.",
       )
       .build();
     const sections = parseSnapshot(await summarizer.summarize({ messages, maxTokens: 2_000 }));

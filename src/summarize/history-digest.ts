@@ -319,7 +319,8 @@ function decisionSentences(text: string): string[] {
   const found: string[] = [];
   for (const sentence of text.split(/(?<=[.!?])\s+|\n+/)) {
     const collapsed = collapseWhitespace(sentence);
-    if (collapsed.length < 20 || !DECISION.test(collapsed)) continue;
+    // A row of a markdown table (`| Approach | Effort |`) compares options; it decides nothing.
+    if (collapsed.length < 20 || !DECISION.test(collapsed) || collapsed.startsWith("|")) continue;
     found.push(clip(collapsed, MAX_DECISION_CHARS));
   }
   return found;
